@@ -1,0 +1,1 @@
+"""The pure core: no pulumi import anywhere below this package (checked by import-linter)."""

@@ -1,0 +1,97 @@
+"""Budgets of everything beside mysqld in one database member (rule M3).
+
+A member is the mysqld pod (mysqld, pmm-client, the log collector's ``logs`` and ``logrotate``, the
+PS backup sidecar ``xtrabackup``) plus one proxy pod (the proxy, its monitor sidecar, pmm-client).
+Each container gets request = limit. The anchors are the operators' own defaults (INTERFACES §2.3,
+§3.3) and the seed's reference split on a 32 GB node (M3: HAProxy 1 GB / 600m and PMM agent
+500 MB / 500m beside PXC 25 GB / 6 CPU); sizes between the anchors are interpolated on the member's
+memory, and proxies grow with the connections they carry.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from .units import GIB, MIB
+
+HAPROXY, PROXYSQL, ROUTER = "haproxy", "proxysql", "router"
+PROXIES = (HAPROXY, PROXYSQL, ROUTER)
+
+
+@dataclass(frozen=True)
+class ContainerSize:
+    """One container's request = limit."""
+
+    cpu_millicores: int
+    memory_bytes: int
+
+
+def _mib_ceil(num_bytes: float) -> int:
+    return math.ceil(num_bytes / MIB) * MIB
+
+
+# PMM client: operator default request 150M / 300m (INTERFACES §2.3); seed reference 500 MB / 500m
+# on a 32 GB node (M3). The agent's cost follows the exporters it runs, not the node, so it is
+# interpolated between the two anchors and held at the reference above 32 GB.
+PMM_SMALL = ContainerSize(300, 150_000_000)
+PMM_REFERENCE = ContainerSize(500, 500_000_000)
+REFERENCE_MEMBER_MEMORY = 32 * GIB
+
+# Log collector: the operator applies spec.logcollector.resources to both ``logs`` (fluent-bit) and
+# ``logrotate``; its default is 100M / 200m (INTERFACES §2.3).
+LOG_COLLECTOR_CONTAINERS = ("logs", "logrotate")
+LOG_COLLECTOR_EACH = ContainerSize(200, 100_000_000)
+
+# PS backup sidecar ``xtrabackup``: xtrabackup's --use-memory default is 100 MiB; twice that covers
+# the process around it.
+BACKUP_SIDECAR = ContainerSize(200, 200 * MIB)
+
+# Proxy monitor sidecars (pxc-monit, mysql-monit, proxysql-monit): the PS operator's example
+# sidecarResources is 50m / 64Mi (ps-operator cr.yaml).
+MONIT_SIDECAR = ContainerSize(50, 64 * MIB)
+
+# Proxy CPU as a share of mysqld CPU. HAProxy: 600m beside 6 CPU in the seed reference split (M3).
+# ProxySQL and Router: seed 004 measured 2.5 and 2 cores where HAProxy used 1.5 for the same load.
+HAPROXY_CPU_SHARE = 600 / 6000
+PROXY_CPU_SHARE = {
+    HAPROXY: HAPROXY_CPU_SHARE,
+    PROXYSQL: HAPROXY_CPU_SHARE * 2.5 / 1.5,
+    ROUTER: HAPROXY_CPU_SHARE * 2.0 / 1.5,
+}
+PROXY_MIN_CPU = 100
+
+# Proxy memory: a base for the process plus what each client connection holds. HAProxy keeps a
+# request and a response buffer of tune.bufsize (16 KiB) per stream plus ~8 KiB of connection
+# structures; ProxySQL (L7, a backend pool and query digests) and Router bases follow the operators'
+# examples (ProxySQL needs more, Router 256M in the PS cr.yaml).
+PROXY_BASE_MEMORY = {HAPROXY: 64 * MIB, PROXYSQL: 256 * MIB, ROUTER: 256 * MIB}
+PROXY_BYTES_PER_CONNECTION = {HAPROXY: 40 * 1024, PROXYSQL: 80 * 1024, ROUTER: 40 * 1024}
+PROXY_MIN_MEMORY = 128 * MIB
+
+
+def pmm_client(member_memory_bytes: int) -> ContainerSize:
+    share = min(1.0, member_memory_bytes / REFERENCE_MEMBER_MEMORY)
+    cpu = PMM_SMALL.cpu_millicores + (PMM_REFERENCE.cpu_millicores - PMM_SMALL.cpu_millicores) * share
+    memory = PMM_SMALL.memory_bytes + (PMM_REFERENCE.memory_bytes - PMM_SMALL.memory_bytes) * share
+    return ContainerSize(math.ceil(cpu / 10) * 10, _mib_ceil(memory))
+
+
+def proxy_container(proxy: str, connections: int, mysqld_cpu_millicores: int) -> ContainerSize:
+    cpu = max(PROXY_MIN_CPU, math.ceil(mysqld_cpu_millicores * PROXY_CPU_SHARE[proxy] / 10) * 10)
+    memory = PROXY_BASE_MEMORY[proxy] + connections * PROXY_BYTES_PER_CONNECTION[proxy]
+    return ContainerSize(cpu, max(PROXY_MIN_MEMORY, _mib_ceil(memory)))
+
+
+def proxy_monitor_containers(proxy: str, engine: str) -> tuple[str, ...]:
+    """Sidecars the operator adds to each proxy pod (INTERFACES §2.2, §3.3)."""
+    if proxy == ROUTER:
+        return ()
+    if proxy == PROXYSQL:
+        return ("pxc-monit", "proxysql-monit")
+    return ("pxc-monit",) if engine == "pxc" else ("mysql-monit",)
+
+
+def proxy_has_pmm(proxy: str) -> bool:
+    """pmm-client runs in HAProxy and ProxySQL pods; the operators add none to Router pods."""
+    return proxy != ROUTER
