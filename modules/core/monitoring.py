@@ -1,0 +1,84 @@
+"""What the monitoring pool runs, sized against one of its nodes (rules K1, K4, K5).
+
+The sizing engine sizes the database pool. The monitoring pool holds everything else the stack
+starts: the operator Deployment, the PMM server, the sysbench load generator (B1) and short helper
+Jobs (the PMM token, the results publisher). Everything is planned to fit one monitoring node, so a
+pool of one node works and a larger pool only adds room.
+
+* The operator: its chart's limit of 200m / 500Mi, as request = limit.
+* The PMM server: half of what is left (it shares the node with sysbench), between PMM's minimum and
+  the size of a PMM server monitoring a few dozen nodes. Memory request = limit; CPU is a request
+  only, so PMM can use idle CPU but never takes the load generator's share (K3).
+* sysbench: the rest, request = limit (Guaranteed QoS, so its throughput is reproducible); memory is
+  capped, sysbench needs little.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .allocatable import NodeBudget
+from .errors import InputError
+from .sidecars import ContainerSize
+from .units import GIB, MIB
+
+OPERATOR = ContainerSize(200, 500 * MIB)
+HELPER = ContainerSize(100, 128 * MIB)
+PMM_SERVER_MIN = ContainerSize(500, 1 * GIB)
+PMM_SERVER_MAX = ContainerSize(4000, 8 * GIB)
+SYSBENCH_MIN = ContainerSize(500, 256 * MIB)
+SYSBENCH_MEMORY_MAX = 2 * GIB
+
+
+@dataclass(frozen=True)
+class MonitoringPlan:
+    node: NodeBudget
+    operator: ContainerSize | None
+    pmm_server: ContainerSize | None
+    helper: ContainerSize
+    sysbench: ContainerSize | None
+
+    @property
+    def total(self) -> ContainerSize:
+        parts = [part for part in (self.operator, self.pmm_server, self.helper, self.sysbench) if part is not None]
+        return ContainerSize(sum(p.cpu_millicores for p in parts), sum(p.memory_bytes for p in parts))
+
+
+def _round(size: ContainerSize) -> ContainerSize:
+    return ContainerSize(size.cpu_millicores // 10 * 10, size.memory_bytes // MIB * MIB)
+
+
+def plan(node: NodeBudget, *, operator: bool, pmm_server: bool, sysbench: bool) -> MonitoringPlan:
+    """Split one monitoring node; raise InputError (K5) when the pool is too small."""
+    cpu, memory = node.usable_cpu_millicores, node.usable_memory_bytes
+    fixed = [HELPER] + ([OPERATOR] if operator else [])
+    cpu -= sum(part.cpu_millicores for part in fixed)
+    memory -= sum(part.memory_bytes for part in fixed)
+
+    def too_small(what: str, need: ContainerSize) -> InputError:
+        return InputError(
+            "monitoringNodeType",
+            f"a monitoring node offers {node.usable_cpu_millicores}m CPU and {node.usable_memory_bytes // MIB} MiB usable; "
+            f"after the operator and helper jobs {max(cpu, 0)}m / {max(memory, 0) // MIB} MiB are left, too little for "
+            f"{what} (needs {need.cpu_millicores}m / {need.memory_bytes // MIB} MiB): choose a larger monitoring node",
+            "K5",
+        )
+
+    pmm = None
+    if pmm_server:
+        share = 2 if sysbench else 1
+        pmm = _round(ContainerSize(
+            min(PMM_SERVER_MAX.cpu_millicores, cpu // share),
+            min(PMM_SERVER_MAX.memory_bytes, memory // share),
+        ))
+        if pmm.cpu_millicores < PMM_SERVER_MIN.cpu_millicores or pmm.memory_bytes < PMM_SERVER_MIN.memory_bytes:
+            raise too_small("the PMM server", PMM_SERVER_MIN)
+        cpu -= pmm.cpu_millicores
+        memory -= pmm.memory_bytes
+
+    bench = None
+    if sysbench:
+        bench = _round(ContainerSize(cpu, min(SYSBENCH_MEMORY_MAX, memory)))
+        if bench.cpu_millicores < SYSBENCH_MIN.cpu_millicores or bench.memory_bytes < SYSBENCH_MIN.memory_bytes:
+            raise too_small("the sysbench load generator", SYSBENCH_MIN)
+    return MonitoringPlan(node=node, operator=OPERATOR if operator else None, pmm_server=pmm, helper=HELPER, sysbench=bench)

@@ -1,0 +1,1 @@
+"""The database layer: Percona operators, clusters, proxies, PMM and sysbench on a ClusterTarget."""

@@ -1,0 +1,291 @@
+"""The custom resources as data: CRD schema, CEL rules, operator rules, and sizes from the engine."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from modules.core.allocatable import kind_node_budget
+from modules.core.errors import InputError
+from modules.core.mycnf import mysqld_options, parse
+from modules.core.pools import DATABASE_POOL, DATABASE_TAINT, POOL_LABEL, PoolShape
+from modules.core.units import GIB, cpu_to_millicores, memory_to_bytes
+from modules.database import versions
+from modules.database.manifests import (
+    HOSTNAME_TOPOLOGY,
+    NO_ANTI_AFFINITY,
+    PS_SECRET_KEYS,
+    PXC_SECRET_KEYS,
+    DatabaseSpec,
+    custom_resource,
+    size_for_pool,
+    writer_endpoint,
+)
+
+from . import crd
+from .fixtures import eks_pools, gke_pools, kind_pools
+
+PXC_CRD = versions.PXC.reference_crd
+PS_CRD = versions.PS.reference_crd
+
+
+def pxc_operator_errors(cr: dict) -> list[str]:
+    """The PXC operator's own checks (CheckNSetDefaults, INTERFACES §2.13): the CRD has no CEL for them."""
+    spec, errors = cr["spec"], []
+    flags = spec.get("unsafeFlags", {})
+    pxc = spec.get("pxc") or {}
+    if not pxc.get("image"):
+        errors.append("pxc.image is empty")
+    claim = (pxc.get("volumeSpec") or {}).get("persistentVolumeClaim")
+    if not claim or not claim.get("resources", {}).get("requests", {}).get("storage"):
+        errors.append("pxc.volumeSpec needs a PVC with resources.requests.storage")
+    if not spec.get("tls", {}).get("enabled", True) and not flags.get("tls"):
+        errors.append("tls.enabled=false needs unsafeFlags.tls")
+    if pxc.get("size") not in (3, 5) and not flags.get("pxcSize"):
+        errors.append(f"PXC size {pxc.get('size')} needs unsafeFlags.pxcSize")
+    enabled = [name for name in ("haproxy", "proxysql") if (spec.get(name) or {}).get("enabled")]
+    if len(enabled) > 1:
+        errors.append("can't enable both HAProxy and ProxySQL")
+    for name in enabled:
+        block = spec[name]
+        if not block.get("image"):
+            errors.append(f"{name}.image is empty")
+        if block.get("size", 0) < 2 and not flags.get("proxySize"):
+            errors.append(f"{name}.size < 2 needs unsafeFlags.proxySize")
+    if "proxysql" in enabled and not spec["proxysql"].get("volumeSpec"):
+        errors.append("proxysql needs volumeSpec")
+    if (spec.get("pmm") or {}).get("enabled") and not spec["pmm"].get("image"):
+        errors.append("pmm.enabled needs pmm.image")
+    if len(cr["metadata"]["name"]) > 22:
+        errors.append("cluster name longer than 22")
+    return errors
+
+
+def assert_valid(cr: dict) -> None:
+    if cr["kind"] == "PerconaXtraDBCluster":
+        assert crd.schema_errors(cr, PXC_CRD, "PerconaXtraDBCluster") == []
+        assert crd.cel_violations(cr, PXC_CRD, "PerconaXtraDBCluster") == []
+        assert pxc_operator_errors(cr) == []
+    else:
+        assert crd.schema_errors(cr, PS_CRD, "PerconaServerMySQL") == []
+        assert crd.cel_violations(cr, PS_CRD, "PerconaServerMySQL") == []
+
+
+COMBINATIONS = [
+    (engine, proxy, version, backup, pmm)
+    for engine, proxy in (("pxc", "haproxy"), ("pxc", "proxysql"), ("group-replication", "haproxy"), ("group-replication", "router"))
+    for version, backup, pmm in itertools.product(("8.0", "8.4"), (False, True), (False, True))
+]
+
+
+@pytest.mark.parametrize("engine,proxy,version,backup,pmm", COMBINATIONS)
+def test_every_combination_validates_against_its_crd(engine, proxy, version, backup, pmm):
+    database, _ = gke_pools()
+    spec = DatabaseSpec(name="db1", namespace="mysql", engine=engine, proxy=proxy, mysql_version=version, backup=backup,
+                        pmm_enabled=pmm, storage_class="premium-rwo")
+    place, sizing = size_for_pool(spec, database)
+    assert_valid(custom_resource(spec, sizing, place, "monitoring-service"))
+
+
+@pytest.mark.parametrize("engine,proxy", [("pxc", "haproxy"), ("pxc", "proxysql"), ("group-replication", "haproxy"), ("group-replication", "router")])
+def test_ephemeral_single_member_uses_the_unsafe_flags_and_still_validates(engine, proxy):
+    database, _ = kind_pools(nodes=1)
+    spec = DatabaseSpec(name="kind", namespace="mysql", engine=engine, proxy=proxy, cluster_size=1, ephemeral=True,
+                        log_collector=engine == "pxc")
+    place, sizing = size_for_pool(spec, database)
+    cr = custom_resource(spec, sizing, place, "monitoring-service")
+    assert_valid(cr)
+    flags = cr["spec"]["unsafeFlags"]
+    if engine == "pxc":
+        assert flags == {"tls": False, "pxcSize": True, "proxySize": True, "backupIfUnhealthy": False}
+        assert cr["spec"]["tls"] == {"enabled": True}  # S2 even on kind
+    else:
+        assert flags["mysqlSize"] and flags["proxySize"] and not flags["proxy"]
+
+
+def test_ephemeral_with_fewer_nodes_than_members_shares_nodes_without_anti_affinity():
+    database = PoolShape("db", {POOL_LABEL: DATABASE_POOL}, 1, kind_node_budget(16000, 64 * GIB, 0.5), (DATABASE_TAINT,))
+    spec = DatabaseSpec(name="kind", namespace="mysql", cluster_size=3, ephemeral=True)
+    place, sizing = size_for_pool(spec, database)
+    assert place.anti_affinity_key == NO_ANTI_AFFINITY and place.members_per_node == 3
+    assert sizing.budget_cpu_millicores == database.node.usable_cpu_millicores // 3
+    # K5: three members fit the one node
+    assert 3 * sizing.member_total.memory_bytes <= database.node.usable_memory_bytes
+    assert 3 * sizing.member_total.cpu_millicores <= database.node.usable_cpu_millicores
+
+
+def test_persistent_stack_with_too_few_nodes_is_refused():
+    database, _ = gke_pools(nodes=2)
+    with pytest.raises(InputError, match="K5: databaseNodeCount"):
+        size_for_pool(DatabaseSpec(name="db1", namespace="mysql"), database)
+
+
+def _quantity_pair(resources: dict) -> tuple[int, int]:
+    requests, limits = resources["requests"], resources["limits"]
+    assert requests == limits, "requests must equal limits (K2, K3)"
+    return cpu_to_millicores(requests["cpu"]), memory_to_bytes(requests["memory"])
+
+
+def test_pxc_sizes_are_the_engines():
+    database, _ = gke_pools()
+    spec = DatabaseSpec(name="db1", namespace="mysql", engine="pxc", proxy="proxysql")
+    place, sizing = size_for_pool(spec, database)
+    body = custom_resource(spec, sizing, place, "monitoring-service")["spec"]
+    size = lambda name: (sizing.containers[name].cpu_millicores, sizing.containers[name].memory_bytes)  # noqa: E731
+    assert _quantity_pair(body["pxc"]["resources"]) == size("mysqld")
+    assert _quantity_pair(body["proxysql"]["resources"]) == size("proxysql")
+    assert _quantity_pair(body["proxysql"]["sidecarResources"]) == size("pxc-monit") == size("proxysql-monit")
+    assert _quantity_pair(body["logcollector"]["resources"]) == size("logs") == size("logrotate")
+    assert _quantity_pair(body["pmm"]["resources"]) == size("pmm-client")
+    assert mysqld_options(body["pxc"]["configuration"]) == {k: v for k, v in parse(_render(sizing.mysqld))["mysqld"].items()}
+    assert body["pxc"]["configuration"].startswith("[mysqld]\n")
+    assert body["pxc"]["readinessProbes"] == sizing.probes["mysqld"]["readiness"].as_dict()
+    assert body["pxc"]["livenessProbes"] == sizing.probes["mysqld"]["liveness"].as_dict()
+    assert body["proxysql"]["livenessProbes"] == sizing.probes["proxysql"]["liveness"].as_dict()
+    assert body["haproxy"] == {"enabled": False}
+    assert body["proxysql"]["size"] == body["pxc"]["size"] == 3
+
+
+def _render(options):
+    from modules.core.mycnf import render
+
+    return render(options, "mysqld")
+
+
+def test_ps_sizes_are_the_engines():
+    database, _ = eks_pools()
+    spec = DatabaseSpec(name="db1", namespace="mysql", engine="group-replication", proxy="haproxy", backup=True)
+    place, sizing = size_for_pool(spec, database)
+    body = custom_resource(spec, sizing, place, "monitoring-service")["spec"]
+    size = lambda name: (sizing.containers[name].cpu_millicores, sizing.containers[name].memory_bytes)  # noqa: E731
+    assert _quantity_pair(body["mysql"]["resources"]) == size("mysqld")
+    assert _quantity_pair(body["proxy"]["haproxy"]["resources"]) == size("haproxy")
+    assert _quantity_pair(body["proxy"]["haproxy"]["sidecarResources"]["mysql-monit"]) == size("mysql-monit")
+    assert _quantity_pair(body["pmm"]["resources"]) == size("pmm-client")
+    assert _quantity_pair(body["backup"]["resources"]) == size("xtrabackup")
+    assert not body["mysql"]["configuration"].startswith("[")  # PS: plain lines under an implied [mysqld]
+    assert mysqld_options(body["mysql"]["configuration"]) == parse(_render(sizing.mysqld))["mysqld"]
+    assert body["mysql"]["readinessProbe"] == sizing.probes["mysqld"]["readiness"].as_dict()
+    assert "readinessProbes" not in body["mysql"]
+    assert body["proxy"]["haproxy"]["livenessProbe"] == sizing.probes["haproxy"]["liveness"].as_dict()
+    # INTERFACES §4.4: every block the v1.2.0 CEL rules dereference is present
+    assert set(body["unsafeFlags"]) == {"mysqlSize", "backupNonReadyCluster", "proxy", "proxySize", "orchestrator", "orchestratorSize"}
+    for block in (body["proxy"]["haproxy"], body["proxy"]["router"], body["orchestrator"]):
+        assert {"enabled", "size", "image"} <= set(block)
+    assert body["proxy"]["router"]["enabled"] is False and body["orchestrator"]["enabled"] is False
+    assert body["mysql"]["clusterType"] == "group-replication" and body["updateStrategy"] == "SmartUpdate"
+
+
+@pytest.mark.parametrize("engine,proxy", [("pxc", "haproxy"), ("group-replication", "router")])
+def test_placement_pins_database_and_proxy_pods_to_the_database_pool(engine, proxy):
+    database, _ = gke_pools()
+    spec = DatabaseSpec(name="db1", namespace="mysql", engine=engine, proxy=proxy)
+    place, sizing = size_for_pool(spec, database)
+    body = custom_resource(spec, sizing, place, "monitoring-service")["spec"]
+    blocks = [body["pxc"], body[proxy]] if engine == "pxc" else [body["mysql"], body["proxy"][proxy]]
+    for block in blocks:
+        assert block["nodeSelector"] == database.node_selector()
+        assert block["tolerations"] == database.tolerations()
+        assert block["affinity"] == {"antiAffinityTopologyKey": HOSTNAME_TOPOLOGY}
+
+
+def test_safety_fields():
+    database, _ = gke_pools()
+    for engine, release in (("pxc", versions.PXC), ("group-replication", versions.PS)):
+        spec = DatabaseSpec(name="db1", namespace="mysql", engine=engine)
+        place, sizing = size_for_pool(spec, database)
+        cr = custom_resource(spec, sizing, place, "monitoring-service")
+        assert cr["metadata"]["finalizers"] == [release.finalizer]  # S4: no PVC-deleting finalizer
+        assert cr["metadata"]["annotations"]["pulumi.com/waitFor"] == "jsonpath={.status.state}=ready"
+        assert cr["spec"]["crVersion"] == release.cr_version
+        assert cr["spec"]["upgradeOptions"] == {"apply": "disabled"}
+        assert cr["spec"]["secretsName"] == "db1-secrets"
+        assert versions.image_major(cr["spec"]["pmm"]["image"]) == versions.PMM.major  # S5
+
+
+def test_pmm_off_needs_no_server_and_pmm_on_needs_one():
+    database, _ = gke_pools()
+    spec = DatabaseSpec(name="db1", namespace="mysql", pmm_enabled=False)
+    place, sizing = size_for_pool(spec, database)
+    assert "pmm-client" not in sizing.containers
+    assert custom_resource(spec, sizing, place, None)["spec"]["pmm"] == {"enabled": False}
+    spec = DatabaseSpec(name="db1", namespace="mysql")
+    place, sizing = size_for_pool(spec, database)
+    with pytest.raises(InputError, match="pmmServerHost"):
+        custom_resource(spec, sizing, place, None)
+
+
+def test_writer_endpoints_are_never_the_replicas_service():
+    assert writer_endpoint(DatabaseSpec(name="a", namespace="n")).host == "a-haproxy.n.svc"
+    assert writer_endpoint(DatabaseSpec(name="a", namespace="n", proxy="proxysql")).service == "a-proxysql"
+    router = writer_endpoint(DatabaseSpec(name="a", namespace="n", engine="group-replication", proxy="router"))
+    assert (router.service, router.port) == ("a-router", 6446)
+
+
+def test_secret_keys_are_what_each_operator_needs():
+    assert DatabaseSpec(name="a", namespace="n").secret_keys == PXC_SECRET_KEYS
+    assert set(DatabaseSpec(name="a", namespace="n", engine="group-replication").secret_keys) == set(PS_SECRET_KEYS)
+    assert "proxyadmin" in PXC_SECRET_KEYS and "clusterset" in PS_SECRET_KEYS
+
+
+@pytest.mark.parametrize(
+    "changes,key",
+    [
+        ({"name": "a-very-long-cluster-name-1"}, "dbClusterName"),
+        ({"name": "Bad_Name"}, "dbClusterName"),
+        ({"namespace": "No Space"}, "namespace"),
+        ({"engine": "galera"}, "engine"),
+        ({"proxy": "proxysql", "engine": "group-replication"}, "T2: proxy"),
+        ({"proxy": "router"}, "T2: proxy"),
+        ({"cluster_size": 4}, "T1: clusterSize"),
+        ({"cluster_size": 1}, "T1: clusterSize"),
+        ({"cluster_size": 7}, "T1: clusterSize"),
+        ({"mysql_version": "5.7"}, "mysqlVersion"),
+        ({"storage_size": "lots"}, "storageSize"),
+        ({"storage_size": "100Mi"}, "storageSize"),
+        ({"connections": -1}, "connections"),
+        ({"load": "olap"}, "load"),
+    ],
+)
+def test_bad_specs_name_their_config_key(changes, key):
+    with pytest.raises(InputError, match=key):
+        DatabaseSpec(**{"name": "db1", "namespace": "mysql", **changes})
+
+
+def test_validator_catches_what_the_api_server_would_prune_or_reject():
+    """The checks in this file have teeth: a wrong-operator field and a missing router block both fail."""
+    database, _ = gke_pools()
+    spec = DatabaseSpec(name="db1", namespace="mysql", engine="group-replication")
+    place, sizing = size_for_pool(spec, database)
+    cr = custom_resource(spec, sizing, place, "monitoring-service")
+    wrong = {**cr, "spec": {**cr["spec"], "mysql": {**cr["spec"]["mysql"], "readinessProbes": {"timeoutSeconds": 5}}}}
+    assert any("readinessProbes" in error for error in crd.schema_errors(wrong, PS_CRD, "PerconaServerMySQL"))
+    no_router = {**cr, "spec": {**cr["spec"], "proxy": {"haproxy": cr["spec"]["proxy"]["haproxy"]}}}
+    assert crd.cel_violations(no_router, PS_CRD, "PerconaServerMySQL")
+
+
+def test_reference_examples_pass_the_same_checks():
+    """Upstream's own example CRs are accepted by this validator (it is not stricter than the API server)."""
+    import yaml
+
+    for name, crd_file, kind in (
+        ("ps-operator-v1.2.0-cr.yaml", PS_CRD, "PerconaServerMySQL"),
+        ("ps-operator-v1.2.0-cr-minimal.yaml", PS_CRD, "PerconaServerMySQL"),
+        ("pxc-operator-v1.19.0-cr.yaml", PXC_CRD, "PerconaXtraDBCluster"),
+    ):
+        obj = yaml.safe_load(crd.reference_file(name).read_text())
+        assert crd.schema_errors(obj, crd_file, kind) == []
+        assert crd.cel_violations(obj, crd_file, kind) == []
+
+
+def test_every_ps_cel_rule_on_emitted_blocks_is_understood():
+    """Each CRD rule on a block we emit can be evaluated here (none is skipped as unsupported)."""
+    database, _ = eks_pools()
+    spec = DatabaseSpec(name="db1", namespace="mysql", engine="group-replication", backup=True)
+    place, sizing = size_for_pool(spec, database)
+    cr = custom_resource(spec, sizing, place, "monitoring-service")
+    evaluated = {rule for _, rule, _ in crd._rules(crd.schema(PS_CRD, "PerconaServerMySQL"), cr, "")}
+    interfaces_rules = [rule for path, rule in crd.cel_rules(PS_CRD, "PerconaServerMySQL") if path == ".spec"]
+    assert len(interfaces_rules) == 12  # INTERFACES §4.1 lists twelve
+    assert set(interfaces_rules) <= evaluated
