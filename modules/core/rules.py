@@ -7,13 +7,13 @@ configuration value (``Threshold.name``) rather than buried in code.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 from types import MappingProxyType
-from typing import Mapping
 
 
-class Level(str, Enum):
+class Level(StrEnum):
     MANDATORY = "mandatory"
     ADVISORY = "advisory"
 

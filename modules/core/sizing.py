@@ -10,8 +10,8 @@ G1-G4) and probes (K6). Every value records the rule IDs behind it.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Mapping
 
 from . import flow_control, probes
 from .allocatable import NodeBudget, node_budget
@@ -27,6 +27,7 @@ from .sidecars import (
     LOG_COLLECTOR_EACH,
     MONIT_SIDECAR,
     PROXIES,
+    PROXY_CPU_SHARE,
     PROXYSQL,
     ROUTER,
     ContainerSize,
@@ -207,10 +208,10 @@ def _pod_sum(pods: Mapping[str, tuple[str, ...]], sizes: Mapping[str, ContainerS
 def _split_cpu(inp: SizingInput, budget_cpu: int, fixed: Mapping[str, ContainerSize], pods) -> int:
     """mysqld CPU: what is left after fixed sidecars and the proxy, which takes a share of mysqld's."""
     available = budget_cpu - _pod_sum(pods, fixed, "cpu_millicores")
-    mysqld = available
+    share = PROXY_CPU_SHARE[inp.proxy]
+    mysqld = int(available / (1 + share)) // 10 * 10 + 10  # estimate, then step down to the exact fit
     while mysqld > 0 and mysqld + proxy_container(inp.proxy, 0, mysqld).cpu_millicores > available:
         mysqld -= 10
-    mysqld = mysqld // 10 * 10
     if mysqld < MIN_MYSQLD_CPU:
         raise InputError(
             "cpu",
@@ -328,33 +329,31 @@ def size(inp: SizingInput) -> SizingResult:
         return limit > 0 and pool >= min_fraction * limit
 
     floor_connections = int(thresholds["min_connections"])
+    if not fits(floor_connections):
+        limit, pool = raw_pool(floor_connections)
+        raise InputError(
+            "memory",
+            f"the member budget of {budget_memory // MIB} MiB is too small: with {floor_connections} connections "
+            f"the buffer pool would be {max(pool, 0) // MIB} MiB of a {max(limit, 0) // MIB} MiB mysqld limit, "
+            f"below the {min_fraction:.0%} minimum",
+            "M6",
+        )
+    largest = _largest_fitting(fits, floor_connections, _estimate(raw_pool, min_fraction, floor_connections))
     if inp.connections == 0:
-        if not fits(floor_connections):
-            limit, pool = raw_pool(floor_connections)
-            raise InputError(
-                "memory",
-                f"the member budget of {budget_memory // MIB} MiB is too small: with {floor_connections} connections "
-                f"the buffer pool would be {max(pool, 0) // MIB} MiB of a {max(limit, 0) // MIB} MiB mysqld limit, "
-                f"below the {min_fraction:.0%} minimum",
-                "M6",
-            )
-        low, high = floor_connections, MAX_CONNECTIONS_LIMIT
-        while low < high:  # largest connection count that fits; fits() is monotone in connections
-            middle = (low + high + 1) // 2
-            low, high = (middle, high) if fits(middle) else (low, middle - 1)
-        connections = low
+        connections = largest
+    elif inp.connections < floor_connections:
+        raise InputError("connections", f"must be 0 (derive) or at least {floor_connections}, got {inp.connections}", "M6")
+    elif inp.connections > MAX_CONNECTIONS_LIMIT:
+        raise InputError("connections", f"mysqld accepts at most {MAX_CONNECTIONS_LIMIT}, got {inp.connections}", "M6")
+    elif inp.connections > largest:
+        raise InputError(
+            "connections",
+            f"{inp.connections} connections do not fit the member budget: the buffer pool would fall below "
+            f"{min_fraction:.0%} of the mysqld limit; at most {largest} fit (pass 0 to derive it)",
+            "M6",
+        )
     else:
         connections = inp.connections
-        if connections > MAX_CONNECTIONS_LIMIT:
-            raise InputError("connections", f"mysqld accepts at most {MAX_CONNECTIONS_LIMIT}, got {connections}", "M6")
-        if not fits(connections):
-            largest = size(_replace_connections(inp, 0)).connections if fits(floor_connections) else 0
-            raise InputError(
-                "connections",
-                f"{connections} connections do not fit the member budget: the buffer pool would fall below "
-                f"{min_fraction:.0%} of the mysqld limit; at most {largest} fit (pass 0 to derive it)",
-                "M6",
-            )
 
     limit, raw = raw_pool(connections)
     pool, chunk, instances = _buffer_pool_layout(raw, mysqld_cpu)
@@ -464,10 +463,47 @@ def size(inp: SizingInput) -> SizingResult:
     )
 
 
-def _replace_connections(inp: SizingInput, connections: int) -> SizingInput:
-    from dataclasses import replace
+def _estimate(raw_pool, min_fraction: float, start: int) -> int:
+    """Where the buffer pool reaches its floor, extrapolated from two points (the model is near-linear)."""
+    probe = start + 1000
+    (limit_a, pool_a), (limit_b, pool_b) = raw_pool(start), raw_pool(probe)
+    slack_a, slack_b = pool_a - min_fraction * limit_a, pool_b - min_fraction * limit_b
+    if slack_a <= slack_b:
+        return MAX_CONNECTIONS_LIMIT
+    return int(start + slack_a * (probe - start) / (slack_a - slack_b))
 
-    return replace(inp, connections=connections)
+
+def _largest_fitting(fits, low: int, guess: int, ceiling: int = MAX_CONNECTIONS_LIMIT) -> int:
+    """Largest n in [low, ceiling] with fits(n), given fits(low) and fits monotone (true, then false).
+
+    Gallops from the estimate to bracket the boundary, then bisects: a few evaluations instead of 17.
+    """
+    guess = max(low, min(ceiling, guess))
+    step = 8
+    if fits(guess):
+        low = guess
+        while True:
+            high = min(low + step, ceiling)
+            if high == low:
+                return low
+            if not fits(high):
+                high -= 1
+                break
+            low, step = high, step * 2
+    else:
+        high = guess - 1
+        while True:
+            probe = max(high - step, low)
+            if probe == low:
+                break
+            if fits(probe):
+                low = probe
+                break
+            high, step = probe - 1, step * 2
+    while low < high:
+        middle = (low + high + 1) // 2
+        low, high = (middle, high) if fits(middle) else (low, middle - 1)
+    return low
 
 
 _RULES_BY_KEY = {
