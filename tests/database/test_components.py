@@ -1,0 +1,244 @@
+"""The database components under Pulumi mocks: what they register, where, in which order, with which secrets."""
+
+from __future__ import annotations
+
+import pulumi
+import pytest
+
+from modules.core import monitoring
+from modules.core.errors import InputError
+from modules.core.pools import DATABASE_TAINT
+from modules.database import (
+    DatabaseCluster,
+    DatabaseClusterArgs,
+    DatabaseSpec,
+    ExternalPmm,
+    OperatorArgs,
+    PerconaOperator,
+    PmmServer,
+    PmmServerArgs,
+    Sysbench,
+    SysbenchArgs,
+    create_namespace,
+    custom_resource,
+    size_for_pool,
+    versions,
+)
+
+from . import crd
+from .fixtures import eks_pools, gke_pools, kind_pools
+from .harness import collect, collect_with_secrets, depends_on, one, plaintext_secrets, target
+
+CR_TYPES = ("kubernetes:pxc.percona.com/v1:PerconaXtraDBCluster", "kubernetes:ps.percona.com/v1:PerconaServerMySQL")
+RELEASE = "kubernetes:helm.sh/v3:Release"
+JOB = "kubernetes:batch/v1:Job"
+SECRET = "kubernetes:core/v1:Secret"
+CONFIG_FILE = "kubernetes:yaml/v2:ConfigFile"
+
+
+def the_cr(registrations):
+    found = [r for r in registrations if r.type in CR_TYPES]
+    assert len(found) == 1, [r.name for r in found]
+    return found[0]
+
+
+def _stack(spec: DatabaseSpec, pools, *, install_operator=True, pmm="server", sysbench=True, threads=(1, 4, 16),
+           cleanup=False):
+    database, monitoring_pool = pools
+
+    def program():
+        tgt = target(database, monitoring_pool)
+        namespace = create_namespace(spec.namespace, tgt, protect=not spec.ephemeral)
+        plan = monitoring.plan(monitoring_pool.node, operator=install_operator, pmm_server=pmm == "server", sysbench=sysbench)
+        operator = (
+            PerconaOperator("op", OperatorArgs(engine=spec.engine, namespace=spec.namespace, target=tgt, depends_on=[namespace]))
+            if install_operator else None
+        )
+        server = None
+        if pmm == "server":
+            server = PmmServer("pmm", PmmServerArgs(namespace=spec.namespace, target=tgt, resources=plan.pmm_server,
+                                                     depends_on=[namespace], protect=not spec.ephemeral))
+        elif pmm == "external":
+            server = ExternalPmm(host="monitoring-service.pmm", token=pulumi.Output.secret("offline-token"))
+        cluster = DatabaseCluster("db", DatabaseClusterArgs(spec=spec, target=tgt, operator=operator, pmm=server,
+                                                            depends_on=[namespace]))
+        if sysbench:
+            Sysbench("sb", SysbenchArgs(cluster=cluster, target=tgt, threads=threads, duration_seconds=60, warmup_seconds=30,
+                                        resources=plan.sysbench, cleanup=cleanup))
+
+    return program
+
+
+@pytest.fixture
+def gke_pxc():
+    spec = DatabaseSpec(name="db1", namespace="mysql", engine="pxc", proxy="haproxy", storage_class="premium-rwo")
+    pools = gke_pools()
+    registrations, monitor = collect_with_secrets(_stack(spec, pools))
+    return spec, pools, registrations, monitor
+
+
+def test_operator_release_is_pinned_with_crds_applied_separately(gke_pxc):
+    spec, (database, monitoring_pool), registrations, _ = gke_pxc
+    release = one(registrations, RELEASE, "op-release").inputs
+    assert (release["chart"], release["version"]) == ("pxc-operator", versions.PXC.chart_version)
+    assert release["repositoryOpts"]["repo"] == versions.HELM_REPOSITORY
+    assert release["skipCrds"] is True
+    assert release["values"]["image"] == versions.PXC.operator_image
+    assert release["values"]["nodeSelector"] == monitoring_pool.node_selector()
+    assert DATABASE_TAINT.as_toleration() not in release["values"]["tolerations"]  # K4
+    crds = one(registrations, CONFIG_FILE, "op-crds")
+    assert crds.inputs["file"] == versions.PXC.crd_url
+
+
+def test_custom_resource_is_the_engines_answer_and_waits_for_operator_and_pmm_token(gke_pxc):
+    spec, (database, _), registrations, _ = gke_pxc
+    cr = the_cr(registrations)
+    place, sizing = size_for_pool(spec, database)
+    expected = custom_resource(spec, sizing, place, "monitoring-service.mysql")
+    assert crd._ints(cr.inputs["spec"]) == expected["spec"]
+    assert cr.inputs["metadata"]["finalizers"] == ["percona.com/delete-pxc-pods-in-order"]
+    assert cr.protect is True  # S4: persistent stack
+    for dependency in (one(registrations, RELEASE, "op-release"), one(registrations, CONFIG_FILE), one(registrations, SECRET, "db-secrets"),
+                       one(registrations, JOB, "pmm-token")):
+        assert depends_on(registrations, cr, dependency), dependency.name
+    assert crd.schema_errors(cr.inputs, versions.PXC.reference_crd, "PerconaXtraDBCluster") == []
+
+
+def test_cluster_secret_has_every_key_as_a_pulumi_secret(gke_pxc):
+    spec, _, registrations, monitor = gke_pxc
+    secret = one(registrations, SECRET, "db-secrets")
+    assert set(secret.inputs["stringData"]) == set(spec.secret_keys)
+    assert secret.inputs["metadata"]["name"] == "db1-secrets"
+    assert secret.protect is True
+    assert plaintext_secrets(monitor) == []
+
+
+def test_pmm_server_on_the_monitoring_pool_with_a_precreated_secret(gke_pxc):
+    _, (_, monitoring_pool), registrations, _ = gke_pxc
+    release = one(registrations, RELEASE, "pmm-release")
+    values = release.inputs["values"]
+    assert (release.inputs["chart"], release.inputs["version"]) == ("pmm", versions.PMM.chart_version)
+    assert values["secret"] == {"create": False, "name": "pmm-secret"}
+    assert values["service"]["type"] == "ClusterIP" and values["service"]["name"] == "monitoring-service"
+    assert values["image"]["tag"] == versions.PMM.server_tag
+    assert values["nodeSelector"] == monitoring_pool.node_selector()
+    assert values["pmmResources"]["requests"]["memory"] == values["pmmResources"]["limits"]["memory"]
+    admin = one(registrations, SECRET, "pmm-admin-secret")
+    assert admin.inputs["metadata"]["name"] == "pmm-secret" and set(admin.inputs["stringData"]) == {"PMM_ADMIN_PASSWORD"}
+    assert depends_on(registrations, release, admin)
+
+
+def test_pmm_token_job_is_narrowly_allowed_and_runs_on_the_monitoring_pool(gke_pxc):
+    spec, (_, monitoring_pool), registrations, _ = gke_pxc
+    job = one(registrations, JOB, "pmm-token").inputs
+    pod = job["spec"]["template"]["spec"]
+    assert pod["nodeSelector"] == monitoring_pool.node_selector()
+    assert DATABASE_TAINT.as_toleration() not in pod["tolerations"]
+    env = {e["name"]: e for e in pod["containers"][0]["env"]}
+    assert env["PMM_ADMIN_PASSWORD"]["valueFrom"]["secretKeyRef"] == {"name": "pmm-secret", "key": "PMM_ADMIN_PASSWORD"}
+    assert env["TOKEN_KEY"]["value"] == "pmmservertoken" and env["SECRET_NAME"]["value"] == spec.secret_name
+    assert pod["containers"][0]["image"] == versions.KUBECTL_IMAGE
+    role = one(registrations, "kubernetes:rbac.authorization.k8s.io/v1:Role", "pmm-token").inputs
+    assert role["rules"] == [{"apiGroups": [""], "resources": ["secrets"], "resourceNames": ["db1-secrets"], "verbs": ["get", "patch"]}]
+
+
+def test_sysbench_jobs_run_in_order_on_the_monitoring_pool_against_the_writer(gke_pxc):
+    spec, (_, monitoring_pool), registrations, _ = gke_pxc
+    jobs = {r.inputs["metadata"]["name"]: r for r in registrations if r.type == JOB and "-sb-" in r.inputs["metadata"]["name"]}
+    assert list(jobs) == ["db1-sb-schema", "db1-sb-prepare", "db1-sb-warmup", "db1-sb-ladder"]
+    ordered = list(jobs.values())
+    for earlier, later in zip(ordered, ordered[1:], strict=False):
+        assert depends_on(registrations, later, earlier)
+    cr = the_cr(registrations)
+    assert depends_on(registrations, ordered[0], cr)
+    for job in ordered:
+        pod = job.inputs["spec"]["template"]["spec"]
+        assert pod["nodeSelector"] == monitoring_pool.node_selector()  # B1
+        assert DATABASE_TAINT.as_toleration() not in pod["tolerations"]  # K4
+        containers = pod.get("initContainers", []) + pod["containers"]
+        sysbench = next(c for c in containers if c["image"] == versions.SYSBENCH_IMAGE)
+        env = {e["name"]: e.get("value") for e in sysbench["env"]}
+        assert (env["MYSQL_HOST"], env["MYSQL_PORT"]) == ("db1-haproxy.mysql.svc", "3306")  # T3
+        assert sysbench["resources"]["requests"] == sysbench["resources"]["limits"]
+    ladder = jobs["db1-sb-ladder"].inputs["spec"]["template"]["spec"]
+    assert ladder["containers"][0]["image"] == versions.KUBECTL_IMAGE  # the publisher
+    env = {e["name"]: e.get("value") for e in ladder["initContainers"][0]["env"]}
+    assert env["THREADS"] == "1 4 16"
+    results = one(registrations, "kubernetes:core/v1:ConfigMap", "sb-results")
+    assert results.inputs["metadata"]["name"] == "db1-sysbench-results"
+    role = one(registrations, "kubernetes:rbac.authorization.k8s.io/v1:Role", "sb-role").inputs
+    assert role["rules"][0]["resourceNames"] == ["db1-sysbench-results"]
+
+
+def test_the_proxysql_and_router_writers():
+    for engine, proxy, host, port in (("pxc", "proxysql", "db1-proxysql.mysql.svc", "3306"),
+                                      ("group-replication", "router", "db1-router.mysql.svc", "6446")):
+        spec = DatabaseSpec(name="db1", namespace="mysql", engine=engine, proxy=proxy)
+        registrations = collect(_stack(spec, eks_pools()))
+        ladder = one(registrations, JOB, "sb-ladder").inputs["spec"]["template"]["spec"]
+        env = {e["name"]: e.get("value") for e in ladder["initContainers"][0]["env"]}
+        assert (env["MYSQL_HOST"], env["MYSQL_PORT"]) == (host, port)
+
+
+def test_group_replication_cluster_validates_and_uses_the_ps_operator():
+    spec = DatabaseSpec(name="gr", namespace="db", engine="group-replication", proxy="haproxy")
+    registrations, monitor = collect_with_secrets(_stack(spec, eks_pools()))
+    cr = the_cr(registrations)
+    assert cr.inputs["kind"] == "PerconaServerMySQL"
+    obj = crd._ints(cr.inputs)
+    assert crd.schema_errors(obj, versions.PS.reference_crd, "PerconaServerMySQL") == []
+    assert crd.cel_violations(obj, versions.PS.reference_crd, "PerconaServerMySQL") == []
+    release = one(registrations, RELEASE, "op-release").inputs
+    assert release["chart"] == "ps-operator" and release["values"]["image"]["tag"] == "1.2.0"
+    assert set(one(registrations, SECRET, "db-secrets").inputs["stringData"]) == set(spec.secret_keys)
+    assert plaintext_secrets(monitor) == []
+
+
+def test_ephemeral_stack_is_not_protected():
+    spec = DatabaseSpec(name="kind", namespace="mysql", cluster_size=1, ephemeral=True)
+    registrations = collect(_stack(spec, kind_pools(), threads=(1, 4)))
+    assert the_cr(registrations).protect is False
+    assert one(registrations, SECRET, "db-secrets").protect is False
+    assert one(registrations, "kubernetes:core/v1:Namespace").protect is False
+
+
+def test_without_operator_install_the_cluster_still_registers():
+    spec = DatabaseSpec(name="db1", namespace="mysql")
+    registrations = collect(_stack(spec, gke_pools(), install_operator=False))
+    assert not [r for r in registrations if r.type == RELEASE and "op" in r.name]
+    assert not [r for r in registrations if r.type == CONFIG_FILE]
+    the_cr(registrations)
+
+
+def test_external_pmm_token_goes_into_the_secret_as_a_secret():
+    spec = DatabaseSpec(name="db1", namespace="mysql")
+    registrations, monitor = collect_with_secrets(_stack(spec, gke_pools(), pmm="external", sysbench=False))
+    assert "pmmservertoken" in one(registrations, SECRET, "db-secrets").inputs["stringData"]
+    assert the_cr(registrations).inputs["spec"]["pmm"]["serverHost"] == "monitoring-service.pmm"
+    assert not [r for r in registrations if r.type == JOB]
+    assert plaintext_secrets(monitor) == []
+
+
+def test_pmm_enabled_without_a_server_is_refused():
+    spec = DatabaseSpec(name="db1", namespace="mysql")
+    with pytest.raises(InputError, match="S5: pmmEnabled"):
+        collect(_stack(spec, gke_pools(), pmm=None, sysbench=False))
+
+
+def test_cleanup_job_is_last_when_asked():
+    spec = DatabaseSpec(name="db1", namespace="mysql")
+    registrations = collect(_stack(spec, gke_pools(), cleanup=True))
+    cleanup, ladder = one(registrations, JOB, "sb-cleanup"), one(registrations, JOB, "sb-ladder")
+    assert depends_on(registrations, cleanup, ladder)
+    env = {e["name"]: e for e in cleanup.inputs["spec"]["template"]["spec"]["containers"][0]["env"]}
+    assert env["ROOT_PASSWORD"]["valueFrom"]["secretKeyRef"] == {"name": "db1-secrets", "key": "root"}
+
+
+def test_plaintext_check_catches_an_unwrapped_value():
+    import pulumi_kubernetes as k8s
+
+    def program():
+        k8s.core.v1.ConfigMap("leak", data={"password": "offline0123456789"})
+
+    _, monitor = collect_with_secrets(program)
+    assert plaintext_secrets(monitor) == ["leak.data.password: a generated secret in plain text"]
