@@ -7,8 +7,10 @@ auto-connection search). It is written from the formula-by-formula description i
 
 The peer is a Go program, so the model reproduces its arithmetic: float32 where the peer computes in
 float32 (the load factor λ, the redo index, the Galera timer products, ``1 - λ``), float64 elsewhere,
-and Go's truncating conversions. Bugs are reproduced, not fixed: this is a model of what the peer
-answers, used to check that our engine does at least as well wherever the peer's answer is safe.
+and Go's truncating conversions. The version filter (§3.14) only deletes parameters and never changes
+a value, so the model keeps every value, as the peer answers for MySQL 8.0.46. Bugs are reproduced, not
+fixed: this is a model of what the peer answers, used to check that our engine does at least as well
+wherever the peer's answer is safe.
 """
 
 from __future__ import annotations
@@ -428,6 +430,7 @@ def calculate(db: str, cpu: int, memory: float, load: int, connections: int) -> 
         raise ValueError("an open dimension needs CPU and memory (the peer answers 5001)")
     dim = open_dimension(cpu, memory)
     count = connections
+    # The peer always runs the request as sent first; for connections = 0 that pass uses N = 20.
     answer = run_pass(db, load, dim, count)
     if connections == 0:
         count = MIN_CONNECTIONS
