@@ -122,12 +122,6 @@ def _buffer_pool_shortfalls(cases: list[Case]) -> list[str]:
     return rows
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="11 cases, all connections=0 on PXC read-heavy/heavy-oltp: M6 derives connections from memory "
-    "alone, down to a buffer pool of 50% of the mysqld limit; the peer stops earlier, at a buffer pool of 50% "
-    "of the whole budget or at its CPU limit, and keeps a larger buffer pool that still fits",
-)
 def test_our_buffer_pool_is_at_least_the_peers_wherever_the_peer_is_safe(cases):
     shortfalls = _buffer_pool_shortfalls(cases)
     assert not shortfalls, f"{len(shortfalls)} cases:\n" + "\n".join(shortfalls)
