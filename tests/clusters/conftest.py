@@ -28,6 +28,24 @@ class Registered:
     name: str
     state: dict[str, Any]
     parent_type: str | None
+    urn: str = ""
+    dependencies: frozenset[str] = frozenset()  # resource and property dependencies together
+
+
+class RecordingMonitor(MockMonitor):
+    """A MockMonitor that also keeps every registration's dependencies."""
+
+    def __init__(self, mocks: pulumi.runtime.Mocks):
+        super().__init__(mocks)
+        self.dependencies: dict[str, frozenset[str]] = {}
+
+    def RegisterResource(self, request):
+        response = super().RegisterResource(request)
+        urns = set(request.dependencies)
+        for value in request.propertyDependencies.values():
+            urns.update(value.urns)
+        self.dependencies[response.urn] = frozenset(urns)
+        return response
 
 
 class ClusterMocks(pulumi.runtime.Mocks):
@@ -69,7 +87,7 @@ class ClusterMocks(pulumi.runtime.Mocks):
 class Mocked:
     """The monitor of one test, with helpers to run a program and read what it registered."""
 
-    def __init__(self, mocks: ClusterMocks, monitor: MockMonitor):
+    def __init__(self, mocks: ClusterMocks, monitor: RecordingMonitor):
         self.mocks = mocks
         self.monitor = monitor
 
@@ -96,7 +114,8 @@ class Mocked:
             qualified = urn.split("::")[2]
             types = qualified.split("$")
             registered.append(Registered(types[-1], urn.split("::")[3], registration.state,
-                                         types[-2] if len(types) > 1 else None))
+                                         types[-2] if len(types) > 1 else None, urn,
+                                         self.monitor.dependencies.get(urn, frozenset())))
         return registered
 
     def of_type(self, typ: str) -> list[Registered]:
@@ -114,7 +133,7 @@ class Mocked:
 @pytest.fixture
 def mocked() -> Mocked:
     mocks = ClusterMocks()
-    monitor = MockMonitor(mocks)
+    monitor = RecordingMonitor(mocks)
     mocks.monitor = monitor
     pulumi.runtime.set_mocks(mocks, project="percona-mysql", stack="test", preview=False, monitor=monitor)
     return Mocked(mocks, monitor)
