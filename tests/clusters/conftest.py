@@ -7,6 +7,7 @@ Computed outputs the providers would return (GKE endpoint and CA, the EKS kubeco
 from __future__ import annotations
 
 import json
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -16,6 +17,15 @@ import pytest
 from cluster_stacks import HOST
 from pulumi.runtime import rpc
 from pulumi.runtime.mocks import MockMonitor
+
+with warnings.catch_warnings():
+    # pulumi_eks and pulumi_aws warn at import time about resources we do not use (eks.NodeGroup,
+    # ec2.EncryptionControl); import them once here, quietly.
+    warnings.simplefilter("ignore", DeprecationWarning)
+    import pulumi_aws
+    import pulumi_eks  # noqa: F401
+
+    pulumi_aws.ec2.Vpc  # noqa: B018 - pulumi_aws loads its modules lazily, on first use
 
 FAKE_CA = "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCnRlc3QKLS0tLS1FTkQgQ0VSVElGSUNBVEUtLS0tLQo="
 KIND_KUBECONFIG = "apiVersion: v1\nkind: Config\nclusters:\n- name: kind-test\n  cluster: {server: 'https://127.0.0.1:40000'}\n"
