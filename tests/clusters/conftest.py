@@ -40,14 +40,16 @@ class Registered:
     parent_type: str | None
     urn: str = ""
     dependencies: frozenset[str] = frozenset()  # resource and property dependencies together
+    options: dict[str, Any] | None = None  # the resource options the engine sees
 
 
 class RecordingMonitor(MockMonitor):
-    """A MockMonitor that also keeps every registration's dependencies."""
+    """A MockMonitor that also keeps every registration's dependencies and resource options."""
 
     def __init__(self, mocks: pulumi.runtime.Mocks):
         super().__init__(mocks)
         self.dependencies: dict[str, frozenset[str]] = {}
+        self.options: dict[str, dict[str, Any]] = {}
 
     def RegisterResource(self, request):
         response = super().RegisterResource(request)
@@ -55,6 +57,11 @@ class RecordingMonitor(MockMonitor):
         for value in request.propertyDependencies.values():
             urns.update(value.urns)
         self.dependencies[response.urn] = frozenset(urns)
+        self.options[response.urn] = {
+            "deleteBeforeReplace": request.deleteBeforeReplace,
+            "replaceOnChanges": list(request.replaceOnChanges),
+            "additionalSecretOutputs": list(request.additionalSecretOutputs),
+        }
         return response
 
 
@@ -125,7 +132,7 @@ class Mocked:
             types = qualified.split("$")
             registered.append(Registered(types[-1], urn.split("::")[3], registration.state,
                                          types[-2] if len(types) > 1 else None, urn,
-                                         self.monitor.dependencies.get(urn, frozenset())))
+                                         self.monitor.dependencies.get(urn, frozenset()), self.monitor.options.get(urn)))
         return registered
 
     def of_type(self, typ: str) -> list[Registered]:

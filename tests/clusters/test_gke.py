@@ -62,7 +62,9 @@ def test_private_nodes_subnetwork_channel_and_ephemeral(mocked):
 
 def test_database_pool(mocked):
     deploy(mocked)
-    pool = mocked.one(NODE_POOL, "perf-database").state
+    registered = mocked.one(NODE_POOL, "perf-database")
+    assert registered.options["deleteBeforeReplace"] is False  # a replacement pool comes up before the old one goes
+    pool = registered.state
     assert pool["name"].startswith("perf-database-") and len(pool["name"]) <= 40
     assert pool["cluster"] == "perf"
     assert pool["location"] == "europe-west1"
