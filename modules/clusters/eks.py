@@ -77,9 +77,18 @@ class EksClusterArgs:
 
 
 def _name_of(cluster: Any) -> Any:
-    """The name of the ``aws.eks.Cluster`` inside ``eks.Cluster`` (a resource reference; a plain dict in
-    offline runners that fake it)."""
-    return cluster["name"] if isinstance(cluster, dict) else cluster.name
+    """The name of the ``aws.eks.Cluster`` inside ``eks.Cluster``.
+
+    It arrives as a resource reference, rehydrated as an ``aws.eks.Cluster`` (so node groups depend on it
+    and are deleted before it). When the installed pulumi_aws is older than the one pulumi_eks was built
+    with, the SDK degrades the reference to the resource's ID, which for an EKS cluster is its name.
+    Offline runners that fake the output pass a plain dict.
+    """
+    if isinstance(cluster, str):
+        return cluster
+    if isinstance(cluster, dict):
+        return cluster["name"]
+    return cluster.name
 
 
 class EksCluster(pulumi.ComponentResource):

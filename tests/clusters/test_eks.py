@@ -157,3 +157,15 @@ def test_node_groups_wait_for_their_role_policies_network_and_cluster(mocked):
         assert attachments <= group.dependencies  # nodes cannot join before the role has its policies
         assert associations <= group.dependencies  # nor pull images before the NAT route exists
         assert aws_cluster in group.dependencies  # and are deleted before the cluster
+
+
+def test_cluster_name_from_every_form_of_the_reference():
+    from modules.clusters.eks import _name_of
+
+    assert _name_of("perf") == "perf"  # reference degraded to the ID (= the EKS cluster name)
+    assert _name_of({"name": "perf"}) == "perf"  # offline runners' plain dict
+
+    class Rehydrated:
+        name = "perf"
+
+    assert _name_of(Rehydrated()) == "perf"
