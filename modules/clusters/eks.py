@@ -82,13 +82,8 @@ def _name_of(cluster: Any) -> Any:
     It arrives as a resource reference, rehydrated as an ``aws.eks.Cluster`` (so node groups depend on it
     and are deleted before it). When the installed pulumi_aws is older than the one pulumi_eks was built
     with, the SDK degrades the reference to the resource's ID, which for an EKS cluster is its name.
-    Offline runners that fake the output pass a plain dict.
     """
-    if isinstance(cluster, str):
-        return cluster
-    if isinstance(cluster, dict):
-        return cluster["name"]
-    return cluster.name
+    return cluster if isinstance(cluster, str) else cluster.name
 
 
 class EksCluster(pulumi.ComponentResource):
