@@ -59,6 +59,15 @@ def _placeholder(name: str, length: int = 24) -> str:
 class OfflineMocks(pulumi.runtime.Mocks):
     """Echo inputs as state, plus the computed outputs the program reads."""
 
+    monitor: pulumi_mocks.MockMonitor | None = None  # set by run_program: resource references need it
+
+    def _resource_reference(self, typ: str, name: str, state: dict[str, Any]) -> dict[str, Any]:
+        """A reference to a resource the SDK can look up (``pulumi:pulumi:getResource``)."""
+        urn = self.monitor.make_urn("", typ, name)
+        self.monitor.resources[urn] = pulumi_mocks.MockMonitor.ResourceRegistration(urn, f"{name}-offline-id", state)
+        rpc = pulumi.runtime.rpc
+        return {rpc._special_sig_key: rpc._special_resource_sig, "urn": urn, "id": f"{name}-offline-id", "packageVersion": ""}
+
     def new_resource(self, args: pulumi.runtime.MockResourceArgs):
         state = dict(args.inputs)
         typ = args.typ
@@ -70,7 +79,9 @@ class OfflineMocks(pulumi.runtime.Mocks):
         elif typ == "eks:index:Cluster":
             state.setdefault("kubeconfig", {"apiVersion": "v1", "clusters": [], "contexts": [], "users": []})
             state.setdefault("kubeconfigJson", json.dumps({"apiVersion": "v1", "clusters": []}))
-            state.setdefault("eksCluster", {"name": args.name, "endpoint": "https://offline.eks"})
+            cluster_name = args.inputs.get("name", args.name)
+            state.setdefault("eksCluster", self._resource_reference(
+                "aws:eks/cluster:Cluster", cluster_name, {"name": cluster_name, "endpoint": "https://offline.eks"}))
             state.setdefault("core", {})
         elif typ == "aws:eks/cluster:Cluster":
             state.setdefault("endpoint", "https://offline.eks")
@@ -178,6 +189,7 @@ def run_program(
     """
     mocks = OfflineMocks()
     monitor = RecordingMonitor(mocks)
+    mocks.monitor = monitor
     pulumi.runtime.set_mocks(mocks, project=project, stack=stack, preview=preview, monitor=monitor)
     pulumi.runtime.set_all_config(dict(config))
     SETTINGS.rpc_manager.clear()

@@ -278,24 +278,30 @@ def _evaluate(inp, options, limit, thresholds, cpu) -> MemoryModel:
     )
 
 
-def _buffer_pool_layout(raw: int, cpu: int) -> tuple[int, int, int]:
-    """(pool, chunk, instances) with pool an exact multiple of chunk x instances and <= raw.
+def _buffer_pool_instances(raw_mib: int, cpu: int) -> int:
+    instances = max(1, min(64, cpu // 4000))
+    return instances if raw_mib // instances * instances >= GIB // MIB else 1
 
-    Instances follow MySQL 8.4's default (a quarter of the CPUs, one below 1 GiB). The chunk is a whole
-    number of MiB, large enough that the pool has at most 1000 chunks (InnoDB's guidance), chosen to
-    lose the least to rounding, so mysqld's round-up (M1) leaves the value unchanged.
+
+def _buffer_pool_bytes(raw: int, cpu: int) -> int:
+    """The pool :func:`_buffer_pool_layout` chooses for ``raw``, without choosing the chunk."""
+    instances = _buffer_pool_instances(raw // MIB, cpu)
+    return raw // MIB // instances * instances * MIB
+
+
+def _buffer_pool_layout(raw: int, cpu: int) -> tuple[int, int, int]:
+    """(pool, chunk, instances): the pool an exact multiple of chunk x instances, <= raw, monotone in raw.
+
+    Instances follow MySQL 8.4's default of a quarter of the CPUs, used only once the pool holds 1 GiB
+    with them (below that mysqld runs one instance). The pool is the largest multiple of ``instances``
+    MiB; the chunk is a divisor of the per-instance size chosen so the pool has at most 1000 chunks
+    (InnoDB's guidance), so mysqld's round-up (M1) leaves the value unchanged.
     """
-    instances = 1 if raw < GIB else max(1, min(64, cpu // 4000))
     raw_mib = raw // MIB
-    smallest = max(1, math.ceil(raw_mib / 1000))
-    best = (0, 0)
-    for chunk_mib in range(smallest, max(smallest, 128) + 1):
-        unit = chunk_mib * instances
-        pool_mib = raw_mib // unit * unit
-        if pool_mib >= best[0]:
-            best = (pool_mib, chunk_mib)
-    pool_mib, chunk_mib = best
-    return pool_mib * MIB, chunk_mib * MIB, instances
+    instances = _buffer_pool_instances(raw_mib, cpu)
+    per_instance = raw_mib // instances
+    chunks_per_instance = next(d for d in range(min(per_instance, 1000 // instances), 0, -1) if per_instance % d == 0)
+    return per_instance * instances * MIB, per_instance // chunks_per_instance * MIB, instances
 
 
 # --------------------------------------------------------------------------------------------------
@@ -324,9 +330,12 @@ def size(inp: SizingInput) -> SizingResult:
         others = _evaluate(inp, {**options, "innodb_buffer_pool_size": "0"}, limit, thresholds, mysqld_cpu).peak_bytes
         return limit, limit - others
 
+    # M6: connections may grow until the buffer pool would fall below its share of the member budget.
+    pool_floor = min_fraction * budget_memory
+
     def fits(connections: int) -> bool:
         limit, pool = raw_pool(connections)
-        return limit > 0 and pool >= min_fraction * limit
+        return limit > 0 and pool > 0 and _buffer_pool_bytes(pool, mysqld_cpu) >= pool_floor
 
     floor_connections = int(thresholds["min_connections"])
     if not fits(floor_connections):
@@ -334,13 +343,16 @@ def size(inp: SizingInput) -> SizingResult:
         raise InputError(
             "memory",
             f"the member budget of {budget_memory // MIB} MiB is too small: with {floor_connections} connections "
-            f"the buffer pool would be {max(pool, 0) // MIB} MiB of a {max(limit, 0) // MIB} MiB mysqld limit, "
-            f"below the {min_fraction:.0%} minimum",
+            f"the buffer pool would be {max(pool, 0) // MIB} MiB (mysqld limit {max(limit, 0) // MIB} MiB), below "
+            f"{min_fraction:.0%} of the budget",
             "M6",
         )
-    largest = _largest_fitting(fits, floor_connections, _estimate(raw_pool, min_fraction, floor_connections))
+    largest = _largest_fitting(fits, floor_connections, _estimate(raw_pool, pool_floor, floor_connections))
     if inp.connections == 0:
-        connections = largest
+        # Derived: also within what the mysqld cores can serve, and rounded down to two significant figures
+        # so the value reads as chosen and the buffer pool keeps a margin above its floor.
+        cpu_ceiling = mysqld_cpu * profile.connections_per_core // 1000
+        connections = max(floor_connections, _two_significant_figures(min(largest, cpu_ceiling)))
     elif inp.connections < floor_connections:
         raise InputError("connections", f"must be 0 (derive) or at least {floor_connections}, got {inp.connections}", "M6")
     elif inp.connections > MAX_CONNECTIONS_LIMIT:
@@ -349,7 +361,7 @@ def size(inp: SizingInput) -> SizingResult:
         raise InputError(
             "connections",
             f"{inp.connections} connections do not fit the member budget: the buffer pool would fall below "
-            f"{min_fraction:.0%} of the mysqld limit; at most {largest} fit (pass 0 to derive it)",
+            f"{min_fraction:.0%} of the budget; at most {largest} fit (pass 0 to derive it)",
             "M6",
         )
     else:
@@ -463,11 +475,19 @@ def size(inp: SizingInput) -> SizingResult:
     )
 
 
-def _estimate(raw_pool, min_fraction: float, start: int) -> int:
+def _two_significant_figures(value: int) -> int:
+    """12764 -> 12000, 1362 -> 1300, 87 -> 87."""
+    if value < 100:
+        return value
+    unit = 10 ** (len(str(value)) - 2)
+    return value // unit * unit
+
+
+def _estimate(raw_pool, pool_floor: float, start: int) -> int:
     """Where the buffer pool reaches its floor, extrapolated from two points (the model is near-linear)."""
     probe = start + 1000
-    (limit_a, pool_a), (limit_b, pool_b) = raw_pool(start), raw_pool(probe)
-    slack_a, slack_b = pool_a - min_fraction * limit_a, pool_b - min_fraction * limit_b
+    (_, pool_a), (_, pool_b) = raw_pool(start), raw_pool(probe)
+    slack_a, slack_b = pool_a - pool_floor, pool_b - pool_floor
     if slack_a <= slack_b:
         return MAX_CONNECTIONS_LIMIT
     return int(start + slack_a * (probe - start) / (slack_a - slack_b))

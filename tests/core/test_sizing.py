@@ -4,7 +4,8 @@ import pytest
 
 from modules.core.allocatable import node_budget
 from modules.core.errors import InputError
-from modules.core.sizing import SizingInput, size
+from modules.core.memory import round_buffer_pool
+from modules.core.sizing import SizingInput, _buffer_pool_layout, size
 from modules.core.units import GIB, MIB
 
 PXC_4_CPU_8_GIB = SizingInput(engine="pxc", cpu_millicores=4000, memory_bytes=8 * GIB, load="light-oltp", connections=100)
@@ -37,9 +38,9 @@ def test_pxc_mysqld_terms_by_hand():
     assert terms["connection_buffers"] == 2624 * 1024 * 100
     assert terms["page_cache_reserve"] == 385_613_824  # 5% of 7355 MiB exactly
     # buffer pool = 7355 - (16 + 220 + 459 + 256.25 + 300 + 367.75) = 5736 MiB; one instance (2590m < 4 CPUs);
-    # 5736 = 2^3 x 3 x 239: the largest whole-MiB chunk <= 128 that divides it is 24 MiB
+    # 5736 = 2^3 x 3 x 239: its largest divisor <= 1000 chunks is 956, so chunks of 5736 / 956 = 6 MiB
     assert result.mysqld["innodb_buffer_pool_size"] == str(5736 * MIB)
-    assert result.mysqld["innodb_buffer_pool_chunk_size"] == str(24 * MIB)
+    assert result.mysqld["innodb_buffer_pool_chunk_size"] == str(6 * MIB)
     assert result.mysqld["innodb_buffer_pool_instances"] == "1"
     assert result.memory.buffer_pool_rounded == 5736 * MIB
     assert result.memory.peak_bytes == 7355 * MIB  # the pool takes exactly what is left
@@ -74,6 +75,25 @@ def test_group_replication_settings():
     assert m["binlog_transaction_dependency_tracking"] == "WRITESET"
 
 
+@pytest.mark.parametrize(
+    ("raw_mib", "cpu", "expected"),
+    [
+        # one instance below 4 CPUs; 5736 = 2^3 x 3 x 239, largest divisor <= 1000 is 956 -> 6 MiB chunks
+        (5736, 2590, (5736, 6, 1)),
+        # 16 CPUs want 4 instances, but 1023 MiB is under 1 GiB: one instance; 1023 = 3 x 11 x 31 -> 341 x 3 MiB
+        (1023, 16000, (1023, 3, 1)),
+        # 4 instances: 1030 // 4 x 4 = 1028 (>= 1 GiB); 257 MiB each is prime: one chunk per instance
+        (1030, 16000, (1028, 257, 4)),
+        # 10240 MiB per instance = 2^11 x 5, at most 1000 // 4 = 250 chunks: 160 chunks of 64 MiB
+        (40 * 1024, 16000, (40 * 1024, 64, 4)),
+    ],
+)
+def test_buffer_pool_layout_by_hand(raw_mib, cpu, expected):
+    pool, chunk, instances = _buffer_pool_layout(raw_mib * MIB, cpu)
+    assert (pool // MIB, chunk // MIB, instances) == expected
+    assert round_buffer_pool(pool, chunk, instances) == pool  # mysqld's round-up leaves it unchanged
+
+
 def test_node_type_budget_is_the_usable_allocatable():
     result = size(SizingInput(engine="pxc", node_type="n2-standard-16", provider="gke"))
     node = node_budget("n2-standard-16", "gke")
@@ -82,12 +102,23 @@ def test_node_type_budget_is_the_usable_allocatable():
     assert total.cpu_millicores <= node.usable_cpu_millicores and total.memory_bytes <= node.usable_memory_bytes
 
 
-def test_derived_connections_are_the_largest_that_fit():
+def test_derived_connections_keep_half_the_budget_for_the_buffer_pool():
     result = size(SizingInput(engine="pxc", cpu_millicores=4000, memory_bytes=8 * GIB))
-    floor = 0.5 * result.mysqld_memory_bytes
-    assert result.buffer_pool_raw_bytes >= floor
+    assert result.memory.buffer_pool_rounded >= 0.5 * result.budget_memory_bytes  # M6 floor, after rounding
+    # two significant figures, and no more than the mysqld cores serve (833 light-oltp connections per core)
+    assert result.connections == int(str(result.connections)[:2]) * 10 ** (len(str(result.connections)) - 2)
+    assert result.connections <= result.mysqld_cpu_millicores * 833 // 1000
+
+
+def test_derived_connections_are_memory_bound_on_a_large_budget():
+    # 16 cores serve 13,000+ read-heavy connections; memory allows fewer: the buffer pool floor decides.
+    result = size(SizingInput(engine="pxc", cpu_millicores=16000, memory_bytes=16 * GIB, load="read-heavy"))
+    more = size(SizingInput(engine="pxc", cpu_millicores=16000, memory_bytes=16 * GIB, load="read-heavy",
+                            connections=result.connections))
+    assert more.memory.buffer_pool_rounded == result.memory.buffer_pool_rounded
     with pytest.raises(InputError, match="at most"):
-        size(SizingInput(engine="pxc", cpu_millicores=4000, memory_bytes=8 * GIB, connections=result.connections + 1))
+        size(SizingInput(engine="pxc", cpu_millicores=16000, memory_bytes=16 * GIB, load="read-heavy",
+                         connections=int(result.connections * 1.2)))
 
 
 @pytest.mark.parametrize(
