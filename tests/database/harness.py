@@ -6,6 +6,7 @@ callable instead of a stack directory: the mocks are set per call, never at impo
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 
 import pulumi
@@ -70,9 +71,12 @@ def depends_on(registrations: list[Registration], dependent: Registration, depen
 class SecretAwareMonitor(RecordingMonitor):
     """Also keeps each registration's inputs with Pulumi's secret markers (for S1 checks)."""
 
+    instances: list[SecretAwareMonitor] = []  # every monitor made (run_stack builds its own)
+
     def __init__(self, mocks: pulumi.runtime.Mocks):
         super().__init__(mocks)
         self.raw_inputs: dict[str, object] = {}
+        SecretAwareMonitor.instances.append(self)
 
     def RegisterResource(self, request):
         response = super().RegisterResource(request)
@@ -80,7 +84,16 @@ class SecretAwareMonitor(RecordingMonitor):
         return response
 
 
-PLACEHOLDER = "offline"  # modules.offline's generated passwords and secure config values start with it
+def stack_outputs() -> dict[str, object]:
+    """The outputs the last program exported (the mocks' root Stack keeps them), resolved."""
+    from pulumi.runtime.settings import get_root_resource
+
+    root = get_root_resource()
+    return {name: _sync_await(pulumi.Output.from_input(value).future()) for name, value in root.outputs.items()}
+
+
+# modules.offline's generated passwords and secure config values: "offline" + hex digits
+PLACEHOLDER = re.compile(r"offline[0-9a-f]{10,}")
 _SECRET_SIG = pulumi.runtime.rpc._special_secret_sig
 _SIG_KEY = pulumi.runtime.rpc._special_sig_key
 
@@ -101,7 +114,7 @@ def plaintext_secrets(monitor: SecretAwareMonitor) -> list[str]:
         elif isinstance(value, (list, tuple)):
             for index, item in enumerate(value):
                 walk(item, f"{path}[{index}]", secret, resource_type)
-        elif isinstance(value, str) and PLACEHOLDER in value:
+        elif isinstance(value, str) and PLACEHOLDER.search(value):
             if not secret:
                 problems.append(f"{path}: a generated secret in plain text")
             elif resource_type != "kubernetes:core/v1:Secret":

@@ -1,0 +1,265 @@
+"""Every stack config as a whole program under mocks (modules.offline.run_stack): pools, operator, custom
+resource, PMM, sysbench and their placement; sizes equal to the sizing engine's answer; no plain-text
+password (S1); bad config stops the program before anything is registered."""
+
+from __future__ import annotations
+
+import pytest
+from database import crd
+from database.harness import SecretAwareMonitor, plaintext_secrets, stack_outputs
+
+from modules import offline
+from modules.clusters import settings as cluster_settings
+from modules.core.allocatable import kind_node_budget, node_budget
+from modules.core.mycnf import mysqld_options
+from modules.core.pools import DATABASE_TAINT, POOL_LABEL
+from modules.core.sizing import SizingInput, size
+from modules.core.units import GIB, cpu_to_millicores, memory_to_bytes
+from modules.database import versions
+
+STACKS = ("kind", "gke", "eks", "existing")
+LAPTOP = (8000, 32 * GIB)  # the machine kind runs on, fixed so the kind stack sizes the same everywhere
+CR_TYPES = ("kubernetes:pxc.percona.com/v1:PerconaXtraDBCluster", "kubernetes:ps.percona.com/v1:PerconaServerMySQL")
+JOB = "kubernetes:batch/v1:Job"
+RELEASE = "kubernetes:helm.sh/v3:Release"
+
+# The member budget of each stack, derived here from the stack config by hand (K1), not by the program.
+BUDGETS = {
+    "kind": lambda: kind_node_budget(*LAPTOP, 0.25),
+    "gke": lambda: node_budget("n2-standard-16", "gke"),
+    "eks": lambda: node_budget("m6i.4xlarge", "eks"),
+    "existing": lambda: None,  # 7910m / 28Gi as kubectl reports allocatable
+}
+EXPECTED = {
+    "kind": {"engine": "pxc", "proxy": "haproxy", "size": 1, "log_collector": False, "pmm": True},
+    "gke": {"engine": "pxc", "proxy": "haproxy", "size": 3, "log_collector": True, "pmm": True},
+    "eks": {"engine": "group-replication", "proxy": "haproxy", "size": 3, "log_collector": None, "pmm": True},
+    "existing": {"engine": "pxc", "proxy": "haproxy", "size": 3, "log_collector": True, "pmm": True},
+}
+
+
+@pytest.fixture
+def run(monkeypatch):
+    """run_stack with a fixed kind host, recording secrets and stack outputs."""
+    monkeypatch.setattr(cluster_settings, "host_resources", lambda: LAPTOP)
+    monkeypatch.setattr(offline, "RecordingMonitor", SecretAwareMonitor)
+
+    def go(stack: str, overrides=None):
+        SecretAwareMonitor.instances.clear()
+        registrations = offline.run_stack(stack, overrides=overrides)
+        return registrations, SecretAwareMonitor.instances[-1]
+
+    return go
+
+
+@pytest.fixture(scope="module")
+def config_values():
+    def values(stack: str) -> dict[str, str]:
+        return {key.split(":", 1)[1]: value for key, value in offline.stack_config(stack).items() if key.startswith("percona-mysql:")}
+
+    return values
+
+
+def _one(registrations, type_, name_contains=""):
+    found = [r for r in registrations if r.type == type_ and name_contains in r.name]
+    assert len(found) == 1, f"{type_} *{name_contains}*: {[r.name for r in found]}"
+    return found[0]
+
+
+def _cr(registrations):
+    found = [r for r in registrations if r.type in CR_TYPES]
+    assert len(found) == 1
+    return found[0]
+
+
+def _engine_answer(stack: str):
+    """The sizing engine asked directly for one member on one database node of this stack."""
+    budget = BUDGETS[stack]()
+    cpu, memory = (budget.usable_cpu_millicores, budget.usable_memory_bytes) if budget else (7910, 28 * GIB)
+    expected = EXPECTED[stack]
+    return size(SizingInput(
+        engine=expected["engine"], proxy=expected["proxy"], cluster_size=expected["size"], pmm=expected["pmm"],
+        log_collector=expected["log_collector"], mysql_version="8.4", load="light-oltp",
+        disk_iops={"gke": 6000}.get(stack, 3000), allow_unsafe_size=stack == "kind",
+        cpu_millicores=cpu, memory_bytes=memory,
+    ))
+
+
+def _amounts(resources):
+    assert resources["requests"] == resources["limits"], "request = limit (K2, K3)"
+    return cpu_to_millicores(resources["requests"]["cpu"]), memory_to_bytes(resources["requests"]["memory"])
+
+
+def _size(sizing, container):
+    c = sizing.containers[container]
+    return c.cpu_millicores, c.memory_bytes
+
+
+@pytest.mark.parametrize("stack", STACKS)
+def test_custom_resource_sizes_are_the_engines_answer_for_the_target(stack, run):
+    registrations, _ = run(stack)
+    body = crd._ints(_cr(registrations).inputs)["spec"]
+    sizing = _engine_answer(stack)
+    if EXPECTED[stack]["engine"] == "pxc":
+        member, proxy = body["pxc"], body["haproxy"]
+        assert _amounts(proxy["sidecarResources"]) == _size(sizing, "pxc-monit")
+        if EXPECTED[stack]["log_collector"]:
+            assert _amounts(body["logcollector"]["resources"]) == _size(sizing, "logs")
+        else:
+            assert body["logcollector"] == {"enabled": False}
+    else:
+        member, proxy = body["mysql"], body["proxy"]["haproxy"]
+        assert _amounts(proxy["sidecarResources"]["mysql-monit"]) == _size(sizing, "mysql-monit")
+    assert _amounts(member["resources"]) == _size(sizing, "mysqld")
+    assert _amounts(proxy["resources"]) == _size(sizing, "haproxy")
+    assert _amounts(body["pmm"]["resources"]) == _size(sizing, "pmm-client")
+    assert mysqld_options(member["configuration"]) == {key: value for key, value in
+                                                       mysqld_options("\n".join(f"{k}={v}" for k, v in sizing.mysqld.items())).items()}
+    assert member["size"] == proxy["size"] == EXPECTED[stack]["size"]
+
+
+@pytest.mark.parametrize("stack", STACKS)
+def test_custom_resource_validates_against_its_crd(stack, run):
+    registrations, _ = run(stack)
+    cr = crd._ints(_cr(registrations).inputs)
+    release = versions.PXC if cr["kind"] == "PerconaXtraDBCluster" else versions.PS
+    assert crd.schema_errors(cr, release.reference_crd, release.kind) == []
+    assert crd.cel_violations(cr, release.reference_crd, release.kind) == []
+
+
+@pytest.mark.parametrize("stack", STACKS)
+def test_no_password_in_plain_text(stack, run):
+    _, monitor = run(stack)
+    assert plaintext_secrets(monitor) == []
+
+
+@pytest.mark.parametrize("stack", STACKS)
+def test_operator_pmm_and_sysbench_are_on_the_monitoring_pool(stack, run):
+    registrations, _ = run(stack)
+    engine = EXPECTED[stack]["engine"]
+    info = versions.PXC if engine == "pxc" else versions.PS
+    operator = _one(registrations, RELEASE, "operator-release").inputs
+    assert (operator["chart"], operator["version"], operator["skipCrds"]) == (info.chart, info.chart_version, True)
+    pmm = _one(registrations, RELEASE, "pmm-release").inputs
+    assert (pmm["chart"], pmm["version"]) == ("pmm", versions.PMM.chart_version)
+    monitoring_selector = {POOL_LABEL: "monitoring"}
+    for values in (operator["values"], pmm["values"]):
+        assert values["nodeSelector"] == monitoring_selector
+        assert DATABASE_TAINT.as_toleration() not in values["tolerations"]
+    jobs = [r for r in registrations if r.type == JOB]
+    names = [j.inputs["metadata"]["name"] for j in jobs]
+    assert [n.rsplit("-", 1)[-1] for n in names if "-sb-" in n] == ["schema", "prepare", "warmup", "ladder"]
+    assert any(n.endswith("-pmm-token") for n in names)
+    for job in jobs:
+        pod = job.inputs["spec"]["template"]["spec"]
+        assert pod["nodeSelector"] == monitoring_selector  # B1
+        assert DATABASE_TAINT.as_toleration() not in pod.get("tolerations", [])  # K4
+
+
+@pytest.mark.parametrize("stack", STACKS)
+def test_database_and_proxy_pods_are_on_the_database_pool(stack, run):
+    registrations, _ = run(stack)
+    body = crd._ints(_cr(registrations).inputs)["spec"]
+    blocks = [body["pxc"], body["haproxy"]] if "pxc" in body else [body["mysql"], body["proxy"]["haproxy"]]
+    for block in blocks:
+        assert block["nodeSelector"] == {POOL_LABEL: "database"}
+        assert block["tolerations"] == [DATABASE_TAINT.as_toleration()]
+        assert block["affinity"] == {"antiAffinityTopologyKey": "kubernetes.io/hostname"}
+
+
+def test_gke_pools_and_ordering(run):
+    registrations, _ = run("gke")
+    pools = {r.inputs["nodeConfig"]["labels"][POOL_LABEL]: r for r in registrations if r.type == "gcp:container/nodePool:NodePool"}
+    assert pools["database"].inputs["nodeConfig"]["machineType"] == "n2-standard-16"
+    assert pools["database"].inputs["nodeConfig"]["taints"] == [{"key": POOL_LABEL, "value": "database", "effect": "NO_SCHEDULE"}]
+    assert pools["monitoring"].inputs["nodeConfig"]["machineType"] == "n2-standard-8"
+    cr = _cr(registrations)
+    assert _reaches(registrations, cr, pools["database"]) and _reaches(registrations, cr, pools["monitoring"])
+    assert _reaches(registrations, cr, _one(registrations, RELEASE, "operator-release"))
+    assert cr.protect is True
+
+
+def test_eks_pools_and_group_replication(run):
+    registrations, _ = run("eks")
+    groups = {r.inputs["labels"][POOL_LABEL]: r for r in registrations if r.type == "aws:eks/nodeGroup:NodeGroup"}
+    assert groups["database"].inputs["instanceTypes"] == ["m6i.4xlarge"]
+    assert groups["database"].inputs["taints"]
+    cr = _cr(registrations)
+    assert cr.inputs["kind"] == "PerconaServerMySQL" and cr.inputs["spec"]["mysql"]["clusterType"] == "group-replication"
+    assert _reaches(registrations, cr, groups["database"])
+
+
+def test_kind_is_ephemeral_small_and_unprotected(run):
+    registrations, monitor = run("kind")
+    create = _one(registrations, "command:local:Command", "kind-mysql-kind").inputs["stdin"]
+    assert "mysql.percona.com/pool: database" in create and "mysql.percona.com/pool: monitoring" in create
+    cr = _cr(registrations)
+    assert cr.protect is False
+    assert cr.inputs["spec"]["unsafeFlags"]["pxcSize"] is True and cr.inputs["spec"]["unsafeFlags"]["tls"] is False
+    ladder = _one(registrations, JOB, "sysbench-ladder").inputs["spec"]["template"]["spec"]
+    env = {e["name"]: e.get("value") for e in ladder["initContainers"][0]["env"]}
+    assert env["THREADS"] == "1 4 16" and env["DURATION_SECONDS"] == "60"
+    outputs = stack_outputs()
+    assert outputs["sysbench"]["resultsConfigMap"] == "kind-mysql-sysbench-results"
+    assert outputs["database"]["writerEndpoint"] == "kind-mysql-haproxy.mysql.svc:3306"
+    assert outputs["pmm"]["url"] == "https://monitoring-service.mysql.svc"
+    assert outputs["sizing"]["maxConnections"] > 16
+
+
+def test_existing_with_operator_and_pmm_already_installed(run):
+    registrations, monitor = run("existing", overrides={"installOperator": False, "installPmm": False,
+                                                        "pmmServerHost": "monitoring-service.pmm",
+                                                        "pmmServerToken": "offline0123456789abcdef"})
+    assert not [r for r in registrations if r.type == RELEASE]
+    assert not [r for r in registrations if r.type == "kubernetes:core/v1:Namespace"]
+    secret = _one(registrations, "kubernetes:core/v1:Secret", "existing-mysql-secrets")
+    assert "pmmservertoken" in secret.inputs["stringData"]
+    assert _cr(registrations).inputs["spec"]["pmm"]["serverHost"] == "monitoring-service.pmm"
+    assert plaintext_secrets(monitor) == []
+
+
+@pytest.mark.parametrize(
+    "stack,overrides,message",
+    [
+        ("gke", {"proxy": "router"}, "T2: proxy"),
+        ("gke", {"clusterSize": 4, "databaseNodeCount": 4}, "T1: clusterSize"),
+        ("gke", {"clusterSize": 5}, "K5: databaseNodeCount"),
+        ("eks", {"proxy": "proxysql"}, "T2: proxy"),
+        ("gke", {"sysbenchThreads": [1, 4, 100000]}, "B3: sysbenchThreads"),
+        ("gke", {"sysbenchThreads": [16, 4]}, "B3: sysbenchThreads"),
+        ("gke", {"load": "write-heavy", "storageSize": "100Gi"}, "B4: storageSize"),
+        ("gke", {"mysqlVersion": "5.7"}, "mysqlVersion"),
+        ("gke", {"storageSize": "a lot"}, "storageSize"),
+        ("gke", {"databaseNodeType": "m6i.4xlarge"}, "databaseNodeType"),
+        ("gke", {"installPmm": False}, "S5: pmmServerHost"),
+        ("gke", {"installPmm": False, "pmmServerHost": "monitoring-service.pmm"}, "S5: pmmServerToken"),
+        ("gke", {"pmmServerHost": "pmm.example"}, "pmmServerHost"),
+        ("kind", {"kindHostShare": "0.01"}, "databaseNodeType|kindHostShare"),
+        ("gke", {"clusterName": "a-cluster-name-over-22c"}, "dbClusterName"),
+        ("gke", {"connections": 100000}, "M6: connections"),
+        ("gke", {"sysbenchEnabled": "maybe"}, "sysbenchEnabled"),
+    ],
+)
+def test_bad_config_stops_before_any_resource(stack, overrides, message, run):
+    import pulumi
+
+    with pytest.raises(pulumi.RunError, match=message):
+        run(stack, overrides)
+    assert SecretAwareMonitor.instances[-1].registrations == []
+
+
+def test_every_database_key_is_declared_in_pulumi_yaml_with_the_same_default():
+    import yaml
+
+    from modules.stack.settings import CONFIG_KEYS
+
+    declared = yaml.safe_load((offline.REPOSITORY / "Pulumi.yaml").read_text())["config"]
+    for key, (_, default) in CONFIG_KEYS.items():
+        assert key in declared, key
+        assert declared[key]["default"] == default, key
+
+
+def _reaches(registrations, dependent, dependency) -> bool:
+    from database.harness import depends_on
+
+    return depends_on(registrations, dependent, dependency)
