@@ -1,0 +1,87 @@
+"""Each example program runs under mocks (modules.offline.run_program) and builds what its README says."""
+
+from __future__ import annotations
+
+import pytest
+from database import crd
+from database.harness import SecretAwareMonitor, plaintext_secrets
+
+from modules import offline
+from modules.clusters import settings as cluster_settings
+from modules.core.pools import DATABASE_TAINT, POOL_LABEL
+from modules.core.units import GIB
+from modules.database import versions
+
+EXAMPLES = offline.REPOSITORY / "examples"
+CR_TYPES = ("kubernetes:pxc.percona.com/v1:PerconaXtraDBCluster", "kubernetes:ps.percona.com/v1:PerconaServerMySQL")
+
+
+@pytest.fixture
+def run(monkeypatch):
+    laptop = lambda: (8000, 32 * GIB)  # noqa: E731  the machine kind runs on, fixed
+    monkeypatch.setattr(cluster_settings, "host_resources", laptop)
+    # the examples call cluster_settings_from_config(values) with its default `host` argument
+    monkeypatch.setattr(cluster_settings.cluster_settings_from_config, "__defaults__", (laptop,))
+    monkeypatch.setattr(offline, "RecordingMonitor", SecretAwareMonitor)
+
+    def go(example: str, config: dict[str, str] | None = None):
+        SecretAwareMonitor.instances.clear()
+        registrations = offline.run_program(EXAMPLES / example, stack="dev", project=example, config=config or {})
+        return registrations, SecretAwareMonitor.instances[-1]
+
+    return go
+
+
+def _cr(registrations):
+    (cr,) = [r for r in registrations if r.type in CR_TYPES]
+    return crd._ints(cr.inputs)
+
+
+def _valid(cr):
+    release = versions.PXC if cr["kind"] == "PerconaXtraDBCluster" else versions.PS
+    assert crd.schema_errors(cr, release.reference_crd, release.kind) == []
+    assert crd.cel_violations(cr, release.reference_crd, release.kind) == []
+
+
+def test_every_example_has_a_readme_and_a_project():
+    examples = sorted(path.name for path in EXAMPLES.iterdir() if path.is_dir())
+    assert len(examples) >= 3
+    for name in examples:
+        for needed in ("README.md", "Pulumi.yaml", "__main__.py"):
+            assert (EXAMPLES / name / needed).is_file(), f"{name}/{needed}"
+
+
+def test_gke_group_replication_router(run):
+    registrations, monitor = run("gke-group-replication-router", {"gke-group-replication-router:gcpProject": "my-project-1"})
+    cr = _cr(registrations)
+    _valid(cr)
+    router = cr["spec"]["proxy"]["router"]
+    assert router["enabled"] is True and cr["spec"]["proxy"]["haproxy"]["enabled"] is False
+    assert router["size"] == 3 and router["nodeSelector"] == {POOL_LABEL: "database"}
+    assert cr["spec"]["mysql"]["clusterType"] == "group-replication"
+    assert plaintext_secrets(monitor) == []
+
+
+def test_eks_pxc_proxysql(run):
+    registrations, monitor = run("eks-pxc-proxysql")
+    cr = _cr(registrations)
+    _valid(cr)
+    assert cr["spec"]["proxysql"]["enabled"] is True and cr["spec"]["haproxy"] == {"enabled": False}
+    assert cr["spec"]["proxysql"]["volumeSpec"]["persistentVolumeClaim"]["resources"]["requests"]["storage"] == "2Gi"
+    assert cr["spec"]["pxc"]["image"] == versions.PXC.image("8.0", "mysql")
+    assert plaintext_secrets(monitor) == []
+
+
+def test_kind_pxc_benchmark(run):
+    registrations, monitor = run("kind-pxc-benchmark")
+    cr = _cr(registrations)
+    _valid(cr)
+    assert cr["spec"]["pmm"] == {"enabled": False} and cr["spec"]["unsafeFlags"]["pxcSize"] is True
+    jobs = [r.inputs for r in registrations if r.type == "kubernetes:batch/v1:Job"]
+    assert [j["metadata"]["name"] for j in jobs] == ["bench-sb-schema", "bench-sb-prepare", "bench-sb-warmup", "bench-sb-ladder"]
+    for job in jobs:
+        pod = job["spec"]["template"]["spec"]
+        assert pod["nodeSelector"] == {POOL_LABEL: "monitoring"}
+        assert DATABASE_TAINT.as_toleration() not in pod["tolerations"]
+    assert not [r for r in registrations if r.type == "kubernetes:helm.sh/v3:Release" and r.inputs["chart"] == "pmm"]
+    assert plaintext_secrets(monitor) == []
