@@ -81,6 +81,7 @@ def _engine_answer(stack: str):
         engine=expected["engine"], proxy=expected["proxy"], cluster_size=expected["size"], pmm=expected["pmm"],
         log_collector=expected["log_collector"], mysql_version="8.4", load="light-oltp",
         disk_iops={"gke": 6000}.get(stack, 3000), allow_unsafe_size=stack == "kind",
+        connections={"gke": 2000, "eks": 2000}.get(stack, 0),
         cpu_millicores=cpu, memory_bytes=memory,
     ))
 
