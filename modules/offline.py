@@ -16,9 +16,10 @@ import hashlib
 import json
 import runpy
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 import pulumi
 import yaml

@@ -14,5 +14,6 @@ class InputError(ValueError):
     def __init__(self, key: str, message: str, rule: str | None = None):
         self.key = key
         self.rule = rule
+        self.message = message
         prefix = f"{rule}: " if rule else ""
         super().__init__(f"{prefix}{key}: {message}")

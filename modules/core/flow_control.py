@@ -6,12 +6,15 @@ The same functions choose values in sizing and judge values in the policy pack.
 from __future__ import annotations
 
 import math
-from typing import Mapping
+from collections.abc import Mapping
 
 
 def replica_workers(cpu_millicores: int, thresholds: Mapping[str, float]) -> int:
-    """F6: ~2.5 parallel applier workers per mysqld core (14000m -> 35), at least one."""
-    return max(1, math.floor(cpu_millicores / 1000 * thresholds["replica_workers_per_core"]))
+    """F6: ~2.5 parallel applier workers per mysqld core (14000m -> 35), never more.
+
+    Below 0.4 core that rounds to 0: the applier then runs single-threaded, which mysqld allows.
+    """
+    return math.floor(cpu_millicores / 1000 * thresholds["replica_workers_per_core"])
 
 
 def max_replica_workers(cpu_millicores: int, thresholds: Mapping[str, float]) -> float:
@@ -25,8 +28,11 @@ def galera_applier_threads(cpu_millicores: int, thresholds: Mapping[str, float])
 
 
 def apply_rate_tps(appliers: int, thresholds: Mapping[str, float]) -> float:
-    """F5: the apply rate the brownout estimate assumes (transactions per second)."""
-    return appliers * thresholds["applier_tps_per_worker"]
+    """F5: the apply rate the brownout estimate assumes (transactions per second).
+
+    Zero parallel workers still leaves one applier thread.
+    """
+    return max(1, appliers) * thresholds["applier_tps_per_worker"]
 
 
 def galera_effective_queue(fc_limit: float, cluster_size: int) -> float:

@@ -9,8 +9,8 @@ wherever it comes from.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Mapping
 
 from .mycnf import PROVIDER_OPTIONS, parse_provider_options
 from .units import GIB, MIB, parse_mysql_size

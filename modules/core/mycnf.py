@@ -13,7 +13,8 @@ raises :class:`MyCnfError` only when a line cannot be read at all, so a policy c
 from __future__ import annotations
 
 import re
-from typing import Mapping
+from collections.abc import Mapping
+from functools import lru_cache
 
 MYSQLD = "mysqld"
 PROVIDER_OPTIONS = "wsrep_provider_options"
@@ -27,6 +28,7 @@ _SECTION = re.compile(r"^\[\s*([^\]]+?)\s*\]\s*(?:[#;].*)?$")
 _OPTION = re.compile(r"^([A-Za-z0-9_.\-]+)\s*(?:=\s*(.*?))?\s*$")
 
 
+@lru_cache(maxsize=4096)
 def normalize_key(key: str) -> str:
     """``loose-Innodb-Buffer-Pool-Size`` -> ``innodb_buffer_pool_size``: the name mysqld resolves."""
     key = key.strip().lower().replace("-", "_")

@@ -6,8 +6,8 @@ A pool is selected by its node labels and protected by its taints; the database 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Mapping
 
 from .allocatable import NodeBudget
 

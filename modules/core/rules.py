@@ -7,13 +7,13 @@ configuration value (``Threshold.name``) rather than buried in code.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 from types import MappingProxyType
-from typing import Mapping
 
 
-class Level(str, Enum):
+class Level(StrEnum):
     MANDATORY = "mandatory"
     ADVISORY = "advisory"
 
@@ -102,8 +102,8 @@ _RULES = (
          "connections = 0 means: derive the largest max_connections the memory model allows.",
          A, ("000",),
          (Threshold("min_buffer_pool_fraction_pxc", 0.5,
-                    "Smallest share of the mysqld limit left to the buffer pool when deriving "
-                    "connections (PXC).", "number"),
+                    "Smallest share of the member's memory budget left to the buffer pool when "
+                    "deriving connections (PXC; the peer calculator's floor, ALGORITHM §4).", "number"),
           Threshold("min_buffer_pool_fraction_gr", 0.4,
                     "Same for group replication, which reserves the M4/M5 terms.", "number"),
           Threshold("min_connections", 20,

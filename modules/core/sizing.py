@@ -10,8 +10,8 @@ G1-G4) and probes (K6). Every value records the rule IDs behind it.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Mapping
 
 from . import flow_control, probes
 from .allocatable import NodeBudget, node_budget
@@ -27,6 +27,7 @@ from .sidecars import (
     LOG_COLLECTOR_EACH,
     MONIT_SIDECAR,
     PROXIES,
+    PROXY_CPU_SHARE,
     PROXYSQL,
     ROUTER,
     ContainerSize,
@@ -207,10 +208,10 @@ def _pod_sum(pods: Mapping[str, tuple[str, ...]], sizes: Mapping[str, ContainerS
 def _split_cpu(inp: SizingInput, budget_cpu: int, fixed: Mapping[str, ContainerSize], pods) -> int:
     """mysqld CPU: what is left after fixed sidecars and the proxy, which takes a share of mysqld's."""
     available = budget_cpu - _pod_sum(pods, fixed, "cpu_millicores")
-    mysqld = available
+    share = PROXY_CPU_SHARE[inp.proxy]
+    mysqld = int(available / (1 + share)) // 10 * 10 + 10  # estimate, then step down to the exact fit
     while mysqld > 0 and mysqld + proxy_container(inp.proxy, 0, mysqld).cpu_millicores > available:
         mysqld -= 10
-    mysqld = mysqld // 10 * 10
     if mysqld < MIN_MYSQLD_CPU:
         raise InputError(
             "cpu",
@@ -277,24 +278,30 @@ def _evaluate(inp, options, limit, thresholds, cpu) -> MemoryModel:
     )
 
 
-def _buffer_pool_layout(raw: int, cpu: int) -> tuple[int, int, int]:
-    """(pool, chunk, instances) with pool an exact multiple of chunk x instances and <= raw.
+def _buffer_pool_instances(raw_mib: int, cpu: int) -> int:
+    instances = max(1, min(64, cpu // 4000))
+    return instances if raw_mib // instances * instances >= GIB // MIB else 1
 
-    Instances follow MySQL 8.4's default (a quarter of the CPUs, one below 1 GiB). The chunk is a whole
-    number of MiB, large enough that the pool has at most 1000 chunks (InnoDB's guidance), chosen to
-    lose the least to rounding, so mysqld's round-up (M1) leaves the value unchanged.
+
+def _buffer_pool_bytes(raw: int, cpu: int) -> int:
+    """The pool :func:`_buffer_pool_layout` chooses for ``raw``, without choosing the chunk."""
+    instances = _buffer_pool_instances(raw // MIB, cpu)
+    return raw // MIB // instances * instances * MIB
+
+
+def _buffer_pool_layout(raw: int, cpu: int) -> tuple[int, int, int]:
+    """(pool, chunk, instances): the pool an exact multiple of chunk x instances, <= raw, monotone in raw.
+
+    Instances follow MySQL 8.4's default of a quarter of the CPUs, used only once the pool holds 1 GiB
+    with them (below that mysqld runs one instance). The pool is the largest multiple of ``instances``
+    MiB; the chunk is a divisor of the per-instance size chosen so the pool has at most 1000 chunks
+    (InnoDB's guidance), so mysqld's round-up (M1) leaves the value unchanged.
     """
-    instances = 1 if raw < GIB else max(1, min(64, cpu // 4000))
     raw_mib = raw // MIB
-    smallest = max(1, math.ceil(raw_mib / 1000))
-    best = (0, 0)
-    for chunk_mib in range(smallest, max(smallest, 128) + 1):
-        unit = chunk_mib * instances
-        pool_mib = raw_mib // unit * unit
-        if pool_mib >= best[0]:
-            best = (pool_mib, chunk_mib)
-    pool_mib, chunk_mib = best
-    return pool_mib * MIB, chunk_mib * MIB, instances
+    instances = _buffer_pool_instances(raw_mib, cpu)
+    per_instance = raw_mib // instances
+    chunks_per_instance = next(d for d in range(min(per_instance, 1000 // instances), 0, -1) if per_instance % d == 0)
+    return per_instance * instances * MIB, per_instance // chunks_per_instance * MIB, instances
 
 
 # --------------------------------------------------------------------------------------------------
@@ -323,38 +330,42 @@ def size(inp: SizingInput) -> SizingResult:
         others = _evaluate(inp, {**options, "innodb_buffer_pool_size": "0"}, limit, thresholds, mysqld_cpu).peak_bytes
         return limit, limit - others
 
+    # M6: connections may grow until the buffer pool would fall below its share of the member budget.
+    pool_floor = min_fraction * budget_memory
+
     def fits(connections: int) -> bool:
         limit, pool = raw_pool(connections)
-        return limit > 0 and pool >= min_fraction * limit
+        return limit > 0 and pool > 0 and _buffer_pool_bytes(pool, mysqld_cpu) >= pool_floor
 
     floor_connections = int(thresholds["min_connections"])
+    if not fits(floor_connections):
+        limit, pool = raw_pool(floor_connections)
+        raise InputError(
+            "memory",
+            f"the member budget of {budget_memory // MIB} MiB is too small: with {floor_connections} connections "
+            f"the buffer pool would be {max(pool, 0) // MIB} MiB (mysqld limit {max(limit, 0) // MIB} MiB), below "
+            f"{min_fraction:.0%} of the budget",
+            "M6",
+        )
+    largest = _largest_fitting(fits, floor_connections, _estimate(raw_pool, pool_floor, floor_connections))
     if inp.connections == 0:
-        if not fits(floor_connections):
-            limit, pool = raw_pool(floor_connections)
-            raise InputError(
-                "memory",
-                f"the member budget of {budget_memory // MIB} MiB is too small: with {floor_connections} connections "
-                f"the buffer pool would be {max(pool, 0) // MIB} MiB of a {max(limit, 0) // MIB} MiB mysqld limit, "
-                f"below the {min_fraction:.0%} minimum",
-                "M6",
-            )
-        low, high = floor_connections, MAX_CONNECTIONS_LIMIT
-        while low < high:  # largest connection count that fits; fits() is monotone in connections
-            middle = (low + high + 1) // 2
-            low, high = (middle, high) if fits(middle) else (low, middle - 1)
-        connections = low
+        # Derived: also within what the mysqld cores can serve, and rounded down to two significant figures
+        # so the value reads as chosen and the buffer pool keeps a margin above its floor.
+        cpu_ceiling = mysqld_cpu * profile.connections_per_core // 1000
+        connections = max(floor_connections, _two_significant_figures(min(largest, cpu_ceiling)))
+    elif inp.connections < floor_connections:
+        raise InputError("connections", f"must be 0 (derive) or at least {floor_connections}, got {inp.connections}", "M6")
+    elif inp.connections > MAX_CONNECTIONS_LIMIT:
+        raise InputError("connections", f"mysqld accepts at most {MAX_CONNECTIONS_LIMIT}, got {inp.connections}", "M6")
+    elif inp.connections > largest:
+        raise InputError(
+            "connections",
+            f"{inp.connections} connections do not fit the member budget: the buffer pool would fall below "
+            f"{min_fraction:.0%} of the budget; at most {largest} fit (pass 0 to derive it)",
+            "M6",
+        )
     else:
         connections = inp.connections
-        if connections > MAX_CONNECTIONS_LIMIT:
-            raise InputError("connections", f"mysqld accepts at most {MAX_CONNECTIONS_LIMIT}, got {connections}", "M6")
-        if not fits(connections):
-            largest = size(_replace_connections(inp, 0)).connections if fits(floor_connections) else 0
-            raise InputError(
-                "connections",
-                f"{connections} connections do not fit the member budget: the buffer pool would fall below "
-                f"{min_fraction:.0%} of the mysqld limit; at most {largest} fit (pass 0 to derive it)",
-                "M6",
-            )
 
     limit, raw = raw_pool(connections)
     pool, chunk, instances = _buffer_pool_layout(raw, mysqld_cpu)
@@ -464,10 +475,55 @@ def size(inp: SizingInput) -> SizingResult:
     )
 
 
-def _replace_connections(inp: SizingInput, connections: int) -> SizingInput:
-    from dataclasses import replace
+def _two_significant_figures(value: int) -> int:
+    """12764 -> 12000, 1362 -> 1300, 87 -> 87."""
+    if value < 100:
+        return value
+    unit = 10 ** (len(str(value)) - 2)
+    return value // unit * unit
 
-    return replace(inp, connections=connections)
+
+def _estimate(raw_pool, pool_floor: float, start: int) -> int:
+    """Where the buffer pool reaches its floor, extrapolated from two points (the model is near-linear)."""
+    probe = start + 1000
+    (_, pool_a), (_, pool_b) = raw_pool(start), raw_pool(probe)
+    slack_a, slack_b = pool_a - pool_floor, pool_b - pool_floor
+    if slack_a <= slack_b:
+        return MAX_CONNECTIONS_LIMIT
+    return int(start + slack_a * (probe - start) / (slack_a - slack_b))
+
+
+def _largest_fitting(fits, low: int, guess: int, ceiling: int = MAX_CONNECTIONS_LIMIT) -> int:
+    """Largest n in [low, ceiling] with fits(n), given fits(low) and fits monotone (true, then false).
+
+    Gallops from the estimate to bracket the boundary, then bisects: a few evaluations instead of 17.
+    """
+    guess = max(low, min(ceiling, guess))
+    step = 8
+    if fits(guess):
+        low = guess
+        while True:
+            high = min(low + step, ceiling)
+            if high == low:
+                return low
+            if not fits(high):
+                high -= 1
+                break
+            low, step = high, step * 2
+    else:
+        high = guess - 1
+        while True:
+            probe = max(high - step, low)
+            if probe == low:
+                break
+            if fits(probe):
+                low = probe
+                break
+            high, step = probe - 1, step * 2
+    while low < high:
+        middle = (low + high + 1) // 2
+        low, high = (middle, high) if fits(middle) else (low, middle - 1)
+    return low
 
 
 _RULES_BY_KEY = {

@@ -102,6 +102,8 @@ def parse_mysql_size(value: object) -> int:
         raise ValueError(f"{value!r} is not a size")
     if isinstance(value, int):
         return value
+    if isinstance(value, str) and value.isdigit():  # the common case: plain bytes
+        return int(value)
     match = _MYSQL_SIZE.match(str(value))
     if not match:
         raise ValueError(f"{value!r} is not a MySQL size (digits with an optional K, M or G suffix)")

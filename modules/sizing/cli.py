@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Sequence
+from collections.abc import Sequence
 
 from modules.core.errors import InputError
 from modules.core.memory import ENGINES, MYSQL_VERSIONS
@@ -17,8 +17,41 @@ from modules.core.sizing import DEFAULT_DISK_IOPS, SizingInput, size
 from modules.core.units import cpu_to_millicores, memory_to_bytes
 
 
+class UsageError(Exception):
+    """A flag argparse could not read; reported as one line like every other bad input."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # argparse would print the whole usage block first
+        raise UsageError(message)
+
+
+# Input keys of the core -> the flag a user typed.
+FLAGS = {
+    "cpu": "--cpu",
+    "memory": "--memory",
+    "node_type": "--node-type",
+    "provider": "--provider",
+    "daemonset_cpu": "--daemonset-cpu",
+    "daemonset_memory": "--daemonset-memory",
+    "cluster_size": "--size",
+    "mysql_version": "--mysql-version",
+    "log_collector": "--log-collector",
+    "disk_iops": "--disk-iops",
+    "thresholds": "--threshold",
+    "threshold": "--threshold",
+}
+
+
+def describe(error: InputError) -> str:
+    """``error: T2: --proxy: ProxySQL is supported only with PXC ...``"""
+    flag = FLAGS.get(error.key, f"--{error.key.replace('_', '-')}")
+    prefix = f"{error.rule}: " if error.rule else ""
+    return f"error: {prefix}{flag}: {error.message}"
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="python -m modules.sizing",
         description="Size one Percona MySQL member (mysqld pod + one proxy pod) from its budget or its node type.",
         epilog="Examples:\n"
@@ -26,23 +59,23 @@ def _parser() -> argparse.ArgumentParser:
         "  python -m modules.sizing --engine pxc --node-type n2-standard-16 --provider gke --format json",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--engine", required=True, choices=ENGINES, help="pxc (Galera) or group-replication (PS)")
+    parser.add_argument("--engine", required=True, help=f"{' or '.join(ENGINES)}")
     budget = parser.add_argument_group("budget: either --cpu and --memory, or --node-type and --provider")
     budget.add_argument("--cpu", help="per-member CPU (Kubernetes quantity: 4000m, 4)")
     budget.add_argument("--memory", help="per-member memory (Kubernetes quantity: 8Gi, 8G)")
     budget.add_argument("--node-type", help="machine type of the database pool, e.g. n2-standard-16, m6i.4xlarge")
-    budget.add_argument("--provider", choices=("gke", "eks"), help="provider of --node-type")
+    budget.add_argument("--provider", help="provider of --node-type: gke or eks")
     budget.add_argument("--daemonset-cpu", default="0", help="CPU requested per node by DaemonSets (default 0)")
     budget.add_argument("--daemonset-memory", default="0", help="memory requested per node by DaemonSets (default 0)")
-    parser.add_argument("--load", default="light-oltp", choices=LOADS, help="load profile (default light-oltp)")
+    parser.add_argument("--load", default="light-oltp", help=f"load profile: {', '.join(LOADS)} (default light-oltp)")
     parser.add_argument("--connections", type=int, default=0, help="max_connections; 0 derives the largest that fits (M6)")
-    parser.add_argument("--proxy", default="haproxy", choices=PROXIES, help="haproxy (default), proxysql (PXC), router (GR)")
+    parser.add_argument("--proxy", default="haproxy", help=f"{', '.join(PROXIES)}: haproxy (default), proxysql (PXC), router (GR)")
     parser.add_argument("--pmm", action=argparse.BooleanOptionalAction, default=True, help="PMM client sidecars (default on)")
     parser.add_argument("--log-collector", action=argparse.BooleanOptionalAction, default=None,
                         help="PXC log collector sidecars (default: on for PXC; PS has none)")
     parser.add_argument("--backup", action=argparse.BooleanOptionalAction, default=False,
                         help="backups enabled (PS adds an xtrabackup sidecar to every mysqld pod)")
-    parser.add_argument("--mysql-version", default="8.0", choices=MYSQL_VERSIONS)
+    parser.add_argument("--mysql-version", default="8.0", help=f"{' or '.join(MYSQL_VERSIONS)} (default 8.0)")
     parser.add_argument("--size", type=int, default=3, help="cluster size (T1: PXC 3/5, GR 3/5/7)")
     parser.add_argument("--allow-unsafe-size", action="store_true", help="allow fewer members (ephemeral stacks only)")
     parser.add_argument("--disk-iops", type=int, default=DEFAULT_DISK_IOPS, help=f"data volume IOPS (default {DEFAULT_DISK_IOPS})")
@@ -99,11 +132,14 @@ def input_from_args(args: argparse.Namespace) -> SizingInput:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
     try:
+        args = _parser().parse_args(argv)
         result = size(input_from_args(args))
-    except InputError as error:
+    except UsageError as error:
         print(f"error: {error}", file=sys.stderr)
+        return 2
+    except InputError as error:
+        print(describe(error), file=sys.stderr)
         return 2
     if args.format == "json":
         print(json.dumps(to_json(result), indent=2))

@@ -24,7 +24,7 @@ def write_plot(result: SizingResult, path: str) -> None:
     ]
     colours = plt.get_cmap("tab20").colors
     colour_of: dict[str, tuple] = {}
-    for row, (label, parts, total) in enumerate(rows):
+    for row, (_, parts, total) in enumerate(rows):
         left = 0.0
         for name, amount in parts:
             colour = colour_of.setdefault(name, colours[len(colour_of) % len(colours)])

@@ -22,7 +22,7 @@ def _mycnf(result: SizingResult) -> Panel:
         rules = result.rules.get(key, ())
         lines.append(f"{line}  # {', '.join(rules)}" if rules else line)
     target = "spec.pxc.configuration" if result.input.engine == "pxc" else "spec.mysql.configuration"
-    return Panel("\n".join(lines), title=f"my.cnf ({target})", expand=False)
+    return Panel(Text("\n".join(lines)), title=f"my.cnf ({target})", expand=False)
 
 
 def _resources(result: SizingResult) -> Table:
@@ -46,7 +46,7 @@ def _bar(result: SizingResult, width: int = 60) -> Text:
     memory = result.memory
     text = Text()
     legend = Text()
-    for colour, (term, amount) in zip(_TERM_COLOURS, memory.terms.items()):
+    for colour, (term, amount) in zip(_TERM_COLOURS, memory.terms.items(), strict=False):
         cells = max(1, round(width * amount / memory.limit_bytes)) if amount else 0
         text.append("█" * cells, style=colour)
         legend.append(f"■ {term} {human_bytes(amount)}  ", style=colour)

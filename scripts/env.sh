@@ -1,0 +1,24 @@
+# Sourced by the other scripts: the project's virtual environment, created and kept in step with
+# requirements.txt (re-installed when the file changes).
+set -euo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+VENV="$ROOT/.venv"
+PYTHON_BIN=${PYTHON:-python3}
+if ! command -v "$PYTHON_BIN" >/dev/null 2>&1; then
+  echo "error: $PYTHON_BIN not found: install Python 3.11 or newer" >&2
+  exit 1
+fi
+if [ ! -x "$VENV/bin/python" ]; then
+  echo "creating the virtual environment in $VENV"
+  "$PYTHON_BIN" -m venv "$VENV"
+fi
+STAMP="$VENV/.requirements.sha256"
+WANT=$(cat "$ROOT/requirements.txt" | sha256sum | cut -d' ' -f1)
+if [ "$(cat "$STAMP" 2>/dev/null)" != "$WANT" ]; then
+  echo "installing requirements.txt into $VENV"
+  "$VENV/bin/python" -m pip install --quiet --upgrade pip
+  "$VENV/bin/python" -m pip install --quiet -r "$ROOT/requirements.txt"
+  echo "$WANT" > "$STAMP"
+fi
+export PATH="$VENV/bin:$PATH"
+cd "$ROOT"

@@ -1,0 +1,161 @@
+"""Mocks for the cluster components: one MockMonitor per test, so a test can list every registration.
+
+Computed outputs the providers would return (GKE endpoint and CA, the EKS kubeconfig and the
+``aws.eks.Cluster`` inside ``eks.Cluster``, the kind kubeconfig) are filled in here.
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import pulumi
+import pytest
+from cluster_stacks import HOST
+from pulumi.runtime import rpc
+from pulumi.runtime.mocks import MockMonitor
+
+with warnings.catch_warnings():
+    # pulumi_eks and pulumi_aws warn at import time about resources we do not use (eks.NodeGroup,
+    # ec2.EncryptionControl); import them once here, quietly.
+    warnings.simplefilter("ignore", DeprecationWarning)
+    import pulumi_aws
+    import pulumi_eks  # noqa: F401
+
+    pulumi_aws.ec2.Vpc  # noqa: B018 - pulumi_aws loads its modules lazily, on first use
+
+FAKE_CA = "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCnRlc3QKLS0tLS1FTkQgQ0VSVElGSUNBVEUtLS0tLQo="
+KIND_KUBECONFIG = "apiVersion: v1\nkind: Config\nclusters:\n- name: kind-test\n  cluster: {server: 'https://127.0.0.1:40000'}\n"
+ZONES = ["eu-west-1a", "eu-west-1b", "eu-west-1c", "eu-west-1d"]
+
+
+@dataclass(frozen=True)
+class Registered:
+    type: str
+    name: str
+    state: dict[str, Any]
+    parent_type: str | None
+    urn: str = ""
+    dependencies: frozenset[str] = frozenset()  # resource and property dependencies together
+    options: dict[str, Any] | None = None  # the resource options the engine sees
+
+
+class RecordingMonitor(MockMonitor):
+    """A MockMonitor that also keeps every registration's dependencies and resource options."""
+
+    def __init__(self, mocks: pulumi.runtime.Mocks):
+        super().__init__(mocks)
+        self.dependencies: dict[str, frozenset[str]] = {}
+        self.options: dict[str, dict[str, Any]] = {}
+
+    def RegisterResource(self, request):
+        response = super().RegisterResource(request)
+        urns = set(request.dependencies)
+        for value in request.propertyDependencies.values():
+            urns.update(value.urns)
+        self.dependencies[response.urn] = frozenset(urns)
+        self.options[response.urn] = {
+            "deleteBeforeReplace": request.deleteBeforeReplace,
+            "replaceOnChanges": list(request.replaceOnChanges),
+            "additionalSecretOutputs": list(request.additionalSecretOutputs),
+        }
+        return response
+
+
+class ClusterMocks(pulumi.runtime.Mocks):
+    def __init__(self) -> None:
+        self.monitor: MockMonitor | None = None
+        self.calls: list[pulumi.runtime.MockCallArgs] = []
+
+    def new_resource(self, args: pulumi.runtime.MockResourceArgs):
+        state = dict(args.inputs)
+        if args.typ == "gcp:container/cluster:Cluster":
+            state.update(endpoint="203.0.113.10", masterAuth={"clusterCaCertificate": FAKE_CA})
+        elif args.typ.startswith("gcp:"):
+            state.setdefault("name", args.name)
+        elif args.typ == "eks:index:Cluster":
+            state["kubeconfigJson"] = json.dumps({"apiVersion": "v1", "kind": "Config", "clusters": [{"name": args.inputs["name"]}]})
+            state["eksCluster"] = self._eks_cluster_reference(args.inputs["name"])
+        elif args.typ == "aws:iam/role:Role":
+            state["arn"] = f"arn:aws:iam::123456789012:role/{args.name}"
+        elif args.typ == "command:local:Command":
+            state["stdout"] = KIND_KUBECONFIG if args.inputs["create"].startswith("kind get kubeconfig") else ""
+        return f"{args.name}-id", state
+
+    def _eks_cluster_reference(self, name: str) -> dict:
+        """``eks.Cluster`` returns its ``aws.eks.Cluster`` as a resource reference: register one the SDK can
+        look up (``pulumi:pulumi:getResource``) and return the reference."""
+        urn = self.monitor.make_urn("", "aws:eks/cluster:Cluster", name)
+        self.monitor.resources[urn] = MockMonitor.ResourceRegistration(urn, f"{name}-id", {"name": name})
+        return {rpc._special_sig_key: rpc._special_resource_sig, "urn": urn, "id": f"{name}-id", "packageVersion": ""}
+
+    def call(self, args: pulumi.runtime.MockCallArgs):
+        self.calls.append(args)
+        if args.token == "aws:index/getAvailabilityZones:getAvailabilityZones":
+            return {"names": ZONES, "zoneIds": [f"euw1-az{i}" for i in range(len(ZONES))]}
+        if args.token == "aws:index/getPartition:getPartition":
+            return {"partition": "aws", "dnsSuffix": "amazonaws.com"}
+        return {}
+
+
+class Mocked:
+    """The monitor of one test, with helpers to run a program and read what it registered."""
+
+    def __init__(self, mocks: ClusterMocks, monitor: RecordingMonitor):
+        self.mocks = mocks
+        self.monitor = monitor
+
+    def run(self, build: Callable[[], Any], collect: Callable[[Any], dict[str, Any]] | None = None) -> tuple[Any, dict]:
+        """Run ``build`` as a Pulumi program; return its result and the resolved values of ``collect(result)``.
+
+        Every registration has completed when this returns (the runtime waits for outstanding RPCs),
+        also when ``build`` raises.
+        """
+        box: dict[str, Any] = {}
+
+        @pulumi.runtime.test
+        def program():
+            box["result"] = build()
+            outputs = collect(box["result"]) if collect else {}
+            return pulumi.Output.all(**outputs).apply(lambda values: box.update(values=values)) if outputs else None
+
+        program()
+        return box["result"], box.get("values", {})
+
+    def resources(self) -> list[Registered]:
+        registered = []
+        for urn, registration in self.monitor.resources.items():
+            qualified = urn.split("::")[2]
+            types = qualified.split("$")
+            registered.append(Registered(types[-1], urn.split("::")[3], registration.state,
+                                         types[-2] if len(types) > 1 else None, urn,
+                                         self.monitor.dependencies.get(urn, frozenset()), self.monitor.options.get(urn)))
+        return registered
+
+    def of_type(self, typ: str) -> list[Registered]:
+        return [r for r in self.resources() if r.type == typ]
+
+    def one(self, typ: str, name: str | None = None) -> Registered:
+        found = [r for r in self.of_type(typ) if name is None or r.name == name]
+        assert len(found) == 1, f"expected one {typ} {name or ''}, found {[r.name for r in found]}"
+        return found[0]
+
+    def types(self) -> set[str]:
+        return {r.type for r in self.resources()}
+
+
+@pytest.fixture
+def mocked() -> Mocked:
+    mocks = ClusterMocks()
+    monitor = RecordingMonitor(mocks)
+    mocks.monitor = monitor
+    pulumi.runtime.set_mocks(mocks, project="percona-mysql", stack="test", preview=False, monitor=monitor)
+    return Mocked(mocks, monitor)
+
+
+@pytest.fixture
+def host() -> Callable[[], tuple[int, int]]:
+    return lambda: HOST

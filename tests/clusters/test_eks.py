@@ -1,0 +1,170 @@
+"""EKS under mocks: pulumi_eks.Cluster's inputs, the node role, the VPC, and the two aws.eks.NodeGroups."""
+
+from __future__ import annotations
+
+import json
+
+from cluster_stacks import EKS, with_
+from conftest import ZONES
+
+from modules.clusters import cluster_from_config
+from modules.clusters.eks import NODE_POLICIES
+from modules.core.allocatable import node_budget
+from modules.core.pools import DATABASE_TAINT, POOL_LABEL
+
+NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
+EKS_CLUSTER = "eks:index:Cluster"
+
+
+def deploy(mocked, values=EKS):
+    return mocked.run(
+        lambda: cluster_from_config(values),
+        lambda target: {"kubeconfig": target.kubeconfig, "secret": target.kubeconfig.is_secret()},
+    )
+
+
+def test_resources_with_a_created_vpc(mocked):
+    deploy(mocked)
+    counts: dict[str, int] = {}
+    for r in mocked.resources():
+        counts[r.type] = counts.get(r.type, 0) + 1
+    assert counts[EKS_CLUSTER] == 1
+    assert counts[NODE_GROUP] == 2  # visible to policies: not inside a remote component
+    assert counts["aws:iam/role:Role"] == 1
+    assert counts["aws:iam/rolePolicyAttachment:RolePolicyAttachment"] == 3
+    assert counts["aws:ec2/vpc:Vpc"] == 1
+    assert counts["aws:ec2/subnet:Subnet"] == 6  # public + private in three of the four zones
+    assert counts["aws:ec2/natGateway:NatGateway"] == 1
+    assert counts["aws:ec2/internetGateway:InternetGateway"] == 1
+    assert counts["pulumi:providers:aws"] == 1
+    assert counts["pulumi:providers:kubernetes"] == 1
+    assert "eks:index:ManagedNodeGroup" not in counts
+
+
+def test_eks_cluster(mocked):
+    deploy(mocked)
+    cluster = mocked.one(EKS_CLUSTER).state
+    assert cluster["name"] == "perf"
+    assert cluster["version"] == "1.33"
+    assert cluster["skipDefaultNodeGroup"] is True
+    assert cluster["skipDefaultSecurityGroups"] is True
+    assert cluster["authenticationMode"] == "API"
+    assert cluster["createOidcProvider"] is True
+    assert cluster["endpointPrivateAccess"] is True
+    assert cluster["endpointPublicAccess"] is True
+    assert cluster["deletionProtection"] is True
+    vpc = mocked.one("aws:ec2/vpc:Vpc")
+    assert cluster["vpcId"] == f"{vpc.name}-id"
+    assert len(cluster["privateSubnetIds"]) == 3 and len(cluster["publicSubnetIds"]) == 3
+
+
+def test_region_goes_to_an_explicit_provider(mocked):
+    deploy(mocked)
+    assert mocked.one("pulumi:providers:aws").state["region"] == "eu-west-1"
+    zones_call = next(c for c in mocked.mocks.calls if c.token == "aws:index/getAvailabilityZones:getAvailabilityZones")
+    assert zones_call.provider.startswith("urn:pulumi:test::percona-mysql::") and "pulumi:providers:aws" in zones_call.provider
+
+
+def test_created_vpc_layout(mocked):
+    deploy(mocked)
+    subnets = {r.name: r.state for r in mocked.of_type("aws:ec2/subnet:Subnet")}
+    private = [s for name, s in subnets.items() if "-private-" in name]
+    public = [s for name, s in subnets.items() if "-public-" in name]
+    assert sorted(s["availabilityZone"] for s in private) == ZONES[:3]
+    assert sorted(s["availabilityZone"] for s in public) == ZONES[:3]
+    assert all(s["tags"]["kubernetes.io/role/internal-elb"] == "1" for s in private)
+    assert all(s["tags"]["kubernetes.io/role/elb"] == "1" and s["mapPublicIpOnLaunch"] for s in public)
+    cidrs = sorted(s["cidrBlock"] for s in subnets.values())
+    assert len(set(cidrs)) == 6
+    tables = {r.name: r.state for r in mocked.of_type("aws:ec2/routeTable:RouteTable")}
+    assert tables["perf-private"]["routes"][0]["natGatewayId"] == "perf-nat-id"
+    assert tables["perf-public"]["routes"][0]["gatewayId"] == "perf-igw-id"
+
+
+def test_node_role_has_the_managed_policies_only(mocked):
+    deploy(mocked)
+    role = mocked.one("aws:iam/role:Role").state
+    policy = json.loads(role["assumeRolePolicy"])
+    assert policy["Statement"] == [{"Effect": "Allow", "Principal": {"Service": "ec2.amazonaws.com"}, "Action": "sts:AssumeRole"}]
+    attached = sorted(r.state["policyArn"] for r in mocked.of_type("aws:iam/rolePolicyAttachment:RolePolicyAttachment"))
+    assert attached == sorted(f"arn:aws:iam::aws:policy/{name}" for name in NODE_POLICIES)
+    assert set(NODE_POLICIES) == {"AmazonEKSWorkerNodePolicy", "AmazonEKS_CNI_Policy", "AmazonEC2ContainerRegistryReadOnly"}
+    assert "inlinePolicies" not in role and "managedPolicyArns" not in role
+
+
+def test_database_node_group(mocked):
+    deploy(mocked)
+    group = mocked.one(NODE_GROUP, "perf-database").state
+    assert group["clusterName"] == "perf"  # from the aws.eks.Cluster inside eks.Cluster
+    assert group["nodeGroupNamePrefix"] == "perf-database-"
+    assert group["nodeRoleArn"] == "arn:aws:iam::123456789012:role/perf-node"
+    assert group["instanceTypes"] == ["m6i.4xlarge"]
+    assert group["labels"] == {POOL_LABEL: "database"}
+    assert group["taints"] == [{"key": POOL_LABEL, "value": "database", "effect": "NO_SCHEDULE"}]
+    assert group["scalingConfig"] == {"desiredSize": 3, "minSize": 3, "maxSize": 3}
+    assert group["updateConfig"] == {"maxUnavailable": 1}  # never two database nodes down at once
+    assert group["diskSize"] == 100
+    assert group["amiType"] == "AL2023_x86_64_STANDARD"
+    assert group["capacityType"] == "ON_DEMAND"
+    assert group["version"] == "1.33"
+    private = sorted(f"{r.name}-id" for r in mocked.of_type("aws:ec2/subnet:Subnet") if "-private-" in r.name)
+    assert sorted(group["subnetIds"]) == private  # nodes in the private subnets, spread over the zones
+
+
+def test_monitoring_node_group(mocked):
+    deploy(mocked, with_(EKS, monitoringNodeCount=2))
+    group = mocked.one(NODE_GROUP, "perf-monitoring").state
+    assert group["instanceTypes"] == ["m6i.2xlarge"]
+    assert group["labels"] == {POOL_LABEL: "monitoring"}
+    assert group["taints"] == []
+    assert group["scalingConfig"] == {"desiredSize": 2, "minSize": 2, "maxSize": 2}
+
+
+def test_existing_vpc_and_private_endpoint(mocked):
+    deploy(mocked, with_(EKS, eksVpcId="vpc-0abc", eksSubnetIds=["subnet-0a", "subnet-0b"], eksPrivateEndpoint=True,
+                         ephemeral=True, databaseNodeCount=5))
+    assert not mocked.of_type("aws:ec2/vpc:Vpc") and not mocked.of_type("aws:ec2/subnet:Subnet")
+    assert not any(c.token == "aws:index/getAvailabilityZones:getAvailabilityZones" for c in mocked.mocks.calls)
+    cluster = mocked.one(EKS_CLUSTER).state
+    assert cluster["vpcId"] == "vpc-0abc"
+    assert cluster["privateSubnetIds"] == ["subnet-0a", "subnet-0b"]
+    assert "publicSubnetIds" not in cluster
+    assert cluster["endpointPublicAccess"] is False and cluster["endpointPrivateAccess"] is True
+    assert cluster["deletionProtection"] is False
+    group = mocked.one(NODE_GROUP, "perf-database").state
+    assert group["subnetIds"] == ["subnet-0a", "subnet-0b"]
+    assert group["scalingConfig"]["desiredSize"] == 5
+
+
+def test_target(mocked):
+    target, values = deploy(mocked)
+    assert target.kind == "eks" and target.name == "perf"
+    assert target.database_pool.node == node_budget("m6i.4xlarge", "eks")
+    assert target.database_pool.taints == (DATABASE_TAINT,)
+    assert target.database_pool.node_count == 3
+    assert target.monitoring_pool.node == node_budget("m6i.2xlarge", "eks")
+    assert len(target.ready) == 2
+    assert values["secret"] is True
+    assert json.loads(values["kubeconfig"])["clusters"][0]["name"] == "perf"
+
+
+def test_node_groups_wait_for_their_role_policies_network_and_cluster(mocked):
+    deploy(mocked)
+    attachments = {r.urn for r in mocked.of_type("aws:iam/rolePolicyAttachment:RolePolicyAttachment")}
+    associations = {r.urn for r in mocked.of_type("aws:ec2/routeTableAssociation:RouteTableAssociation")}
+    aws_cluster = mocked.one("aws:eks/cluster:Cluster").urn
+    for group in mocked.of_type(NODE_GROUP):
+        assert attachments <= group.dependencies  # nodes cannot join before the role has its policies
+        assert associations <= group.dependencies  # nor pull images before the NAT route exists
+        assert aws_cluster in group.dependencies  # and are deleted before the cluster
+
+
+def test_cluster_name_from_every_form_of_the_reference():
+    from modules.clusters.eks import _name_of
+
+    assert _name_of("perf") == "perf"  # reference degraded to the ID (= the EKS cluster name)
+
+    class Rehydrated:
+        name = "perf"
+
+    assert _name_of(Rehydrated()) == "perf"

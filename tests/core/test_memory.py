@@ -1,0 +1,67 @@
+"""The M1-M5 memory model, with expected values derived by hand beside each assertion."""
+
+import pytest
+
+from modules.core.memory import model, round_buffer_pool
+from modules.core.rules import default_thresholds
+from modules.core.units import GIB, KIB, MIB
+
+THRESHOLDS = default_thresholds()
+
+
+@pytest.mark.parametrize(
+    ("pool", "chunk", "instances", "expected"),
+    [
+        (3 * GIB, 128 * MIB, 8, 3 * GIB),  # unit 8 x 128 MiB = 1 GiB divides 3 GiB
+        (3 * GIB + 1, 128 * MIB, 8, 4 * GIB),  # one byte over rounds *up* a whole unit
+        (512 * MIB, 128 * MIB, 8, 512 * MIB),  # below 1 GiB instances are ignored: unit 128 MiB
+        (1025 * MIB, 128 * MIB, 8, 2 * GIB),  # 1025 MiB with 1 GiB units -> 2 GiB
+        (2 * GIB, GIB, 4, 2 * GIB),  # 4 x 1 GiB > 2 GiB: chunk truncated to 512 MiB, unit 2 GiB
+        (100 * MIB, 128 * MIB, 1, 100 * MIB),  # chunk larger than the pool is truncated to the pool
+    ],
+)
+def test_buffer_pool_rounds_up_like_mysqld(pool, chunk, instances, expected):
+    assert round_buffer_pool(pool, chunk, instances) == expected
+
+
+def test_group_replication_terms_by_hand():
+    limit = 8 * GIB
+    terms = model({"max_connections": "100"}, engine="group-replication", limit_bytes=limit, thresholds=THRESHOLDS).terms
+    # per connection: sort 256K + join 256K + read 128K + read_rnd 256K + binlog cache 32K + stack 1024K
+    # + 2 x net buffer 16K = 1984 KiB; x 100 connections
+    assert terms["connection_buffers"] == 1984 * KIB * 100
+    assert terms["buffer_pool"] == 128 * MIB  # mysqld default, one instance below 1 GiB
+    assert terms["log_buffer"] == 16 * MIB  # 8.0 default
+    assert terms["temporary_tables"] == GIB  # 8.0 temptable_max_ram default
+    assert terms["server_overhead"] == 300 * MIB
+    assert terms["page_cache_reserve"] == 429_496_730  # ceil(0.05 x 8 GiB = 429496729.6)
+    assert terms["xcom_cache"] == GIB + 50 * MIB  # M4: default cache + structures
+    assert terms["certification_info"] == 944_892_806  # M5: ceil(0.11 x 8 GiB = 944892805.12)
+    assert "gcache" not in terms
+
+
+def test_pxc_reads_gcache_from_provider_options_and_84_defaults():
+    limit = 64 * GIB
+    options = {"wsrep_provider_options": "gcache.size=2G; gcs.fc_limit=100", "innodb_buffer_pool_size": str(40 * GIB)}
+    memory = model(options, engine="pxc", limit_bytes=limit, thresholds=THRESHOLDS, version="8.4", cpu_millicores=16000)
+    assert memory.terms["gcache"] == 2 * GIB
+    assert memory.terms["log_buffer"] == 64 * MIB  # 8.4 default
+    assert memory.terms["temporary_tables"] == int(64 * GIB * 0.03)  # 3% of 64 GiB is inside 1-4 GiB
+    # 8.4 instances: min(pool/chunk/2 = 160, CPUs/4 = 4) = 4; 4 x 128 MiB divides 40 GiB
+    assert memory.buffer_pool_rounded == 40 * GIB
+    assert "xcom_cache" not in memory.terms
+
+
+def test_fits_and_headroom():
+    limit = 4 * GIB
+    options = {"innodb_buffer_pool_size": str(3 * GIB), "max_connections": "10"}
+    memory = model(options, engine="pxc", limit_bytes=limit, thresholds=THRESHOLDS)
+    assert memory.peak_bytes == sum(memory.terms.values())
+    assert memory.headroom_bytes == limit - memory.peak_bytes
+    # 3 GiB pool + 1 GiB temptable default alone exceed 4 GiB
+    assert not memory.fits
+
+
+def test_unreadable_size_raises_value_error():
+    with pytest.raises(ValueError):
+        model({"innodb_buffer_pool_size": "lots"}, engine="pxc", limit_bytes=GIB, thresholds=THRESHOLDS)

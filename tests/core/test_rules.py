@@ -1,0 +1,50 @@
+"""The rule catalogue is the single definition: it must match RULES.md exactly."""
+
+import re
+
+import pytest
+
+from modules.core.rules import RULES, THRESHOLD_RULE, THRESHOLDS, Level, default_thresholds, resolve_thresholds
+
+
+def _rules_md(reference_dir):
+    rows = re.findall(r"^\| ([A-Z]\d+) \| .*\| ([MA]) \| [^|]*\|$", (reference_dir / "RULES.md").read_text(), re.M)
+    return {rule_id: level for rule_id, level in rows}
+
+
+def test_every_rule_of_rules_md_is_in_the_catalogue_with_its_level(reference_dir):
+    documented = _rules_md(reference_dir)
+    assert len(documented) >= 30
+    assert set(documented) == set(RULES)
+    for rule_id, level in documented.items():
+        expected = Level.MANDATORY if level == "M" else Level.ADVISORY
+        assert RULES[rule_id].level is expected, rule_id
+
+
+def test_thresholds_named_in_rules_md_have_its_defaults():
+    # RULES.md: F2 max_applier_threshold 1000 (500 strict), G1 max_fc_limit 100, F6 2.5 workers per core,
+    # M4 ~50 MB structures, M1 ~300 MB server overhead, M5 9-11%.
+    defaults = default_thresholds()
+    assert defaults["max_applier_threshold"] == 1000
+    assert defaults["strict_applier_threshold"] == 500
+    assert defaults["max_fc_limit"] == 100
+    assert defaults["replica_workers_per_core"] == 2.5
+    assert defaults["xcom_structures_bytes"] == 50 * 2**20
+    assert defaults["fixed_server_overhead_bytes"] == 300 * 2**20
+    assert defaults["gr_memory_premium_fraction"] == 0.11
+    assert {THRESHOLD_RULE[name] for name in ("max_applier_threshold", "max_fc_limit", "max_failover_brownout_seconds")} == {
+        "F2",
+        "G1",
+        "F5",
+    }
+
+
+def test_resolve_thresholds_rejects_unknown_names_and_bad_values():
+    assert resolve_thresholds({"max_fc_limit": 50})["max_fc_limit"] == 50
+    with pytest.raises(KeyError):
+        resolve_thresholds({"max_fc_limt": 50})
+    with pytest.raises(ValueError):
+        resolve_thresholds({"max_fc_limit": "fifty"})
+    with pytest.raises(ValueError):
+        resolve_thresholds({"max_fc_limit": 0})
+    assert set(THRESHOLDS) == set(default_thresholds())

@@ -1,0 +1,165 @@
+"""Sizing invariants over the whole input domain (hypothesis).
+
+Every input is either a clean InputError or a sizing that fits: modeled peak <= mysqld limit, all
+containers <= the budget, requests = limits, every value inside mysqld's documented range, thresholds
+never above the F2/G1 maxima, probes never below the operator defaults (K6).
+"""
+
+from dataclasses import replace
+
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from modules.core.errors import InputError
+from modules.core.mycnf import normalize_key, parse_provider_options
+from modules.core.probes import OPERATOR_DEFAULTS
+from modules.core.profiles import LOADS
+from modules.core.report import to_json
+from modules.core.sizing import SizingInput, size
+from modules.core.units import GIB, MIB
+
+ENGINE_PROXIES = {"pxc": ("haproxy", "proxysql"), "group-replication": ("haproxy", "router")}
+
+# mysqld's documented ranges (MySQL 8.0/8.4 server system variables; Galera provider options).
+RANGES = {
+    "innodb_buffer_pool_size": (5 * MIB, 2**64 - 1),
+    "innodb_buffer_pool_chunk_size": (MIB, 2**63),
+    "innodb_buffer_pool_instances": (1, 64),
+    "innodb_redo_log_capacity": (8 * MIB, 128 * GIB),
+    "innodb_log_buffer_size": (MIB, 4 * GIB),
+    "max_connections": (1, 100_000),
+    "sort_buffer_size": (32 * 1024, 2**63),
+    "join_buffer_size": (128, 2**63),
+    "read_buffer_size": (8192, 2 * GIB),
+    "read_rnd_buffer_size": (1, 2 * GIB),
+    "temptable_max_ram": (2 * MIB, 2**63),
+    "temptable_max_mmap": (0, 2**63),
+    "tmp_table_size": (1024, 2**63),
+    "max_heap_table_size": (16384, 2**63),
+    "thread_cache_size": (0, 16384),
+    "table_open_cache": (1, 524288),
+    "table_open_cache_instances": (1, 64),
+    "table_definition_cache": (400, 524288),
+    "innodb_io_capacity": (100, 2**63),
+    "innodb_io_capacity_max": (100, 2**63),
+    "innodb_purge_threads": (1, 32),
+    "innodb_parallel_read_threads": (1, 256),
+    "replica_parallel_workers": (0, 1024),
+    "wsrep_applier_threads": (1, 512),
+    "wsrep_sync_wait": (0, 15),
+    "group_replication_message_cache_size": (128 * MIB, 2**63),
+    "group_replication_flow_control_applier_threshold": (0, 2**31 - 1),
+    "group_replication_flow_control_certifier_threshold": (0, 2**31 - 1),
+    "group_replication_flow_control_min_quota": (0, 2**31 - 1),
+    "group_replication_flow_control_hold_percent": (0, 100),
+    "group_replication_flow_control_release_percent": (0, 1000),
+    "group_replication_flow_control_period": (1, 60),
+    "sync_binlog": (0, 2**32 - 1),
+    "innodb_flush_log_at_trx_commit": (0, 2),
+}
+ENUMS = {
+    "innodb_flush_method": {"O_DIRECT"},
+    "innodb_adaptive_hash_index": {"ON", "OFF"},
+    "group_replication_flow_control_mode": {"QUOTA"},
+    "group_replication_consistency": {"EVENTUAL", "BEFORE_ON_PRIMARY_FAILOVER", "BEFORE", "AFTER", "BEFORE_AND_AFTER"},
+    "replica_preserve_commit_order": {"ON"},
+    "binlog_transaction_dependency_tracking": {"WRITESET"},
+    "wsrep_provider_options": None,  # checked below
+}
+
+
+@st.composite
+def inputs(draw):
+    engine = draw(st.sampled_from(sorted(ENGINE_PROXIES)))
+    sizes = (3, 5) if engine == "pxc" else (3, 5, 7)
+    return SizingInput(
+        engine=engine,
+        load=draw(st.sampled_from(LOADS)),
+        connections=draw(st.one_of(st.just(0), st.integers(20, 20_000))),
+        proxy=draw(st.sampled_from(ENGINE_PROXIES[engine])),
+        pmm=draw(st.booleans()),
+        log_collector=draw(st.booleans()) if engine == "pxc" else None,
+        backup=draw(st.booleans()),
+        mysql_version=draw(st.sampled_from(("8.0", "8.4"))),
+        cluster_size=draw(st.sampled_from(sizes)),
+        disk_iops=draw(st.integers(100, 200_000)),
+        cpu_millicores=draw(st.integers(250, 128_000)),
+        memory_bytes=draw(st.integers(512 * MIB, 512 * GIB)),
+    )
+
+
+def _sized(inp):
+    try:
+        return size(inp)
+    except InputError as error:
+        assert error.key and str(error)
+        return None
+
+
+def _check_values(result):
+    for key, value in result.mysqld.items():
+        name = normalize_key(key)
+        if name in RANGES:
+            low, high = RANGES[name]
+            assert low <= int(value) <= high, (key, value)
+        elif name == "wsrep_provider_options":
+            options = parse_provider_options(value)
+            assert 1 <= int(options["gcs.fc_limit"]) <= 100  # G1
+            assert 0 < float(options["gcs.fc_factor"]) <= 1  # G2
+            assert int(options["gcache.size"]) >= 128 * MIB
+        else:
+            assert name in ENUMS and value in ENUMS[name], (key, value)
+    pool = int(result.mysqld["innodb_buffer_pool_size"])
+    assert int(result.mysqld["innodb_redo_log_capacity"]) <= max(8 * MIB, pool)  # redo never beyond the pool
+    chunk, instances = int(result.mysqld["innodb_buffer_pool_chunk_size"]), int(result.mysqld["innodb_buffer_pool_instances"])
+    assert chunk % MIB == 0 and pool % (chunk * instances) == 0 and pool // chunk <= 1000
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(inputs())
+def test_every_answer_fits_or_is_a_clean_error(inp):
+    result = _sized(inp)
+    if result is None:
+        return
+    memory = result.memory
+    assert memory.fits and memory.peak_bytes <= memory.limit_bytes  # M1
+    assert memory.buffer_pool_rounded == int(result.mysqld["innodb_buffer_pool_size"])
+    total = result.member_total
+    assert total.cpu_millicores <= result.budget_cpu_millicores
+    assert total.memory_bytes <= result.budget_memory_bytes
+    for resources in to_json(result)["resources"].values():
+        assert resources["requests"] == resources["limits"]  # K2: Guaranteed QoS
+        assert resources["limits"]["cpu"] > 0 and resources["limits"]["memory"] > 0
+    _check_values(result)
+    assert result.brownout_seconds <= result.thresholds["max_failover_brownout_seconds"]  # F5
+    if inp.engine == "group-replication":
+        applier = int(result.mysqld["loose_group_replication_flow_control_applier_threshold"])
+        assert applier <= 1000 and result.mysqld["loose_group_replication_flow_control_certifier_threshold"] == str(applier)
+        assert int(result.mysqld["replica_parallel_workers"]) <= result.mysqld_cpu_millicores / 1000 * 2.5  # F6
+    for component, kinds in result.probes.items():
+        for kind, probe in kinds.items():
+            default = OPERATOR_DEFAULTS[(inp.engine, component)][kind]
+            assert probe.timeoutSeconds >= default.timeoutSeconds  # K6
+            assert probe.failureThreshold >= default.failureThreshold
+
+
+@settings(max_examples=200, deadline=None)
+@given(inputs(), st.integers(1, 64 * GIB))
+def test_more_memory_never_gives_a_smaller_buffer_pool(inp, extra):
+    inp = replace(inp, connections=inp.connections or 100)
+    smaller = _sized(inp)
+    assume(smaller is not None)
+    larger = size(replace(inp, memory_bytes=inp.memory_bytes + extra))  # more memory: still fits
+    assert larger.memory.buffer_pool_rounded >= smaller.memory.buffer_pool_rounded
+
+
+@settings(max_examples=200, deadline=None)
+@given(inputs())
+def test_group_replication_gets_a_smaller_buffer_pool_than_pxc(inp):
+    # Same budget and connections, HAProxy, no PXC-only sidecars: only M4/M5 differ (and gcache, far smaller).
+    common = dict(cpu_millicores=inp.cpu_millicores, memory_bytes=inp.memory_bytes, load=inp.load, pmm=inp.pmm,
+                  connections=inp.connections or 100, mysql_version=inp.mysql_version, proxy="haproxy")
+    pxc = _sized(SizingInput(engine="pxc", log_collector=False, **common))
+    group = _sized(SizingInput(engine="group-replication", **common))
+    assume(pxc is not None and group is not None)
+    assert group.memory.buffer_pool_rounded < pxc.memory.buffer_pool_rounded

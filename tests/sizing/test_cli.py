@@ -1,0 +1,89 @@
+"""``python -m modules.sizing``: the JSON contract, the table, the picture, and one-line errors."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from modules.core.report import CONTRACT_KEYS
+
+GR_EXAMPLE = ["--engine", "group-replication", "--cpu", "4000m", "--memory", "8Gi", "--load", "heavy-oltp",
+              "--connections", "0", "--proxy", "haproxy"]
+PXC_NODE = ["--engine", "pxc", "--node-type", "n2-standard-16", "--provider", "gke"]
+
+
+def run(*args):
+    return subprocess.run([sys.executable, "-m", "modules.sizing", *args], capture_output=True, text=True, timeout=60)
+
+
+def test_json_contract():
+    completed = run(*GR_EXAMPLE, "--format", "json")
+    assert completed.returncode == 0, completed.stderr
+    answer = json.loads(completed.stdout)
+    assert set(CONTRACT_KEYS) <= set(answer)
+    assert "mysqld" in answer["resources"]
+    for container in answer["resources"].values():
+        for side in ("requests", "limits"):
+            assert isinstance(container[side]["cpu"], int) and isinstance(container[side]["memory"], int)
+        assert container["requests"] == container["limits"]
+    assert all(isinstance(value, str) for value in answer["mysqld"].values())
+    model = answer["memory_model"]
+    assert model["peak_bytes"] == sum(model["terms"].values()) <= model["limit_bytes"]
+    assert model["limit_bytes"] == answer["resources"]["mysqld"]["limits"]["memory"]
+    assert isinstance(answer["brownout_seconds"], float)
+    assert answer["rules"]["loose_group_replication_flow_control_applier_threshold"] == ["F2", "F5"]
+    assert answer["input"]["engine"] == "group-replication"
+
+
+def test_pxc_provider_options_are_one_string():
+    answer = json.loads(run(*PXC_NODE, "--format", "json").stdout)
+    options = answer["mysqld"]["wsrep_provider_options"]
+    assert "gcs.fc_limit=" in options and "gcs.fc_factor=" in options and "gcache.size=" in options
+    assert answer["budget"]["source"] == "node" and answer["budget"]["node"]["machine"] == "n2-standard-16"
+
+
+def test_table_has_mycnf_resources_and_the_split_bar():
+    completed = run(*PXC_NODE)
+    assert completed.returncode == 0, completed.stderr
+    out = completed.stdout
+    assert "[mysqld]" in out and "innodb_buffer_pool_size=" in out
+    assert "Resources" in out and "pmm-client" in out and "haproxy" in out
+    assert "mysqld memory split" in out and "█" in out
+
+
+@pytest.mark.parametrize("suffix,magic", [(".png", b"\x89PNG"), (".svg", b"<?xml")])
+def test_plot_writes_a_picture(tmp_path, suffix, magic):
+    target = tmp_path / f"split{suffix}"
+    completed = run(*GR_EXAMPLE, "--plot", str(target))
+    assert completed.returncode == 0, completed.stderr
+    assert target.read_bytes().startswith(magic)
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["--engine", "pxc", "--cpu", "4", "--memory", "4096Mx"], "K1: --memory"),
+        (["--engine", "pxc", "--cpu", "4", "--memory", "1Gi"], "M6: --memory"),
+        (["--engine", "pxc", "--cpu", "0", "--memory", "8Gi"], "K1: --cpu"),
+        (["--engine", "pxc", "--cpu", "-1", "--memory", "8Gi"], "K1: --cpu"),
+        (["--engine", "mysql", "--cpu", "4", "--memory", "8Gi"], "--engine"),
+        (["--engine", "pxc", "--cpu", "4", "--memory", "8Gi", "--load", "batch"], "--load"),
+        (["--engine", "pxc", "--cpu", "4", "--memory", "8Gi", "--proxy", "nginx"], "T2: --proxy"),
+        (["--engine", "group-replication", "--cpu", "4", "--memory", "8Gi", "--proxy", "proxysql"], "T2: --proxy"),
+        (["--engine", "pxc", "--cpu", "4", "--memory", "8Gi", "--proxy", "router"], "T2: --proxy"),
+        (["--engine", "pxc", "--node-type", "n2-standard-15", "--provider", "gke"], "K1: --node-type"),
+        (["--engine", "pxc", "--cpu", "4", "--memory", "8Gi", "--connections", "-5"], "M6: --connections"),
+        (["--engine", "pxc", "--cpu", "4", "--memory", "8Gi", "--connections", "50000"], "M6: --connections"),
+        (["--engine", "pxc", "--cpu", "4", "--memory", "8Gi", "--connections", "many"], "--connections"),
+        (["--engine", "pxc", "--cpu", "4"], "K1: --memory"),
+        (["--engine", "pxc", "--cpu", "4", "--memory", "8Gi", "--threshold", "max_fc_limit=lots"], "--threshold"),
+    ],
+)
+def test_bad_input_is_one_line_naming_flag_and_rule(args, expected):
+    completed = run(*args)
+    assert completed.returncode == 2
+    assert completed.stdout == ""
+    lines = completed.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and expected in lines[0], completed.stderr
+    assert "Traceback" not in completed.stderr
