@@ -341,10 +341,13 @@ def crd_files(collected: Collected, reference: Path) -> list[tuple[Path, str]]:
                for obj in collected.objects):
             continue
         sources: list[tuple[str, list[str]]] = []  # (why, file names to try), most specific first
-        for url in collected.manifest_sources:
-            match = re.search(rf"{spec['repo']}/(?:[^/]+/)*?v?(\d+\.\d+\.\d+)", url)
-            if match:
-                sources.append((f"manifest {url}", [f"{family}-operator-v{match[1]}-crd.yaml"]))
+        for url in collected.manifest_sources:  # the operator repository's deploy/crd.yaml, or the chart's crds/
+            operator = re.search(rf"{spec['repo']}/(?:[^/]+/)*?v?(\d+\.\d+\.\d+)/", url)
+            chart = re.search(rf"percona-helm-charts/(?:[^/]+/)*?{spec['chart']}-(\d+\.\d+\.\d+)/", url)
+            if operator:
+                sources.append((f"manifest {url}", [f"{family}-operator-v{operator[1]}-crd.yaml"]))
+            elif chart:
+                sources.append((f"manifest {url}", [f"helm-{spec['chart']}-{chart[1]}-crds-crd.yaml", f"{family}-operator-v{chart[1]}-crd.yaml"]))
         for release in charts:
             if release["skipCrds"]:
                 continue

@@ -147,6 +147,16 @@ def test_crd_files_follow_what_the_stack_installs(collected, reference):
         collected.manifest_sources = sources
 
 
+def test_crd_files_from_a_chart_crds_url(reference):
+    from apiserver_objects import Collected
+
+    url = "https://raw.githubusercontent.com/percona/percona-helm-charts/pxc-operator-1.20.0/charts/pxc-operator/crds/crd.yaml"
+    pxc = from_manifests([{"apiVersion": "pxc.percona.com/v1", "kind": "PerconaXtraDBCluster", "metadata": {"name": "c"},
+                           "spec": {"crVersion": "1.19.0"}}], source="t")
+    assert [(p.name, why) for p, why in crd_files(Collected(pxc, [], [], [url]), reference)] == [
+        ("helm-pxc-operator-1.20.0-crds-crd.yaml", f"manifest {url}")]
+
+
 def test_crd_files_from_cr_version_or_newest(reference):
     from apiserver_objects import Collected
 
