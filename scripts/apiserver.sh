@@ -15,7 +15,6 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 export K8S_HOME=${K8S_HOME:-$HOME/.cache/k8s-control-plane}
 TOOL=${K8S_CONTROL_PLANE_TOOL:-$ROOT/../shared/tools/k8s-control-plane}
-PYTHON=${PYTHON:-$ROOT/.venv/bin/python}
 BINARIES=(etcd kube-apiserver kube-controller-manager)
 
 have_tool() {
@@ -73,9 +72,9 @@ case "${1:-}" in
     if running; then up; fi  # refuses, and leaves a control plane this run did not start alone
     trap down EXIT  # set before starting: a half-started control plane is stopped too
     "$TOOL" up
-    cd "$ROOT"
+    source "$ROOT/scripts/env.sh"  # the project's virtual environment (created from requirements.txt if needed)
     K8S_APISERVER_KUBECONFIG="$K8S_HOME/kubeconfig" K8S_APISERVER_REQUIRED=1 \
-      "$PYTHON" -m pytest -m apiserver tests/apiserver -rA "$@"
+      python -m pytest -m apiserver tests/apiserver -rA "$@"
     ;;
   *) echo "usage: $0 ensure-built|up|down|run-tier [pytest args]" >&2; exit 2 ;;
 esac
