@@ -160,11 +160,11 @@ class Placement:
     members_per_node: int
 
     def scheduling(self) -> dict[str, Any]:
-        return {
-            "nodeSelector": dict(self.node_selector),
-            "tolerations": [dict(t) for t in self.tolerations],
-            "affinity": {"antiAffinityTopologyKey": self.anti_affinity_key},
-        }
+        scheduling: dict[str, Any] = {"nodeSelector": dict(self.node_selector)}
+        if self.tolerations:  # an empty list would be dropped by the API server: a false diff
+            scheduling["tolerations"] = [dict(t) for t in self.tolerations]
+        scheduling["affinity"] = {"antiAffinityTopologyKey": self.anti_affinity_key}
+        return scheduling
 
 
 def placement(spec: DatabaseSpec, pool: PoolShape) -> Placement:

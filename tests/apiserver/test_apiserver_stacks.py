@@ -22,6 +22,7 @@ from apiserver_cluster import Cluster, apply_and_verify, error_message
 from apiserver_objects import Collected, KubeObject, collect, crd_files, from_manifests
 from kubernetes.dynamic.exceptions import DynamicApiError
 
+from modules.clusters import settings as cluster_settings
 from modules.offline import REPOSITORY, run_stack
 
 pytestmark = pytest.mark.apiserver
@@ -31,10 +32,20 @@ NO_STACKS = pytest.param(None, marks=pytest.mark.skip(reason="no stacks/Pulumi.*
 _collected: dict[str, Collected] = {}
 
 
+# The kind stack sizes its nodes as a share of the machine running the program (K1); pin a developer
+# laptop so the tier does not depend on the CI host (a 2-CPU runner cannot hold the kind stack's member).
+KIND_HOST = (8000, 32 * 2**30)
+
+
 def collected_for(stack: str, repository: Path = REPOSITORY) -> Collected:
     key = f"{repository}:{stack}"
     if key not in _collected:
-        _collected[key] = collect(run_stack(stack, repository=repository))
+        host = cluster_settings.host_resources
+        cluster_settings.host_resources = lambda: KIND_HOST
+        try:
+            _collected[key] = collect(run_stack(stack, repository=repository))
+        finally:
+            cluster_settings.host_resources = host
     return _collected[key]
 
 

@@ -146,7 +146,7 @@ def test_operator_pmm_and_sysbench_are_on_the_monitoring_pool(stack, run):
     monitoring_selector = {POOL_LABEL: "monitoring"}
     for values in (operator["values"], pmm["values"]):
         assert values["nodeSelector"] == monitoring_selector
-        assert DATABASE_TAINT.as_toleration() not in values["tolerations"]
+        assert DATABASE_TAINT.as_toleration() not in values.get("tolerations", [])
     jobs = [r for r in registrations if r.type == JOB]
     names = [j.inputs["metadata"]["name"] for j in jobs]
     assert [n.rsplit("-", 1)[-1] for n in names if "-sb-" in n] == ["schema", "prepare", "warmup", "ladder"]
