@@ -22,6 +22,8 @@ INTERVAL_HEADER = "threads,second,tps,qps,p95_latency_ms,errors_per_s,reconnects
 B3_RUN_FLAGS = ("--report-interval=1", "--histogram", "--percentile=95", "--mysql-ignore-errors=all", "--db-ps-mode=disable")
 
 
+# Env: PMM_URL, PMM_ADMIN_PASSWORD (secretKeyRef), CREDENTIALS_NAME / CLUSTER_NAMESPACE (the cluster's
+# Secret), CREDENTIALS_FIELD (the key to write: pmmservertoken), SERVICE_ACCOUNT (PMM's, to create).
 PMM_TOKEN = r"""set -eu
 tmp=${TMPDIR:-/tmp}
 export HOME="$tmp"
@@ -41,11 +43,11 @@ until [ "$(curl -sk -o /dev/null -w '%{http_code}' --max-time 10 "${PMM_URL}/v1/
 done
 
 # A token already in the Secret that still authenticates is kept: nothing restarts for nothing.
-current=$(kubectl get secret "$SECRET_NAME" -n "$SECRET_NAMESPACE" -o "jsonpath={.data.${TOKEN_KEY}}" | base64 -d 2>/dev/null || true)
+current=$(kubectl get secret "$CREDENTIALS_NAME" -n "$CLUSTER_NAMESPACE" -o "jsonpath={.data.${CREDENTIALS_FIELD}}" | base64 -d 2>/dev/null || true)
 if [ -n "$current" ]; then
   code=$(curl -sk -o /dev/null -w '%{http_code}' --max-time 30 -H "Authorization: Bearer ${current}" "${PMM_URL}/graph/api/user" || true)
   if [ "$code" = "200" ]; then
-    echo "the token in ${SECRET_NAME} still authenticates; nothing to do"
+    echo "the token in ${CREDENTIALS_NAME} still authenticates; nothing to do"
     exit 0
   fi
 fi
@@ -70,9 +72,9 @@ fi
 # Only this key is written; the operator mirrors it into internal-<cluster> and (re)starts the
 # pmm-client containers.
 printf '%s' "$token" | base64 | tr -d '\n' > "$tmp/token.b64"
-jq -cn --arg key "$TOKEN_KEY" --rawfile value "$tmp/token.b64" '{data: {($key): $value}}' > "$tmp/patch.json"
-kubectl patch secret "$SECRET_NAME" -n "$SECRET_NAMESPACE" --type merge --patch-file "$tmp/patch.json"
-echo "wrote ${TOKEN_KEY} into ${SECRET_NAMESPACE}/${SECRET_NAME}"
+jq -cn --arg key "$CREDENTIALS_FIELD" --rawfile value "$tmp/token.b64" '{data: {($key): $value}}' > "$tmp/patch.json"
+kubectl patch secret "$CREDENTIALS_NAME" -n "$CLUSTER_NAMESPACE" --type merge --patch-file "$tmp/patch.json"
+echo "wrote ${CREDENTIALS_FIELD} into ${CLUSTER_NAMESPACE}/${CREDENTIALS_NAME}"
 """
 
 
@@ -151,9 +153,9 @@ sysbench "$SYSBENCH_LUA" --config-file="$tmp/sysbench.cfg" --threads="$PREPARE_T
   || echo "prewarm is not supported by this sysbench; the timed warm-up follows"
 if [ "$WARMUP_SECONDS" -gt 0 ]; then
   sysbench "$SYSBENCH_LUA" --config-file="$tmp/sysbench.cfg" --threads="$WARMUP_THREADS" --time="$WARMUP_SECONDS" \
-    --report-interval=10 --mysql-ignore-errors=all --db-ps-mode=disable run
+    __B3_FLAGS__ run
 fi
-"""
+""".replace("__B3_FLAGS__", " ".join(B3_RUN_FLAGS))
 
 
 LADDER = _CLIENT_FILES + r"""

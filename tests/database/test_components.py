@@ -136,7 +136,7 @@ def test_pmm_token_job_is_narrowly_allowed_and_runs_on_the_monitoring_pool(gke_p
     assert DATABASE_TAINT.as_toleration() not in pod.get("tolerations", [])
     env = {e["name"]: e for e in pod["containers"][0]["env"]}
     assert env["PMM_ADMIN_PASSWORD"]["valueFrom"]["secretKeyRef"] == {"name": "pmm-secret", "key": "PMM_ADMIN_PASSWORD"}
-    assert env["TOKEN_KEY"]["value"] == "pmmservertoken" and env["SECRET_NAME"]["value"] == spec.secret_name
+    assert env["CREDENTIALS_FIELD"]["value"] == "pmmservertoken" and env["CREDENTIALS_NAME"]["value"] == spec.secret_name
     assert pod["containers"][0]["image"] == versions.KUBECTL_IMAGE
     role = one(registrations, "kubernetes:rbac.authorization.k8s.io/v1:Role", "pmm-token").inputs
     assert role["rules"] == [{"apiGroups": [""], "resources": ["secrets"], "resourceNames": ["db1-secrets"], "verbs": ["get", "patch"]}]

@@ -169,6 +169,8 @@ def test_prepare_and_warmup_use_the_b4_data_size(sandbox):
     _run(scripts.WARMUP, env)
     commands = [c["argv"][-1] for c in _calls(log)]
     assert commands == ["cleanup", "prepare", "prewarm", "run"]
+    warmup = _calls(log)[-1]["argv"]
+    assert all(flag in warmup for flag in scripts.B3_RUN_FLAGS)
     config = (Path(env["TMPDIR"]) / "sysbench.cfg").read_text()
     assert f"tables={env['TABLES']}" in config and f"table-size={env['TABLE_SIZE']}" in config
 
@@ -202,7 +204,7 @@ def test_pmm_token_job_patches_only_the_token_key(sandbox):
     env = {
         "PATH": f"{bin_dir}:{os.environ['PATH']}", "TMPDIR": str(tmp_path), "CALLS": str(log),
         "PMM_URL": "https://monitoring-service.mysql.svc", "PMM_ADMIN_PASSWORD": "AdminPW1",
-        "SECRET_NAME": "db1-secrets", "SECRET_NAMESPACE": "mysql", "SERVICE_ACCOUNT": "pmm-mysql-db1", "TOKEN_KEY": "pmmservertoken",
+        "CREDENTIALS_NAME": "db1-secrets", "CLUSTER_NAMESPACE": "mysql", "SERVICE_ACCOUNT": "pmm-mysql-db1", "CREDENTIALS_FIELD": "pmmservertoken",
     }
     result = subprocess.run(["sh", "-c", scripts.PMM_TOKEN], env=env, capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
