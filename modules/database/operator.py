@@ -77,6 +77,7 @@ class PerconaOperator(pulumi.ComponentResource):
             create_namespace=False,
             skip_crds=True,
             max_history=5,
+            timeout=600,  # seconds: the operator image pull on a fresh node
             values=helm_values(info, args),
             opts=child_options(self, provider, [self.crds, *after_target]),
         )

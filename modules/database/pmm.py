@@ -92,6 +92,8 @@ class PmmServer(pulumi.ComponentResource):
             namespace=args.namespace,
             create_namespace=False,
             max_history=5,
+            # seconds: a ~2 GB image, then PMM's own startup probe allows 60 s + 20 x 15 s
+            timeout=900,
             values=helm_values(args, size),
             opts=child_options(self, provider, [self.admin_secret, *after_target], protect=args.protect),
         )
