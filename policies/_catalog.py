@@ -1,0 +1,20 @@
+"""Every policy of the pack, in the order the engine lists them."""
+
+from __future__ import annotations
+
+from importlib import import_module
+
+PACK_NAME = "percona-mysql"
+PACK_DESCRIPTION = (
+    "Percona MySQL on Kubernetes: flow control, memory split, topology, placement, capacity and safety "
+    "rules of RULES.md, on our modules, Helm charts and hand-written custom resources alike."
+)
+
+# Resource policies, then stack policies; one module each.
+POLICY_MODULES = (
+    "gr_flow_control",
+)
+
+MODULES = tuple(import_module(f"policies.{name}") for name in POLICY_MODULES)
+SPECS = tuple(module.SPEC for module in MODULES)
+ALL_POLICIES = [module.POLICY for module in MODULES]

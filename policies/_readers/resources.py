@@ -1,0 +1,76 @@
+"""Container ``resources`` blocks read into integers: CPU in millicores, memory in bytes (K2, K3, K5, M1, M3).
+
+Quantities are parsed with the core's Kubernetes quantity parser, so every notation the API server
+accepts (``1.5Gi``, ``1500M``, ``1e9``, ``600m``, ``2``) is read the same way it is by sizing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from modules.core.units import cpu_to_millicores, format_cpu, format_memory, memory_to_bytes
+
+from .values import MISSING, Malformed, as_map, describe, join
+
+
+@dataclass(frozen=True)
+class Resources:
+    """One container's requests and limits; ``None`` where a value is not set."""
+
+    path: str
+    declared: bool
+    cpu_request: int | None = None
+    cpu_limit: int | None = None
+    memory_request: int | None = None
+    memory_limit: int | None = None
+
+    @property
+    def scheduled_cpu(self) -> int:
+        """What the scheduler reserves: the request, or the limit when only a limit is set."""
+        return self.cpu_request if self.cpu_request is not None else (self.cpu_limit or 0)
+
+    @property
+    def scheduled_memory(self) -> int:
+        return self.memory_request if self.memory_request is not None else (self.memory_limit or 0)
+
+    @property
+    def cpu(self) -> int | None:
+        """The mysqld cores F6/G3 count: the limit when set, else the request."""
+        return self.cpu_limit if self.cpu_limit is not None else self.cpu_request
+
+
+def _amount(block: dict, path: str, key: str, parse) -> int | None:
+    value = block.get(key, MISSING)
+    if value is MISSING or value is None:
+        return None
+    from .values import _known
+
+    value = _known(value, join(path, key))
+    try:
+        return parse(value)
+    except (ValueError, ArithmeticError, OverflowError):
+        raise Malformed(join(path, key), f"is {describe(value)}, not a Kubernetes quantity") from None
+
+
+def read_resources(value: object, path: str) -> Resources:
+    """Requests and limits of one ``resources`` block; raises Malformed on an unreadable quantity."""
+    block = as_map(value, path)
+    requests = as_map(block.get("requests", MISSING), join(path, "requests"))
+    limits = as_map(block.get("limits", MISSING), join(path, "limits"))
+    return Resources(
+        path=path,
+        declared=bool(requests or limits),
+        cpu_request=_amount(requests, join(path, "requests"), "cpu", cpu_to_millicores),
+        cpu_limit=_amount(limits, join(path, "limits"), "cpu", cpu_to_millicores),
+        memory_request=_amount(requests, join(path, "requests"), "memory", memory_to_bytes),
+        memory_limit=_amount(limits, join(path, "limits"), "memory", memory_to_bytes),
+    )
+
+
+def mem(num_bytes: int | None) -> str:
+    """Bytes as a Kubernetes quantity for messages."""
+    return "unset" if num_bytes is None else format_memory(num_bytes)
+
+
+def cpu(millicores: int | None) -> str:
+    return "unset" if millicores is None else format_cpu(millicores)
