@@ -13,6 +13,11 @@ PACK_DESCRIPTION = (
 # Resource policies, then stack policies; one module each.
 POLICY_MODULES = (
     "gr_flow_control",
+    "failover_brownout",
+    "replica_parallel_workers",
+    "galera_flow_control",
+    "memory_split",
+    "container_budgets",
 )
 
 MODULES = tuple(import_module(f"policies.{name}") for name in POLICY_MODULES)

@@ -67,9 +67,23 @@ def read_resources(value: object, path: str) -> Resources:
     )
 
 
+_DECIMAL = (("T", 10**12), ("G", 10**9), ("M", 10**6), ("k", 10**3))
+
+
 def mem(num_bytes: int | None) -> str:
-    """Bytes as a Kubernetes quantity for messages."""
-    return "unset" if num_bytes is None else format_memory(num_bytes)
+    """Bytes as a Kubernetes quantity for messages: exact (``16Gi``, ``100M``) when it can be, else ``~5.69Gi``."""
+    if num_bytes is None:
+        return "unset"
+    exact = format_memory(num_bytes)
+    if not exact.isdigit() or num_bytes < 1024:
+        return exact
+    for suffix, factor in _DECIMAL:
+        if num_bytes % factor == 0:
+            return f"{num_bytes // factor}{suffix}"
+    for suffix, factor in (("Gi", 2**30), ("Mi", 2**20), ("Ki", 2**10)):
+        if abs(num_bytes) >= factor:
+            return f"~{num_bytes / factor:.2f}{suffix}"
+    return exact
 
 
 def cpu(millicores: int | None) -> str:
