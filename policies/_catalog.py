@@ -18,6 +18,12 @@ POLICY_MODULES = (
     "galera_flow_control",
     "memory_split",
     "container_budgets",
+    "cluster_size",
+    "proxy_choice",
+    "dedicated_pools",
+    "load_generator_placement",
+    "tls_on",
+    "data_protection",
 )
 
 MODULES = tuple(import_module(f"policies.{name}") for name in POLICY_MODULES)

@@ -21,3 +21,40 @@ def database(ctx: Context, rule: str) -> DatabaseView | None:
         with ctx.checking(rule):
             raise error
     return None
+
+
+def _build(ctx: Context, rule: str, key: str, build):
+    resource = ctx.resource
+    assert resource is not None
+    try:
+        return memo(resource.identity, key, build)
+    except ValuesFromFiles as error:
+        ctx.not_applicable(error.reason)
+    except (Malformed, NotKnown) as error:
+        with ctx.checking(rule):
+            raise error
+    return None
+
+
+def workload(ctx: Context, rule: str):
+    from ._readers.workloads import workload_view
+
+    resource = ctx.resource
+    return _build(ctx, rule, "workload", lambda: workload_view(resource.type, resource.props, resource.name))
+
+
+def node_pool(ctx: Context, rule: str):
+    from ._readers.pools import pool_view
+
+    resource = ctx.resource
+    return _build(ctx, rule, "pool", lambda: pool_view(resource.type, resource.props, resource.name))
+
+
+def pmm_values(ctx: Context, rule: str) -> dict | None:
+    """The values of a ``pmm`` chart release (merged over the chart defaults), or None."""
+    from ._readers.helm import PMM, chart_name, chart_values, is_helm
+
+    resource = ctx.resource
+    if not is_helm(resource.type) or chart_name(resource.props) != PMM:
+        return None
+    return _build(ctx, rule, "pmm", lambda: chart_values(resource.props, PMM))
