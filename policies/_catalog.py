@@ -24,6 +24,21 @@ POLICY_MODULES = (
     "load_generator_placement",
     "tls_on",
     "data_protection",
+    "plaintext_passwords",
+    "public_endpoints",
+    "pmm_client_version",
+    "semi_sync",
+    "writer_endpoint",
+    # advisory
+    "gr_flow_control_quota",
+    "gr_consistency",
+    "galera_applier_threads",
+    "galera_sync_wait",
+    "derived_connections",
+    "cpu_requests",
+    "probe_timeouts",
+    "sysbench_warmup",
+    "sysbench_reporting",
 )
 
 MODULES = tuple(import_module(f"policies.{name}") for name in POLICY_MODULES)

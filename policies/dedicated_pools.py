@@ -68,7 +68,7 @@ def check(ctx: Context) -> None:
                         (f"a node selector for {_labels_text(db_labels)}", selects),
                         (f"a toleration of {taint_text(taint)}", tolerates)) if not ok)
                     ctx.violation(
-                        "K4", f"{path} ({component.key} pods) has no {missing}",
+                        "K4", f"{path} ({component.key} pods) lacks {missing}",
                         "the rule runs mysqld and proxy pods only on the database pool: node selector plus toleration of its taint",
                         f"set {path}.nodeSelector {_labels_text(db_labels)} and {path}.tolerations "
                         f"[{{key: {taint.key}, operator: Equal, value: {taint.value}, effect: {taint.effect}}}]",
