@@ -39,6 +39,11 @@ POLICY_MODULES = (
     "probe_timeouts",
     "sysbench_warmup",
     "sysbench_reporting",
+    # stack policies
+    "pool_capacity",
+    "pool_placement",
+    "load_generator_pool",
+    "pmm_versions_match",
 )
 
 MODULES = tuple(import_module(f"policies.{name}") for name in POLICY_MODULES)

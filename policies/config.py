@@ -17,7 +17,7 @@ from pulumi_policy import EnforcementLevel, PolicyConfigSchema
 
 from modules.core.rules import RULES, THRESHOLD_RULE, THRESHOLDS, Level, resolve_thresholds
 
-_JSON_TYPES = {"string": str, "boolean": bool, "object": dict, "array": list}
+_JSON_TYPES = {"string": str, "boolean": bool, "object": dict, "array": list, "integer": (int, float), "number": (int, float)}
 
 
 @dataclass(frozen=True)

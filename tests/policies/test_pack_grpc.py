@@ -83,3 +83,21 @@ def test_unknown_at_preview_is_an_advisory_note_not_a_failure(packs):
     preview = [d for d in diagnostics if "during preview" in d.message]
     assert preview and all(d.level == "advisory" for d in preview)
     assert not [d for d in diagnostics if d.level == "mandatory"], [d.message for d in diagnostics]
+
+
+STACK_CASES = [path for path in case_files() if "resources" in load_case(path)]
+
+
+@pytest.mark.parametrize("path", STACK_CASES, ids=[f"{p.parent.name}/{p.stem}" for p in STACK_CASES])
+def test_every_stack_case_over_grpc(path, packs):
+    case = load_case(path)
+    resources = [_resource(resolve_resource(entry)) for entry in case["resources"]]
+    pack = packs(case.get("stack", "test"))
+    pack.configure({path.parent.name: case["config"]} if case.get("config") else {})
+    try:
+        diagnostics = pack.analyze_stack(resources)
+    finally:
+        pack.configure({})
+    mine = [d for d in diagnostics if d.policy == path.parent.name]
+    assert sorted(d.rule for d in mine) == sorted(item["rule"] for item in case["expect"].get("violations", [])), [d.message for d in mine]
+    assert all(d.urn for d in mine)  # stack violations name the resource they are about
