@@ -102,6 +102,7 @@ class Context:
         if rule not in self.spec.rules:
             raise AssertionError(f"policy {self.spec.name} reports {rule}, which it does not declare")
         message = f"{rule}: {found.rstrip('.')}; {allowed.rstrip('.')}. Fix: {fix.rstrip('.')}."
+        message = message.replace("\r", "\\r").replace("\n", "\\n")  # one line, whatever the resource holds
         self.findings.append((message, urn))
 
     def not_applicable(self, reason: str) -> None:

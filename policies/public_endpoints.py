@@ -9,6 +9,8 @@ Azure) or restricted by ``loadBalancerSourceRanges`` that do not include 0.0.0.0
 
 from __future__ import annotations
 
+import math
+
 from ._framework import Context, Spec, resource_policy
 from ._readers.values import MISSING, as_list, as_map, as_str, at, join
 from ._subjects import database
@@ -67,9 +69,10 @@ def check(ctx: Context) -> None:
         kind = as_str(at(props, "spec.type"), "spec.type")
         if kind != "LoadBalancer":
             return
-        ports = {p.get("port") for p in as_list(at(props, "spec.ports"), "spec.ports") if isinstance(p, dict)}
+        ports = {int(p["port"]) for p in as_list(at(props, "spec.ports"), "spec.ports")
+                 if isinstance(p, dict) and isinstance(p.get("port"), int | float) and not isinstance(p.get("port"), bool)
+                 and math.isfinite(p["port"])}
         selector = as_map(at(props, "spec.selector"), "spec.selector")
-        ports = {int(p) for p in ports if isinstance(p, int | float) and not isinstance(p, bool)}
         if not (ports & MYSQL_PORTS or str(selector.get("app.kubernetes.io/name", "")) in PERCONA_NAMES):
             return
         if public(kind, as_map(at(props, "metadata.annotations"), "metadata.annotations"),

@@ -50,11 +50,6 @@ def _options(protect: bool = False) -> PolicyResourceOptions:
     return PolicyResourceOptions(protect, [], None, [], PolicyCustomTimeouts(0, 0, 0), [], None)
 
 
-def _body(message: str) -> str:
-    """The violation text after the SDK's "<description>\\n" prefix."""
-    return message.split("\n", 1)[1] if "\n" in message else message
-
-
 def run_resource(policy, resource_type: str, props: dict, *, config: dict | None = None, name: str = "subject",
                  protect: bool = False) -> Outcome:
     outcome = Outcome()
@@ -65,7 +60,7 @@ def run_resource(policy, resource_type: str, props: dict, *, config: dict | None
     args = ResourceValidationArgs(resource_type, props, f"urn:pulumi:test::test::{resource_type}::{name}", name,
                                   _options(protect), None, config or {})
     try:
-        policy.validate(args, lambda message, urn=None: report(_body(message), urn))
+        policy.validate(args, report)  # called directly, the report gets the bare message (no description)
     except UnknownValueError as error:
         outcome.unknown = error.message
     except _NotApplicableError as error:
@@ -83,7 +78,7 @@ def run_stack(policy, resources: list[dict], *, config: dict | None = None) -> O
             name, _options(resource.get("protect", False)), None, None, [], {}))
     args = StackValidationArgs(policy_resources, config or {})
     try:
-        policy.validate(args, lambda message, urn=None: outcome.messages.append(_body(message)))
+        policy.validate(args, lambda message, urn=None: outcome.messages.append(message))
     except UnknownValueError as error:
         outcome.unknown = error.message
     return outcome
