@@ -52,6 +52,9 @@ class Spec:
     remediation: str | None = None
     # Only for the advisory half of a mandatory rule (T2's "warned about"): the level is explicit.
     level: EnforcementLevel | None = None
+    # Resource types the policy reads; any other type returns at once (the SDK calls every policy on
+    # every resource, so this keeps the pack fast on the many resources it has nothing to say about).
+    applies_to: Callable[[str], bool] | None = None
 
     @property
     def enforcement_level(self) -> EnforcementLevel:
@@ -190,6 +193,8 @@ def memo(props_identity: object, key: str, build: Callable[[], Any]) -> Any:
 
 def resource_policy(spec: Spec, check: Check) -> ResourceValidationPolicy:
     def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
+        if spec.applies_to is not None and not spec.applies_to(args.resource_type):
+            return
         ctx = Context(spec, config_module.resolve(args.get_config(), spec.thresholds, spec.settings))
         try:
             raw = args.props

@@ -4,7 +4,8 @@ The SDK's servicer deserializes a request's properties once *per policy*: it con
 Struct to a dict, unmarshals secrets and assets, and wraps the result in unknown-checking proxies, for
 each of the pack's policies in turn. With thirty policies that dominates the pack's cost. This shim
 keeps the SDK's own code path and only memoizes those three calls for the duration of one Analyze or
-AnalyzeStack call, keyed by the identity of their input, so every policy receives the same proxied
+AnalyzeStack call, keyed by the identity of their input (and the resource options and provider
+the servicer derives from the same request), so every policy receives the same proxied
 properties (policies never mutate them) and the readers' per-request memo (policies._framework.memo)
 builds each view once. Diagnostics are identical with and without it (tests/policies/test_sdk.py).
 
@@ -50,6 +51,20 @@ class _JsonFormat:
         return getattr(self._real, name)
 
 
+def _cached_method(kind: str, method):
+    @functools.wraps(method)
+    def wrapper(self, request):
+        cache = getattr(_local, "cache", None)
+        if cache is None:
+            return method(self, request)
+        key = (kind, id(request))
+        hit = cache.get(key)
+        if hit is None:
+            hit = cache[key] = (request, method(self, request))
+        return hit[1]
+    return wrapper
+
+
 def _scoped(method):
     @functools.wraps(method)
     def wrapper(self, request, context):
@@ -72,6 +87,8 @@ def share_deserialization() -> bool:
     _policy.deserialize_properties = _cached("deserialized", _policy.deserialize_properties)
     _policy.unknown_checking_proxy = _cached("proxy", _policy.unknown_checking_proxy)
     servicer = _policy._PolicyAnalyzerServicer
+    servicer._get_resource_options = _cached_method("options", servicer._get_resource_options)
+    servicer._get_provider_resource = _cached_method("provider", servicer._get_provider_resource)
     servicer.Analyze = _scoped(servicer.Analyze)
     servicer.AnalyzeStack = _scoped(servicer.AnalyzeStack)
     _installed = True

@@ -58,3 +58,34 @@ def pmm_values(ctx: Context, rule: str) -> dict | None:
     if not is_helm(resource.type) or chart_name(resource.props) != PMM:
         return None
     return _build(ctx, rule, "pmm", lambda: chart_values(resource.props, PMM))
+
+
+# ---- which resource types a policy reads (Spec.applies_to) ----------------------------------------
+
+def database_types(resource_type: str) -> bool:
+    from ._readers.database import is_ps_cr, is_pxc_cr
+    from ._readers.helm import is_helm
+
+    return is_pxc_cr(resource_type) or is_ps_cr(resource_type) or is_helm(resource_type)
+
+
+def workload_types(resource_type: str) -> bool:
+    from ._readers.workloads import POD_SPEC_PATHS
+
+    return resource_type in POD_SPEC_PATHS
+
+
+def pool_types(resource_type: str) -> bool:
+    from ._readers.pools import POOL_TYPES
+
+    return resource_type in POOL_TYPES
+
+
+def any_of(*predicates):
+    def applies(resource_type: str) -> bool:
+        return any(predicate(resource_type) for predicate in predicates)
+    return applies
+
+
+def exactly(*types: str):
+    return lambda resource_type: resource_type in types

@@ -11,11 +11,11 @@ from modules.core.sizing import CLUSTER_SIZES
 
 from ._framework import Context, Spec, resource_policy
 from ._readers.database import ASYNC
-from ._subjects import database
+from ._subjects import database, database_types
 
 SPEC = Spec(
     name="cluster-size",
-    rules=("T1",),
+    rules=("T1",), applies_to=database_types,
     description="PXC has 3 or 5 members, group replication 3, 5 or 7; fewer only with the operator's unsafe flag",
     remediation="Set the size to 3 (or 5/7); for an ephemeral stack only, set the unsafe size flag.",
 )

@@ -9,6 +9,7 @@ stack-name patterns) are declared beside the policy as :class:`Setting` with the
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -80,8 +81,28 @@ def _number(name: str, value: Any) -> Any:
     return value
 
 
+_cache: dict[tuple, ResolvedConfig] = {}
+
+
 def resolve(config: Mapping[str, Any] | None, thresholds: Iterable[str], settings: Iterable[Setting] = ()) -> ResolvedConfig:
-    """Defaults with the configured values applied; a bad value is an error and its default is kept."""
+    """Defaults with the configured values applied; a bad value is an error and its default is kept.
+
+    Resolved configs are cached (the engine configures a pack once and analyzes many resources);
+    callers treat the result as read-only.
+    """
+    thresholds, settings = tuple(thresholds), tuple(settings)
+    try:
+        key = (thresholds, tuple(setting.name for setting in settings), json.dumps(config or {}, sort_keys=True))
+    except (TypeError, ValueError):
+        return _resolve(config, thresholds, settings)
+    if key not in _cache:
+        if len(_cache) > 1024:
+            _cache.clear()
+        _cache[key] = _resolve(config, thresholds, settings)
+    return _cache[key]
+
+
+def _resolve(config: Mapping[str, Any] | None, thresholds: Iterable[str], settings: Iterable[Setting] = ()) -> ResolvedConfig:
     config = dict(config or {})
     names = tuple(thresholds)
     overrides: dict[str, Any] = {}

@@ -26,11 +26,11 @@ from ._framework import Context, Spec, resource_policy
 from ._readers.database import Container, DatabaseView
 from ._readers.flow import integer_option, mysqld_cpu
 from ._readers.resources import cpu, mem
-from ._subjects import database
+from ._subjects import database, database_types
 
 SPEC = Spec(
     name="container-budgets",
-    rules=("K2", "M3"),
+    rules=("K2", "M3"), applies_to=database_types,
     description="every database container (mysqld, proxies, sidecars) has its own budget, with memory request = limit",
     remediation="Give every container resources with requests.memory = limits.memory and a CPU request; "
     "python -m modules.sizing prints each budget.",

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from ._framework import Context, Spec, resource_policy
 from ._readers.resources import cpu
-from ._subjects import database
+from ._subjects import database, database_types
 
-SPEC = Spec(name="cpu-requests", rules=("K3",),
+SPEC = Spec(name="cpu-requests", rules=("K3",), applies_to=database_types,
             description="database containers request the CPU sizing computes; a CPU limit, if any, equals the request")
 
 

@@ -16,14 +16,14 @@ import os
 
 from ._framework import Context, Spec, resource_policy, stack_name
 from ._readers.values import describe
-from ._subjects import database
+from ._subjects import database, database_types
 from .config import Setting
 
 PVC_FINALIZERS = ("delete-pxc-pvc", "delete-proxysql-pvc", "delete-mysql-pvc")
 
 SPEC = Spec(
     name="data-protection",
-    rules=("S4",),
+    rules=("S4",), applies_to=database_types,
     description="no PVC-deleting finalizers, and database resources are protected on non-ephemeral stacks",
     settings=(
         Setting("ephemeral_stacks", "array", ["kind", "kind-*", "dev", "dev-*", "test", "test-*", "ci", "ci-*", "local*", "ephemeral*", "*-ephemeral"],

@@ -17,11 +17,11 @@ from ._framework import Context, Spec, resource_policy
 from ._readers.placement import POOL_SETTINGS, pool_settings, read_placement, taint_text
 from ._readers.values import MISSING, at
 from ._readers.workloads import LOAD_GENERATOR, PMM_SERVER
-from ._subjects import database, node_pool, pmm_values, workload
+from ._subjects import any_of, database, database_types, node_pool, pmm_values, pool_types, workload, workload_types
 
 SPEC = Spec(
     name="dedicated-pools",
-    rules=("K4",),
+    rules=("K4",), applies_to=any_of(database_types, workload_types, pool_types),
     description="mysqld and proxy pods run only on the database pool, the PMM server only on the monitoring pool, "
     "and nothing else tolerates the database taint",
     settings=POOL_SETTINGS,

@@ -14,11 +14,11 @@ from ._framework import Context, Spec, resource_policy
 from ._readers.database import has_template
 from ._readers.flow import integer_option, mysqld_cpu
 from ._readers.memory import autotuned, evaluate
-from ._subjects import database
+from ._subjects import database, database_types
 
 SPEC = Spec(
     name="derived-connections",
-    rules=("M6",),
+    rules=("M6",), applies_to=database_types,
     description="max_connections is explicit and no larger than the memory model allows beside a buffer pool of "
     "at least min_buffer_pool_fraction of the limit",
     thresholds=("min_buffer_pool_fraction_pxc", "min_buffer_pool_fraction_gr", "min_connections"),
@@ -28,21 +28,20 @@ MAX_CONNECTIONS = 100_000
 
 
 def derived(view, options, limit: int, thresholds, cpu) -> int | None:
+    """The largest max_connections leaving the buffer pool its minimum share (the model is linear in it)."""
     fraction = thresholds["min_buffer_pool_fraction_gr" if view.memory_engine() == GROUP_REPLICATION else "min_buffer_pool_fraction_pxc"]
 
-    def fits(connections: int) -> bool:
+    def others(connections: int) -> int:
         trial = dict(options, max_connections=str(connections), innodb_buffer_pool_size="0")
-        others = evaluate(view, trial, limit, thresholds, cpu)[0].peak_bytes
-        return limit - others >= fraction * limit
+        return evaluate(view, trial, limit, thresholds, cpu)[0].peak_bytes
 
-    low = int(thresholds["min_connections"])
-    if not fits(low):
-        return None
-    high = MAX_CONNECTIONS
-    while low < high:
-        middle = (low + high + 1) // 2
-        low, high = (middle, high) if fits(middle) else (low, middle - 1)
-    return low
+    base = others(0)
+    per_connection = others(1) - base
+    room = limit - fraction * limit - base
+    if per_connection <= 0:
+        return MAX_CONNECTIONS
+    best = min(MAX_CONNECTIONS, int(room // per_connection))
+    return best if best >= int(thresholds["min_connections"]) else None
 
 
 def check(ctx: Context) -> None:

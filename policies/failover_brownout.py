@@ -26,11 +26,11 @@ from ._readers.flow import (
     mysqld_cpu,
     provider_number,
 )
-from ._subjects import database
+from ._subjects import database, database_types
 
 SPEC = Spec(
     name="failover-brownout",
-    rules=("F5",),
+    rules=("F5",), applies_to=database_types,
     description="the estimated write outage after a failover (queue bound / apply rate) is at most "
     "max_failover_brownout_seconds",
     thresholds=("max_failover_brownout_seconds", "applier_tps_per_worker", "strict_applier_threshold",

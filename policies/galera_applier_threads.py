@@ -7,9 +7,9 @@ from modules.core.memory import PXC
 
 from ._framework import Context, Spec, resource_policy
 from ._readers.flow import GALERA_APPLIERS, GALERA_APPLIERS_DEFAULT, integer_option, mysqld_cpu
-from ._subjects import database
+from ._subjects import database, database_types
 
-SPEC = Spec(name="galera-applier-threads", rules=("G3",),
+SPEC = Spec(name="galera-applier-threads", rules=("G3",), applies_to=database_types,
             description="wsrep_applier_threads is set from the mysqld cores, not left at 2",
             thresholds=("galera_applier_threads_per_core",))
 

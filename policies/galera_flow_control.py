@@ -12,11 +12,11 @@ from modules.core.memory import PXC
 
 from ._framework import Context, Spec, resource_policy
 from ._readers.flow import galera_appliers, provider_number
-from ._subjects import database
+from ._subjects import database, database_types
 
 SPEC = Spec(
     name="galera-flow-control",
-    rules=("G1", "G2"),
+    rules=("G1", "G2"), applies_to=database_types,
     description="gcs.fc_limit is at most max_fc_limit and gcs.fc_factor is in (0, 1]",
     thresholds=("max_fc_limit", "max_failover_brownout_seconds", "applier_tps_per_worker"),
     remediation="Remove gcs.fc_limit/gcs.fc_factor from wsrep_provider_options (defaults 100 and 1.0) or set "

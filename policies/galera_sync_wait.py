@@ -6,9 +6,9 @@ from modules.core.memory import PXC
 
 from ._framework import Context, Spec, resource_policy
 from ._readers.flow import integer_option
-from ._subjects import database
+from ._subjects import database, database_types
 
-SPEC = Spec(name="galera-sync-wait", rules=("G4",), description="wsrep_sync_wait is at least 1 so reads are never stale")
+SPEC = Spec(name="galera-sync-wait", rules=("G4",), applies_to=database_types, description="wsrep_sync_wait is at least 1 so reads are never stale")
 
 
 def check(ctx: Context) -> None:

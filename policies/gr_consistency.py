@@ -5,9 +5,9 @@ from __future__ import annotations
 from modules.core.memory import GROUP_REPLICATION
 
 from ._framework import Context, Spec, resource_policy
-from ._subjects import database
+from ._subjects import database, database_types
 
-SPEC = Spec(name="gr-consistency", rules=("F7",),
+SPEC = Spec(name="gr-consistency", rules=("F7",), applies_to=database_types,
             description="group_replication_consistency is not AFTER or BEFORE_AND_AFTER globally; use it per session")
 
 

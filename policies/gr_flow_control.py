@@ -19,11 +19,11 @@ from ._readers.flow import (
     gr_thresholds,
     sizing_gr_threshold,
 )
-from ._subjects import database
+from ._subjects import database, database_types
 
 SPEC = Spec(
     name="gr-flow-control",
-    rules=("F1", "F2", "F3"),
+    rules=("F1", "F2", "F3"), applies_to=database_types,
     description="group replication flow control is QUOTA, and the applier and certifier thresholds are set, "
     "equal and at most max_applier_threshold",
     thresholds=("max_applier_threshold", "strict_applier_threshold", "applier_tps_per_worker",

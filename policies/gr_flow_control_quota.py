@@ -7,9 +7,9 @@ from modules.core.memory import GROUP_REPLICATION
 
 from ._framework import Context, Spec, resource_policy
 from ._readers.flow import integer_option
-from ._subjects import database
+from ._subjects import database, database_types
 
-SPEC = Spec(name="gr-flow-control-quota", rules=("F4",),
+SPEC = Spec(name="gr-flow-control-quota", rules=("F4",), applies_to=database_types,
             description="group replication flow control uses the aggressive quota: min_quota 0, hold_percent 100, "
             "release_percent 5, period 1 s")
 WANTED = (("group_replication_flow_control_min_quota", 0, 0), ("group_replication_flow_control_hold_percent", 100, 10),

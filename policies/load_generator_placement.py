@@ -11,11 +11,11 @@ from __future__ import annotations
 from ._framework import Context, Spec, resource_policy
 from ._readers.placement import POOL_SETTINGS, pool_settings, taint_text
 from ._readers.workloads import LOAD_GENERATOR
-from ._subjects import workload
+from ._subjects import workload, workload_types
 
 SPEC = Spec(
     name="load-generator-placement",
-    rules=("B1",),
+    rules=("B1",), applies_to=workload_types,
     description="load generators select the monitoring pool and neither select nor tolerate the database pool",
     settings=POOL_SETTINGS,
     remediation="Give sysbench pods nodeSelector mysql.percona.com/pool: monitoring and no database toleration.",

@@ -18,11 +18,11 @@ from ._readers.database import has_template
 from ._readers.flow import FLOW_CONTROL_MODE, mysqld_cpu
 from ._readers.memory import TERM_LABELS, autotuned, evaluate, fitting_buffer_pool
 from ._readers.resources import mem
-from ._subjects import database
+from ._subjects import database, database_types
 
 SPEC = Spec(
     name="memory-split",
-    rules=("M1", "M2", "M4", "M5"),
+    rules=("M1", "M2", "M4", "M5"), applies_to=database_types,
     description="the modeled mysqld peak (buffer pool, log buffer, connections, temporary tables, overhead, "
     "page cache, gcache or XCom cache and certification info) fits the container's memory limit; the buffer "
     "pool is explicit, never the operators' auto-tuning",

@@ -15,11 +15,11 @@ import re
 
 from ._framework import Context, Spec, resource_policy
 from ._readers.values import join
-from ._subjects import database, pmm_values, workload
+from ._subjects import any_of, database, database_types, exactly, pmm_values, workload, workload_types
 
 SPEC = Spec(
     name="no-plaintext-passwords",
-    rules=("S1",),
+    rules=("S1",), applies_to=any_of(database_types, workload_types, exactly("kubernetes:core/v1:ConfigMap")),
     description="no password in plain text in custom resources, chart values, ConfigMaps or workloads",
     remediation="Generate passwords with random.RandomPassword, keep them in a Kubernetes Secret and reference it.",
 )

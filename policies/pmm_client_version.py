@@ -11,9 +11,9 @@ from __future__ import annotations
 from ._framework import Context, Spec, resource_policy
 from ._readers.database import major_minor
 from ._readers.values import as_map
-from ._subjects import database
+from ._subjects import database, database_types
 
-SPEC = Spec(name="pmm-client-version", rules=("S5",),
+SPEC = Spec(name="pmm-client-version", rules=("S5",), applies_to=database_types,
             description="the PMM client major version matches the operator and the credentials it is given")
 
 

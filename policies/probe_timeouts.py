@@ -8,9 +8,9 @@ from modules.core.probes import OPERATOR_DEFAULTS
 
 from ._framework import Context, Spec, resource_policy
 from ._readers.values import MISSING, as_int, as_map
-from ._subjects import database
+from ._subjects import database, database_types
 
-SPEC = Spec(name="probe-timeouts", rules=("K6",),
+SPEC = Spec(name="probe-timeouts", rules=("K6",), applies_to=database_types,
             description="probe delays, timeouts, periods and failure thresholds are never below the operator defaults")
 FIELDS = ("initialDelaySeconds", "timeoutSeconds", "periodSeconds", "failureThreshold")
 

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from ._framework import Context, Spec, resource_policy
 from ._readers.database import ASYNC
-from ._subjects import database
+from ._subjects import database, database_types
 
 SPEC = Spec(
     name="proxy-choice",
-    rules=("T2",),
+    rules=("T2",), applies_to=database_types,
     description="one proxy kind per cluster (HAProxy by default; ProxySQL only on PXC, Router only on group "
     "replication, never HAProxy with ProxySQL) with at least min_proxy_pods pods",
     thresholds=("min_proxy_pods",),

@@ -13,9 +13,9 @@ import math
 
 from ._framework import Context, Spec, resource_policy
 from ._readers.values import MISSING, as_list, as_map, as_str, at, join
-from ._subjects import database
+from ._subjects import any_of, database, database_types, exactly
 
-SPEC = Spec(name="no-public-database-endpoint", rules=("S3",),
+SPEC = Spec(name="no-public-database-endpoint", rules=("S3",), applies_to=any_of(database_types, exactly("kubernetes:core/v1:Service")),
             description="database Services are not exposed through a public load balancer without source ranges",
             remediation="Use ClusterIP, an internal load balancer annotation, or loadBalancerSourceRanges.")
 

@@ -11,11 +11,11 @@ from modules.core.memory import PXC
 
 from ._framework import Context, Spec, resource_policy
 from ._readers.flow import REPLICA_WORKERS, REPLICA_WORKERS_DEFAULT, integer_option, mysqld_cpu
-from ._subjects import database
+from ._subjects import database, database_types
 
 SPEC = Spec(
     name="replica-parallel-workers",
-    rules=("F6",),
+    rules=("F6",), applies_to=database_types,
     description="replica_parallel_workers is at most replica_workers_per_core per core of the mysqld container",
     thresholds=("replica_workers_per_core",),
     remediation="Set replica_parallel_workers to the value python -m modules.sizing reports (2.5 per core).",

@@ -6,9 +6,9 @@ from __future__ import annotations
 from ._framework import Context, Spec, resource_policy
 from ._readers.database import ASYNC
 from ._readers.flow import integer_option
-from ._subjects import database
+from ._subjects import database, database_types
 
-SPEC = Spec(name="semi-sync", rules=("T4",),
+SPEC = Spec(name="semi-sync", rules=("T4",), applies_to=database_types,
             description="async clusters wait for at least 2 semi-sync replicas at AFTER_SYNC")
 WAIT_POINT = ("rpl_semi_sync_source_wait_point", "rpl_semi_sync_master_wait_point")
 REPLICA_COUNT = ("rpl_semi_sync_source_wait_for_replica_count", "rpl_semi_sync_master_wait_for_slave_count")

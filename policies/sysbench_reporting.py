@@ -6,9 +6,9 @@ from __future__ import annotations
 from ._framework import Context, Spec, resource_policy
 from ._readers.sysbench import invocations, literal_env
 from ._readers.workloads import LOAD_GENERATOR
-from ._subjects import workload
+from ._subjects import workload, workload_types
 
-SPEC = Spec(name="sysbench-reporting", rules=("B3",),
+SPEC = Spec(name="sysbench-reporting", rules=("B3",), applies_to=workload_types,
             description="sysbench runs use --report-interval=1, --histogram, --mysql-ignore-errors=all and --db-ps-mode=disable")
 WANTED = (("report-interval", ("1",), "--report-interval=1"), ("histogram", ("", "on", "true", "1"), "--histogram=on"),
           ("mysql-ignore-errors", ("all",), "--mysql-ignore-errors=all"), ("db-ps-mode", ("disable",), "--db-ps-mode=disable"))

@@ -5,9 +5,9 @@ from __future__ import annotations
 from ._framework import Context, Spec, resource_policy
 from ._readers.sysbench import invocations, literal_env
 from ._readers.workloads import LOAD_GENERATOR
-from ._subjects import workload
+from ._subjects import workload, workload_types
 
-SPEC = Spec(name="sysbench-warmup", rules=("B2",), description="measured sysbench runs are preceded by a warm-up")
+SPEC = Spec(name="sysbench-warmup", rules=("B2",), applies_to=workload_types, description="measured sysbench runs are preceded by a warm-up")
 
 
 def check(ctx: Context) -> None:

@@ -6,11 +6,11 @@
 from __future__ import annotations
 
 from ._framework import Context, Spec, resource_policy
-from ._subjects import database
+from ._subjects import database, database_types
 
 SPEC = Spec(
     name="tls-on",
-    rules=("S2",),
+    rules=("S2",), applies_to=database_types,
     description="TLS stays on: no tls.enabled false, no unsafeFlags.tls, no allowUnsafeConfigurations, no ssl off in my.cnf",
     remediation="Remove the TLS-disabling setting; the operators generate certificates (or use cert-manager).",
 )

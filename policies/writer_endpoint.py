@@ -7,9 +7,9 @@ from __future__ import annotations
 from ._framework import Context, Spec, resource_policy
 from ._readers.sysbench import invocations, literal_env
 from ._readers.workloads import LOAD_GENERATOR
-from ._subjects import workload
+from ._subjects import workload, workload_types
 
-SPEC = Spec(name="writer-endpoint", rules=("T3",),
+SPEC = Spec(name="writer-endpoint", rules=("T3",), applies_to=workload_types,
             description="load generators that write target the writer endpoint, never the read-only replicas endpoint")
 HOST_VARIABLES = ("MYSQL_HOST", "MYSQL_HOSTNAME", "DB_HOST")
 

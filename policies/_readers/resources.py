@@ -6,6 +6,7 @@ accepts (``1.5Gi``, ``1500M``, ``1e9``, ``600m``, ``2``) is read the same way it
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 
 from modules.core.units import cpu_to_millicores, format_cpu, format_memory, memory_to_bytes
@@ -52,8 +53,34 @@ def _amount(block: dict, path: str, key: str, parse) -> int | None:
         raise Malformed(join(path, key), f"is {describe(value)}, not a Kubernetes quantity") from None
 
 
+_cache = threading.local()
+
+
 def read_resources(value: object, path: str) -> Resources:
-    """Requests and limits of one ``resources`` block; raises Malformed on an unreadable quantity."""
+    """Requests and limits of one ``resources`` block; raises Malformed on an unreadable quantity.
+
+    Several policies read the same block of the same request: results are kept per thread, keyed by the
+    block's identity (the entry holds the block, so the identity cannot be reused while cached).
+    """
+    store = getattr(_cache, "store", None)
+    if store is None or len(store) > 512:
+        store = _cache.store = {}
+    key = (id(value), path)
+    hit = store.get(key)
+    if hit is not None and hit[0] is value:
+        if isinstance(hit[1], Exception):
+            raise hit[1]
+        return hit[1]
+    try:
+        result = _read_resources(value, path)
+    except Malformed as error:
+        store[key] = (value, error)
+        raise
+    store[key] = (value, result)
+    return result
+
+
+def _read_resources(value: object, path: str) -> Resources:
     block = as_map(value, path)
     requests = as_map(block.get("requests", MISSING), join(path, "requests"))
     limits = as_map(block.get("limits", MISSING), join(path, "limits"))

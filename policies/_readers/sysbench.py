@@ -7,6 +7,7 @@ container's literal environment values.
 
 from __future__ import annotations
 
+import functools
 import re
 import shlex
 from dataclasses import dataclass, field
@@ -44,7 +45,12 @@ def _expand(text: str, env: dict[str, str]) -> str:
 
 
 def invocations(script: str, env: dict[str, str] | None = None) -> list[Invocation]:
-    env = env or {}
+    return list(_invocations(script, tuple(sorted((env or {}).items()))))
+
+
+@functools.lru_cache(maxsize=256)
+def _invocations(script: str, env_items: tuple) -> tuple[Invocation, ...]:
+    env = dict(env_items)
     text = re.sub(r"\\\r?\n", " ", script)
     result = []
     for command in re.split(r"\n|;|&&|\|\|", text):
@@ -66,7 +72,7 @@ def invocations(script: str, env: dict[str, str] | None = None) -> list[Invocati
             elif token and not token.startswith(("|", ">", ")")):
                 words.append(token.rstrip(")"))
         result.append(Invocation(command.strip(), options, tuple(words)))
-    return result
+    return tuple(result)
 
 
 def literal_env(workload) -> dict[str, str]:
