@@ -1,14 +1,16 @@
 """M6 (advisory): max_connections is what the memory model allows, not the operators' auto-tuning.
 
 Sizing's "connections = 0" derives the largest max_connections that leaves the buffer pool at least
-min_buffer_pool_fraction_pxc/_gr of the mysqld limit, and never fewer than min_connections. On a resource
-that leaves max_connections unset the operator writes limit / 12582880 instead; one that sets more than
-the model allows squeezes the buffer pool. Both are reported with the value sizing would derive.
+min_buffer_pool_fraction_pxc/_gr of the member budget (modules.core.connections, the one definition of
+that criterion); here the member budget is the memory of the mysqld pod plus one proxy pod as the
+resource declares them. On a resource that leaves max_connections unset the operator writes
+limit / 12582880 instead; one that sets more than the model allows squeezes the buffer pool. Both are
+reported with the largest value the criterion allows.
 """
 
 from __future__ import annotations
 
-from modules.core.memory import GROUP_REPLICATION
+from modules.core.connections import largest_connections
 
 from ._framework import Context, Spec, resource_policy
 from ._readers.database import has_template
@@ -20,28 +22,31 @@ SPEC = Spec(
     name="derived-connections",
     rules=("M6",), applies_to=database_types,
     description="max_connections is explicit and no larger than the memory model allows beside a buffer pool of "
-    "at least min_buffer_pool_fraction of the limit",
+    "at least min_buffer_pool_fraction of the member budget",
     thresholds=("min_buffer_pool_fraction_pxc", "min_buffer_pool_fraction_gr", "min_connections"),
     remediation="Set max_connections to the value python -m modules.sizing derives with --connections 0.",
 )
-MAX_CONNECTIONS = 100_000
+
+def member_memory(view, limit: int) -> int:
+    """The memory of one member as declared: the mysqld pod plus one proxy pod (limits, else requests)."""
+    pods = [view.mysqld(), *view.enabled_proxies()[:1]]
+    total = 0
+    for pod in pods:
+        for container in view.containers(pod):
+            resources = container.resources()
+            total += resources.memory_limit or resources.memory_request or 0
+    return max(total, limit)
 
 
 def derived(view, options, limit: int, thresholds, cpu) -> int | None:
-    """The largest max_connections leaving the buffer pool its minimum share (the model is linear in it)."""
-    fraction = thresholds["min_buffer_pool_fraction_gr" if view.memory_engine() == GROUP_REPLICATION else "min_buffer_pool_fraction_pxc"]
+    """The largest max_connections M6 allows for this limit and member (modules.core.connections)."""
 
-    def others(connections: int) -> int:
+    def peak_without_pool(connections: int) -> int:
         trial = dict(options, max_connections=str(connections), innodb_buffer_pool_size="0")
         return evaluate(view, trial, limit, thresholds, cpu)[0].peak_bytes
 
-    base = others(0)
-    per_connection = others(1) - base
-    room = limit - fraction * limit - base
-    if per_connection <= 0:
-        return MAX_CONNECTIONS
-    best = min(MAX_CONNECTIONS, int(room // per_connection))
-    return best if best >= int(thresholds["min_connections"]) else None
+    return largest_connections(peak_without_pool, engine=view.memory_engine(), limit_bytes=limit,
+                               member_memory_bytes=member_memory(view, limit), thresholds=thresholds)
 
 
 def check(ctx: Context) -> None:
@@ -66,8 +71,8 @@ def check(ctx: Context) -> None:
                           "the rule derives max_connections from the memory model",
                           f"set max_connections={best} (sizing's derived value)")
         elif found[1] > best:
-            ctx.violation("M6", f"{where} sets max_connections={found[1]}, which leaves the buffer pool below the minimum share of the limit",
-                          f"the memory model allows at most {best} (config min_buffer_pool_fraction_*)",
+            ctx.violation("M6", f"{where} sets max_connections={found[1]}, which leaves the buffer pool below its share of the member budget",
+                          f"the memory model allows at most {best} (the buffer pool keeps min_buffer_pool_fraction_* of the member budget)",
                           f"set max_connections={best} or fewer")
 
 
