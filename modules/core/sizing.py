@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from . import flow_control, probes
 from .allocatable import NodeBudget, node_budget
+from .connections import buffer_pool_floor_bytes
 from .errors import InputError
 from .memory import ENGINES, GROUP_REPLICATION, MYSQL_VERSIONS, PXC, MemoryModel, model
 from .mycnf import PROVIDER_OPTIONS, normalize_key, render_provider_options
@@ -317,6 +318,7 @@ def size(inp: SizingInput) -> SizingResult:
     mysqld_cpu = _split_cpu(inp, budget_cpu, fixed, pods)
     fixed_memory = _pod_sum(pods, fixed, "memory_bytes")
     min_fraction = thresholds["min_buffer_pool_fraction_gr" if inp.engine == GROUP_REPLICATION else "min_buffer_pool_fraction_pxc"]
+    pool_floor = buffer_pool_floor_bytes(inp.engine, budget_memory, thresholds)  # M6
 
     def limit_for(connections: int) -> int:
         proxy = proxy_container(inp.proxy, connections, mysqld_cpu)
@@ -330,9 +332,8 @@ def size(inp: SizingInput) -> SizingResult:
         others = _evaluate(inp, {**options, "innodb_buffer_pool_size": "0"}, limit, thresholds, mysqld_cpu).peak_bytes
         return limit, limit - others
 
-    # M6: connections may grow until the buffer pool would fall below its share of the member budget.
-    pool_floor = min_fraction * budget_memory
-
+    # M6: connections may grow until the buffer pool would fall below its share of the member budget;
+    # HAProxy's memory grows with them too, so the limit is recomputed for every count.
     def fits(connections: int) -> bool:
         limit, pool = raw_pool(connections)
         return limit > 0 and pool > 0 and _buffer_pool_bytes(pool, mysqld_cpu) >= pool_floor

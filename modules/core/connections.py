@@ -1,0 +1,39 @@
+"""How many connections a member can hold (rule M6): one definition for sizing and the policy pack.
+
+The buffer pool keeps at least ``min_buffer_pool_fraction_pxc`` / ``_gr`` of the *member budget* (the
+mysqld pod with its sidecars plus one proxy pod); connections may take memory until that floor.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Mapping
+
+from .memory import GROUP_REPLICATION
+
+
+def buffer_pool_floor_bytes(engine: str, member_memory_bytes: int, thresholds: Mapping[str, float]) -> float:
+    """The smallest buffer pool M6 accepts for a member of this budget."""
+    name = "min_buffer_pool_fraction_gr" if engine == GROUP_REPLICATION else "min_buffer_pool_fraction_pxc"
+    return thresholds[name] * member_memory_bytes
+
+
+def largest_connections(
+    peak_without_pool: Callable[[int], int],
+    *,
+    engine: str,
+    limit_bytes: int,
+    member_memory_bytes: int,
+    thresholds: Mapping[str, float],
+    ceiling: int = 100_000,
+) -> int | None:
+    """The largest max_connections that leaves the buffer pool its floor, for a fixed mysqld limit.
+
+    ``peak_without_pool(n)`` is the modeled peak (M1) with ``n`` connections and an empty buffer pool;
+    it is linear in ``n``, so two evaluations give the answer. None when not even ``min_connections``
+    fits.
+    """
+    room = limit_bytes - buffer_pool_floor_bytes(engine, member_memory_bytes, thresholds)
+    base = peak_without_pool(0)
+    per_connection = peak_without_pool(1) - base
+    largest = ceiling if per_connection <= 0 else min(ceiling, int((room - base) // per_connection))
+    return largest if largest >= int(thresholds["min_connections"]) else None

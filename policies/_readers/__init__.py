@@ -1,0 +1,1 @@
+"""Readers: raw resources normalized into the views policies check (database clusters, pools, pods)."""

@@ -1,0 +1,127 @@
+"""A stack's pods and pools, for the stack policies (K4, K5, B1, S5).
+
+Every resource that declares pods becomes one or more :class:`PodGroup` (a database cluster one per pod
+type: mysqld, each enabled proxy, the orchestrator; the pmm chart one; a workload one), with its per-pod
+requests, replica count, placement and whether the operators' *required* hostname anti-affinity keeps
+its pods one per node. Node pools come from the pool reader. Resources that cannot be read are skipped
+here: their resource policies report them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .database import DatabaseView, database_view
+from .helm import PMM, chart_name, chart_values, is_helm
+from .placement import Placement, read_placement
+from .pools import NodePool, pool_view
+from .resources import read_resources
+from .values import MISSING, Malformed, NotKnown, as_int, as_map, at
+from .workloads import LOAD_GENERATOR, PMM_SERVER, Workload, workload_view
+
+DATABASE, PMM_ROLE, DAEMONSET = "database", PMM_SERVER, "DaemonSet"
+HOSTNAME = "kubernetes.io/hostname"
+
+
+@dataclass(frozen=True)
+class PodGroup:
+    urn: str
+    label: str  # "PerconaXtraDBCluster shop: pxc pods"
+    role: str  # database | PMM server | load generator | workload | DaemonSet
+    replicas: int
+    cpu: int  # per pod, millicores
+    memory: int  # per pod, bytes
+    placement: Placement
+    one_per_node: bool
+
+
+def _database_groups(resource, view: DatabaseView) -> list[PodGroup]:
+    groups = []
+    for component in view.pods():
+        cpu = memory = 0
+        for container in view.containers(component):
+            resources = read_resources(container.raw, container.path)
+            cpu += resources.scheduled_cpu
+            memory += resources.scheduled_memory
+        affinity = as_map(component.raw.get("affinity", MISSING), view.path(f"{component.rel}.affinity"))
+        advanced = affinity.get("advanced", MISSING)
+        key = affinity.get("antiAffinityTopologyKey", HOSTNAME)
+        size = view.size(component.rel)
+        if size is None:
+            size = 3 if view.chart else 0
+        placement = read_placement(component.raw.get("nodeSelector", MISSING), component.raw.get("tolerations", MISSING),
+                                   advanced, view.path(component.rel))
+        groups.append(PodGroup(resource.urn, f"{resource.label}: {component.key} pods", DATABASE, size, cpu, memory,
+                               placement, advanced is MISSING and key == HOSTNAME))
+    return groups
+
+
+def _workload_group(resource, workload: Workload) -> PodGroup:
+    cpu, memory = workload.pod_request()
+    affinity = as_map(workload.spec.get("affinity", MISSING), f"{workload.path}.affinity")
+    anti = as_map(affinity.get("podAntiAffinity", MISSING), f"{workload.path}.affinity.podAntiAffinity")
+    required = anti.get("requiredDuringSchedulingIgnoredDuringExecution")
+    one_per_node = isinstance(required, list) and any(isinstance(t, dict) and t.get("topologyKey") == HOSTNAME for t in required)
+    role = DAEMONSET if workload.daemonset else workload.role()
+    return PodGroup(resource.urn, f"{workload.kind} {workload.name}", role, workload.replicas, cpu, memory,
+                    workload.placement(), one_per_node)
+
+
+def _pmm_group(resource, values: dict) -> PodGroup:
+    resources = read_resources(at(values, "pmmResources"), "values.pmmResources")
+    placement = read_placement(at(values, "nodeSelector"), at(values, "tolerations"), at(values, "affinity"), "values")
+    return PodGroup(resource.urn, f"{resource.label}: PMM server", PMM_ROLE, 1, resources.scheduled_cpu,
+                    resources.scheduled_memory, placement, False)
+
+
+@dataclass
+class StackView:
+    groups: list[PodGroup]
+    pools: list[tuple[object, NodePool]]
+    databases: list[tuple[object, DatabaseView]]
+    pmm_servers: list[tuple[object, str | None]]  # (resource, image tag or chart version)
+
+
+def read_stack(resources) -> StackView:
+    view = StackView([], [], [], [])
+    for resource in resources:
+        try:
+            database = database_view(resource.type, resource.props, resource.name)
+            if database is not None:
+                view.databases.append((resource, database))
+                view.groups.extend(_database_groups(resource, database))
+                continue
+            pool = pool_view(resource.type, resource.props, resource.name)
+            if pool is not None:
+                view.pools.append((resource, pool))
+                continue
+            if is_helm(resource.type) and chart_name(resource.props) == PMM:
+                values = chart_values(resource.props, PMM)
+                view.groups.append(_pmm_group(resource, values))
+                tag = at(values, "image.tag")
+                view.pmm_servers.append((resource, str(tag) if tag is not MISSING else None))
+                continue
+            workload = workload_view(resource.type, resource.props, resource.name)
+            if workload is not None:
+                group = _workload_group(resource, workload)
+                view.groups.append(group)
+                if group.role == PMM_SERVER:
+                    image = next(i for i in workload.images() if "pmm-server" in i)
+                    view.pmm_servers.append((resource, image.rpartition(":")[2] if ":" in image else None))
+        except (Malformed, NotKnown, Exception):  # noqa: BLE001 - unreadable resources are their resource policies' to report
+            continue
+    return view
+
+
+def can_run_on(group: PodGroup, pool: NodePool) -> bool:
+    if not group.placement.matches(pool.labels):
+        return False
+    return all(group.placement.tolerates(taint) for taint in pool.taints if taint.effect in ("NoSchedule", "NoExecute"))
+
+
+def candidates(group: PodGroup, pools) -> list[NodePool]:
+    return [pool for _, pool in pools if can_run_on(group, pool)]
+
+
+__all__ = ["DATABASE", "DAEMONSET", "LOAD_GENERATOR", "PMM_ROLE", "PodGroup", "StackView", "as_int", "can_run_on",
+           "candidates", "read_stack"]

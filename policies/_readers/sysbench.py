@@ -1,0 +1,83 @@
+"""sysbench command lines read out of a load generator's command and arguments (B2, B3, T3).
+
+Shell scripts are split into commands (newlines, ``;``, ``&&``, ``||``, backslash continuations joined)
+and each command that runs sysbench is tokenized; ``$VAR``/``${VAR}`` are expanded from the
+container's literal environment values.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import shlex
+from dataclasses import dataclass, field
+
+SUBCOMMANDS = ("prepare", "run", "cleanup", "warmup", "prewarm")
+_WRITES = re.compile(r"write|insert|update|delete|tpcc|bulk", re.IGNORECASE)
+_VARIABLE = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?")
+
+
+@dataclass(frozen=True)
+class Invocation:
+    text: str
+    options: dict = field(default_factory=dict)
+    words: tuple[str, ...] = ()
+
+    @property
+    def subcommand(self) -> str | None:
+        for word in reversed(self.words):
+            if word in SUBCOMMANDS:
+                return word
+        return None
+
+    @property
+    def test(self) -> str:
+        tests = [w for w in self.words if w.endswith(".lua") or w.startswith("oltp_") or w.startswith("tpcc")]
+        return tests[0] if tests else ""
+
+    @property
+    def writes(self) -> bool:
+        return self.subcommand in ("prepare", "cleanup") or bool(_WRITES.search(self.test))
+
+
+def _expand(text: str, env: dict[str, str]) -> str:
+    return _VARIABLE.sub(lambda m: env.get(m.group(1), m.group(0)), text)
+
+
+def invocations(script: str, env: dict[str, str] | None = None) -> list[Invocation]:
+    return list(_invocations(script, tuple(sorted((env or {}).items()))))
+
+
+@functools.lru_cache(maxsize=256)
+def _invocations(script: str, env_items: tuple) -> tuple[Invocation, ...]:
+    env = dict(env_items)
+    text = re.sub(r"\\\r?\n", " ", script)
+    result = []
+    for command in re.split(r"\n|;|&&|\|\|", text):
+        if "sysbench" not in command:
+            continue
+        command = _expand(command, env)
+        try:
+            tokens = shlex.split(command, posix=True)
+        except ValueError:
+            tokens = command.split()
+        start = next((i for i, token in enumerate(tokens) if token.rsplit("/", 1)[-1].endswith("sysbench")), None)
+        if start is None:
+            continue
+        options, words = {}, []
+        for token in tokens[start + 1:]:
+            if token.startswith("--"):
+                key, _, value = token[2:].partition("=")
+                options[key.replace("_", "-")] = value
+            elif token and not token.startswith(("|", ">", ")")):
+                words.append(token.rstrip(")"))
+        result.append(Invocation(command.strip(), options, tuple(words)))
+    return tuple(result)
+
+
+def literal_env(workload) -> dict[str, str]:
+    env = {}
+    for _, entry, _ in workload.env():
+        if isinstance(entry.get("name"), str) and isinstance(entry.get("value"), str | int | float):
+            env[entry["name"]] = str(entry["value"])
+    return env

@@ -1,0 +1,202 @@
+"""Plain values out of what the engine hands a policy, with unknowns and malformed fields made explicit.
+
+The SDK wraps resource properties in proxies that raise when an unknown (preview-time) value is read.
+Policies here first turn them into plain Python (:func:`plain`), with every unknown replaced by an
+:class:`Unknown` marker, and then read fields with the typed getters below. A getter never raises
+anything but :class:`Malformed` (the field is there but has the wrong type or an unreadable value:
+reported as a violation of the rule being checked) and :class:`NotKnown` (the field is unknown at
+preview: the check is skipped and reported the way the engine reports it). Absent fields return the
+caller's default.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from pulumi_policy.proxy import (
+    UNKNOWN_ARCHIVE_VALUE,
+    UNKNOWN_ARRAY_VALUE,
+    UNKNOWN_ASSET_VALUE,
+    UNKNOWN_BOOLEAN_VALUE,
+    UNKNOWN_NUMBER_VALUE,
+    UNKNOWN_OBJECT_VALUE,
+    UNKNOWN_STRING_VALUE,
+    _DictProxy,
+    _ListProxy,
+)
+from pulumi_policy.secret import Secret
+
+UNKNOWN_SENTINELS = frozenset({
+    UNKNOWN_BOOLEAN_VALUE, UNKNOWN_NUMBER_VALUE, UNKNOWN_STRING_VALUE, UNKNOWN_ARRAY_VALUE,
+    UNKNOWN_ASSET_VALUE, UNKNOWN_ARCHIVE_VALUE, UNKNOWN_OBJECT_VALUE,
+})
+
+
+class Unknown:
+    """A value the engine cannot know during preview (it comes from another resource's output)."""
+
+    __slots__ = ("sentinel",)
+
+    def __init__(self, sentinel: str = UNKNOWN_STRING_VALUE):
+        self.sentinel = sentinel
+
+    def __repr__(self) -> str:
+        return "<unknown at preview>"
+
+
+class _Missing:
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<absent>"
+
+    def __bool__(self) -> bool:
+        return False
+
+
+MISSING: Any = _Missing()
+
+
+class Malformed(Exception):
+    """A field that is present but cannot be read as what the operator expects."""
+
+    def __init__(self, path: str, problem: str):
+        super().__init__(f"{path} {problem}")
+        self.path = path
+        self.problem = problem
+
+
+class NotKnown(Exception):
+    """A field whose value is unknown at preview: the check that needs it cannot run yet."""
+
+    def __init__(self, path: str, sentinel: str = UNKNOWN_STRING_VALUE):
+        super().__init__(f"{path} is unknown at preview")
+        self.path = path
+        self.sentinel = sentinel
+
+
+def plain(value: Any, _depth: int = 0) -> Any:
+    """Proxied (or plain) properties as plain dicts/lists, unknowns as :class:`Unknown`."""
+    if _depth > 200:  # protobuf Structs cannot nest this deep; a cycle in a hand-made object can
+        return MISSING
+    if isinstance(value, _DictProxy | _ListProxy):
+        value = value["__target"]
+    if isinstance(value, Secret):
+        value = value.value
+    if isinstance(value, str):
+        return Unknown(value) if value in UNKNOWN_SENTINELS else value
+    if isinstance(value, Mapping):
+        return {str(key): plain(item, _depth + 1) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [plain(item, _depth + 1) for item in value]
+    return value
+
+
+def describe(value: Any) -> str:
+    """A short rendering of a found value for messages."""
+    if value is MISSING:
+        return "absent"
+    if isinstance(value, Unknown):
+        return "unknown at preview"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    text = repr(value) if isinstance(value, str) else str(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def join(path: str, key: str | int) -> str:
+    if isinstance(key, int):
+        return f"{path}[{key}]"
+    return f"{path}.{key}" if path else key
+
+
+def at(root: Any, path: str, *, base: str = "") -> Any:
+    """The value at dotted ``path`` below ``root`` (MISSING when any step is absent or not an object).
+
+    Raises :class:`NotKnown` when a step is unknown at preview. ``base`` names ``root`` in messages.
+    """
+    current = root
+    walked = base
+    for key in path.split(".") if path else ():
+        if isinstance(current, Unknown):
+            raise NotKnown(walked, current.sentinel)
+        if not isinstance(current, dict):
+            return MISSING
+        walked = join(walked, key)
+        current = current.get(key, MISSING)
+    if isinstance(current, Unknown):
+        raise NotKnown(walked, current.sentinel)
+    return current
+
+
+def _known(value: Any, path: str) -> Any:
+    if isinstance(value, Unknown):
+        raise NotKnown(path, value.sentinel)
+    return value
+
+
+def as_bool(value: Any, path: str, default: bool | None = None) -> bool | None:
+    value = _known(value, path)
+    if value is MISSING or value is None:
+        return default
+    if isinstance(value, bool):
+        return value
+    raise Malformed(path, f"is {describe(value)}, not a boolean")
+
+
+def as_int(value: Any, path: str, default: int | None = None) -> int | None:
+    value = _known(value, path)
+    if value is MISSING or value is None:
+        return default
+    if isinstance(value, bool):
+        raise Malformed(path, f"is {describe(value)}, not a whole number")
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and math.isfinite(value) and value.is_integer():
+        return int(value)  # numbers cross the engine's protobuf Structs as floats
+    if isinstance(value, str) and value.strip().lstrip("+-").isdigit():
+        return int(value.strip())
+    raise Malformed(path, f"is {describe(value)}, not a whole number")
+
+
+def as_str(value: Any, path: str, default: str | None = None) -> str | None:
+    value = _known(value, path)
+    if value is MISSING or value is None:
+        return default
+    if isinstance(value, str):
+        return value
+    raise Malformed(path, f"is {describe(value)}, not a string")
+
+
+def as_map(value: Any, path: str) -> dict:
+    """An object (``{}`` when absent or null)."""
+    value = _known(value, path)
+    if value is MISSING or value is None:
+        return {}
+    if isinstance(value, dict):
+        return value
+    raise Malformed(path, f"is {describe(value)}, not an object")
+
+
+def as_list(value: Any, path: str) -> list:
+    """A list (``[]`` when absent or null)."""
+    value = _known(value, path)
+    if value is MISSING or value is None:
+        return []
+    if isinstance(value, list):
+        return value
+    raise Malformed(path, f"is {describe(value)}, not a list")
+
+
+def deep_merge(base: Any, override: Any) -> Any:
+    """Helm's values merge: maps merge key by key, anything else in ``override`` wins."""
+    if isinstance(base, dict) and isinstance(override, dict):
+        merged = dict(base)
+        for key, value in override.items():
+            merged[key] = deep_merge(base.get(key, MISSING), value) if key in base else value
+        return merged
+    return override

@@ -1,0 +1,49 @@
+"""B1: load generators (sysbench) run on the monitoring pool, never on the database pool.
+
+A load generator is a Pod, Deployment, StatefulSet, ReplicaSet, Job or CronJob whose image, container
+name or own name contains "sysbench", or that is labelled app.kubernetes.io/component=load-generator.
+It must select the monitoring pool and neither select nor tolerate the database pool. The stack policy
+load-generator-pool checks the same against the pools a stack declares.
+"""
+
+from __future__ import annotations
+
+from ._framework import Context, Spec, resource_policy
+from ._readers.placement import POOL_SETTINGS, pool_settings, taint_text
+from ._readers.workloads import LOAD_GENERATOR
+from ._subjects import workload, workload_types
+
+SPEC = Spec(
+    name="load-generator-placement",
+    rules=("B1",), applies_to=workload_types,
+    description="load generators select the monitoring pool and neither select nor tolerate the database pool",
+    settings=POOL_SETTINGS,
+    remediation="Give sysbench pods nodeSelector mysql.percona.com/pool: monitoring and no database toleration.",
+)
+
+
+def check(ctx: Context) -> None:
+    db_labels, taint, mon_labels = pool_settings(ctx)
+    subject = workload(ctx, "B1")
+    if subject is None:
+        return
+    with ctx.checking("B1"):
+        if subject.role() != LOAD_GENERATOR:
+            return
+        placement = subject.placement()
+        selector = "{" + ", ".join(f"{k}: {v}" for k, v in mon_labels.items()) + "}"
+        if placement.selects(db_labels) or placement.tolerates(taint):
+            ctx.violation(
+                "B1", f"load generator {subject.kind} {subject.name} can run on the database pool ({placement.path}: {placement.describe()})",
+                "the rule never runs load generators on the database pool: they would steal the CPU they measure",
+                f"set {placement.path}.nodeSelector {selector} and remove the toleration of {taint_text(taint)}",
+            )
+        elif not placement.selects(mon_labels):
+            ctx.violation(
+                "B1", f"load generator {subject.kind} {subject.name} does not select the monitoring pool ({placement.path}: {placement.describe()})",
+                "the rule runs load generators on the monitoring pool",
+                f"set {placement.path}.nodeSelector {selector}",
+            )
+
+
+POLICY = resource_policy(SPEC, check)

@@ -1,0 +1,27 @@
+"""B1 (stack): against the pools the stack declares, no load generator can run on the database pool."""
+
+from __future__ import annotations
+
+from ._framework import Context, Spec, stack_policy
+from ._readers.placement import POOL_SETTINGS, pool_settings
+from ._readers.stack import LOAD_GENERATOR, candidates, read_stack
+
+SPEC = Spec(name="load-generator-pool", rules=("B1",),
+            description="against the stack's node pools, load generators can never run on the database pool", settings=POOL_SETTINGS)
+
+
+def check(ctx: Context) -> None:
+    db_labels, _, mon_labels = pool_settings(ctx)
+    stack = read_stack(ctx.resources)
+    for group in stack.groups:
+        if group.role != LOAD_GENERATOR:
+            continue
+        inside = [pool.name for pool in candidates(group, stack.pools) if all(pool.labels.get(k) == v for k, v in db_labels.items())]
+        if inside:
+            ctx.violation("B1", f"{group.label} can run on the database pool {', '.join(inside)}",
+                          "the rule never runs load generators on the database pool",
+                          "select the monitoring pool ({}) and taint the database pool".format(
+                              ", ".join(f"{k}={v}" for k, v in mon_labels.items())), group.urn)
+
+
+POLICY = stack_policy(SPEC, check)

@@ -1,0 +1,47 @@
+"""S2: TLS stays on. No ``tls.enabled: false``, no ``unsafeFlags.tls``, no ``allowUnsafeConfigurations``
+(which forces TLS off), no pxc-db ``pxc.disableTLS``, and no my.cnf that turns mysqld's TLS off
+(``ssl=OFF``, ``skip_ssl``, an empty ``tls_version``).
+"""
+
+from __future__ import annotations
+
+from ._framework import Context, Spec, resource_policy
+from ._subjects import database, database_types
+
+SPEC = Spec(
+    name="tls-on",
+    rules=("S2",), applies_to=database_types,
+    description="TLS stays on: no tls.enabled false, no unsafeFlags.tls, no allowUnsafeConfigurations, no ssl off in my.cnf",
+    remediation="Remove the TLS-disabling setting; the operators generate certificates (or use cert-manager).",
+)
+
+_OFF = {"off", "0", "false", "no"}
+
+
+def check(ctx: Context) -> None:
+    view = database(ctx, "S2")
+    if view is None:
+        return
+    with ctx.checking("S2"):
+        findings = []
+        if view.operator == "pxc":
+            if not view.flag("tls.enabled", True):
+                findings.append((view.path("tls.enabled"), "is false", "remove tls.enabled: false"))
+            if view.flag("unsafeFlags.tls"):
+                findings.append((view.path("unsafeFlags.tls"), "is true", "remove unsafeFlags.tls"))
+            if view.flag("allowUnsafeConfigurations"):
+                findings.append((view.path("allowUnsafeConfigurations"), "is true, which forces TLS off",
+                                 "remove allowUnsafeConfigurations and set the individual unsafeFlags you need"))
+            if view.chart and view.flag("pxc.disableTLS"):
+                findings.append((view.path("pxc.disableTLS"), "is true", "remove pxc.disableTLS"))
+        for path, what, fix in findings:
+            ctx.violation("S2", f"{path} {what}", "the rule keeps TLS on", fix)
+    with ctx.checking("S2"):
+        options = view.options()
+        where = view.path(view.config_rel)
+        if options.get("ssl", "on").strip().lower() in _OFF or "skip_ssl" in options or options.get("tls_version", "x").strip() == "":
+            ctx.violation("S2", f"{where} turns mysqld's TLS off (ssl/skip_ssl/tls_version)", "the rule keeps TLS on",
+                          f"remove ssl=OFF, skip_ssl and an empty tls_version from {where}")
+
+
+POLICY = resource_policy(SPEC, check)
