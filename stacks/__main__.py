@@ -7,7 +7,7 @@
 4. PMM server on the monitoring pool (unless ``installPmm: false``).
 5. The database cluster: passwords, Secret, PMM token, the custom resource with every size from the
    sizing engine, its proxy.
-6. sysbench Jobs on the monitoring pool: schema, prepare, warm-up, thread ladder (unless
+6. the sysbench Job on the monitoring pool: schema, prepare, warm-up, thread ladder (unless
    ``sysbenchEnabled: false``).
 
 See docs/database.md.

@@ -74,6 +74,12 @@ class Ladder:
         return self.threads[len(self.threads) // 2]
 
     @property
+    def step_warmup_seconds(self) -> int:
+        """Each step first runs unmeasured at its own concurrency (``--warmup-time``): a tenth of the
+        step, at most a minute. The buffer pool itself is warmed once, before the ladder (B2)."""
+        return max(1, min(60, self.duration_seconds // 10))
+
+    @property
     def measured_seconds(self) -> int:
         return self.duration_seconds * len(self.threads)
 
@@ -176,7 +182,8 @@ def timeout_seconds(benchmark: Benchmark, phase: str) -> int:
     if phase == "warmup":
         return margin + benchmark.ladder.warmup_seconds + math.ceil(benchmark.dataset.data_bytes / (50 * 2**20))
     if phase == "ladder":
-        return margin + benchmark.ladder.measured_seconds + 30 * len(benchmark.ladder.threads)
+        steps = len(benchmark.ladder.threads)
+        return margin + benchmark.ladder.measured_seconds + (benchmark.ladder.step_warmup_seconds + 30) * steps
     if phase == "cleanup":
         return margin
     raise ValueError(f"unknown phase {phase!r}")

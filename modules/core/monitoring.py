@@ -10,7 +10,10 @@ pool of one node works and a larger pool only adds room.
   the size of a PMM server monitoring a few dozen nodes. Memory request = limit; CPU is a request
   only, so PMM can use idle CPU but never takes the load generator's share (K3).
 * sysbench: the rest, request = limit (Guaranteed QoS, so its throughput is reproducible); memory is
-  capped, sysbench needs little.
+  capped, sysbench needs little. Its pod also carries a helper-sized publisher container.
+
+The plan holds even if every pod were there at once (the PMM token Job and the benchmark never
+overlap in practice), so the fit can be checked statically (K5).
 """
 
 from __future__ import annotations
@@ -40,7 +43,8 @@ class MonitoringPlan:
 
     @property
     def total(self) -> ContainerSize:
-        parts = [part for part in (self.operator, self.pmm_server, self.helper, self.sysbench) if part is not None]
+        helpers = (self.helper, self.helper) if self.sysbench is not None else (self.helper,)
+        parts = [part for part in (self.operator, self.pmm_server, *helpers, self.sysbench) if part is not None]
         return ContainerSize(sum(p.cpu_millicores for p in parts), sum(p.memory_bytes for p in parts))
 
 
@@ -51,7 +55,8 @@ def _round(size: ContainerSize) -> ContainerSize:
 def plan(node: NodeBudget, *, operator: bool, pmm_server: bool, sysbench: bool) -> MonitoringPlan:
     """Split one monitoring node; raise InputError (K5) when the pool is too small."""
     cpu, memory = node.usable_cpu_millicores, node.usable_memory_bytes
-    fixed = [HELPER] + ([OPERATOR] if operator else [])
+    # the PMM token Job, the benchmark's publisher container, the operator
+    fixed = [HELPER] + ([HELPER] if sysbench else []) + ([OPERATOR] if operator else [])
     cpu -= sum(part.cpu_millicores for part in fixed)
     memory -= sum(part.memory_bytes for part in fixed)
 

@@ -160,13 +160,15 @@ fi
 
 LADDER = _CLIENT_FILES + r"""
 mkdir -p "$RESULTS_DIR"
+# the publisher container waits for this file: the ladder's exit status, whatever happens
+trap 'echo "$?" > "$RESULTS_DIR/done"' EXIT
 echo "__SUMMARY_HEADER__" > "$RESULTS_DIR/summary.csv"
 rate_flag=""
 if [ "$RATE" -gt 0 ]; then rate_flag="--rate=$RATE"; fi
 for threads in $THREADS; do
-  echo "B3: ${threads} threads for ${DURATION_SECONDS}s"
+  echo "B3: ${threads} threads for ${DURATION_SECONDS}s after ${STEP_WARMUP_SECONDS}s at that concurrency"
   sysbench "$SYSBENCH_LUA" --config-file="$tmp/sysbench.cfg" --threads="$threads" --time="$DURATION_SECONDS" \
-    $rate_flag __B3_FLAGS__ run | tee "$RESULTS_DIR/run-${threads}.log"
+    --warmup-time="$STEP_WARMUP_SECONDS" $rate_flag __B3_FLAGS__ run | tee "$RESULTS_DIR/run-${threads}.log"
   # per-second lines: [ 1s ] thds: 16 tps: 1.00 qps: 2.00 (r/w/o: ...) lat (ms,95%): 3.00 err/s: 0.00 reconn/s: 0.00
   awk -v t="$threads" 'BEGIN { print "__INTERVAL_HEADER__" }
     /^\[ *[0-9]+s *\]/ {
@@ -198,6 +200,11 @@ cat "$RESULTS_DIR/summary.csv"
 
 PUBLISH = r"""set -eu
 export HOME=${TMPDIR:-/tmp}
+echo "waiting for the ladder"
+until [ -f "$RESULTS_DIR/done" ]; do sleep 5; done
+code=$(cat "$RESULTS_DIR/done")
+if [ "$code" = "0" ]; then status=complete; else status="failed (exit $code): partial results"; fi
+[ -f "$RESULTS_DIR/summary.csv" ] || echo "__SUMMARY_HEADER__" > "$RESULTS_DIR/summary.csv"
 set -- --from-file=summary.csv="$RESULTS_DIR/summary.csv"
 # A ConfigMap holds at most 1 MiB: the per-second series go in when they fit (they are in the Job's log anyway).
 total=$(cat "$RESULTS_DIR"/*.csv | wc -c)
@@ -207,16 +214,21 @@ if [ "$total" -lt 900000 ]; then
   done
 fi
 kubectl create configmap "$CONFIGMAP" -n "$NAMESPACE" "$@" \
-  --from-literal=finished="$(date -u +%Y-%m-%dT%H:%M:%SZ)" --from-literal=run="$RUN_ID" --dry-run=client -o yaml \
+  --from-literal=finished="$(date -u +%Y-%m-%dT%H:%M:%SZ)" --from-literal=run="$RUN_ID" \
+  --from-literal=status="$status" --dry-run=client -o yaml \
   | kubectl apply --server-side --field-manager=sysbench-results --force-conflicts -f -
 cat "$RESULTS_DIR/summary.csv"
-"""
+""".replace("__SUMMARY_HEADER__", SUMMARY_HEADER)
 
 
-CLEANUP = _CLIENT_FILES + r"""
+CLEANUP_STEPS = r"""
+echo "dropping the benchmark schema and user"
 sysbench "$SYSBENCH_LUA" --config-file="$tmp/sysbench.cfg" cleanup
 mysql --defaults-extra-file="$tmp/root.cnf" -e "DROP DATABASE IF EXISTS \`${SYSBENCH_DATABASE}\`; DROP USER IF EXISTS '${SYSBENCH_USER}'@'%';"
 """
+CLEANUP = _CLIENT_FILES + CLEANUP_STEPS
+# The ladder container, with the optional cleanup after the last step.
+LADDER_AND_CLEANUP = LADDER + CLEANUP_STEPS
 
 
 def sysbench_env(benchmark: Benchmark) -> dict[str, str]:
@@ -235,6 +247,7 @@ def sysbench_env(benchmark: Benchmark) -> dict[str, str]:
         "WARMUP_THREADS": str(benchmark.ladder.warmup_threads),
         "THREADS": " ".join(str(t) for t in benchmark.ladder.threads),
         "DURATION_SECONDS": str(benchmark.ladder.duration_seconds),
+        "STEP_WARMUP_SECONDS": str(benchmark.ladder.step_warmup_seconds),
         "RATE": str(benchmark.ladder.rate),
         "RESULTS_DIR": RESULTS_DIR,
     }

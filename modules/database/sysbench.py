@@ -1,22 +1,27 @@
 """sysbench against the writer endpoint, from the monitoring pool (B1-B4, T3).
 
-Jobs, in order (each waits for the previous one: Pulumi awaits a Job's completion):
+One Job, ``<cluster>-sysbench``, whose phases Kubernetes runs in order:
 
-1. ``<cluster>-sb-schema``: as root, creates the ``sbtest`` schema and a dedicated ``sbtest`` user
+1. init container ``schema``: as root, creates the ``sbtest`` schema and a dedicated ``sbtest`` user
    (its password generated, in the ``<cluster>-sysbench`` Secret), then waits until that user gets
    through the proxy (ProxySQL syncs users periodically).
-2. ``<cluster>-sb-prepare``: tables and rows sized against the buffer pool and the profile (B4).
-3. ``<cluster>-sb-warmup``: ``prewarm`` and a timed run (B2), when ``warmup_seconds`` > 0.
-4. ``<cluster>-sb-ladder``: the thread ladder with B3's flags; a second container publishes each step's
-   TPS, QPS and p95 latency as CSV into the ``<cluster>-sysbench-results`` ConfigMap.
-5. ``<cluster>-sb-cleanup`` (optional): drops the schema and the user.
+2. init container ``prepare``: tables and rows sized against the buffer pool and the profile (B4).
+3. init container ``warmup``: ``prewarm`` and a timed run (B2), when ``warmup_seconds`` > 0.
+4. container ``ladder``: the thread ladder with B3's flags, each step after a short unmeasured
+   ``--warmup-time`` at its own concurrency; then, optionally, drops the schema and the user.
+5. container ``publish``: waits for the ladder, then writes each step's TPS, QPS and p95 latency as CSV
+   into the ``<cluster>-sysbench-results`` ConfigMap.
+
+Phases as ordered containers of one pod, not one Job each: the order is enforced by Kubernetes (not by
+Pulumi waiting on each Job), and at most one sysbench pod ever exists, so the monitoring node's fit is
+provable from the manifests alone (K5): the pod requests the largest phase, not their sum.
 
 Pulumi cannot read what a Job printed at ``up`` time without a dynamic provider, so the stack outputs
 *where* the results are (the ConfigMap) rather than the numbers. Pulumi creates that ConfigMap empty
 and ignores changes to its ``data``; the Job fills ``data`` with its own field manager.
 
-Every Job's pod template carries a run id (a hash of the custom resource and the benchmark plan): when
-either changes, Pulumi replaces the Jobs and the benchmark runs again against the new configuration.
+The pod template carries a run id (a hash of the custom resource and the benchmark plan): when either
+changes, Pulumi replaces the Job and the benchmark runs again against the new configuration.
 """
 
 from __future__ import annotations
@@ -38,7 +43,7 @@ from . import scripts, versions
 from .cluster import DatabaseCluster, generated_password
 from .common import PACKAGE, child_options, labels, pod_resources, pool_scheduling, restricted_security
 
-PHASES = ("schema", "prepare", "warmup", "ladder", "cleanup")
+PHASES = ("schema", "prepare", "warmup", "ladder", "cleanup")  # in the order they run
 
 
 @dataclass(frozen=True)
@@ -84,7 +89,6 @@ class Sysbench(pulumi.ComponentResource):
         self.run_id = run_id(cluster, self.plan)
         self.cluster_name = spec.name
         self.namespace = namespace = spec.namespace
-        prefix = f"{spec.name}-sb"
         common_labels = labels("sysbench", spec.name)
         after = [*cluster.ready, *args.depends_on]
 
@@ -128,29 +132,21 @@ class Sysbench(pulumi.ComponentResource):
         )
 
         env = self._env(cluster)
-        phases = [("schema", scripts.SCHEMA, True), ("prepare", scripts.PREPARE, False)]
-        if self.plan.ladder.warmup_seconds > 0:
-            phases.append(("warmup", scripts.WARMUP, False))
-        phases.append(("ladder", scripts.LADDER, False))
+        phases = ["schema", "prepare"] + (["warmup"] if self.plan.ladder.warmup_seconds > 0 else []) + ["ladder"]
         if args.cleanup:
-            phases.append(("cleanup", scripts.CLEANUP, True))
-
-        self.jobs: dict[str, k8s.batch.v1.Job] = {}
-        previous: list[pulumi.Resource] = [self.secret, self.results, self.role_binding, *after]
-        for phase, script, as_root in phases:
-            job_spec = self.job_spec(phase, script, env, as_root, size, args.helper_resources, pool)
-            timeout = bench.timeout_seconds(self.plan, phase)
-            self.jobs[phase] = k8s.batch.v1.Job(
-                f"{name}-{phase}",
-                metadata={"name": f"{prefix}-{phase}", "namespace": namespace, "labels": {**common_labels, "percona-mysql/phase": phase}},
-                spec=job_spec,
-                opts=child_options(
-                    self, provider, previous,
-                    delete_before_replace=True,
-                    custom_timeouts=pulumi.CustomTimeouts(create=f"{timeout}s", update=f"{timeout}s"),
-                ),
-            )
-            previous = [self.jobs[phase]]
+            phases.append("cleanup")
+        timeout = sum(bench.timeout_seconds(self.plan, phase) for phase in phases)
+        self.job = k8s.batch.v1.Job(
+            f"{name}-job",
+            metadata={"name": f"{spec.name}-sysbench", "namespace": namespace, "labels": common_labels},
+            spec=self.job_spec(env, size, args.helper_resources, pool, cleanup=args.cleanup, timeout=timeout),
+            opts=child_options(
+                self, provider, [self.secret, self.results, self.role_binding, *after],
+                delete_before_replace=True,
+                custom_timeouts=pulumi.CustomTimeouts(create=f"{timeout}s", update=f"{timeout}s"),
+            ),
+        )
+        previous: list[pulumi.Resource] = [self.job]
         self.ready: list[pulumi.Resource] = previous
         self.register_outputs({"resultsConfigMap": self.results_name, "runId": self.run_id})
 
@@ -166,57 +162,59 @@ class Sysbench(pulumi.ComponentResource):
             {"name": "SYSBENCH_PASSWORD", "valueFrom": {"secretKeyRef": {"name": f"{cluster.spec.name}-sysbench", "key": "password"}}},
         ]
 
-    def job_spec(self, phase: str, script: str, env: list[dict], as_root: bool, size: ContainerSize,
-                 helper: ContainerSize, pool) -> dict:
+    def job_spec(self, env: list[dict], size: ContainerSize, helper: ContainerSize, pool, *, cleanup: bool,
+                 timeout: int) -> dict:
         cluster = self.cluster_name
         pod_security, container_security = restricted_security()
-        container_env = list(env)
-        if as_root:
-            container_env.append({"name": "ROOT_PASSWORD", "valueFrom": {"secretKeyRef": {"name": f"{cluster}-secrets", "key": "root"}}})
-        sysbench = {
-            "name": f"sysbench-{phase}",
-            "image": versions.SYSBENCH_IMAGE,
-            "command": ["bash", "-c", script],
-            "env": container_env,
-            "resources": pod_resources(size),
-            "securityContext": container_security,
-            "volumeMounts": [{"name": "results", "mountPath": scripts.RESULTS_DIR}],
-        }
-        pod: dict = {
-            "restartPolicy": "Never",
-            "securityContext": pod_security,
-            # B1, K4: the monitoring pool's selector, and no toleration of the database taint
-            **pool_scheduling(pool),
-            "volumes": [{"name": "results", "emptyDir": {}}],
-        }
-        if phase == "ladder":
-            pod["serviceAccountName"] = f"{cluster}-sysbench"
-            pod["initContainers"] = [sysbench]
-            pod["containers"] = [{
-                "name": "publish",
-                "image": versions.KUBECTL_IMAGE,
-                "command": ["/bin/sh", "-c", scripts.PUBLISH],
-                "env": [
-                    {"name": "CONFIGMAP", "value": self.results_name},
-                    {"name": "NAMESPACE", "value": self.namespace},
-                    {"name": "RESULTS_DIR", "value": scripts.RESULTS_DIR},
-                    {"name": "RUN_ID", "value": self.run_id},
-                ],
-                "resources": pod_resources(helper),
+        root = [{"name": "ROOT_PASSWORD", "valueFrom": {"secretKeyRef": {"name": f"{cluster}-secrets", "key": "root"}}}]
+        mount = [{"name": "results", "mountPath": scripts.RESULTS_DIR}]
+
+        def sysbench(phase: str, script: str, as_root: bool) -> dict:
+            return {
+                "name": phase,
+                "image": versions.SYSBENCH_IMAGE,
+                "command": ["bash", "-c", script],
+                "env": env + (root if as_root else []),
+                "resources": pod_resources(size),
                 "securityContext": container_security,
-                "volumeMounts": [{"name": "results", "mountPath": scripts.RESULTS_DIR}],
-            }]
-        else:
-            pod["automountServiceAccountToken"] = False
-            pod["containers"] = [sysbench]
+                "volumeMounts": mount,
+            }
+
+        init = [sysbench("schema", scripts.SCHEMA, True), sysbench("prepare", scripts.PREPARE, False)]
+        if self.plan.ladder.warmup_seconds > 0:
+            init.append(sysbench("warmup", scripts.WARMUP, False))
+        ladder = sysbench("ladder", scripts.LADDER_AND_CLEANUP if cleanup else scripts.LADDER, cleanup)
+        publish = {
+            "name": "publish",
+            "image": versions.KUBECTL_IMAGE,
+            "command": ["/bin/sh", "-c", scripts.PUBLISH],
+            "env": [
+                {"name": "CONFIGMAP", "value": self.results_name},
+                {"name": "NAMESPACE", "value": self.namespace},
+                {"name": "RESULTS_DIR", "value": scripts.RESULTS_DIR},
+                {"name": "RUN_ID", "value": self.run_id},
+            ],
+            "resources": pod_resources(helper),
+            "securityContext": container_security,
+            "volumeMounts": mount,
+        }
         return {
-            "backoffLimit": {"schema": 4, "prepare": 2}.get(phase, 1),
-            "activeDeadlineSeconds": bench.timeout_seconds(self.plan, phase),
+            "backoffLimit": 1,
+            "activeDeadlineSeconds": timeout,
             "template": {
                 "metadata": {
-                    "labels": {**labels("sysbench", cluster), "percona-mysql/phase": phase},
+                    "labels": labels("sysbench", cluster, {"app.kubernetes.io/component": "load-generator"}),
                     "annotations": {"percona-mysql/run": self.run_id},
                 },
-                "spec": pod,
+                "spec": {
+                    "restartPolicy": "Never",
+                    "serviceAccountName": f"{cluster}-sysbench",
+                    "securityContext": pod_security,
+                    # B1, K4: the monitoring pool's selector, and no toleration of the database taint
+                    **pool_scheduling(pool),
+                    "volumes": [{"name": "results", "emptyDir": {}}],
+                    "initContainers": init,
+                    "containers": [ladder, publish],
+                },
             },
         }

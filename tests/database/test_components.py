@@ -142,32 +142,48 @@ def test_pmm_token_job_is_narrowly_allowed_and_runs_on_the_monitoring_pool(gke_p
     assert role["rules"] == [{"apiGroups": [""], "resources": ["secrets"], "resourceNames": ["db1-secrets"], "verbs": ["get", "patch"]}]
 
 
-def test_sysbench_jobs_run_in_order_on_the_monitoring_pool_against_the_writer(gke_pxc):
+def _benchmark(registrations):
+    job = one(registrations, JOB, "sb-job")
+    return job, job.inputs["spec"]["template"]["spec"]
+
+
+def test_sysbench_phases_run_in_order_in_one_job_on_the_monitoring_pool(gke_pxc):
     spec, (_, monitoring_pool), registrations, _ = gke_pxc
-    jobs = {r.inputs["metadata"]["name"]: r for r in registrations if r.type == JOB and "-sb-" in r.inputs["metadata"]["name"]}
-    assert list(jobs) == ["db1-sb-schema", "db1-sb-prepare", "db1-sb-warmup", "db1-sb-ladder"]
-    ordered = list(jobs.values())
-    for earlier, later in zip(ordered, ordered[1:], strict=False):
-        assert depends_on(registrations, later, earlier)
-    cr = the_cr(registrations)
-    assert depends_on(registrations, ordered[0], cr)
-    for job in ordered:
-        pod = job.inputs["spec"]["template"]["spec"]
-        assert pod["nodeSelector"] == monitoring_pool.node_selector()  # B1
-        assert DATABASE_TAINT.as_toleration() not in pod.get("tolerations", [])  # K4
-        containers = pod.get("initContainers", []) + pod["containers"]
-        sysbench = next(c for c in containers if c["image"] == versions.SYSBENCH_IMAGE)
-        env = {e["name"]: e.get("value") for e in sysbench["env"]}
+    job, pod = _benchmark(registrations)
+    assert job.inputs["metadata"]["name"] == "db1-sysbench"
+    assert [c["name"] for c in pod["initContainers"]] == ["schema", "prepare", "warmup"]
+    assert [c["name"] for c in pod["containers"]] == ["ladder", "publish"]
+    assert depends_on(registrations, job, the_cr(registrations))
+    assert pod["nodeSelector"] == monitoring_pool.node_selector()  # B1
+    assert DATABASE_TAINT.as_toleration() not in pod.get("tolerations", [])  # K4
+    sysbench = [c for c in pod["initContainers"] + pod["containers"] if c["image"] == versions.SYSBENCH_IMAGE]
+    assert len(sysbench) == 4
+    for container in sysbench:
+        env = {e["name"]: e.get("value") for e in container["env"]}
         assert (env["MYSQL_HOST"], env["MYSQL_PORT"]) == ("db1-haproxy.mysql.svc", "3306")  # T3
-        assert sysbench["resources"]["requests"] == sysbench["resources"]["limits"]
-    ladder = jobs["db1-sb-ladder"].inputs["spec"]["template"]["spec"]
-    assert ladder["containers"][0]["image"] == versions.KUBECTL_IMAGE  # the publisher
-    env = {e["name"]: e.get("value") for e in ladder["initContainers"][0]["env"]}
-    assert env["THREADS"] == "1 4 16"
+        assert container["resources"]["requests"] == container["resources"]["limits"]
+    roots = [c["name"] for c in sysbench if any(e["name"] == "ROOT_PASSWORD" for e in c["env"])]
+    assert roots == ["schema"]  # root only where the schema and user are created
+    ladder_env = {e["name"]: e.get("value") for e in pod["containers"][0]["env"]}
+    assert ladder_env["THREADS"] == "1 4 16"
+    assert pod["containers"][1]["image"] == versions.KUBECTL_IMAGE  # the publisher
+    assert pod["serviceAccountName"] == "db1-sysbench"
     results = one(registrations, "kubernetes:core/v1:ConfigMap", "sb-results")
     assert results.inputs["metadata"]["name"] == "db1-sysbench-results"
     role = one(registrations, "kubernetes:rbac.authorization.k8s.io/v1:Role", "sb-role").inputs
     assert role["rules"][0]["resourceNames"] == ["db1-sysbench-results"]
+
+
+def test_the_benchmark_pod_requests_the_largest_phase_and_fits_the_monitoring_node(gke_pxc):
+    from modules.core.units import cpu_to_millicores
+
+    _, (_, monitoring_pool), registrations, _ = gke_pxc
+    _, pod = _benchmark(registrations)
+    init = max(cpu_to_millicores(c["resources"]["requests"]["cpu"]) for c in pod["initContainers"])
+    main = sum(cpu_to_millicores(c["resources"]["requests"]["cpu"]) for c in pod["containers"])
+    plan = monitoring.plan(monitoring_pool.node, operator=True, pmm_server=True, sysbench=True)
+    assert max(init, main) == plan.sysbench.cpu_millicores + plan.helper.cpu_millicores
+    assert plan.total.cpu_millicores <= monitoring_pool.node.usable_cpu_millicores
 
 
 def test_the_proxysql_and_router_writers():
@@ -175,8 +191,8 @@ def test_the_proxysql_and_router_writers():
                                       ("group-replication", "router", "db1-router.mysql.svc", "6446")):
         spec = DatabaseSpec(name="db1", namespace="mysql", engine=engine, proxy=proxy)
         registrations = collect(_stack(spec, eks_pools()))
-        ladder = one(registrations, JOB, "sb-ladder").inputs["spec"]["template"]["spec"]
-        env = {e["name"]: e.get("value") for e in ladder["initContainers"][0]["env"]}
+        _, pod = _benchmark(registrations)
+        env = {e["name"]: e.get("value") for e in pod["containers"][0]["env"]}
         assert (env["MYSQL_HOST"], env["MYSQL_PORT"]) == (host, port)
 
 
@@ -225,12 +241,15 @@ def test_pmm_enabled_without_a_server_is_refused():
         collect(_stack(spec, gke_pools(), pmm=None, sysbench=False))
 
 
-def test_cleanup_job_is_last_when_asked():
+def test_cleanup_runs_after_the_ladder_when_asked():
+    from modules.database import scripts
+
     spec = DatabaseSpec(name="db1", namespace="mysql")
     registrations = collect(_stack(spec, gke_pools(), cleanup=True))
-    cleanup, ladder = one(registrations, JOB, "sb-cleanup"), one(registrations, JOB, "sb-ladder")
-    assert depends_on(registrations, cleanup, ladder)
-    env = {e["name"]: e for e in cleanup.inputs["spec"]["template"]["spec"]["containers"][0]["env"]}
+    _, pod = _benchmark(registrations)
+    ladder = pod["containers"][0]
+    assert ladder["command"][-1] == scripts.LADDER_AND_CLEANUP
+    env = {e["name"]: e for e in ladder["env"]}
     assert env["ROOT_PASSWORD"]["valueFrom"]["secretKeyRef"] == {"name": "db1-secrets", "key": "root"}
 
 

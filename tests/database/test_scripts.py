@@ -130,6 +130,7 @@ def test_ladder_turns_sysbench_output_into_csv(sandbox):
     for argv in runs:
         for flag in scripts.B3_RUN_FLAGS:
             assert flag in argv
+        assert f"--warmup-time={env['STEP_WARMUP_SECONDS']}" in argv
         assert "--time=2" in argv and not any(a.startswith("--rate") for a in argv)
 
 
@@ -225,6 +226,7 @@ def test_publish_writes_the_results_configmap(sandbox):
     results.mkdir()
     (results / "summary.csv").write_text(scripts.SUMMARY_HEADER + "\n1,1,1,1,0,0\n")
     (results / "intervals-1.csv").write_text(scripts.INTERVAL_HEADER + "\n")
+    (results / "done").write_text("0\n")  # the ladder's exit status
     _fake(bin_dir, "kubectl", """
         import json, os, sys
         stdin = "" if sys.stdin.isatty() else sys.stdin.read()
@@ -240,3 +242,14 @@ def test_publish_writes_the_results_configmap(sandbox):
     assert "--from-file=summary.csv=" + str(results / "summary.csv") in create["argv"]
     assert "--from-file=intervals-1.csv=" + str(results / "intervals-1.csv") in create["argv"]
     assert apply["argv"][1:3] == ["apply", "--server-side"] and apply["stdin"].startswith("kind: ConfigMap")
+    assert "--from-literal=status=complete" in create["argv"]
+
+
+def test_ladder_always_leaves_its_exit_status_for_the_publisher(sandbox):
+    tmp_path, bin_dir, env, _ = sandbox
+    _run(scripts.LADDER, env)
+    assert (tmp_path / "results" / "done").read_text().strip() == "0"
+    _fake(bin_dir, "sysbench", "import sys\nsys.exit(3)\n")
+    result = subprocess.run(["bash", "-c", scripts.LADDER], env=env, capture_output=True, text=True, timeout=60)
+    assert result.returncode != 0
+    assert (tmp_path / "results" / "done").read_text().strip() != "0"

@@ -148,9 +148,11 @@ def test_operator_pmm_and_sysbench_are_on_the_monitoring_pool(stack, run):
         assert values["nodeSelector"] == monitoring_selector
         assert DATABASE_TAINT.as_toleration() not in values.get("tolerations", [])
     jobs = [r for r in registrations if r.type == JOB]
-    names = [j.inputs["metadata"]["name"] for j in jobs]
-    assert [n.rsplit("-", 1)[-1] for n in names if "-sb-" in n] == ["schema", "prepare", "warmup", "ladder"]
-    assert any(n.endswith("-pmm-token") for n in names)
+    names = sorted(j.inputs["metadata"]["name"] for j in jobs)
+    cluster = names[0].rsplit("-pmm-token", 1)[0]
+    assert names == [f"{cluster}-pmm-token", f"{cluster}-sysbench"]
+    bench = next(j for j in jobs if j.inputs["metadata"]["name"].endswith("-sysbench")).inputs["spec"]["template"]["spec"]
+    assert [c["name"] for c in bench["initContainers"] + bench["containers"]] == ["schema", "prepare", "warmup", "ladder", "publish"]
     for job in jobs:
         pod = job.inputs["spec"]["template"]["spec"]
         assert pod["nodeSelector"] == monitoring_selector  # B1
@@ -197,8 +199,8 @@ def test_kind_is_ephemeral_small_and_unprotected(run):
     cr = _cr(registrations)
     assert cr.protect is False
     assert cr.inputs["spec"]["unsafeFlags"]["pxcSize"] is True and cr.inputs["spec"]["unsafeFlags"]["tls"] is False
-    ladder = _one(registrations, JOB, "sysbench-ladder").inputs["spec"]["template"]["spec"]
-    env = {e["name"]: e.get("value") for e in ladder["initContainers"][0]["env"]}
+    bench = _one(registrations, JOB, "sysbench-job").inputs["spec"]["template"]["spec"]
+    env = {e["name"]: e.get("value") for e in bench["containers"][0]["env"]}
     assert env["THREADS"] == "1 4 16" and env["DURATION_SECONDS"] == "60"
     outputs = stack_outputs()
     assert outputs["sysbench"]["resultsConfigMap"] == "kind-mysql-sysbench-results"
