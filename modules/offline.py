@@ -136,10 +136,17 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
 
 
 def _plain(value: Any) -> Any:
-    """Deserialized properties with secrets unwrapped and unknowns as None (JSON-able)."""
+    """Deserialized properties with secrets unwrapped and unknowns as None (JSON-able).
+
+    A resource reference becomes its ID (its URN when it has none), as the engine marshals references
+    for a policy pack (``KeepResources`` off): the pack's SDK cannot read the reference form.
+    """
     if isinstance(value, dict):
-        if value.get(pulumi.runtime.rpc._special_sig_key) == pulumi.runtime.rpc._special_secret_sig:
+        signature = value.get(pulumi.runtime.rpc._special_sig_key)
+        if signature == pulumi.runtime.rpc._special_secret_sig:
             return _plain(value.get("value"))
+        if signature == pulumi.runtime.rpc._special_resource_sig:
+            return value.get("id") or value.get("urn")
         return {key: _plain(item) for key, item in value.items()}
     if isinstance(value, (list, tuple)):
         return [_plain(item) for item in value]
