@@ -38,7 +38,7 @@ from modules.stack.settings import PMM_TOKEN_KEY, all_keys, stack_settings_from_
 config = pulumi.Config()
 raw = {key: value for key in all_keys() if (value := config.get(key)) is not None}
 try:
-    settings = stack_settings_from_config(raw, pmm_token_set=config.get(PMM_TOKEN_KEY) is not None)
+    settings = stack_settings_from_config(raw, pmm_token_set=bool(config.get(PMM_TOKEN_KEY)))
 except InputError as error:
     raise pulumi.RunError(f"stack config: {error}") from error
 

@@ -266,3 +266,18 @@ def _reaches(registrations, dependent, dependency) -> bool:
     from database.harness import depends_on
 
     return depends_on(registrations, dependent, dependency)
+
+
+@pytest.mark.parametrize("stack", STACKS)
+def test_every_key_of_the_stack_file_is_declared_in_pulumi_yaml(stack):
+    """The CLI refuses a project key the project does not declare ("... which is not defined by the
+    project configuration"), so a stack file may only use declared keys."""
+    import yaml
+
+    project = yaml.safe_load((offline.REPOSITORY / "Pulumi.yaml").read_text())
+    stack_file = offline.REPOSITORY / "stacks" / f"Pulumi.{stack}.yaml"
+    keys = yaml.safe_load(stack_file.read_text())["config"]
+    for key in keys:
+        namespace, _, name = key.partition(":")
+        if namespace == project["name"]:
+            assert name in project["config"], f"{stack_file.name}: {key} is not declared in Pulumi.yaml"
