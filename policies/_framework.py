@@ -215,7 +215,7 @@ def resource_policy(spec: Spec, check: Check) -> ResourceValidationPolicy:
             args.not_applicable(ctx.not_applicable_reason)
         _finish(ctx, report)
 
-    return ResourceValidationPolicy(
+    policy = ResourceValidationPolicy(
         name=spec.name,
         description=_describe(spec),
         validate=validate,
@@ -227,6 +227,8 @@ def resource_policy(spec: Spec, check: Check) -> ResourceValidationPolicy:
         tags=list(spec.rules),
         remediation_steps=spec.remediation,
     )
+    policy.applies_to = spec.applies_to  # read by policies._sdk to skip policies a type never concerns
+    return policy
 
 
 def stack_policy(spec: Spec, check: Check) -> StackValidationPolicy:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 from ._framework import Context, memo
 from ._readers.database import DatabaseView, database_view
 from ._readers.helm import ValuesFromFiles
@@ -61,7 +63,10 @@ def pmm_values(ctx: Context, rule: str) -> dict | None:
 
 
 # ---- which resource types a policy reads (Spec.applies_to) ----------------------------------------
+# Every policy asks this for every resource: the answers depend on the type token only, so they are
+# cached per token (a stack has a few dozen types).
 
+@functools.lru_cache(maxsize=1024)
 def database_types(resource_type: str) -> bool:
     from ._readers.database import is_ps_cr, is_pxc_cr
     from ._readers.helm import is_helm
@@ -69,12 +74,14 @@ def database_types(resource_type: str) -> bool:
     return is_pxc_cr(resource_type) or is_ps_cr(resource_type) or is_helm(resource_type)
 
 
+@functools.lru_cache(maxsize=1024)
 def workload_types(resource_type: str) -> bool:
     from ._readers.workloads import POD_SPEC_PATHS
 
     return resource_type in POD_SPEC_PATHS
 
 
+@functools.lru_cache(maxsize=1024)
 def pool_types(resource_type: str) -> bool:
     from ._readers.pools import POOL_TYPES
 
@@ -82,10 +89,11 @@ def pool_types(resource_type: str) -> bool:
 
 
 def any_of(*predicates):
+    @functools.lru_cache(maxsize=1024)
     def applies(resource_type: str) -> bool:
         return any(predicate(resource_type) for predicate in predicates)
     return applies
 
 
 def exactly(*types: str):
-    return lambda resource_type: resource_type in types
+    return frozenset(types).__contains__
