@@ -45,7 +45,7 @@ def _sizing_budget(view: DatabaseView, container: Container) -> ContainerSize | 
     except Exception:  # noqa: BLE001 - a suggestion only
         limit, cores = None, 1000
     if container.name == "pmm-client":
-        return pmm_client(limit or REFERENCE_MEMBER_MEMORY)
+        return pmm_client(limit or REFERENCE_MEMBER_MEMORY, cores)
     if container.name in LOG_COLLECTOR_CONTAINERS:
         return LOG_COLLECTOR_EACH
     if container.name == "xtrabackup":

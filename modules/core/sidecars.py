@@ -32,11 +32,14 @@ def _mib_ceil(num_bytes: float) -> int:
 
 
 # PMM client: operator default request 150M / 300m (INTERFACES §2.3); seed reference 500 MB / 500m
-# on a 32 GB node (M3). The agent's cost follows the exporters it runs, not the node, so it is
-# interpolated between the two anchors and held at the reference above 32 GB.
+# on a 32 GB, 8-CPU node (M3: PXC 6 CPU + HAProxy 600m + PMM 500m). The agent's cost follows the
+# exporters it runs, not the node, so it is interpolated between the two anchors (memory on the
+# member's memory, CPU on its CPU) and held at the reference above them. Memory stays in whole bytes:
+# a step would let a larger budget leave mysqld less.
 PMM_SMALL = ContainerSize(300, 150_000_000)
 PMM_REFERENCE = ContainerSize(500, 500_000_000)
 REFERENCE_MEMBER_MEMORY = 32 * GIB
+REFERENCE_MEMBER_CPU = 8000
 
 # Log collector: the operator applies spec.logcollector.resources to both ``logs`` (fluent-bit) and
 # ``logrotate``; its default is 100M / 200m (INTERFACES §2.3).
@@ -70,11 +73,11 @@ PROXY_BYTES_PER_CONNECTION = {HAPROXY: 40 * 1024, PROXYSQL: 80 * 1024, ROUTER: 4
 PROXY_MIN_MEMORY = 128 * MIB
 
 
-def pmm_client(member_memory_bytes: int) -> ContainerSize:
-    share = min(1.0, member_memory_bytes / REFERENCE_MEMBER_MEMORY)
-    cpu = PMM_SMALL.cpu_millicores + (PMM_REFERENCE.cpu_millicores - PMM_SMALL.cpu_millicores) * share
-    memory = PMM_SMALL.memory_bytes + (PMM_REFERENCE.memory_bytes - PMM_SMALL.memory_bytes) * share
-    return ContainerSize(math.ceil(cpu / 10) * 10, _mib_ceil(memory))
+def pmm_client(member_memory_bytes: int, member_cpu_millicores: int) -> ContainerSize:
+    cpu_share = min(1.0, member_cpu_millicores / REFERENCE_MEMBER_CPU)
+    cpu = PMM_SMALL.cpu_millicores + (PMM_REFERENCE.cpu_millicores - PMM_SMALL.cpu_millicores) * cpu_share
+    extra = (PMM_REFERENCE.memory_bytes - PMM_SMALL.memory_bytes) * min(member_memory_bytes, REFERENCE_MEMBER_MEMORY)
+    return ContainerSize(math.ceil(cpu / 10) * 10, PMM_SMALL.memory_bytes + extra // REFERENCE_MEMBER_MEMORY)
 
 
 def proxy_container(proxy: str, connections: int, mysqld_cpu_millicores: int) -> ContainerSize:

@@ -179,11 +179,11 @@ def _budget(inp: SizingInput) -> tuple[int, int, NodeBudget | None]:
     return node.usable_cpu_millicores, node.usable_memory_bytes, node
 
 
-def _fixed_containers(inp: SizingInput, budget_memory: int) -> dict[str, ContainerSize]:
+def _fixed_containers(inp: SizingInput, budget_memory: int, budget_cpu: int) -> dict[str, ContainerSize]:
     """Containers whose size does not depend on mysqld's share (M3)."""
     fixed: dict[str, ContainerSize] = {}
     if inp.pmm:
-        fixed["pmm-client"] = pmm_client(budget_memory)
+        fixed["pmm-client"] = pmm_client(budget_memory, budget_cpu)
     if inp.log_collector_enabled:
         for name in LOG_COLLECTOR_CONTAINERS:
             fixed[name] = LOG_COLLECTOR_EACH
@@ -240,16 +240,17 @@ def _retention_cache_bytes(limit: int) -> int:
     """Size of the rejoin ring buffer (GR XCom cache M4, Galera gcache).
 
     One sixteenth of the mysqld limit, within [128 MiB, 1 GiB]: the GR default of 1 GiB is reached at a
-    16 GiB container (the seed's 64 GB nodes ran it), and small containers fall to the M4 minimum.
+    16 GiB container (the seed's 64 GB nodes ran it), and small containers fall to the M4 minimum. In
+    whole bytes, like every term that grows with the limit, so the buffer pool never shrinks as it grows.
     """
-    return min(GIB, max(128 * MIB, limit // 16 // MIB * MIB))
+    return min(GIB, max(128 * MIB, limit // 16))
 
 
 def _memory_options(inp: SizingInput, profile: LoadProfile, limit: int, connections: int, cpu: int) -> dict[str, str]:
     """Everything that enters the memory model except the buffer pool."""
-    log_buffer = max(MIB, min(profile.log_buffer_bytes, limit // 64 // MIB * MIB))
+    log_buffer = max(MIB, min(profile.log_buffer_bytes, limit // 64 // 1024 * 1024))
     # MySQL 8.4's own temptable_max_ram default is 3% of memory; applied to the container limit.
-    temptable = max(2 * MIB, int(limit * 0.03) // MIB * MIB)
+    temptable = max(2 * MIB, limit * 3 // 100)
     tmp_table = min(16 * MIB, temptable)
     options = {
         "max_connections": str(connections),
@@ -313,7 +314,7 @@ def size(inp: SizingInput) -> SizingResult:
     thresholds = validate(inp)
     profile = PROFILES[inp.load]
     budget_cpu, budget_memory, node = _budget(inp)
-    fixed = _fixed_containers(inp, budget_memory)
+    fixed = _fixed_containers(inp, budget_memory, budget_cpu)
     pods = _pods(inp, fixed)
     mysqld_cpu = _split_cpu(inp, budget_cpu, fixed, pods)
     fixed_memory = _pod_sum(pods, fixed, "memory_bytes")

@@ -33,7 +33,7 @@ from modules.core.sizing import SizingResult
 from modules.database.manifests import DatabaseSpec, Placement, size_for_pool
 
 # The database layer's keys with their type and the default declared in Pulumi.yaml (a test keeps the
-# two in step). ``dbClusterName`` and ``pmmServerToken`` are optional additions (see docs/database.md).
+# two in step).
 CONFIG_KEYS: dict[str, tuple[type, object]] = {
     "engine": (str, "pxc"),
     "clusterSize": (int, 3),

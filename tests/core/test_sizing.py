@@ -14,42 +14,45 @@ PXC_4_CPU_8_GIB = SizingInput(engine="pxc", cpu_millicores=4000, memory_bytes=8 
 def test_pxc_member_split_by_hand():
     result = size(PXC_4_CPU_8_GIB)
     c = result.containers
-    # PMM client interpolated at 8/32 of the reference: 300m + 200m/4 = 350m; 150 MB + 350 MB/4 = 237.5 MB -> 227 MiB
-    assert (c["pmm-client"].cpu_millicores, c["pmm-client"].memory_bytes) == (350, 227 * MIB)
+    # PMM client: CPU at 4/8 of the reference CPU: 300m + 200m/2 = 400m; memory at 8/32 of the reference
+    # memory: 150 MB + 350 MB/4 = 237,500,000 bytes exactly
+    assert (c["pmm-client"].cpu_millicores, c["pmm-client"].memory_bytes) == (400, 237_500_000)
     assert (c["logs"].cpu_millicores, c["logrotate"].memory_bytes) == (200, 100_000_000)
     assert (c["pxc-monit"].cpu_millicores, c["pxc-monit"].memory_bytes) == (50, 64 * MIB)
-    # CPU: 4000 - (350 + 200 + 200 + 50 + 350) = 2850 for mysqld + HAProxy at 10% of mysqld -> 2590 + 260
-    assert c["mysqld"].cpu_millicores == 2590
-    assert c["haproxy"].cpu_millicores == 260
+    # CPU: 4000 - (400 + 200 + 200 + 50 + 400) = 2750 for mysqld + HAProxy at 10% of mysqld -> 2500 + 250
+    assert c["mysqld"].cpu_millicores == 2500
+    assert c["haproxy"].cpu_millicores == 250
     # HAProxy memory: 64 MiB + 100 x 40 KiB = 67.9 MiB, below the 128 MiB floor
     assert c["haproxy"].memory_bytes == 128 * MIB
-    # mysqld limit: 8192 MiB - 2 x 227 MiB - 200,000,000 B - 64 MiB - 128 MiB = 7355.27 MiB -> 7355 MiB
-    assert c["mysqld"].memory_bytes == 7355 * MIB
+    # mysqld limit: 8 GiB - 2 x 237.5 MB - 2 x 100 MB - 64 MiB - 128 MiB = 7,713,608,000 B -> 7356 MiB
+    assert c["mysqld"].memory_bytes == 7356 * MIB
     assert result.pods == {"mysqld": ("mysqld", "pmm-client", "logs", "logrotate"), "proxy": ("haproxy", "pxc-monit", "pmm-client")}
 
 
 def test_pxc_mysqld_terms_by_hand():
     result = size(PXC_4_CPU_8_GIB)
     terms = result.memory.terms
+    limit = 7356 * MIB  # 7,713,325,056 B
     assert terms["log_buffer"] == 16 * MIB  # light-oltp profile, below limit/64
-    assert terms["temporary_tables"] == 220 * MIB  # 3% of 7355 MiB = 220.65 MiB, whole MiB
-    assert terms["gcache"] == 459 * MIB  # limit/16 = 459.7 MiB, inside [128 MiB, 1 GiB]
+    assert terms["temporary_tables"] == limit * 3 // 100 == 231_399_751  # 3% of the limit, whole bytes
+    assert terms["gcache"] == limit // 16 == 482_082_816  # limit/16 = 459.75 MiB, inside [128 MiB, 1 GiB]
     # light-oltp per connection: 512K + 512K + 128K + 384K + binlog 32K + stack 1024K + 2 x 16K = 2624 KiB
     assert terms["connection_buffers"] == 2624 * 1024 * 100
-    assert terms["page_cache_reserve"] == 385_613_824  # 5% of 7355 MiB exactly
-    # buffer pool = 7355 - (16 + 220 + 459 + 256.25 + 300 + 367.75) = 5736 MiB; one instance (2590m < 4 CPUs);
-    # 5736 = 2^3 x 3 x 239: its largest divisor <= 1000 chunks is 956, so chunks of 5736 / 956 = 6 MiB
-    assert result.mysqld["innodb_buffer_pool_size"] == str(5736 * MIB)
-    assert result.mysqld["innodb_buffer_pool_chunk_size"] == str(6 * MIB)
+    assert terms["page_cache_reserve"] == 385_666_253  # ceil(5% of the limit = 385,666,252.8)
+    # what is left: 7,713,325,056 - 1,699,196,436 (the terms above + 300 MiB) = 6,014,128,620 B = 5735.5 MiB;
+    # one instance (2500m < 4 CPUs), so the pool is 5735 MiB; 5735 = 5 x 31 x 37: its largest divisor
+    # <= 1000 is 185, so 185 chunks of 31 MiB
+    assert result.mysqld["innodb_buffer_pool_size"] == str(5735 * MIB)
+    assert result.mysqld["innodb_buffer_pool_chunk_size"] == str(31 * MIB)
     assert result.mysqld["innodb_buffer_pool_instances"] == "1"
-    assert result.memory.buffer_pool_rounded == 5736 * MIB
-    assert result.memory.peak_bytes == 7355 * MIB  # the pool takes exactly what is left
-    assert result.mysqld["innodb_redo_log_capacity"] == str(2868 * MIB)  # light-oltp: half the pool
+    assert result.memory.buffer_pool_rounded == 5735 * MIB
+    assert result.memory.headroom_bytes == 6_014_128_620 - 5735 * MIB  # only the sub-MiB remainder is unused
+    assert result.mysqld["innodb_redo_log_capacity"] == str(2867 * MIB)  # light-oltp: half the pool, whole MiB
 
 
 def test_pxc_flow_control_by_hand():
     result = size(PXC_4_CPU_8_GIB)
-    assert result.mysqld["wsrep_applier_threads"] == "10"  # 4 per core x 2.59 cores
+    assert result.mysqld["wsrep_applier_threads"] == "10"  # 4 per core x 2.5 cores
     assert result.apply_rate_tps == 125.0  # 10 x 12.5 tps
     # fc_limit: min(100, 30 s x 125 / sqrt(3)) = 100; effective queue 100 x sqrt(3) = 173.2
     assert "gcs.fc_limit=100" in result.mysqld["wsrep_provider_options"]

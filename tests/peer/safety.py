@@ -85,7 +85,7 @@ def judge(answer: PeerAnswer) -> Safety:
         return Safety(problems=(f"no answer (type {answer.message_type}, HTTP {answer.http_status})",))
     memory = peer_memory_model(answer)
     limit = answer.limit_memory("mysql")
-    pmm, pmm_needed = answer.limit_memory("pmm"), pmm_client(int(answer.total_memory)).memory_bytes
+    pmm, pmm_needed = answer.limit_memory("pmm"), pmm_client(int(answer.total_memory), answer.total_cpu).memory_bytes
     proxy = answer.limit_memory("proxy")
     proxy_needed = proxy_container(HAPROXY, answer.max_connections, answer.mysql_cpu).memory_bytes + MONIT_SIDECAR.memory_bytes
     problems = []

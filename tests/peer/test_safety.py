@@ -48,6 +48,6 @@ def test_a_safe_answer_meets_every_condition():
     safety = judge(answer)
     assert safety.safe, safety.problems
     assert safety.memory.peak_bytes <= answer.limit_memory("mysql")
-    assert answer.limit_memory("pmm") >= pmm_client(16 * GIB).memory_bytes
+    assert answer.limit_memory("pmm") >= pmm_client(16 * GIB, 4000).memory_bytes
     needed = proxy_container("haproxy", answer.max_connections, answer.mysql_cpu).memory_bytes + MONIT_SIDECAR.memory_bytes
     assert answer.limit_memory("proxy") >= needed
