@@ -112,12 +112,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--program", type=Path, help="a program directory other than stacks/ (config from --config)")
     parser.add_argument("--project", help="project name for --program (default: Pulumi.yaml's)")
     parser.add_argument("--config", type=Path, help="JSON object of config for --program (project:key -> value)")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                        help="override a stack config key for this check, e.g. --set kindHostCpu=8 --set kindHostMemory=32Gi")
     parser.add_argument("--policy-config", type=Path, help="JSON policy config as for `pulumi preview --policy-pack-config`")
     parser.add_argument("--json", action="store_true", help="print the findings as JSON")
     args = parser.parse_args(argv)
 
     from modules import offline
 
+    malformed = [pair for pair in args.set if "=" not in pair or not pair.split("=", 1)[0]]
+    if malformed:
+        print(f"error: --set expects KEY=VALUE, got {malformed[0]!r}", file=sys.stderr)
+        return 2
     policy_config = json.loads(args.policy_config.read_text()) if args.policy_config else {}
     try:
         if args.program:
@@ -127,8 +133,10 @@ def main(argv: list[str] | None = None) -> int:
             extra: list[Finding] = []
         else:
             project = offline.project_name()
+            overrides = dict(pair.split("=", 1) for pair in args.set)
             config = offline.stack_config(args.stack)
-            registrations = offline.run_stack(args.stack, preview=True)
+            config.update({f"{project}:{key}": value for key, value in overrides.items()})
+            registrations = offline.run_stack(args.stack, preview=True, overrides=overrides)
             stack_dir = yaml.safe_load((REPOSITORY / "Pulumi.yaml").read_text()).get("stackConfigDir", ".")
             extra = config_findings(REPOSITORY / stack_dir / f"Pulumi.{args.stack}.yaml")
     except Exception as error:  # noqa: BLE001 - a program error is the user's to read, not a traceback

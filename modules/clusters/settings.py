@@ -70,6 +70,8 @@ CONFIG_KEYS: dict[str, tuple[type, object]] = {
     "eksSubnetIds": (list, []),
     "eksPrivateEndpoint": (bool, False),
     "kindHostShare": (str, "0.2"),
+    "kindHostCpu": (str, ""),
+    "kindHostMemory": (str, ""),
     "kindNodeImage": (str, "kindest/node:v1.33.1"),
     "kubeconfig": (str, ""),
     "kubeContext": (str, ""),
@@ -505,6 +507,31 @@ def _eks(v: _Values) -> EksSettings:
     return EksSettings(region, version, vpc_id, subnet_ids, v.flag("eksPrivateEndpoint"))
 
 
+def _kind_host(v: _Values, host: Callable[[], tuple[int, int]]) -> tuple[int, int]:
+    """The machine the kind nodes share: kindHostCpu / kindHostMemory when given (a CI runner evaluating
+    the stack for a workstation), otherwise the machine running the program."""
+    cpu_text, memory_text = v.text("kindHostCpu"), v.text("kindHostMemory")
+    if bool(cpu_text) != bool(memory_text):
+        missing = "kindHostMemory" if cpu_text else "kindHostCpu"
+        raise InputError(missing, "give both kindHostCpu and kindHostMemory, or neither (this machine's are used)", rule="K1")
+    if not cpu_text:
+        try:
+            return host()
+        except InputError as error:
+            raise _rekey(error, "kindHostShare") from None
+    try:
+        cpu = cpu_to_millicores(cpu_text)
+    except ValueError as error:
+        raise InputError("kindHostCpu", str(error), rule="K1") from None
+    try:
+        memory = memory_to_bytes(memory_text)
+    except ValueError as error:
+        raise InputError("kindHostMemory", str(error), rule="K1") from None
+    if cpu <= 0 or memory <= 0:
+        raise InputError("kindHostCpu" if cpu <= 0 else "kindHostMemory", "must be more than zero", rule="K1")
+    return cpu, memory
+
+
 def _kind(v: _Values, common: dict, monitoring_count: int, daemonset: tuple[int, int],
           host: Callable[[], tuple[int, int]]) -> ClusterSettings:
     text = v.text("kindHostShare")
@@ -517,10 +544,7 @@ def _kind(v: _Values, common: dict, monitoring_count: int, daemonset: tuple[int,
     image = v.text("kindNodeImage")
     if not image:
         raise InputError("kindNodeImage", "the kind target needs a node image (e.g. kindest/node:v1.33.1)")
-    try:
-        host_cpu, host_memory = host()
-    except InputError as error:
-        raise _rekey(error, "kindHostShare") from None
+    host_cpu, host_memory = _kind_host(v, host)
     try:
         budget = kind_node_budget(host_cpu, host_memory, share, *daemonset)
     except InputError as error:

@@ -28,6 +28,7 @@ from modules.core import benchmark as bench
 from modules.core import monitoring
 from modules.core.benchmark import Benchmark
 from modules.core.errors import InputError
+from modules.core.units import format_cpu, human_bytes
 from modules.core.monitoring import MonitoringPlan
 from modules.core.sizing import SizingResult
 from modules.database.manifests import DatabaseSpec, Placement, size_for_pool
@@ -230,8 +231,15 @@ def stack_settings_from_config(
     return StackSettings(cluster, database, install_operator, pmm, sysbench, placement, sizing, plan, benchmark)
 
 
-_SIZING_KEYS = {"cpu": "databaseNodeType", "memory": "databaseNodeType", "connections": "connections",
-                "cluster_size": "clusterSize", "proxy": "proxy", "log_collector": "logCollector"}
+_SIZING_KEYS = {"connections": "connections", "cluster_size": "clusterSize", "proxy": "proxy", "log_collector": "logCollector"}
+# The member budget comes from a different key on each target: the one to change when it is too small.
+_BUDGET_KEYS = {"kind": "kindHostShare", "existing": "existingNodeMemory", "gke": "databaseNodeType", "eks": "databaseNodeType"}
+
+
+def _budget_key(cluster: ClusterSettings, error_key: str) -> str:
+    if cluster.target == "existing" and cluster.database_pool.machine_type is None:
+        return "existingNodeCpu" if error_key == "cpu" else "existingNodeMemory"
+    return "databaseNodeType" if cluster.target == "existing" else _BUDGET_KEYS[cluster.target]
 
 
 def _sized(database: DatabaseSpec, cluster: ClusterSettings) -> tuple[Placement, SizingResult]:
@@ -239,9 +247,14 @@ def _sized(database: DatabaseSpec, cluster: ClusterSettings) -> tuple[Placement,
     try:
         return size_for_pool(database, cluster.database_pool)
     except InputError as error:
-        key = _SIZING_KEYS.get(error.key)
+        key = _budget_key(cluster, error.key) if error.key in ("cpu", "memory") else _SIZING_KEYS.get(error.key)
         if key is None:
             raise
+        if cluster.target == "kind" and key == "kindHostShare":
+            host = cluster.kind
+            error = InputError(error.key, f"{error.message} (each kind node is modeled as {host.host_share:g} of this "
+                               f"machine's {format_cpu(host.host_cpu_millicores)} CPU and {human_bytes(host.host_memory_bytes)}: "
+                               "raise the share or use a larger machine)", error.rule)
         prefix = (f"{error.rule}: " if error.rule else "") + f"{error.key}: "
         message = str(error)
         raise InputError(key, message[len(prefix):] if message.startswith(prefix) else message, error.rule) from None

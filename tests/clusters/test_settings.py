@@ -190,6 +190,29 @@ def test_kind_warns_when_the_nodes_overcommit_the_host():
     assert any("overcommit" in note for note in settings(with_(KIND, kindHostShare="0.5")).notes)
 
 
+def test_kind_host_can_be_declared_instead_of_read():
+    # a CI runner judging the stack for a workstation: 8 CPUs, 32 GiB, a quarter each
+    result = settings(with_(KIND, kindHostShare="0.25", kindHostCpu="8", kindHostMemory="32Gi"), host=lambda: (1000, 2**30))
+    assert (result.kind.host_cpu_millicores, result.kind.host_memory_bytes) == (8000, 32 * 2**30)
+    assert result.database_pool.node.capacity_cpu_millicores == 2000
+
+
+@pytest.mark.parametrize(
+    ("values", "key"),
+    [
+        ({"kindHostCpu": "8"}, "kindHostMemory"),
+        ({"kindHostMemory": "32Gi"}, "kindHostCpu"),
+        ({"kindHostCpu": "eight", "kindHostMemory": "32Gi"}, "kindHostCpu"),
+        ({"kindHostCpu": "8", "kindHostMemory": "lots"}, "kindHostMemory"),
+        ({"kindHostCpu": "0", "kindHostMemory": "32Gi"}, "kindHostCpu"),
+    ],
+)
+def test_bad_declared_kind_host(values, key):
+    with pytest.raises(InputError) as raised:
+        settings(with_(KIND, **values))
+    assert (raised.value.key, raised.value.rule) == (key, "K1")
+
+
 def test_host_resources_reads_this_machine():
     cpu, memory = host_resources()
     assert cpu >= 1000 and cpu % 1000 == 0
