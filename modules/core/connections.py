@@ -6,7 +6,7 @@ mysqld pod with its sidecars plus one proxy pod); connections may take memory un
 
 from __future__ import annotations
 
-from typing import Callable, Mapping
+from collections.abc import Callable, Mapping
 
 from .memory import GROUP_REPLICATION
 

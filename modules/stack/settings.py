@@ -28,9 +28,9 @@ from modules.core import benchmark as bench
 from modules.core import monitoring
 from modules.core.benchmark import Benchmark
 from modules.core.errors import InputError
-from modules.core.units import format_cpu, human_bytes
 from modules.core.monitoring import MonitoringPlan
 from modules.core.sizing import SizingResult
+from modules.core.units import format_cpu, human_bytes
 from modules.database.manifests import DatabaseSpec, Placement, size_for_pool
 
 # The database layer's keys with their type and the default declared in Pulumi.yaml (a test keeps the
