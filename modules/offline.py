@@ -83,6 +83,8 @@ class OfflineMocks(pulumi.runtime.Mocks):
             state.setdefault("eksCluster", self._resource_reference(
                 "aws:eks/cluster:Cluster", cluster_name, {"name": cluster_name, "endpoint": "https://offline.eks"}))
             state.setdefault("core", {})
+            state.setdefault("oidcProviderArn", "arn:aws:iam::000000000000:oidc-provider/oidc.eks.offline/id/OFFLINE")
+            state.setdefault("oidcProviderUrl", "https://oidc.eks.offline/id/OFFLINE")
         elif typ == "aws:eks/cluster:Cluster":
             state.setdefault("endpoint", "https://offline.eks")
             state.setdefault("certificateAuthority", {"data": _FAKE_CA})

@@ -22,6 +22,11 @@ expect.
   ``pulumi up`` must run from inside the VPC (or over VPN/peering) to deploy into the cluster.
 * Updates: ``max_unavailable=1`` on both groups, so a node group upgrade never drains two database
   nodes at once.
+* Volumes: since EKS 1.23 EBS volumes are provisioned only by the EBS CSI driver, so the
+  ``aws-ebs-csi-driver`` add-on is installed with its own IRSA role (AmazonEBSCSIDriverPolicy, trusted
+  for its controller's service account only), and a ``gp3`` StorageClass (encrypted,
+  WaitForFirstConsumer so a volume is created in its pod's zone, expandable) is created for the
+  database (``storageClass: gp3``).
 
 Credentials come from the environment (``AWS_PROFILE``, ``AWS_ACCESS_KEY_ID``…); the region is
 ``awsRegion``, through an explicit AWS provider shared by every resource here and by ``eks.Cluster``.
@@ -45,6 +50,23 @@ from .settings import CLOUD_TAINT_EFFECTS, ClusterSettings, EksSettings
 from .target import ClusterTarget
 
 NODE_POLICIES = ("AmazonEKSWorkerNodePolicy", "AmazonEKS_CNI_Policy", "AmazonEC2ContainerRegistryReadOnly")
+EBS_CSI_POLICY = "service-role/AmazonEBSCSIDriverPolicy"
+EBS_CSI_SERVICE_ACCOUNT = "system:serviceaccount:kube-system:ebs-csi-controller-sa"
+STORAGE_CLASS = "gp3"
+
+
+def ebs_csi_trust_policy(oidc_provider_arn: str, oidc_provider_url: str) -> str:
+    """IRSA: only the EBS CSI controller's service account may assume the role."""
+    issuer = oidc_provider_url.removeprefix("https://")
+    return json.dumps({
+        "Version": "2012-10-17",
+        "Statement": [{
+            "Effect": "Allow",
+            "Principal": {"Federated": oidc_provider_arn},
+            "Action": "sts:AssumeRoleWithWebIdentity",
+            "Condition": {"StringEquals": {f"{issuer}:sub": EBS_CSI_SERVICE_ACCOUNT, f"{issuer}:aud": "sts.amazonaws.com"}},
+        }],
+    })
 AMI_TYPE = "AL2023_x86_64_STANDARD"  # every EC2 type of the machine catalog is x86_64
 VPC_CIDR = "10.0.0.0/16"
 MAX_ZONES = 3
@@ -149,16 +171,52 @@ class EksCluster(pulumi.ComponentResource):
 
         self.kubeconfig = pulumi.Output.secret(self.cluster.kubeconfig_json)
         self.provider = k8s.Provider(f"{name}-k8s", kubeconfig=self.kubeconfig, opts=pulumi.ResourceOptions(parent=self))
+        self.storage_ready = self._ebs_csi(name, cluster_name, partition, child)
         self.target = ClusterTarget(
             name=args.cluster_name,
             kind="eks",
             provider=self.provider,
             database_pool=args.database_pool,
             monitoring_pool=args.monitoring_pool,
-            ready=(self.database_node_group, self.monitoring_node_group),
+            ready=(self.database_node_group, self.monitoring_node_group, *self.storage_ready),
             kubeconfig=self.kubeconfig,
         )
         self.register_outputs({"kubeconfig": self.kubeconfig, "clusterName": cluster_name})
+
+    def _ebs_csi(self, name: str, cluster_name: pulumi.Output[str], partition: str,
+                 child: pulumi.ResourceOptions) -> list[pulumi.Resource]:
+        """The EBS CSI driver add-on with its IRSA role, and the gp3 StorageClass the database uses."""
+        self.ebs_csi_role = aws.iam.Role(
+            f"{name}-ebs-csi",
+            assume_role_policy=pulumi.Output.all(self.cluster.oidc_provider_arn, self.cluster.oidc_provider_url).apply(
+                lambda arn_and_url: ebs_csi_trust_policy(*arn_and_url)),
+            description="EBS CSI driver controller (IRSA)",
+            opts=child,
+        )
+        attachment = aws.iam.RolePolicyAttachment(
+            f"{name}-ebs-csi", role=self.ebs_csi_role.name, policy_arn=f"arn:{partition}:iam::aws:policy/{EBS_CSI_POLICY}", opts=child,
+        )
+        self.ebs_csi_addon = aws.eks.Addon(
+            f"{name}-ebs-csi",
+            cluster_name=cluster_name,
+            addon_name="aws-ebs-csi-driver",
+            service_account_role_arn=self.ebs_csi_role.arn,
+            resolve_conflicts_on_create="OVERWRITE",
+            resolve_conflicts_on_update="OVERWRITE",
+            # the controller runs on nodes: wait for them, or the add-on stays degraded
+            opts=pulumi.ResourceOptions.merge(child, pulumi.ResourceOptions(
+                depends_on=[attachment, self.database_node_group, self.monitoring_node_group])),
+        )
+        self.storage_class = k8s.storage.v1.StorageClass(
+            f"{name}-{STORAGE_CLASS}",
+            metadata={"name": STORAGE_CLASS},
+            provisioner="ebs.csi.aws.com",
+            parameters={"type": "gp3", "encrypted": "true"},
+            volume_binding_mode="WaitForFirstConsumer",
+            allow_volume_expansion=True,
+            opts=pulumi.ResourceOptions(parent=self, provider=self.provider, depends_on=[self.ebs_csi_addon]),
+        )
+        return [self.ebs_csi_addon, self.storage_class]
 
     def _node_group(self, resource_name: str, args: EksClusterArgs, pool: PoolShape, cluster_name: pulumi.Output[str],
                     subnet_ids: list, depends_on: list, child: pulumi.ResourceOptions) -> aws.eks.NodeGroup:

@@ -102,3 +102,8 @@ BAD_INPUTS = [
     ("DaemonSets larger than a kind node", with_(KIND, daemonsetMemory="64Gi"), "daemonsetMemory", "K1"),
     ("disk too small", with_(GKE, databaseDiskSizeGb=5), "databaseDiskSizeGb", None),
 ]
+
+# Computed outputs the mocks return (conftest.py) and the tests compare with.
+FAKE_CA = "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCnRlc3QKLS0tLS1FTkQgQ0VSVElGSUNBVEUtLS0tLQo="
+KIND_KUBECONFIG = "apiVersion: v1\nkind: Config\nclusters:\n- name: kind-test\n  cluster: {server: 'https://127.0.0.1:40000'}\n"
+ZONES = ["eu-west-1a", "eu-west-1b", "eu-west-1c", "eu-west-1d"]

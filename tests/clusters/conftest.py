@@ -14,7 +14,7 @@ from typing import Any
 
 import pulumi
 import pytest
-from cluster_stacks import HOST
+from cluster_stacks import FAKE_CA, HOST, KIND_KUBECONFIG, ZONES
 from pulumi.runtime import rpc
 from pulumi.runtime.mocks import MockMonitor
 
@@ -27,9 +27,6 @@ with warnings.catch_warnings():
 
     pulumi_aws.ec2.Vpc  # noqa: B018 - pulumi_aws loads its modules lazily, on first use
 
-FAKE_CA = "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCnRlc3QKLS0tLS1FTkQgQ0VSVElGSUNBVEUtLS0tLQo="
-KIND_KUBECONFIG = "apiVersion: v1\nkind: Config\nclusters:\n- name: kind-test\n  cluster: {server: 'https://127.0.0.1:40000'}\n"
-ZONES = ["eu-west-1a", "eu-west-1b", "eu-west-1c", "eu-west-1d"]
 
 
 @dataclass(frozen=True)
@@ -79,6 +76,8 @@ class ClusterMocks(pulumi.runtime.Mocks):
         elif args.typ == "eks:index:Cluster":
             state["kubeconfigJson"] = json.dumps({"apiVersion": "v1", "kind": "Config", "clusters": [{"name": args.inputs["name"]}]})
             state["eksCluster"] = self._eks_cluster_reference(args.inputs["name"])
+            state["oidcProviderArn"] = "arn:aws:iam::123456789012:oidc-provider/oidc.eks.eu-west-1.amazonaws.com/id/ABC"
+            state["oidcProviderUrl"] = "https://oidc.eks.eu-west-1.amazonaws.com/id/ABC"
         elif args.typ == "aws:iam/role:Role":
             state["arn"] = f"arn:aws:iam::123456789012:role/{args.name}"
         elif args.typ == "command:local:Command":

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import json
 
-from cluster_stacks import EKS, with_
-from conftest import ZONES
+from cluster_stacks import EKS, ZONES, with_
 
 from modules.clusters import cluster_from_config
 from modules.clusters.eks import NODE_POLICIES
@@ -30,8 +29,10 @@ def test_resources_with_a_created_vpc(mocked):
         counts[r.type] = counts.get(r.type, 0) + 1
     assert counts[EKS_CLUSTER] == 1
     assert counts[NODE_GROUP] == 2  # visible to policies: not inside a remote component
-    assert counts["aws:iam/role:Role"] == 1
-    assert counts["aws:iam/rolePolicyAttachment:RolePolicyAttachment"] == 3
+    assert counts["aws:iam/role:Role"] == 2  # nodes, EBS CSI driver
+    assert counts["aws:iam/rolePolicyAttachment:RolePolicyAttachment"] == 4
+    assert counts["aws:eks/addon:Addon"] == 1
+    assert counts["kubernetes:storage.k8s.io/v1:StorageClass"] == 1
     assert counts["aws:ec2/vpc:Vpc"] == 1
     assert counts["aws:ec2/subnet:Subnet"] == 6  # public + private in three of the four zones
     assert counts["aws:ec2/natGateway:NatGateway"] == 1
@@ -81,12 +82,18 @@ def test_created_vpc_layout(mocked):
     assert tables["perf-public"]["routes"][0]["gatewayId"] == "perf-igw-id"
 
 
+def _node_role(mocked):
+    return next(r for r in mocked.of_type("aws:iam/role:Role") if not r.name.endswith("-ebs-csi"))
+
+
 def test_node_role_has_the_managed_policies_only(mocked):
     deploy(mocked)
-    role = mocked.one("aws:iam/role:Role").state
+    node_role = _node_role(mocked)
+    role = node_role.state
     policy = json.loads(role["assumeRolePolicy"])
     assert policy["Statement"] == [{"Effect": "Allow", "Principal": {"Service": "ec2.amazonaws.com"}, "Action": "sts:AssumeRole"}]
-    attached = sorted(r.state["policyArn"] for r in mocked.of_type("aws:iam/rolePolicyAttachment:RolePolicyAttachment"))
+    attached = sorted(r.state["policyArn"] for r in mocked.of_type("aws:iam/rolePolicyAttachment:RolePolicyAttachment")
+                      if not r.name.endswith("-ebs-csi"))
     assert attached == sorted(f"arn:aws:iam::aws:policy/{name}" for name in NODE_POLICIES)
     assert set(NODE_POLICIES) == {"AmazonEKSWorkerNodePolicy", "AmazonEKS_CNI_Policy", "AmazonEC2ContainerRegistryReadOnly"}
     assert "inlinePolicies" not in role and "managedPolicyArns" not in role
@@ -143,14 +150,15 @@ def test_target(mocked):
     assert target.database_pool.taints == (DATABASE_TAINT,)
     assert target.database_pool.node_count == 3
     assert target.monitoring_pool.node == node_budget("m6i.2xlarge", "eks")
-    assert len(target.ready) == 2
+    assert len(target.ready) == 4  # both node groups, the EBS CSI add-on, the gp3 StorageClass
     assert values["secret"] is True
     assert json.loads(values["kubeconfig"])["clusters"][0]["name"] == "perf"
 
 
 def test_node_groups_wait_for_their_role_policies_network_and_cluster(mocked):
     deploy(mocked)
-    attachments = {r.urn for r in mocked.of_type("aws:iam/rolePolicyAttachment:RolePolicyAttachment")}
+    attachments = {r.urn for r in mocked.of_type("aws:iam/rolePolicyAttachment:RolePolicyAttachment")
+                   if not r.name.endswith("-ebs-csi")}  # the node role's; the driver's comes after the nodes
     associations = {r.urn for r in mocked.of_type("aws:ec2/routeTableAssociation:RouteTableAssociation")}
     aws_cluster = mocked.one("aws:eks/cluster:Cluster").urn
     for group in mocked.of_type(NODE_GROUP):
@@ -168,3 +176,27 @@ def test_cluster_name_from_every_form_of_the_reference():
         name = "perf"
 
     assert _name_of(Rehydrated()) == "perf"
+
+
+def test_volumes_come_from_the_ebs_csi_driver_with_its_own_irsa_role(mocked):
+    deploy(mocked)
+    role = next(r for r in mocked.of_type("aws:iam/role:Role") if r.name.endswith("-ebs-csi"))
+    statement = json.loads(role.state["assumeRolePolicy"])["Statement"][0]
+    assert statement["Action"] == "sts:AssumeRoleWithWebIdentity"
+    assert statement["Principal"]["Federated"].endswith("oidc.eks.eu-west-1.amazonaws.com/id/ABC")
+    # only the driver's controller service account may assume it
+    assert statement["Condition"]["StringEquals"] == {
+        "oidc.eks.eu-west-1.amazonaws.com/id/ABC:sub": "system:serviceaccount:kube-system:ebs-csi-controller-sa",
+        "oidc.eks.eu-west-1.amazonaws.com/id/ABC:aud": "sts.amazonaws.com",
+    }
+    attachment = next(r for r in mocked.of_type("aws:iam/rolePolicyAttachment:RolePolicyAttachment") if r.name.endswith("-ebs-csi"))
+    assert attachment.state["policyArn"] == "arn:aws:iam::aws:policy/service-role/AmazonEBSCSIDriverPolicy"
+    addon = mocked.one("aws:eks/addon:Addon")
+    assert addon.state["addonName"] == "aws-ebs-csi-driver"
+    assert {group.urn for group in mocked.of_type(NODE_GROUP)} <= addon.dependencies  # its controller runs on nodes
+    storage_class = mocked.one("kubernetes:storage.k8s.io/v1:StorageClass")
+    assert storage_class.state["metadata"]["name"] == "gp3"
+    assert storage_class.state["provisioner"] == "ebs.csi.aws.com"
+    assert storage_class.state["parameters"] == {"type": "gp3", "encrypted": "true"}
+    assert storage_class.state["volumeBindingMode"] == "WaitForFirstConsumer"
+    assert addon.urn in storage_class.dependencies

@@ -5,8 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from cluster_stacks import GKE, GKE_ZONES, with_
-from conftest import FAKE_CA
+from cluster_stacks import FAKE_CA, GKE, GKE_ZONES, with_
 
 from modules.clusters import cluster_from_config
 from modules.clusters.gke import pool_name

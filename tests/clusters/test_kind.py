@@ -7,8 +7,7 @@ import subprocess
 import pulumi_command
 import pytest
 import yaml
-from cluster_stacks import HOST, KIND, with_
-from conftest import KIND_KUBECONFIG
+from cluster_stacks import HOST, KIND, KIND_KUBECONFIG, with_
 from pulumi.runtime import rpc
 
 from modules.clusters import cluster_from_config, kind
