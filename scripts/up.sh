@@ -21,8 +21,8 @@ if [ "$STACK" = kind ]; then
   fi
 fi
 if [ "$missing" = 1 ]; then
-  echo "Install what is missing and run scripts/up.sh again. Meanwhile, the sizing for the kind stack's defaults:" >&2
-  python -m modules.sizing --engine pxc --cpu 2 --memory 4Gi --size 1 --allow-unsafe-size --connections 0
+  echo "Install what is missing and run scripts/up.sh again." >&2
+  echo "Meanwhile, 'python -m policies.check --stack $STACK' shows what the stack would create, checked by the policy pack." >&2
   exit 1
 fi
 
