@@ -92,7 +92,7 @@ def resolve(config: Mapping[str, Any] | None, thresholds: Iterable[str], setting
     """
     thresholds, settings = tuple(thresholds), tuple(settings)
     try:
-        key = (thresholds, tuple(setting.name for setting in settings), json.dumps(config or {}, sort_keys=True))
+        key = (thresholds, tuple(setting.name for setting in settings), _config_key(config))
     except (TypeError, ValueError):
         return _resolve(config, thresholds, settings)
     if key not in _cache:
@@ -100,6 +100,19 @@ def resolve(config: Mapping[str, Any] | None, thresholds: Iterable[str], setting
             _cache.clear()
         _cache[key] = _resolve(config, thresholds, settings)
     return _cache[key]
+
+
+def _config_key(config: Mapping[str, Any] | None) -> Any:
+    """A hashable key, computed per policy per resource: no config (the usual case) costs nothing."""
+    if not config:
+        return ()
+    try:
+        # the type is part of the key: True == 1 and 1.0 == 1, but they do not resolve alike
+        key = tuple(sorted((str(name), type(value).__name__, value) for name, value in config.items()))
+        hash(key)
+        return key
+    except TypeError:
+        return json.dumps(config, sort_keys=True)
 
 
 def _resolve(config: Mapping[str, Any] | None, thresholds: Iterable[str], settings: Iterable[Setting] = ()) -> ResolvedConfig:
