@@ -1,12 +1,20 @@
-"""The shared-deserialization shim returns exactly what the stock servicer returns."""
+"""The pack's two speed-ups (policies._sdk, policies._server) change what it answers in no way."""
 
 from __future__ import annotations
 
 import os
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 
+import grpc
+import pytest
+from google.protobuf import empty_pb2
 from harness import case_files, load_case, resolve_resource
+from pulumi.runtime.proto import analyzer_pb2
 
 from policies._engine import Pack, Resource
+
+SWITCHES = ("PERCONA_POLICY_SHARED_DESERIALIZATION", "PERCONA_POLICY_EVENT_LOOP_SERVER")
 
 
 def _resources():
@@ -18,21 +26,86 @@ def _resources():
                            name=entry.get("name", "subject"), properties=entry["props"], protect=entry.get("protect", False))
 
 
-def _responses(shared: bool):
-    previous = os.environ.get("PERCONA_POLICY_SHARED_DESERIALIZATION")
-    os.environ["PERCONA_POLICY_SHARED_DESERIALIZATION"] = "1" if shared else "0"
+RESOURCES = list(_resources())
+
+
+@contextmanager
+def _pack(shared: bool, event_loop: bool):
+    previous = {name: os.environ.get(name) for name in SWITCHES}
+    os.environ.update(dict(zip(SWITCHES, ("1" if shared else "0", "1" if event_loop else "0"), strict=True)))
     try:
         with Pack(stack="prod") as pack:
-            resources = list(_resources())
-            analyzed = [sorted((d.policy, d.level, d.message) for d in pack.analyze(r)) for r in resources]
-            stacked = sorted((d.policy, d.level, d.message, d.urn) for d in pack.analyze_stack(resources))
-            return analyzed, stacked
+            yield pack
     finally:
-        if previous is None:
-            os.environ.pop("PERCONA_POLICY_SHARED_DESERIALIZATION", None)
-        else:
-            os.environ["PERCONA_POLICY_SHARED_DESERIALIZATION"] = previous
+        for name, value in previous.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
-def test_shared_deserialization_changes_nothing_but_speed():
-    assert _responses(shared=True) == _responses(shared=False)
+def _responses(pack: Pack):
+    analyzed = [sorted((d.policy, d.level, d.message) for d in pack.analyze(r)) for r in RESOURCES]
+    stacked = sorted((d.policy, d.level, d.message, d.urn) for d in pack.analyze_stack(RESOURCES))
+    return analyzed, stacked
+
+
+@pytest.fixture(scope="module")
+def stock():
+    with _pack(shared=False, event_loop=False) as pack:
+        return _responses(pack)
+
+
+@pytest.mark.parametrize(("shared", "event_loop"), [(True, False), (False, True), (True, True)],
+                         ids=["shared-deserialization", "event-loop-server", "both"])
+def test_speed_ups_change_nothing_but_speed(shared, event_loop, stock):
+    with _pack(shared, event_loop) as pack:
+        assert _responses(pack) == stock
+
+
+def _status(call):
+    try:
+        call()
+    except grpc.RpcError as error:
+        return error.code()
+    return grpc.StatusCode.OK
+
+
+@pytest.mark.parametrize("event_loop", [False, True], ids=["stock-server", "event-loop-server"])
+def test_unimplemented_methods_answer_unimplemented(event_loop):
+    # The engine's Handshake falls back to the older protocol on UNIMPLEMENTED; anything else fails it.
+    with _pack(shared=True, event_loop=event_loop) as pack:
+        assert _status(lambda: pack.stub.Handshake(analyzer_pb2.AnalyzerHandshakeRequest())) == grpc.StatusCode.UNIMPLEMENTED
+        assert _status(lambda: pack.stub.Cancel(empty_pb2.Empty())) == grpc.StatusCode.UNIMPLEMENTED
+        assert _status(pack.info) == grpc.StatusCode.OK
+
+
+def test_event_loop_server_answers_concurrent_calls_each_with_its_own_resource():
+    # Calls in flight at once are served one after another; each answer must be its own request's.
+    with _pack(shared=True, event_loop=True) as pack:
+        alone = [sorted(d.message for d in pack.analyze(r)) for r in RESOURCES]
+        with ThreadPoolExecutor(8) as pool:
+            together = list(pool.map(lambda r: sorted(d.message for d in pack.analyze(r)), RESOURCES))
+        assert together == alone
+        assert any(alone)  # the cases include violations, so a mix-up would show
+
+
+def test_event_loop_server_starts_serves_and_stops_in_process():
+    from pulumi.runtime.proto import analyzer_pb2_grpc
+    from pulumi_policy import policy as sdk
+
+    from policies._catalog import ALL_POLICIES
+    from policies._server import EventLoopServer
+
+    servicer = sdk._PolicyAnalyzerServicer("in-process", "0", ALL_POLICIES, sdk.EnforcementLevel.ADVISORY)
+    server = EventLoopServer([("grpc.max_receive_message_length", 1024 * 1024)])
+    analyzer_pb2_grpc.add_AnalyzerServicer_to_server(servicer, server)
+    port = server.add_insecure_port("127.0.0.1:0")
+    server.start()
+    try:
+        with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+            info = analyzer_pb2_grpc.AnalyzerStub(channel).GetAnalyzerInfo(empty_pb2.Empty(), timeout=10)
+        assert info.name == "in-process" and len(info.policies) == len(ALL_POLICIES)
+    finally:
+        server.stop(0)
+    assert not server._thread.is_alive()
