@@ -114,12 +114,17 @@ def _narrowed(method):
     return wrapper
 
 
+def speed_up_enabled(switch: str) -> bool:
+    """A speed-up goes in unless its switch is "0" or the SDK is a version it was not written for."""
+    return os.environ.get(switch, "1") != "0" and VERSION in SUPPORTED_VERSIONS
+
+
 def share_deserialization() -> bool:
     """Install the shim; False (and nothing changed) for an SDK version it was not written for."""
     global _installed
     if _installed:
         return True
-    if os.environ.get("PERCONA_POLICY_SHARED_DESERIALIZATION", "1") == "0" or VERSION not in SUPPORTED_VERSIONS:
+    if not speed_up_enabled("PERCONA_POLICY_SHARED_DESERIALIZATION"):
         return False
     _policy.json_format = _JsonFormat(_policy.json_format)
     _policy.deserialize_properties = _cached("deserialized", _policy.deserialize_properties)

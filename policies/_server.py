@@ -15,15 +15,13 @@ Set PERCONA_POLICY_EVENT_LOOP_SERVER=0 to run the stock server.
 from __future__ import annotations
 
 import asyncio
-import os
 import threading
 from collections.abc import Iterable
 
 import grpc
 from pulumi_policy import policy as _policy
-from pulumi_policy.version import VERSION
 
-from policies._sdk import SUPPORTED_VERSIONS
+from policies._sdk import speed_up_enabled
 
 _installed = False
 
@@ -52,7 +50,7 @@ class _InlineGenericHandler(grpc.GenericRpcHandler):
 
 
 class EventLoopServer:
-    """``grpc.Server``'s interface (the part PolicyPack uses) over a grpc.aio server on its own thread."""
+    """``grpc.Server``'s interface (the part PolicyPack and the generated stubs of pulumi 3 use) over a grpc.aio server on its own thread."""
 
     def __init__(self, options: Iterable[tuple[str, object]] = ()):
         self._loop = asyncio.new_event_loop()
@@ -73,10 +71,6 @@ class EventLoopServer:
     def add_generic_rpc_handlers(self, handlers) -> None:
         wrapped = tuple(_InlineGenericHandler(handler) for handler in handlers)
         self._run(self._call(self._server.add_generic_rpc_handlers, wrapped))
-
-    def add_registered_method_handlers(self, service_name: str, method_handlers: dict) -> None:
-        wrapped = {name: _with_inline_behaviors(handler) for name, handler in method_handlers.items()}
-        self._run(self._call(self._server.add_registered_method_handlers, service_name, wrapped))
 
     def add_insecure_port(self, address: str) -> int:
         return self._run(self._call(self._server.add_insecure_port, address))
@@ -109,7 +103,7 @@ def serve_on_event_loop() -> bool:
     global _installed
     if _installed:
         return True
-    if os.environ.get("PERCONA_POLICY_EVENT_LOOP_SERVER", "1") == "0" or VERSION not in SUPPORTED_VERSIONS:
+    if not speed_up_enabled("PERCONA_POLICY_EVENT_LOOP_SERVER"):
         return False
     _policy.grpc = _GrpcForPolicyPack(_policy.grpc)
     _installed = True
