@@ -50,17 +50,15 @@ class _InlineGenericHandler(grpc.GenericRpcHandler):
 
 
 class EventLoopServer:
-    """``grpc.Server``'s interface (the part PolicyPack and the generated stubs of pulumi 3 use) over a grpc.aio server on its own thread."""
+    """``grpc.Server``'s interface, the part PolicyPack and pulumi's generated stubs use, over a
+    grpc.aio server running on its own thread."""
 
     def __init__(self, options: Iterable[tuple[str, object]] = ()):
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="policy-pack-grpc", daemon=True)
         self._thread.start()
-        self._server = self._run(self._create(list(options)))
-
-    @staticmethod
-    async def _create(options):
-        return grpc.aio.server(options=options)
+        # created on the loop's thread: a grpc.aio server binds to the running loop
+        self._server = self._run(self._call(lambda: grpc.aio.server(options=list(options))))
 
     def _run(self, coroutine):
         return asyncio.run_coroutine_threadsafe(coroutine, self._loop).result()
