@@ -1,6 +1,6 @@
 """Benchmark (not a test): resources analyzed per second by the policy pack over gRPC.
 
-The pack is started the way the engine starts it (policies._engine.Pack) and fed a stack-like mix of
+The pack is started the way the engine starts it (percona_mysql_k8s.policies._engine.Pack) and fed a stack-like mix of
 resources: for every database cluster a realistic share of small Kubernetes objects (Namespace,
 Secrets, ServiceAccount, ConfigMap, Services), plus node pools, Helm releases, PXC and PS custom
 resources and sysbench Jobs. It reports Analyze calls per second sequentially and with the engine's
@@ -10,7 +10,7 @@ kind of concurrency (several calls in flight), and the time of one AnalyzeStack 
 
 Target: >= 1,000 resources/s. Requests are serialized before the clock starts and answers are not
 parsed (the engine does that work, in Go); each figure is the median of ``--repeat`` rounds, as this
-kind of machine is noisy. ``--stock`` runs the SDK as shipped (no policies._sdk, no policies._server)
+kind of machine is noisy. ``--stock`` runs the SDK as shipped (no percona_mysql_k8s.policies._sdk, no percona_mysql_k8s.policies._server)
 for comparison. Two more figures separate the pack's own cost from the transport: the same requests
 through the SDK's servicer in this process (no gRPC), and the round trips per second of a request no
 policy reads (gRPC and the SDK's fixed cost; the client here is Python and shares the cores).
@@ -30,9 +30,8 @@ from pathlib import Path
 REPOSITORY = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPOSITORY))
 
+from percona_mysql_k8s.policies._engine import Pack, Resource, analyze_request  # noqa: E402
 from pulumi.runtime.proto import analyzer_pb2  # noqa: E402
-
-from policies._engine import Pack, Resource, analyze_request  # noqa: E402
 
 BASES = REPOSITORY / "tests" / "policies" / "_bases"
 
@@ -69,7 +68,7 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=8)
     parser.add_argument("--repeat", type=int, default=5, help="rounds per figure; the median is printed")
     parser.add_argument("--stock", action="store_true",
-                        help="the SDK as shipped: no shared deserialization (policies._sdk), its thread-pool server")
+                        help="the SDK as shipped: no shared deserialization (percona_mysql_k8s.policies._sdk), its thread-pool server")
     args = parser.parse_args()
     if args.stock:
         os.environ["PERCONA_POLICY_SHARED_DESERIALIZATION"] = "0"
@@ -121,10 +120,9 @@ def main() -> None:
 
 def _in_process(requests) -> float:
     """Analyze through the SDK's servicer in this process: what the policies cost without transport."""
+    from percona_mysql_k8s.policies._catalog import ALL_POLICIES
+    from percona_mysql_k8s.policies._sdk import share_deserialization
     from pulumi_policy import policy as sdk
-
-    from policies._catalog import ALL_POLICIES
-    from policies._sdk import share_deserialization
 
     share_deserialization()
     servicer = sdk._PolicyAnalyzerServicer("bench", "0", ALL_POLICIES, sdk.EnforcementLevel.ADVISORY)

@@ -17,11 +17,11 @@ from pathlib import Path
 # Run as a plain script: make the repository root importable without installing the package.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from modules.core.errors import InputError  # noqa: E402
-from modules.core.memory import ENGINES  # noqa: E402
-from modules.core.profiles import LOADS  # noqa: E402
-from modules.core.sizing import SizingInput, size  # noqa: E402
-from modules.core.units import GIB  # noqa: E402
+from percona_mysql_k8s.core.errors import InputError  # noqa: E402
+from percona_mysql_k8s.core.memory import ENGINES  # noqa: E402
+from percona_mysql_k8s.core.profiles import LOADS  # noqa: E402
+from percona_mysql_k8s.core.sizing import SizingInput, size  # noqa: E402
+from percona_mysql_k8s.core.units import GIB  # noqa: E402
 
 CORES = range(1, 17)
 MEMORY_GIB = range(2, 65)

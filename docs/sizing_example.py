@@ -26,7 +26,7 @@ MIB, GIB = 2**20, 2**30
 
 
 def ours(engine: str) -> dict:
-    command = [sys.executable, "-m", "modules.sizing", "--engine", engine, "--node-type", "n2-standard-16",
+    command = [sys.executable, "-m", "percona_mysql_k8s.sizing", "--engine", engine, "--node-type", "n2-standard-16",
                "--provider", "gke", "--load", "light-oltp", "--proxy", "haproxy", "--format", "json"]
     return json.loads(subprocess.run(command, cwd=ROOT, check=True, capture_output=True, text=True).stdout)
 

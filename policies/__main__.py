@@ -1,10 +1,9 @@
 """The policy pack. The engine runs it as ``python -u -m pulumi.policy <engine> .`` in this directory."""
 
+from percona_mysql_k8s.policies._catalog import ALL_POLICIES, PACK_DESCRIPTION, PACK_NAME
+from percona_mysql_k8s.policies._sdk import share_deserialization
+from percona_mysql_k8s.policies._server import serve_on_event_loop
 from pulumi_policy import PolicyPack
-
-from policies._catalog import ALL_POLICIES, PACK_DESCRIPTION, PACK_NAME
-from policies._sdk import share_deserialization
-from policies._server import serve_on_event_loop
 
 share_deserialization()
 serve_on_event_loop()

@@ -20,5 +20,10 @@ if [ "$(cat "$STAMP" 2>/dev/null)" != "$WANT" ]; then
   "$VENV/bin/python" -m pip install --quiet -r "$ROOT/requirements.txt"
   echo "$WANT" > "$STAMP"
 fi
+# The library itself, editable: the stack program, the pack and the tests import percona_mysql_k8s from
+# modules/ exactly as an installed package (the Pulumi language host puts nothing else on sys.path).
+if ! "$VENV/bin/python" -c "import percona_mysql_k8s" >/dev/null 2>&1; then
+  "$VENV/bin/python" -m pip install --quiet --no-deps -e "$ROOT"
+fi
 export PATH="$VENV/bin:$PATH"
 cd "$ROOT"

@@ -22,7 +22,7 @@ if [ "$STACK" = kind ]; then
 fi
 if [ "$missing" = 1 ]; then
   echo "Install what is missing and run scripts/up.sh again." >&2
-  echo "Meanwhile, 'python -m policies.check --stack $STACK' shows what the stack would create, checked by the policy pack." >&2
+  echo "Meanwhile, 'python -m percona_mysql_k8s.policies.check --stack $STACK' shows what the stack would create, checked by the policy pack." >&2
   exit 1
 fi
 

@@ -1,6 +1,6 @@
 """The stack program: Percona MySQL on Kubernetes, sized from the nodes, monitored and benchmarked.
 
-1. Read every config key and validate the whole stack (modules.stack.settings): a bad value stops the
+1. Read every config key and validate the whole stack (percona_mysql_k8s.stack.settings): a bad value stops the
    program with one line naming the key and the rule, before any resource is registered.
 2. Cluster target (GKE, EKS, kind or an existing cluster) with a database and a monitoring pool.
 3. Namespace, CRDs and the Percona operator (unless ``installOperator: false``).
@@ -16,11 +16,10 @@ See docs/database.md.
 from __future__ import annotations
 
 import pulumi
-
-from modules.clusters import build_cluster
-from modules.core.errors import InputError
-from modules.core.units import format_cpu, format_memory
-from modules.database import (
+from percona_mysql_k8s.clusters import build_cluster
+from percona_mysql_k8s.core.errors import InputError
+from percona_mysql_k8s.core.units import format_cpu, format_memory
+from percona_mysql_k8s.database import (
     DatabaseCluster,
     DatabaseClusterArgs,
     ExternalPmm,
@@ -32,8 +31,8 @@ from modules.database import (
     SysbenchArgs,
     create_namespace,
 )
-from modules.database.manifests import sizing_summary
-from modules.stack.settings import PMM_TOKEN_KEY, all_keys, stack_settings_from_config
+from percona_mysql_k8s.database.manifests import sizing_summary
+from percona_mysql_k8s.stack.settings import PMM_TOKEN_KEY, all_keys, stack_settings_from_config
 
 config = pulumi.Config()
 raw = {key: value for key in all_keys() if (value := config.get(key)) is not None}

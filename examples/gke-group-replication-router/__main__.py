@@ -10,10 +10,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository's `modules` package
 
 import pulumi  # noqa: E402
-
-from modules.clusters import build_cluster, cluster_settings_from_config  # noqa: E402
-from modules.core import monitoring  # noqa: E402
-from modules.database import (  # noqa: E402
+from percona_mysql_k8s.clusters import build_cluster, cluster_settings_from_config  # noqa: E402
+from percona_mysql_k8s.core import monitoring  # noqa: E402
+from percona_mysql_k8s.database import (  # noqa: E402
     DatabaseCluster,
     DatabaseClusterArgs,
     DatabaseSpec,

@@ -5,11 +5,10 @@ from __future__ import annotations
 import json
 
 from cluster_stacks import EKS, ZONES, with_
-
-from modules.clusters import cluster_from_config
-from modules.clusters.eks import NODE_POLICIES
-from modules.core.allocatable import node_budget
-from modules.core.pools import DATABASE_TAINT, POOL_LABEL
+from percona_mysql_k8s.clusters import cluster_from_config
+from percona_mysql_k8s.clusters.eks import NODE_POLICIES
+from percona_mysql_k8s.core.allocatable import node_budget
+from percona_mysql_k8s.core.pools import DATABASE_TAINT, POOL_LABEL
 
 NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
 EKS_CLUSTER = "eks:index:Cluster"
@@ -168,7 +167,7 @@ def test_node_groups_wait_for_their_role_policies_network_and_cluster(mocked):
 
 
 def test_cluster_name_from_every_form_of_the_reference():
-    from modules.clusters.eks import _name_of
+    from percona_mysql_k8s.clusters.eks import _name_of
 
     assert _name_of("perf") == "perf"  # reference degraded to the ID (= the EKS cluster name)
 

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from cluster_stacks import EXISTING, with_
-
-from modules.clusters import cluster_from_config
-from modules.core.allocatable import node_budget
-from modules.core.pools import DATABASE_TAINT, POOL_LABEL, Taint
+from percona_mysql_k8s.clusters import cluster_from_config
+from percona_mysql_k8s.core.allocatable import node_budget
+from percona_mysql_k8s.core.pools import DATABASE_TAINT, POOL_LABEL, Taint
 
 
 def deploy(mocked, values=EXISTING):

@@ -6,11 +6,10 @@ import json
 
 import pytest
 from cluster_stacks import FAKE_CA, GKE, GKE_ZONES, with_
-
-from modules.clusters import cluster_from_config
-from modules.clusters.gke import pool_name
-from modules.core.allocatable import node_budget
-from modules.core.pools import DATABASE_TAINT, POOL_LABEL, PoolShape, Taint
+from percona_mysql_k8s.clusters import cluster_from_config
+from percona_mysql_k8s.clusters.gke import pool_name
+from percona_mysql_k8s.core.allocatable import node_budget
+from percona_mysql_k8s.core.pools import DATABASE_TAINT, POOL_LABEL, PoolShape, Taint
 
 CLUSTER = "gcp:container/cluster:Cluster"
 NODE_POOL = "gcp:container/nodePool:NodePool"

@@ -8,9 +8,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-
-from modules.clusters.kind_config import KIND_API_VERSION, kind_config, main, render_kind_config
-from modules.core.errors import InputError
+from percona_mysql_k8s.clusters.kind_config import KIND_API_VERSION, kind_config, main, render_kind_config
+from percona_mysql_k8s.core.errors import InputError
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 DATABASE_TAINT = {"key": "mysql.percona.com/pool", "value": "database", "effect": "NoSchedule"}
@@ -71,10 +70,10 @@ def test_python_dash_m_works_without_pulumi():
     """Users who create kind clusters themselves run the module directly; it imports no Pulumi."""
     script = (
         "import runpy, sys; sys.argv = ['kind_config', '--workers', '3', '--name', 'x'];"
-        "runpy.run_module('modules.clusters.kind_config', run_name='__main__')"
+        "runpy.run_module('percona_mysql_k8s.clusters.kind_config', run_name='__main__')"
     )
     probe = (
-        "import sys, modules.clusters.kind_config, modules.clusters.settings, modules.clusters;"
+        "import sys, percona_mysql_k8s.clusters.kind_config, percona_mysql_k8s.clusters.settings, percona_mysql_k8s.clusters;"
         "assert not [m for m in sys.modules if m.startswith('pulumi')], 'pulumi imported'"
     )
     result = subprocess.run([sys.executable, "-c", script], cwd=REPOSITORY, capture_output=True, text=True, check=False)

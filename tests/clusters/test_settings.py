@@ -7,8 +7,7 @@ from pathlib import Path
 import pytest
 import yaml
 from cluster_stacks import BAD_INPUTS, EKS, EXISTING, GKE, GKE_ZONES, HOST, KIND, with_
-
-from modules.clusters.settings import (
+from percona_mysql_k8s.clusters.settings import (
     CONFIG_KEYS,
     DEFAULT_MONITORING_NODE_TYPES,
     ZonePlacement,
@@ -19,9 +18,9 @@ from modules.clusters.settings import (
     parse_taint,
     spread_over_zones,
 )
-from modules.core.allocatable import NodeBudget, kind_node_budget, node_budget
-from modules.core.errors import InputError
-from modules.core.pools import DATABASE_TAINT, POOL_LABEL, Taint
+from percona_mysql_k8s.core.allocatable import NodeBudget, kind_node_budget, node_budget
+from percona_mysql_k8s.core.errors import InputError
+from percona_mysql_k8s.core.pools import DATABASE_TAINT, POOL_LABEL, Taint
 
 PULUMI_YAML = Path(__file__).resolve().parents[2] / "Pulumi.yaml"
 

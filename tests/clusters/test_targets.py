@@ -8,12 +8,16 @@ import pulumi
 import pulumi_kubernetes as k8s
 import pytest
 from cluster_stacks import ALL, BAD_INPUTS, EKS, EXISTING, GKE, HOST, KIND, with_
-
-from modules.clusters import build_cluster, cluster_from_config, cluster_settings_from_config, cluster_values_from_pulumi_config
-from modules.clusters.target import ClusterTarget
-from modules.core.allocatable import NodeBudget
-from modules.core.errors import InputError
-from modules.core.pools import DATABASE_TAINT, POOL_LABEL, PoolShape
+from percona_mysql_k8s.clusters import (
+    build_cluster,
+    cluster_from_config,
+    cluster_settings_from_config,
+    cluster_values_from_pulumi_config,
+)
+from percona_mysql_k8s.clusters.target import ClusterTarget
+from percona_mysql_k8s.core.allocatable import NodeBudget
+from percona_mysql_k8s.core.errors import InputError
+from percona_mysql_k8s.core.pools import DATABASE_TAINT, POOL_LABEL, PoolShape
 
 
 @pytest.mark.parametrize("target_name", sorted(ALL))

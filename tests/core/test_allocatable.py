@@ -9,8 +9,7 @@ from itertools import groupby, pairwise
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-
-from modules.core.allocatable import (
+from percona_mysql_k8s.core.allocatable import (
     DEFAULT_MAX_PODS,
     EVICTION_MEMORY_BYTES,
     GKE_CPU_RESERVE_LADDER,
@@ -21,8 +20,8 @@ from modules.core.allocatable import (
     ladder_reserve,
     node_budget,
 )
-from modules.core.errors import InputError
-from modules.core.machines import MachineType, catalog
+from percona_mysql_k8s.core.errors import InputError
+from percona_mysql_k8s.core.machines import MachineType, catalog
 
 MIB = 2**20
 GIB = 2**30

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import pytest
-
-from modules.core import benchmark, monitoring
-from modules.core.allocatable import kind_node_budget, node_budget
-from modules.core.errors import InputError
-from modules.core.profiles import PROFILES
-from modules.core.units import GIB
+from percona_mysql_k8s.core import benchmark, monitoring
+from percona_mysql_k8s.core.allocatable import kind_node_budget, node_budget
+from percona_mysql_k8s.core.errors import InputError
+from percona_mysql_k8s.core.profiles import PROFILES
+from percona_mysql_k8s.core.units import GIB
 
 
 @pytest.mark.parametrize("load", list(PROFILES))

@@ -1,8 +1,8 @@
 """M6's criterion, shared by sizing and the policy pack."""
 
-from modules.core.connections import buffer_pool_floor_bytes, largest_connections
-from modules.core.rules import default_thresholds
-from modules.core.units import GIB, MIB
+from percona_mysql_k8s.core.connections import buffer_pool_floor_bytes, largest_connections
+from percona_mysql_k8s.core.rules import default_thresholds
+from percona_mysql_k8s.core.units import GIB, MIB
 
 T = default_thresholds()
 

@@ -2,8 +2,8 @@
 
 import math
 
-from modules.core import flow_control as fc
-from modules.core.rules import default_thresholds
+from percona_mysql_k8s.core import flow_control as fc
+from percona_mysql_k8s.core.rules import default_thresholds
 
 T = default_thresholds()
 

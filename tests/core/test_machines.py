@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import pytest
-
-from modules.core.errors import InputError
-from modules.core.machines import MachineType, catalog, families, lookup, provider_of
+from percona_mysql_k8s.core.errors import InputError
+from percona_mysql_k8s.core.machines import MachineType, catalog, families, lookup, provider_of
 
 GIB = 2**30
 

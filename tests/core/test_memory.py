@@ -1,10 +1,9 @@
 """The M1-M5 memory model, with expected values derived by hand beside each assertion."""
 
 import pytest
-
-from modules.core.memory import model, round_buffer_pool
-from modules.core.rules import default_thresholds
-from modules.core.units import GIB, KIB, MIB
+from percona_mysql_k8s.core.memory import model, round_buffer_pool
+from percona_mysql_k8s.core.rules import default_thresholds
+from percona_mysql_k8s.core.units import GIB, KIB, MIB
 
 THRESHOLDS = default_thresholds()
 

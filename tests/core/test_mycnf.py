@@ -1,8 +1,7 @@
 """my.cnf fragments as the operators take them."""
 
 import pytest
-
-from modules.core.mycnf import MyCnfError, mysqld_options, normalize_key, parse, parse_provider_options, render
+from percona_mysql_k8s.core.mycnf import MyCnfError, mysqld_options, normalize_key, parse, parse_provider_options, render
 
 PXC_CONFIGURATION = """
 [mysqld]

@@ -3,8 +3,7 @@
 import re
 
 import pytest
-
-from modules.core.rules import RULES, THRESHOLD_RULE, THRESHOLDS, Level, default_thresholds, resolve_thresholds
+from percona_mysql_k8s.core.rules import RULES, THRESHOLD_RULE, THRESHOLDS, Level, default_thresholds, resolve_thresholds
 
 
 def _rules_md(reference_dir):

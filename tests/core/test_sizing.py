@@ -1,12 +1,11 @@
 """The sizing engine on worked examples (derived by hand) and on every kind of bad input."""
 
 import pytest
-
-from modules.core.allocatable import node_budget
-from modules.core.errors import InputError
-from modules.core.memory import round_buffer_pool
-from modules.core.sizing import SizingInput, _buffer_pool_layout, size
-from modules.core.units import GIB, MIB
+from percona_mysql_k8s.core.allocatable import node_budget
+from percona_mysql_k8s.core.errors import InputError
+from percona_mysql_k8s.core.memory import round_buffer_pool
+from percona_mysql_k8s.core.sizing import SizingInput, _buffer_pool_layout, size
+from percona_mysql_k8s.core.units import GIB, MIB
 
 PXC_4_CPU_8_GIB = SizingInput(engine="pxc", cpu_millicores=4000, memory_bytes=8 * GIB, load="light-oltp", connections=100)
 

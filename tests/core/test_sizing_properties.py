@@ -9,14 +9,13 @@ from dataclasses import replace
 
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-
-from modules.core.errors import InputError
-from modules.core.mycnf import normalize_key, parse_provider_options
-from modules.core.probes import OPERATOR_DEFAULTS
-from modules.core.profiles import LOADS
-from modules.core.report import to_json
-from modules.core.sizing import SizingInput, size
-from modules.core.units import GIB, MIB
+from percona_mysql_k8s.core.errors import InputError
+from percona_mysql_k8s.core.mycnf import normalize_key, parse_provider_options
+from percona_mysql_k8s.core.probes import OPERATOR_DEFAULTS
+from percona_mysql_k8s.core.profiles import LOADS
+from percona_mysql_k8s.core.report import to_json
+from percona_mysql_k8s.core.sizing import SizingInput, size
+from percona_mysql_k8s.core.units import GIB, MIB
 
 ENGINE_PROXIES = {"pxc": ("haproxy", "proxysql"), "group-replication": ("haproxy", "router")}
 

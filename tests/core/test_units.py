@@ -3,8 +3,7 @@
 from decimal import Decimal
 
 import pytest
-
-from modules.core.units import (
+from percona_mysql_k8s.core.units import (
     cpu_to_millicores,
     format_cpu,
     format_memory,

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from modules.core.allocatable import kind_node_budget, node_budget
-from modules.core.pools import DATABASE_POOL, DATABASE_TAINT, MONITORING_POOL, POOL_LABEL, PoolShape
-from modules.core.units import GIB
+from percona_mysql_k8s.core.allocatable import kind_node_budget, node_budget
+from percona_mysql_k8s.core.pools import DATABASE_POOL, DATABASE_TAINT, MONITORING_POOL, POOL_LABEL, PoolShape
+from percona_mysql_k8s.core.units import GIB
 
 
 def gke_pools(nodes: int = 3) -> tuple[PoolShape, PoolShape]:

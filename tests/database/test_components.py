@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import pulumi
 import pytest
-
-from modules.core import monitoring
-from modules.core.errors import InputError
-from modules.core.pools import DATABASE_TAINT
-from modules.database import (
+from percona_mysql_k8s.core import monitoring
+from percona_mysql_k8s.core.errors import InputError
+from percona_mysql_k8s.core.pools import DATABASE_TAINT
+from percona_mysql_k8s.database import (
     DatabaseCluster,
     DatabaseClusterArgs,
     DatabaseSpec,
@@ -175,7 +174,7 @@ def test_sysbench_phases_run_in_order_in_one_job_on_the_monitoring_pool(gke_pxc)
 
 
 def test_the_benchmark_pod_requests_the_largest_phase_and_fits_the_monitoring_node(gke_pxc):
-    from modules.core.units import cpu_to_millicores
+    from percona_mysql_k8s.core.units import cpu_to_millicores
 
     _, (_, monitoring_pool), registrations, _ = gke_pxc
     _, pod = _benchmark(registrations)
@@ -242,7 +241,7 @@ def test_pmm_enabled_without_a_server_is_refused():
 
 
 def test_cleanup_runs_after_the_ladder_when_asked():
-    from modules.database import scripts
+    from percona_mysql_k8s.database import scripts
 
     spec = DatabaseSpec(name="db1", namespace="mysql")
     registrations = collect(_stack(spec, gke_pools(), cleanup=True))

@@ -5,14 +5,13 @@ from __future__ import annotations
 import itertools
 
 import pytest
-
-from modules.core.allocatable import kind_node_budget
-from modules.core.errors import InputError
-from modules.core.mycnf import mysqld_options, parse
-from modules.core.pools import DATABASE_POOL, DATABASE_TAINT, POOL_LABEL, PoolShape
-from modules.core.units import GIB, cpu_to_millicores, memory_to_bytes
-from modules.database import versions
-from modules.database.manifests import (
+from percona_mysql_k8s.core.allocatable import kind_node_budget
+from percona_mysql_k8s.core.errors import InputError
+from percona_mysql_k8s.core.mycnf import mysqld_options, parse
+from percona_mysql_k8s.core.pools import DATABASE_POOL, DATABASE_TAINT, POOL_LABEL, PoolShape
+from percona_mysql_k8s.core.units import GIB, cpu_to_millicores, memory_to_bytes
+from percona_mysql_k8s.database import versions
+from percona_mysql_k8s.database.manifests import (
     HOSTNAME_TOPOLOGY,
     NO_ANTI_AFFINITY,
     PS_SECRET_KEYS,
@@ -148,7 +147,7 @@ def test_pxc_sizes_are_the_engines():
 
 
 def _render(options):
-    from modules.core.mycnf import render
+    from percona_mysql_k8s.core.mycnf import render
 
     return render(options, "mysqld")
 

@@ -16,10 +16,9 @@ import textwrap
 from pathlib import Path
 
 import pytest
-
-from modules.core import benchmark
-from modules.core.units import GIB
-from modules.database import scripts
+from percona_mysql_k8s.core import benchmark
+from percona_mysql_k8s.core.units import GIB
+from percona_mysql_k8s.database import scripts
 
 pytestmark = pytest.mark.skipif(not (shutil.which("bash") and shutil.which("awk") and shutil.which("jq")),
                                 reason="needs bash, awk and jq to run the Job scripts")

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import yaml
-
-from modules.database import versions
+from percona_mysql_k8s.database import versions
 
 from . import crd
 

@@ -1,16 +1,15 @@
-"""Each example program runs under mocks (modules.offline.run_program) and builds what its README says."""
+"""Each example program runs under mocks (percona_mysql_k8s.offline.run_program) and builds what its README says."""
 
 from __future__ import annotations
 
 import pytest
 from database import crd
 from database.harness import SecretAwareMonitor, plaintext_secrets
-
-from modules import offline
-from modules.clusters import settings as cluster_settings
-from modules.core.pools import DATABASE_TAINT, POOL_LABEL
-from modules.core.units import GIB
-from modules.database import versions
+from percona_mysql_k8s import offline
+from percona_mysql_k8s.clusters import settings as cluster_settings
+from percona_mysql_k8s.core.pools import DATABASE_TAINT, POOL_LABEL
+from percona_mysql_k8s.core.units import GIB
+from percona_mysql_k8s.database import versions
 
 EXAMPLES = offline.REPOSITORY / "examples"
 CR_TYPES = ("kubernetes:pxc.percona.com/v1:PerconaXtraDBCluster", "kubernetes:ps.percona.com/v1:PerconaServerMySQL")

@@ -11,7 +11,7 @@ Definition. A peer answer is *safe* when all of the following hold:
    ``read_rnd_buffer_size``, ``sort_buffer_size``, ``tmp_table_size`` (16777216), and for PXC its
    ``wsrep_provider_options`` with ``gcache.size``, for group replication its
    ``group_replication_message_cache_size`` -- are evaluated with
-   ``modules.core.memory.model(options, engine=..., limit_bytes=M_my, thresholds=default_thresholds(),
+   ``percona_mysql_k8s.core.memory.model(options, engine=..., limit_bytes=M_my, thresholds=default_thresholds(),
    version="8.0")``, every other term at mysqld's 8.0 default; the modeled peak must be <= M_my, the
    ``limit_memory`` the peer writes for mysqld.
 3. Its PMM container memory is >= what we budget for the PMM client of a member with the same total
@@ -28,10 +28,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from modules.core.memory import GROUP_REPLICATION, PXC, MemoryModel, model
-from modules.core.mycnf import normalize_key
-from modules.core.rules import default_thresholds
-from modules.core.sidecars import HAPROXY, MONIT_SIDECAR, pmm_client, proxy_container
+from percona_mysql_k8s.core.memory import GROUP_REPLICATION, PXC, MemoryModel, model
+from percona_mysql_k8s.core.mycnf import normalize_key
+from percona_mysql_k8s.core.rules import default_thresholds
+from percona_mysql_k8s.core.sidecars import HAPROXY, MONIT_SIDECAR, pmm_client, proxy_container
 
 from .peer_calculator import GROUP_REPLICATION as PEER_GROUP_REPLICATION
 from .peer_calculator import PXC as PEER_PXC

@@ -13,10 +13,9 @@ import itertools
 from dataclasses import dataclass
 
 import pytest
-
-from modules.core.errors import InputError
-from modules.core.report import to_json
-from modules.core.sizing import SizingInput, SizingResult, size
+from percona_mysql_k8s.core.errors import InputError
+from percona_mysql_k8s.core.report import to_json
+from percona_mysql_k8s.core.sizing import SizingInput, SizingResult, size
 
 from .peer_calculator import GIB, PeerAnswer, calculate
 from .safety import Safety, judge

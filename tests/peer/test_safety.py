@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from modules.core.sidecars import MONIT_SIDECAR, pmm_client, proxy_container
+from percona_mysql_k8s.core.sidecars import MONIT_SIDECAR, pmm_client, proxy_container
 
 from .peer_calculator import GIB, GROUP_REPLICATION, MIB, PXC, calculate, open_dimension, run_pass
 from .safety import judge, peer_memory_model

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import pytest
-
-from policies._engine import Pack
+from percona_mysql_k8s.policies._engine import Pack
 
 
 @pytest.fixture(scope="session")

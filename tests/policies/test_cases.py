@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 from harness import case_files, load_case, run_case
-
-from policies._catalog import MODULES
+from percona_mysql_k8s.policies._catalog import MODULES
 
 POLICIES = {module.SPEC.name: module.POLICY for module in MODULES}
 CASES = case_files()

@@ -1,4 +1,4 @@
-"""`python -m policies.check`: a program under mocks, every resource through the pack over gRPC."""
+"""`python -m percona_mysql_k8s.policies.check`: a program under mocks, every resource through the pack over gRPC."""
 
 from __future__ import annotations
 
@@ -8,9 +8,8 @@ from pathlib import Path
 import pytest
 import yaml
 from harness import resolve_resource
-
-from modules.offline import REPOSITORY
-from policies import check
+from percona_mysql_k8s.offline import REPOSITORY
+from percona_mysql_k8s.policies import check
 
 PROGRAM = '''
 import json, pulumi, pulumi_kubernetes as k8s
@@ -53,7 +52,7 @@ def test_hand_written_resources_are_rejected_with_rule_ids(tmp_path, capsys):
 def test_a_compliant_program_passes(tmp_path, capsys):
     good = resolve_resource({"base": "ps-gr"})
     program = _program(tmp_path, [{"name": "orders", "props": good["props"], "protect": True}], GOOD_PS_VALUES)
-    registrations = __import__("modules.offline", fromlist=["run_program"]).run_program(
+    registrations = __import__("percona_mysql_k8s.offline", fromlist=["run_program"]).run_program(
         program, stack="test", config={}, project="p", preview=True)
     report = check.check_registrations(registrations, stack="test", project="p")
     assert [f.diagnostic.message for f in report.mandatory] == []
@@ -63,7 +62,7 @@ def test_policy_config_changes_the_verdict(tmp_path):
     raised = resolve_resource({"base": "pxc", "patch": {"spec": {"pxc": {"configuration":
         "[mysqld]\ninnodb_buffer_pool_size=8G\nmax_connections=1000\nwsrep_applier_threads=16\nwsrep_provider_options=\"gcs.fc_limit=150\"\n"}}}})
     program = _program(tmp_path, [{"name": "shop", "props": raised["props"], "protect": True}], GOOD_PS_VALUES)
-    registrations = __import__("modules.offline", fromlist=["run_program"]).run_program(program, stack="test", config={}, project="p")
+    registrations = __import__("percona_mysql_k8s.offline", fromlist=["run_program"]).run_program(program, stack="test", config={}, project="p")
     strict = check.check_registrations(registrations, stack="test", project="p")
     assert "galera-flow-control" in {f.diagnostic.policy for f in strict.mandatory}
     loose = check.check_registrations(registrations, stack="test", project="p",

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import pytest
-
-from modules.core.rules import THRESHOLDS as CATALOGUE
-from policies import config as config_module
+from percona_mysql_k8s.core.rules import THRESHOLDS as CATALOGUE
+from percona_mysql_k8s.policies import config as config_module
 
 THRESHOLDS = ("max_fc_limit",)
 

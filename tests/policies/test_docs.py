@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from policies._catalog import SPECS
+from percona_mysql_k8s.policies._catalog import SPECS
 
 DOC = (Path(__file__).resolve().parents[2] / "docs" / "policies.md").read_text()
 

@@ -14,10 +14,9 @@ import copy
 from harness import resolve_resource, run_resource, run_stack
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from percona_mysql_k8s.policies._catalog import ALL_POLICIES
 from pulumi_policy import ResourceValidationPolicy
 from pulumi_policy.proxy import UNKNOWN_NUMBER_VALUE, UNKNOWN_OBJECT_VALUE, UNKNOWN_STRING_VALUE
-
-from policies._catalog import ALL_POLICIES
 
 RESOURCE_POLICIES = [p for p in ALL_POLICIES if isinstance(p, ResourceValidationPolicy)]
 STACK_POLICIES = [p for p in ALL_POLICIES if not isinstance(p, ResourceValidationPolicy)]

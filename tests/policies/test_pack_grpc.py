@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import pytest
 from harness import case_files, load_case, resolve_resource
+from percona_mysql_k8s.core.rules import RULES, THRESHOLDS
+from percona_mysql_k8s.policies._catalog import SPECS
+from percona_mysql_k8s.policies._engine import Resource
 from pulumi.runtime.proto import analyzer_pb2
 from pulumi_policy.proxy import UNKNOWN_STRING_VALUE
-
-from modules.core.rules import RULES, THRESHOLDS
-from policies._catalog import SPECS
-from policies._engine import Resource
 
 RESOURCE_CASES = [path for path in case_files() if "resources" not in load_case(path)]
 

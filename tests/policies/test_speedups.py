@@ -1,4 +1,4 @@
-"""The pack's two speed-ups (policies._sdk, policies._server) change what it answers in no way."""
+"""The pack's two speed-ups (percona_mysql_k8s.policies._sdk, percona_mysql_k8s.policies._server) change what it answers in no way."""
 
 from __future__ import annotations
 
@@ -10,9 +10,8 @@ import grpc
 import pytest
 from google.protobuf import empty_pb2
 from harness import case_files, load_case, resolve_resource
+from percona_mysql_k8s.policies._engine import Pack, Resource
 from pulumi.runtime.proto import analyzer_pb2
-
-from policies._engine import Pack, Resource
 
 SWITCHES = ("PERCONA_POLICY_SHARED_DESERIALIZATION", "PERCONA_POLICY_EVENT_LOOP_SERVER")
 
@@ -91,11 +90,10 @@ def test_event_loop_server_answers_concurrent_calls_each_with_its_own_resource()
 
 
 def test_event_loop_server_starts_serves_and_stops_in_process():
+    from percona_mysql_k8s.policies._catalog import ALL_POLICIES
+    from percona_mysql_k8s.policies._server import EventLoopServer
     from pulumi.runtime.proto import analyzer_pb2_grpc
     from pulumi_policy import policy as sdk
-
-    from policies._catalog import ALL_POLICIES
-    from policies._server import EventLoopServer
 
     servicer = sdk._PolicyAnalyzerServicer("in-process", "0", ALL_POLICIES, sdk.EnforcementLevel.ADVISORY)
     server = EventLoopServer([("grpc.max_receive_message_length", 1024 * 1024)])

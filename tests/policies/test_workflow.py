@@ -12,7 +12,7 @@ def test_workflow_runs_offline_check_then_preview_with_the_pack():
     assert "pull_request" in workflow[True]  # YAML reads the key `on` as True
     jobs = workflow["jobs"]
     offline = jobs["offline"]
-    assert any("python -m policies.check --stack" in step.get("run", "") for step in offline["steps"])
+    assert any("python -m percona_mysql_k8s.policies.check --stack" in step.get("run", "") for step in offline["steps"])
     assert not any("secrets." in str(step) for step in offline["steps"])  # credential-free
     preview = jobs["preview"]
     assert "offline" in preview["needs"]

@@ -1,12 +1,11 @@
-"""``python -m modules.sizing``: the JSON contract, the table, the picture, and one-line errors."""
+"""``python -m percona_mysql_k8s.sizing``: the JSON contract, the table, the picture, and one-line errors."""
 
 import json
 import subprocess
 import sys
 
 import pytest
-
-from modules.core.report import CONTRACT_KEYS
+from percona_mysql_k8s.core.report import CONTRACT_KEYS
 
 GR_EXAMPLE = ["--engine", "group-replication", "--cpu", "4000m", "--memory", "8Gi", "--load", "heavy-oltp",
               "--connections", "0", "--proxy", "haproxy"]
@@ -14,7 +13,7 @@ PXC_NODE = ["--engine", "pxc", "--node-type", "n2-standard-16", "--provider", "g
 
 
 def run(*args):
-    return subprocess.run([sys.executable, "-m", "modules.sizing", *args], capture_output=True, text=True, timeout=60)
+    return subprocess.run([sys.executable, "-m", "percona_mysql_k8s.sizing", *args], capture_output=True, text=True, timeout=60)
 
 
 def test_json_contract():

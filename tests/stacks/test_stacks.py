@@ -1,4 +1,4 @@
-"""Every stack config as a whole program under mocks (modules.offline.run_stack): pools, operator, custom
+"""Every stack config as a whole program under mocks (percona_mysql_k8s.offline.run_stack): pools, operator, custom
 resource, PMM, sysbench and their placement; sizes equal to the sizing engine's answer; no plain-text
 password (S1); bad config stops the program before anything is registered."""
 
@@ -7,15 +7,14 @@ from __future__ import annotations
 import pytest
 from database import crd
 from database.harness import SecretAwareMonitor, plaintext_secrets, stack_outputs
-
-from modules import offline
-from modules.clusters import settings as cluster_settings
-from modules.core.allocatable import kind_node_budget, node_budget
-from modules.core.mycnf import mysqld_options
-from modules.core.pools import DATABASE_TAINT, POOL_LABEL
-from modules.core.sizing import SizingInput, size
-from modules.core.units import GIB, cpu_to_millicores, memory_to_bytes
-from modules.database import versions
+from percona_mysql_k8s import offline
+from percona_mysql_k8s.clusters import settings as cluster_settings
+from percona_mysql_k8s.core.allocatable import kind_node_budget, node_budget
+from percona_mysql_k8s.core.mycnf import mysqld_options
+from percona_mysql_k8s.core.pools import DATABASE_TAINT, POOL_LABEL
+from percona_mysql_k8s.core.sizing import SizingInput, size
+from percona_mysql_k8s.core.units import GIB, cpu_to_millicores, memory_to_bytes
+from percona_mysql_k8s.database import versions
 
 STACKS = ("kind", "gke", "eks", "existing")
 LAPTOP = (8000, 32 * GIB)  # the machine kind runs on, fixed so the kind stack sizes the same everywhere
@@ -253,8 +252,7 @@ def test_bad_config_stops_before_any_resource(stack, overrides, message, run):
 
 def test_every_database_key_is_declared_in_pulumi_yaml_with_the_same_default():
     import yaml
-
-    from modules.stack.settings import CONFIG_KEYS
+    from percona_mysql_k8s.stack.settings import CONFIG_KEYS
 
     declared = yaml.safe_load((offline.REPOSITORY / "Pulumi.yaml").read_text())["config"]
     for key, (_, default) in CONFIG_KEYS.items():

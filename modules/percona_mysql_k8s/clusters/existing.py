@@ -1,0 +1,56 @@
+"""An existing cluster: any conformant Kubernetes cluster the user already has.
+
+Nothing is created but the Kubernetes provider: it reads ``kubeconfig`` (a path; empty = ``$KUBECONFIG``
+or ``~/.kube/config``) and ``kubeContext`` (empty = the current context). The pools are described in
+config by their node labels (``databasePoolLabels``, ``monitoringPoolLabels``) and the database pool's
+taint (``databasePoolTaint``); their allocatable comes from ``databaseNodeType`` (a catalog machine) or
+``existingNodeCpu``/``existingNodeMemory`` as ``kubectl describe node`` reports it (K1).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+from percona_mysql_k8s.core.pools import PoolShape
+
+from .settings import ClusterSettings, ExistingSettings
+from .target import ClusterTarget
+
+
+@dataclass(frozen=True)
+class ExistingClusterArgs:
+    cluster_name: str
+    existing: ExistingSettings
+    database_pool: PoolShape
+    monitoring_pool: PoolShape
+
+    @classmethod
+    def from_settings(cls, settings: ClusterSettings) -> ExistingClusterArgs:
+        if settings.existing is None:
+            raise ValueError("ExistingClusterArgs needs settings of the existing target")
+        return cls(settings.cluster_name, settings.existing, settings.database_pool, settings.monitoring_pool)
+
+
+class ExistingCluster(pulumi.ComponentResource):
+    """A provider for a cluster made elsewhere; ``.target`` is what the database layer uses."""
+
+    def __init__(self, name: str, args: ExistingClusterArgs, opts: pulumi.ResourceOptions | None = None):
+        super().__init__("percona:clusters:ExistingCluster", name, None, opts)
+        existing = args.existing
+        self.provider = k8s.Provider(
+            f"{name}-k8s",
+            kubeconfig=existing.kubeconfig or None,
+            context=existing.context or None,
+            opts=pulumi.ResourceOptions(parent=self),
+        )
+        self.target = ClusterTarget(
+            name=args.cluster_name,
+            kind="existing",
+            provider=self.provider,
+            database_pool=args.database_pool,
+            monitoring_pool=args.monitoring_pool,
+        )
+        self.register_outputs({})

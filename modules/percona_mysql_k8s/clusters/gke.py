@@ -1,0 +1,165 @@
+"""GKE: a regional cluster with a database pool and a monitoring pool.
+
+* The cluster: default pool removed, release channel, VPC-native networking (alias IPs), workload
+  identity, shielded nodes, optionally private nodes. Deletion protection is on unless the stack is
+  ephemeral (S4): turn ``ephemeral`` on, or the protection off in the console, before ``pulumi destroy``.
+* The database pool: the configured machine type, labeled and tainted as the database pool (K4), SSD
+  boot disks, auto-repair and auto-upgrade, surge upgrades with ``max_surge=1, max_unavailable=0`` so a
+  node is drained only once its replacement is up; GKE upgrades a regional pool one zone at a time, so two
+  database nodes are never down together.
+* The monitoring pool: its own machine type and label, no taint, for the PMM server and sysbench (B1).
+
+``node_count`` of a regional node pool is *per zone* of its ``node_locations``: the settings spread the
+requested nodes over the zones (:func:`~percona_mysql_k8s.clusters.settings.spread_over_zones`), and the pool shape
+handed to the database layer carries the resulting total.
+
+Changing a pool's machine type, disk or taints replaces the pool (terraform-google-kubernetes-engine
+#1636). Pool names end in a hash of those fields, so the replacement gets a new name and Pulumi creates it
+before deleting the old pool (create-before-delete) instead of taking the whole pool away first.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+
+import pulumi
+import pulumi_gcp as gcp
+import pulumi_kubernetes as k8s
+
+from percona_mysql_k8s.core.pools import PoolShape
+
+from .settings import CLOUD_TAINT_EFFECTS, ClusterSettings, GkeSettings, ZonePlacement
+from .target import ClusterTarget
+
+DISK_TYPE = "pd-ssd"
+OAUTH_SCOPES = ("https://www.googleapis.com/auth/cloud-platform",)
+
+
+@dataclass(frozen=True)
+class GkeClusterArgs:
+    cluster_name: str
+    gke: GkeSettings
+    database_pool: PoolShape
+    monitoring_pool: PoolShape
+    disk_size_gb: int
+    deletion_protection: bool = True
+
+    @classmethod
+    def from_settings(cls, settings: ClusterSettings) -> GkeClusterArgs:
+        if settings.gke is None:
+            raise ValueError("GkeClusterArgs needs settings of the gke target")
+        return cls(settings.cluster_name, settings.gke, settings.database_pool, settings.monitoring_pool,
+                   settings.database_disk_size_gb, deletion_protection=not settings.ephemeral)
+
+
+def pool_name(pool: PoolShape, disk_size_gb: int) -> str:
+    """``<pool>-<hash>``: the hash covers every field whose change recreates a GKE node pool."""
+    identity = json.dumps(
+        [pool.machine_type, DISK_TYPE, disk_size_gb, sorted(pool.labels.items()), [taint.as_k8s() for taint in pool.taints]]
+    )
+    return f"{pool.name}-{hashlib.sha256(identity.encode()).hexdigest()[:4]}"
+
+
+def kubeconfig(name: str, endpoint: str, ca_certificate: str) -> str:
+    """A kubeconfig that authenticates with gke-gcloud-auth-plugin (the gcloud component of that name)."""
+    return json.dumps({
+        "apiVersion": "v1",
+        "kind": "Config",
+        "clusters": [{"name": name, "cluster": {"server": f"https://{endpoint}", "certificate-authority-data": ca_certificate}}],
+        "contexts": [{"name": name, "context": {"cluster": name, "user": name}}],
+        "current-context": name,
+        "users": [{"name": name, "user": {"exec": {
+            "apiVersion": "client.authentication.k8s.io/v1beta1",
+            "command": "gke-gcloud-auth-plugin",
+            "installHint": "Install gke-gcloud-auth-plugin: gcloud components install gke-gcloud-auth-plugin",
+            "provideClusterInfo": True,
+        }}}],
+    }, indent=2)
+
+
+class GkeCluster(pulumi.ComponentResource):
+    """A regional GKE cluster with the database and monitoring pools; ``.target`` is what the database layer uses."""
+
+    def __init__(self, name: str, args: GkeClusterArgs, opts: pulumi.ResourceOptions | None = None):
+        super().__init__("percona:clusters:GkeCluster", name, None, opts)
+        gke = args.gke
+        child = pulumi.ResourceOptions(parent=self)
+
+        private = None
+        if gke.private_nodes:
+            # Nodes without public IPs; the control plane keeps its public endpoint so `pulumi up` can reach it.
+            # Nodes pull images from the internet: the network needs Cloud NAT (not created here).
+            private = gcp.container.ClusterPrivateClusterConfigArgs(enable_private_nodes=True, enable_private_endpoint=False)
+
+        self.cluster = gcp.container.Cluster(
+            name,
+            name=args.cluster_name,
+            project=gke.project,
+            location=gke.region,
+            node_locations=list(gke.zones),
+            remove_default_node_pool=True,
+            initial_node_count=1,
+            release_channel=gcp.container.ClusterReleaseChannelArgs(channel=gke.release_channel),
+            networking_mode="VPC_NATIVE",
+            ip_allocation_policy=gcp.container.ClusterIpAllocationPolicyArgs(),
+            network=gke.network,
+            subnetwork=gke.subnetwork or None,
+            workload_identity_config=gcp.container.ClusterWorkloadIdentityConfigArgs(workload_pool=f"{gke.project}.svc.id.goog"),
+            enable_shielded_nodes=True,
+            private_cluster_config=private,
+            deletion_protection=args.deletion_protection,
+            opts=child,
+        )
+
+        self.database_node_pool = self._pool(f"{name}-database", args, args.database_pool, gke.database_placement)
+        self.monitoring_node_pool = self._pool(f"{name}-monitoring", args, args.monitoring_pool, gke.monitoring_placement)
+
+        self.kubeconfig = pulumi.Output.secret(
+            pulumi.Output.all(self.cluster.name, self.cluster.endpoint, self.cluster.master_auth.cluster_ca_certificate)
+            .apply(lambda parts: kubeconfig(*parts))
+        )
+        self.provider = k8s.Provider(f"{name}-k8s", kubeconfig=self.kubeconfig, opts=child)
+        self.target = ClusterTarget(
+            name=args.cluster_name,
+            kind="gke",
+            provider=self.provider,
+            database_pool=args.database_pool,
+            monitoring_pool=args.monitoring_pool,
+            ready=(self.database_node_pool, self.monitoring_node_pool),
+            kubeconfig=self.kubeconfig,
+        )
+        self.register_outputs({"kubeconfig": self.kubeconfig, "clusterName": self.cluster.name})
+
+    def _pool(self, resource_name: str, args: GkeClusterArgs, pool: PoolShape, placement: ZonePlacement) -> gcp.container.NodePool:
+        gke = args.gke
+        return gcp.container.NodePool(
+            resource_name,
+            name=pool_name(pool, args.disk_size_gb),
+            project=gke.project,
+            location=gke.region,
+            cluster=self.cluster.name,
+            node_locations=list(placement.zones),
+            node_count=placement.nodes_per_zone,  # per zone: placement.total nodes in all
+            node_config=gcp.container.NodePoolNodeConfigArgs(
+                machine_type=pool.machine_type,
+                disk_type=DISK_TYPE,
+                disk_size_gb=args.disk_size_gb,
+                labels=dict(pool.labels),
+                taints=[
+                    gcp.container.NodePoolNodeConfigTaintArgs(key=t.key, value=t.value, effect=CLOUD_TAINT_EFFECTS[t.effect])
+                    for t in pool.taints
+                ],
+                shielded_instance_config=gcp.container.NodePoolNodeConfigShieldedInstanceConfigArgs(
+                    enable_secure_boot=True, enable_integrity_monitoring=True
+                ),
+                workload_metadata_config=gcp.container.NodePoolNodeConfigWorkloadMetadataConfigArgs(mode="GKE_METADATA"),
+                oauth_scopes=list(OAUTH_SCOPES),
+            ),
+            management=gcp.container.NodePoolManagementArgs(auto_repair=True, auto_upgrade=True),
+            # Surge one node, never take one away first: a database node is drained only when its replacement
+            # is ready, and zones are upgraded one after another, so two database nodes are never down at once.
+            upgrade_settings=gcp.container.NodePoolUpgradeSettingsArgs(strategy="SURGE", max_surge=1, max_unavailable=0),
+            opts=pulumi.ResourceOptions(parent=self, delete_before_replace=False),
+        )

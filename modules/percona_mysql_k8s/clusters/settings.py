@@ -1,0 +1,665 @@
+"""Cluster settings: the stack configuration of the cluster layer, validated before anything is registered.
+
+Pure Python (no Pulumi import), so every bad input is an :class:`InputError` that names the config key
+of ``Pulumi.yaml`` and the rule behind it, raised before a single resource exists:
+
+* ``databaseNodeType`` / ``monitoringNodeType``: unknown or wrong-cloud machine types (K1);
+* ``databaseNodeCount``: fewer database nodes than ``clusterSize`` members (K5: one member per node);
+* ``databasePoolLabels`` / ``monitoringPoolLabels``: a pool with no label to place pods by (K4);
+* ``gcpProject`` / ``gcpRegion`` / ``gcpZones`` / ``awsRegion``: where a cloud cluster goes;
+* ``kindHostShare``: the share of the host one kind node is modeled as (K1).
+
+The pools the database layer receives (:class:`~percona_mysql_k8s.core.pools.PoolShape`: labels, taints, machine,
+allocatable per node, node count) are decided here, so every target hands over the same description and
+the components only turn it into resources.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+from percona_mysql_k8s.core.allocatable import DEFAULT_MAX_PODS, NodeBudget, kind_node_budget, node_budget
+from percona_mysql_k8s.core.errors import InputError
+from percona_mysql_k8s.core.machines import MachineType, lookup
+from percona_mysql_k8s.core.pools import DATABASE_POOL, DATABASE_TAINT, MONITORING_POOL, POOL_LABEL, PoolShape, Taint
+from percona_mysql_k8s.core.units import cpu_to_millicores, memory_to_bytes
+
+TARGETS = ("kind", "gke", "eks", "existing")
+GKE_RELEASE_CHANNELS = ("RAPID", "REGULAR", "STABLE", "EXTENDED")
+TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
+# The cloud APIs (GKE node pools, EKS node groups) spell taint effects in upper snake case.
+CLOUD_TAINT_EFFECTS = {"NoSchedule": "NO_SCHEDULE", "PreferNoSchedule": "PREFER_NO_SCHEDULE", "NoExecute": "NO_EXECUTE"}
+
+# Used when monitoringNodeType is empty: 4 vCPU / 16 GiB holds the PMM server or a sysbench client.
+DEFAULT_MONITORING_NODE_TYPES = {"gke": "n2-standard-4", "eks": "m6i.xlarge"}
+
+# Cluster names end up in node pool names: GKE allows 40 characters for "<cluster>-monitoring-<hash4>",
+# an EKS node group name prefix at most 37 (the provider appends a 26-character unique suffix).
+MAX_CLUSTER_NAME = 24
+MIN_DISK_SIZE_GB = 10
+
+# Every config key this layer reads, with its type and the default declared in Pulumi.yaml (a test keeps
+# the two in step). Values arrive decoded: str, int, bool or list[str].
+CONFIG_KEYS: dict[str, tuple[type, object]] = {
+    "target": (str, "kind"),
+    "clusterName": (str, "percona-mysql"),
+    "clusterSize": (int, 3),
+    "ephemeral": (bool, False),
+    "databaseNodeType": (str, ""),
+    "databaseNodeCount": (int, 3),
+    "databaseDiskSizeGb": (int, 100),
+    "monitoringNodeType": (str, ""),
+    "monitoringNodeCount": (int, 1),
+    "daemonsetCpu": (str, "0"),
+    "daemonsetMemory": (str, "0"),
+    "gcpProject": (str, ""),
+    "gcpRegion": (str, ""),
+    "gcpZones": (list, []),
+    "gkeReleaseChannel": (str, "REGULAR"),
+    "gkePrivateNodes": (bool, False),
+    "gkeNetwork": (str, "default"),
+    "gkeSubnetwork": (str, ""),
+    "awsRegion": (str, ""),
+    "eksVersion": (str, "1.33"),
+    "eksVpcId": (str, ""),
+    "eksSubnetIds": (list, []),
+    "eksPrivateEndpoint": (bool, False),
+    "kindHostShare": (str, "0.2"),
+    "kindHostCpu": (str, ""),
+    "kindHostMemory": (str, ""),
+    "kindNodeImage": (str, "kindest/node:v1.33.1"),
+    "kubeconfig": (str, ""),
+    "kubeContext": (str, ""),
+    "databasePoolLabels": (str, ""),
+    "databasePoolTaint": (str, ""),
+    "monitoringPoolLabels": (str, ""),
+    "existingNodeCpu": (str, ""),
+    "existingNodeMemory": (str, ""),
+}
+
+
+# ---- the settings -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ZonePlacement:
+    """Where a GKE node pool's nodes go. GKE's ``node_count`` is *per zone* of ``node_locations``, so a
+    regional pool of ``nodes_per_zone`` has ``nodes_per_zone × len(zones)`` nodes."""
+
+    zones: tuple[str, ...]
+    nodes_per_zone: int
+
+    @property
+    def total(self) -> int:
+        return self.nodes_per_zone * len(self.zones)
+
+
+@dataclass(frozen=True)
+class GkeSettings:
+    project: str
+    region: str
+    zones: tuple[str, ...]
+    release_channel: str
+    private_nodes: bool
+    network: str
+    subnetwork: str
+    database_placement: ZonePlacement
+    monitoring_placement: ZonePlacement
+
+
+@dataclass(frozen=True)
+class EksSettings:
+    region: str
+    version: str
+    vpc_id: str  # "" = create a VPC
+    subnet_ids: tuple[str, ...]
+    private_endpoint: bool
+
+
+@dataclass(frozen=True)
+class KindSettings:
+    node_image: str
+    host_share: float
+    host_cpu_millicores: int
+    host_memory_bytes: int
+
+
+@dataclass(frozen=True)
+class ExistingSettings:
+    kubeconfig: str  # absolute path, or "" for the ambient kubeconfig ($KUBECONFIG, ~/.kube/config)
+    context: str  # "" = the kubeconfig's current context
+
+
+@dataclass(frozen=True)
+class ClusterSettings:
+    """Everything a cluster component needs; exactly one of ``gke``/``eks``/``kind``/``existing`` is set."""
+
+    target: str
+    cluster_name: str
+    cluster_size: int
+    ephemeral: bool
+    database_pool: PoolShape
+    monitoring_pool: PoolShape
+    database_disk_size_gb: int
+    gke: GkeSettings | None = None
+    eks: EksSettings | None = None
+    kind: KindSettings | None = None
+    existing: ExistingSettings | None = None
+    notes: tuple[str, ...] = field(default=())
+
+
+# ---- the host a kind cluster runs on ---------------------------------------------------------------
+
+
+def host_resources() -> tuple[int, int]:
+    """(CPU millicores, memory bytes) of the machine running the program: what kind nodes share.
+
+    On Docker Desktop (macOS, Windows) the containers see the Docker VM, not the host: set
+    ``kindHostShare`` against the VM's size there.
+    """
+    cpus = os.cpu_count()
+    if not cpus:
+        raise InputError("kindHostShare", "cannot tell how many CPUs this machine has", rule="K1")
+    return cpus * 1000, _memory_bytes()
+
+
+def _memory_bytes() -> int:
+    try:
+        with open("/proc/meminfo", encoding="ascii") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemTotal:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError) as error:
+        raise InputError("kindHostShare", "cannot tell how much memory this machine has", rule="K1") from error
+
+
+# ---- decoding raw config strings (what pulumi.Config hands over) ----------------------------------
+
+
+def decode_config_value(key: str, raw: str) -> object:
+    """A raw config string (as the Pulumi CLI passes it) decoded to the key's type."""
+    kind, _ = CONFIG_KEYS[key]
+    if kind is str:
+        return raw
+    if kind is bool:
+        lowered = raw.strip().lower()
+        if lowered in ("true", "false"):
+            return lowered == "true"
+        raise InputError(key, f"{raw!r} is not true or false")
+    if kind is int:
+        try:
+            return int(raw.strip())
+        except ValueError:
+            raise InputError(key, f"{raw!r} is not a whole number") from None
+    try:
+        value = json.loads(raw)
+    except json.JSONDecodeError:
+        value = [item.strip() for item in raw.split(",") if item.strip()]
+    return value
+
+
+# ---- validation helpers -----------------------------------------------------------------------------
+
+
+def _rekey(error: InputError, key: str) -> InputError:
+    """A core error re-issued under the stack config key the user actually set."""
+    prefix = (f"{error.rule}: " if error.rule else "") + f"{error.key}: "
+    message = str(error)
+    return InputError(key, message[len(prefix):] if message.startswith(prefix) else message, error.rule)
+
+
+class _Values:
+    """Typed access to the decoded config, with Pulumi.yaml's defaults for absent keys."""
+
+    def __init__(self, values: Mapping[str, object]):
+        self._values = values
+
+    def _get(self, key: str) -> object:
+        kind, default = CONFIG_KEYS[key]
+        value = self._values.get(key)
+        return default if value is None else value
+
+    def text(self, key: str) -> str:
+        value = self._get(key)
+        if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+            raise InputError(key, f"{value!r} is not a string")
+        return str(value).strip()
+
+    def integer(self, key: str, minimum: int, rule: str | None = None, why: str = "") -> int:
+        value = self._get(key)
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)  # numbers may round-trip through JSON as floats
+        if isinstance(value, str) and re.fullmatch(r"\s*-?\d+\s*", value):
+            value = int(value)
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise InputError(key, f"{value!r} is not a whole number", rule=rule)
+        if value < minimum:
+            raise InputError(key, f"{value} is below the minimum of {minimum}{why}", rule=rule)
+        return value
+
+    def flag(self, key: str) -> bool:
+        value = self._get(key)
+        if isinstance(value, str) and value.strip().lower() in ("true", "false"):
+            return value.strip().lower() == "true"
+        if not isinstance(value, bool):
+            raise InputError(key, f"{value!r} is not true or false")
+        return value
+
+    def strings(self, key: str) -> tuple[str, ...]:
+        value = self._get(key)
+        if isinstance(value, str):
+            value = decode_config_value(key, value) if value.strip() else []
+        if not isinstance(value, (list, tuple)) or not all(isinstance(item, str) for item in value):
+            raise InputError(key, f"{value!r} is not a list of strings")
+        items = tuple(item.strip() for item in value if item.strip())
+        duplicates = sorted({item for item in items if items.count(item) > 1})
+        if duplicates:
+            raise InputError(key, f"{', '.join(duplicates)} listed more than once")
+        return items
+
+
+_CLUSTER_NAME = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
+_GCP_REGION = re.compile(r"^[a-z]+(-[a-z]+)+[0-9]+$")
+_GCP_PROJECT = re.compile(r"^[a-z][-a-z0-9]{4,28}[a-z0-9]$")
+_AWS_REGION = re.compile(r"^[a-z]{2}(-[a-z]+)+-[0-9]+$")
+_EKS_VERSION = re.compile(r"^1\.[0-9]{2}$")
+_VPC_ID = re.compile(r"^vpc-[0-9a-f]+$")
+_SUBNET_ID = re.compile(r"^subnet-[0-9a-f]+$")
+_LABEL_NAME = re.compile(r"^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$")
+_LABEL_PREFIX = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+_LABEL_VALUE = re.compile(r"^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$")
+
+
+def _check_label_key(key: str, config_key: str, rule: str) -> None:
+    prefix, _, name = key.rpartition("/")
+    if (prefix and (len(prefix) > 253 or not _LABEL_PREFIX.match(prefix))) or not _LABEL_NAME.match(name):
+        raise InputError(config_key, f"{key!r} is not a valid Kubernetes label key ([prefix/]name)", rule=rule)
+
+
+def parse_labels(text: str, config_key: str) -> dict[str, str]:
+    """``"k=v,k2=v2"`` as a label map; each key and value checked against Kubernetes' label syntax (K4)."""
+    labels: dict[str, str] = {}
+    for item in (part.strip() for part in text.split(",")):
+        if not item:
+            continue
+        key, sep, value = item.partition("=")
+        key, value = key.strip(), value.strip()
+        if not sep or not key:
+            raise InputError(config_key, f"{item!r} is not key=value (write the labels as k=v,k2=v2)", rule="K4")
+        _check_label_key(key, config_key, "K4")
+        if not _LABEL_VALUE.match(value):
+            raise InputError(config_key, f"{value!r} is not a valid Kubernetes label value", rule="K4")
+        if key in labels:
+            raise InputError(config_key, f"label {key!r} is given twice", rule="K4")
+        labels[key] = value
+    return labels
+
+
+def parse_taint(text: str, config_key: str) -> Taint:
+    """``"key=value:Effect"`` (or ``"key:Effect"``) as a :class:`Taint` (K4)."""
+    head, sep, effect = text.strip().rpartition(":")
+    if not sep or not head:
+        raise InputError(config_key, f"{text!r} is not key=value:Effect (e.g. {DATABASE_TAINT.key}=database:NoSchedule)", rule="K4")
+    if effect not in TAINT_EFFECTS:
+        raise InputError(config_key, f"taint effect {effect!r} is not one of {', '.join(TAINT_EFFECTS)}", rule="K4")
+    key, _, value = head.partition("=")
+    _check_label_key(key, config_key, "K4")
+    if not _LABEL_VALUE.match(value):
+        raise InputError(config_key, f"{value!r} is not a valid taint value", rule="K4")
+    return Taint(key, value, effect)
+
+
+def spread_over_zones(node_count: int, zones: tuple[str, ...]) -> ZonePlacement:
+    """At least ``node_count`` nodes, as evenly as GKE's per-zone ``node_count`` allows.
+
+    With fewer nodes than zones the pool uses the first ``node_count`` zones, one node each; otherwise
+    every zone gets ``ceil(node_count / zones)`` nodes, so 5 nodes over 3 zones become 2 per zone = 6.
+    """
+    used = zones[: min(node_count, len(zones))]
+    return ZonePlacement(used, math.ceil(node_count / len(used)))
+
+
+def _machine(name: str, key: str, provider: str) -> str:
+    try:
+        machine = lookup(name)
+    except InputError as error:
+        raise _rekey(error, key) from None
+    if machine.provider != provider:
+        raise InputError(key, f"{machine.name} is a {machine.provider} machine type; the {provider} target needs a {provider} one", rule="K1")
+    return machine.name
+
+
+def _budget(machine: str, provider: str, key: str, daemonset: tuple[int, int]) -> NodeBudget:
+    try:
+        return node_budget(machine, provider, *daemonset)
+    except InputError as error:
+        raise _rekey(error, {"daemonset_cpu": "daemonsetCpu", "daemonset_memory": "daemonsetMemory"}.get(error.key, key)) from None
+
+
+def _quantity(values: _Values, key: str, parse: Callable[[object], int]) -> int:
+    text = values.text(key)
+    try:
+        return parse(text)
+    except ValueError as error:
+        raise InputError(key, str(error), rule="K1") from None
+
+
+def _pools(cluster_name: str, machine: tuple[str | None, str | None], counts: tuple[int, int],
+           budgets: tuple[NodeBudget, NodeBudget]) -> tuple[PoolShape, PoolShape]:
+    """The two pools our own clusters have: labeled and tainted with the core's constants (K4)."""
+    database = PoolShape(
+        name=f"{cluster_name}-database",
+        labels={POOL_LABEL: DATABASE_POOL},
+        node_count=counts[0],
+        node=budgets[0],
+        taints=(DATABASE_TAINT,),
+        machine_type=machine[0],
+    )
+    monitoring = PoolShape(
+        name=f"{cluster_name}-monitoring",
+        labels={POOL_LABEL: MONITORING_POOL},
+        node_count=counts[1],
+        node=budgets[1],
+        machine_type=machine[1],
+    )
+    return database, monitoring
+
+
+# ---- the entry point --------------------------------------------------------------------------------
+
+
+def cluster_settings_from_config(
+    values: Mapping[str, object],
+    host: Callable[[], tuple[int, int]] = host_resources,
+) -> ClusterSettings:
+    """Validate the cluster layer's stack config for the chosen target and decide its pools.
+
+    ``values`` maps Pulumi.yaml key names (``"target"``, ``"gcpZones"``; no project prefix) to decoded
+    values; absent keys take Pulumi.yaml's defaults. ``host`` tells a kind cluster the machine it runs on.
+    """
+    v = _Values(values)
+    target = v.text("target").lower()
+    if target not in TARGETS:
+        raise InputError("target", f"{target!r} is not one of {', '.join(TARGETS)}")
+
+    name = v.text("clusterName")
+    if len(name) > MAX_CLUSTER_NAME or not _CLUSTER_NAME.match(name):
+        raise InputError(
+            "clusterName",
+            f"{name!r} must be 1 to {MAX_CLUSTER_NAME} lowercase letters, digits and hyphens, starting with a letter "
+            "(it prefixes node pool names, which GKE and EKS limit in length)",
+        )
+    ephemeral = v.flag("ephemeral")
+    cluster_size = v.integer("clusterSize", 1, rule="T1", why=": a database cluster has at least one member")
+    if cluster_size < 3 and not ephemeral:
+        raise InputError("clusterSize", f"{cluster_size} members have no quorum; fewer than 3 only with ephemeral: true", rule="T1")
+    disk = v.integer("databaseDiskSizeGb", MIN_DISK_SIZE_GB, why=" GB for a node boot disk")
+    monitoring_count = v.integer("monitoringNodeCount", 1, rule="K4",
+                             why=": the PMM server and sysbench need a monitoring node to run on (K4, B1)")
+    daemonset = (_quantity(v, "daemonsetCpu", cpu_to_millicores), _quantity(v, "daemonsetMemory", memory_to_bytes))
+    common = {"target": target, "cluster_name": name, "cluster_size": cluster_size, "ephemeral": ephemeral,
+              "database_disk_size_gb": disk}
+
+    if target == "kind":
+        return _kind(v, common, monitoring_count, daemonset, host)
+
+    database_count = v.integer("databaseNodeCount", 1, rule="K5")
+    if database_count < cluster_size:
+        raise InputError(
+            "databaseNodeCount",
+            f"{database_count} database nodes cannot hold {cluster_size} members: the operators place one member "
+            f"per node (required anti-affinity), so the pool needs at least clusterSize = {cluster_size} nodes",
+            rule="K5",
+        )
+    if target == "existing":
+        return _existing(v, common, database_count, monitoring_count, daemonset)
+
+    database_type = v.text("databaseNodeType")
+    if not database_type:
+        example = "n2-standard-16" if target == "gke" else "m6i.4xlarge"
+        raise InputError("databaseNodeType", f"the {target} target needs the database pool's machine type (e.g. {example})", rule="K1")
+    database_type = _machine(database_type, "databaseNodeType", target)
+    monitoring_type = v.text("monitoringNodeType") or DEFAULT_MONITORING_NODE_TYPES[target]
+    monitoring_type = _machine(monitoring_type, "monitoringNodeType", target)
+    budgets = (_budget(database_type, target, "databaseNodeType", daemonset),
+               _budget(monitoring_type, target, "monitoringNodeType", daemonset))
+
+    if target == "gke":
+        gke = _gke(v, database_count, monitoring_count)
+        counts = (gke.database_placement.total, gke.monitoring_placement.total)
+        database, monitoring = _pools(name, (database_type, monitoring_type), counts, budgets)
+        notes = ()
+        if counts[0] != database_count:
+            notes = (f"GKE node_count is per zone: {database_count} database nodes over {len(gke.database_placement.zones)} "
+                     f"zones become {gke.database_placement.nodes_per_zone} per zone = {counts[0]} nodes",)
+        return ClusterSettings(**common, database_pool=database, monitoring_pool=monitoring, gke=gke, notes=notes)
+
+    eks = _eks(v)
+    database, monitoring = _pools(name, (database_type, monitoring_type), (database_count, monitoring_count), budgets)
+    return ClusterSettings(**common, database_pool=database, monitoring_pool=monitoring, eks=eks)
+
+
+def _gke(v: _Values, database_count: int, monitoring_count: int) -> GkeSettings:
+    project = v.text("gcpProject")
+    if not project:
+        raise InputError("gcpProject", "the gke target needs the GCP project of the cluster")
+    if not _GCP_PROJECT.match(project):
+        raise InputError("gcpProject", f"{project!r} is not a GCP project ID (6-30 lowercase letters, digits, hyphens)")
+    region = v.text("gcpRegion")
+    if not region:
+        raise InputError("gcpRegion", "the gke target needs the region of its regional cluster (e.g. europe-west1)")
+    if not _GCP_REGION.match(region):
+        raise InputError("gcpRegion", f"{region!r} is not a GCP region (e.g. europe-west1, us-central1)")
+    zones = v.strings("gcpZones")
+    if not zones:
+        raise InputError("gcpZones", f"the gke target needs the zones its node pools spread over (e.g. {region}-b, {region}-c, {region}-d)")
+    foreign = [zone for zone in zones if not re.fullmatch(re.escape(region) + r"-[a-z]", zone)]
+    if foreign:
+        raise InputError("gcpZones", f"{', '.join(foreign)} not zones of gcpRegion {region} (zones look like {region}-b)")
+    channel = v.text("gkeReleaseChannel").upper()
+    if channel not in GKE_RELEASE_CHANNELS:
+        raise InputError("gkeReleaseChannel", f"{channel!r} is not one of {', '.join(GKE_RELEASE_CHANNELS)}")
+    network = v.text("gkeNetwork")
+    if not network:
+        raise InputError("gkeNetwork", "the gke target needs a VPC network (default: 'default')")
+    return GkeSettings(
+        project=project,
+        region=region,
+        zones=zones,
+        release_channel=channel,
+        private_nodes=v.flag("gkePrivateNodes"),
+        network=network,
+        subnetwork=v.text("gkeSubnetwork"),
+        database_placement=spread_over_zones(database_count, zones),
+        monitoring_placement=spread_over_zones(monitoring_count, zones),
+    )
+
+
+def _eks(v: _Values) -> EksSettings:
+    region = v.text("awsRegion")
+    if not region:
+        raise InputError("awsRegion", "the eks target needs the AWS region of the cluster (e.g. eu-west-1)")
+    if not _AWS_REGION.match(region):
+        raise InputError("awsRegion", f"{region!r} is not an AWS region (e.g. eu-west-1, us-east-2)")
+    version = v.text("eksVersion")
+    if not _EKS_VERSION.match(version):
+        raise InputError("eksVersion", f"{version!r} is not an EKS Kubernetes version (e.g. 1.33)")
+    vpc_id, subnet_ids = v.text("eksVpcId"), v.strings("eksSubnetIds")
+    if vpc_id and not _VPC_ID.match(vpc_id):
+        raise InputError("eksVpcId", f"{vpc_id!r} is not a VPC ID (vpc-…)")
+    if subnet_ids and not vpc_id:
+        raise InputError("eksVpcId", "eksSubnetIds are subnets of an existing VPC: set eksVpcId too (or neither, to create a VPC)")
+    if vpc_id:
+        bad = [subnet for subnet in subnet_ids if not _SUBNET_ID.match(subnet)]
+        if bad:
+            raise InputError("eksSubnetIds", f"{', '.join(bad)} not subnet IDs (subnet-…)")
+        if len(subnet_ids) < 2:
+            raise InputError("eksSubnetIds", "EKS needs subnets in at least two availability zones of eksVpcId: list two or more")
+    return EksSettings(region, version, vpc_id, subnet_ids, v.flag("eksPrivateEndpoint"))
+
+
+def _kind_host(v: _Values, host: Callable[[], tuple[int, int]]) -> tuple[int, int]:
+    """The machine the kind nodes share: kindHostCpu / kindHostMemory when given (a CI runner evaluating
+    the stack for a workstation), otherwise the machine running the program."""
+    cpu_text, memory_text = v.text("kindHostCpu"), v.text("kindHostMemory")
+    if bool(cpu_text) != bool(memory_text):
+        missing = "kindHostMemory" if cpu_text else "kindHostCpu"
+        raise InputError(missing, "give both kindHostCpu and kindHostMemory, or neither (this machine's are used)", rule="K1")
+    if not cpu_text:
+        try:
+            return host()
+        except InputError as error:
+            raise _rekey(error, "kindHostShare") from None
+    try:
+        cpu = cpu_to_millicores(cpu_text)
+    except ValueError as error:
+        raise InputError("kindHostCpu", str(error), rule="K1") from None
+    try:
+        memory = memory_to_bytes(memory_text)
+    except ValueError as error:
+        raise InputError("kindHostMemory", str(error), rule="K1") from None
+    if cpu <= 0 or memory <= 0:
+        raise InputError("kindHostCpu" if cpu <= 0 else "kindHostMemory", "must be more than zero", rule="K1")
+    return cpu, memory
+
+
+def _kind(v: _Values, common: dict, monitoring_count: int, daemonset: tuple[int, int],
+          host: Callable[[], tuple[int, int]]) -> ClusterSettings:
+    text = v.text("kindHostShare")
+    try:
+        share = float(text)
+    except ValueError:
+        raise InputError("kindHostShare", f"{text!r} is not a number in (0, 1]", rule="K1") from None
+    if not math.isfinite(share) or not 0 < share <= 1:
+        raise InputError("kindHostShare", f"{text!r} must be a share of the host with 0 < share ≤ 1", rule="K1")
+    image = v.text("kindNodeImage")
+    if not image:
+        raise InputError("kindNodeImage", "the kind target needs a node image (e.g. kindest/node:v1.33.1)")
+    host_cpu, host_memory = _kind_host(v, host)
+    try:
+        budget = kind_node_budget(host_cpu, host_memory, share, *daemonset)
+    except InputError as error:
+        keys = {"daemonset_cpu": "daemonsetCpu", "daemonset_memory": "daemonsetMemory"}
+        raise _rekey(error, keys.get(error.key, "kindHostShare")) from None
+    # One kind worker per database member: kind has no node pools to size separately.
+    database, monitoring = _pools(common["cluster_name"], (None, None), (common["cluster_size"], monitoring_count), (budget, budget))
+    nodes = common["cluster_size"] + monitoring_count
+    notes = ()
+    if share * nodes > 1:
+        notes = (f"{nodes} kind workers × kindHostShare {share} = {share * nodes:.0%} of this machine: the nodes overcommit "
+                 "the host, so sizing against one node's share overstates what all of them get together (K1)",)
+    kind = KindSettings(image, share, host_cpu, host_memory)
+    return ClusterSettings(**common, database_pool=database, monitoring_pool=monitoring, kind=kind, notes=notes)
+
+
+def _existing(v: _Values, common: dict, database_count: int, monitoring_count: int,
+              daemonset: tuple[int, int]) -> ClusterSettings:
+    database_labels = parse_labels(v.text("databasePoolLabels"), "databasePoolLabels")
+    if not database_labels:
+        raise InputError(
+            "databasePoolLabels",
+            "the existing target needs the node labels of its database pool (e.g. "
+            f"{POOL_LABEL}={DATABASE_POOL}): without them database pods cannot be placed on the pool",
+            rule="K4",
+        )
+    monitoring_labels = parse_labels(v.text("monitoringPoolLabels"), "monitoringPoolLabels")
+    if not monitoring_labels:
+        raise InputError(
+            "monitoringPoolLabels",
+            "the existing target needs the node labels of its monitoring pool (e.g. "
+            f"{POOL_LABEL}={MONITORING_POOL}): the PMM server and sysbench run only there (K4, B1)",
+            rule="K4",
+        )
+    if monitoring_labels == database_labels:
+        raise InputError("monitoringPoolLabels", "the monitoring pool must not be selected by the database pool's labels", rule="K4")
+    taint_text = v.text("databasePoolTaint")
+    taints = (parse_taint(taint_text, "databasePoolTaint"),) if taint_text else ()
+
+    database_type = v.text("databaseNodeType")
+    if database_type:
+        machine = _lookup(database_type, "databaseNodeType")
+        database_budget = _budget(machine.name, machine.provider, "databaseNodeType", daemonset)
+    else:
+        database_budget = _declared_budget(v, daemonset)
+    monitoring_type = v.text("monitoringNodeType")
+    if monitoring_type:
+        machine = _lookup(monitoring_type, "monitoringNodeType")
+        monitoring_budget = _budget(machine.name, machine.provider, "monitoringNodeType", daemonset)
+    else:
+        monitoring_budget = database_budget
+
+    kubeconfig = v.text("kubeconfig")
+    if kubeconfig:
+        kubeconfig = os.path.abspath(os.path.expanduser(kubeconfig))
+        if not os.path.isfile(kubeconfig):
+            raise InputError("kubeconfig", f"{kubeconfig} does not exist (leave it empty to use $KUBECONFIG or ~/.kube/config)")
+
+    database = PoolShape(
+        name=f"{common['cluster_name']}-database",
+        labels=database_labels,
+        node_count=database_count,
+        node=database_budget,
+        taints=taints,
+        machine_type=database_type or None,
+    )
+    monitoring = PoolShape(
+        name=f"{common['cluster_name']}-monitoring",
+        labels=monitoring_labels,
+        node_count=monitoring_count,
+        node=monitoring_budget,
+        machine_type=monitoring_type or database_type or None,
+    )
+    notes = ()
+    if not taints:
+        notes = ("databasePoolTaint is empty: other pods may be scheduled on the database nodes (K4 asks for a taint)",)
+    existing = ExistingSettings(kubeconfig, v.text("kubeContext"))
+    return ClusterSettings(**common, database_pool=database, monitoring_pool=monitoring, existing=existing, notes=notes)
+
+
+def _lookup(name: str, key: str) -> MachineType:
+    try:
+        return lookup(name)
+    except InputError as error:
+        raise _rekey(error, key) from None
+
+
+def _declared_budget(v: _Values, daemonset: tuple[int, int]) -> NodeBudget:
+    """A node budget from allocatable as ``kubectl describe node`` reports it (existingNodeCpu/Memory)."""
+    hint = "set databaseNodeType (a catalog machine) or existingNodeCpu and existingNodeMemory (one database node's allocatable)"
+    if not v.text("existingNodeCpu"):
+        raise InputError("existingNodeCpu", f"the existing target cannot size against an unknown node: {hint}", rule="K1")
+    if not v.text("existingNodeMemory"):
+        raise InputError("existingNodeMemory", f"the existing target cannot size against an unknown node: {hint}", rule="K1")
+    cpu = _quantity(v, "existingNodeCpu", cpu_to_millicores)
+    memory = _quantity(v, "existingNodeMemory", memory_to_bytes)
+    if cpu <= 0:
+        raise InputError("existingNodeCpu", "allocatable CPU must be positive", rule="K1")
+    if memory <= 0:
+        raise InputError("existingNodeMemory", "allocatable memory must be positive", rule="K1")
+    if daemonset[0] > cpu:
+        raise InputError("daemonsetCpu", f"{daemonset[0]}m exceeds the {cpu}m allocatable of existingNodeCpu", rule="K1")
+    if daemonset[1] > memory:
+        raise InputError("daemonsetMemory", f"{daemonset[1]} bytes exceed the {memory} bytes allocatable of existingNodeMemory", rule="K1")
+    return NodeBudget(
+        machine=None,
+        provider="existing",
+        capacity_cpu_millicores=cpu,
+        capacity_memory_bytes=memory,
+        reserved_cpu_millicores=0,
+        reserved_memory_bytes=0,
+        eviction_memory_bytes=0,
+        daemonset_cpu_millicores=daemonset[0],
+        daemonset_memory_bytes=daemonset[1],
+        max_pods=DEFAULT_MAX_PODS,
+        notes=("existing cluster: allocatable from existingNodeCpu/existingNodeMemory as the kubelet reports it "
+               "(reserves and eviction threshold already subtracted)",),
+    )

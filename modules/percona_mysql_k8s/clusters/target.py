@@ -1,0 +1,25 @@
+"""What every cluster component hands to the database layer: one shape for GKE, EKS, kind and existing."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+from percona_mysql_k8s.core.pools import PoolShape
+
+
+@dataclass(frozen=True)
+class ClusterTarget:
+    """``provider`` deploys into the cluster; ``ready`` are the resources (node pools, the kind cluster)
+    every Kubernetes object must depend on, so destroy removes workloads before the nodes go."""
+
+    name: str
+    kind: str  # "gke" | "eks" | "kind" | "existing"
+    provider: k8s.Provider
+    database_pool: PoolShape
+    monitoring_pool: PoolShape
+    ready: Sequence[pulumi.Resource] = field(default=())
+    kubeconfig: pulumi.Output[str] | None = None

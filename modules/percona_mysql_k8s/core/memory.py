@@ -1,0 +1,161 @@
+"""The mysqld memory model (rules M1-M5): every term named, computed from a my.cnf.
+
+``model(...)`` is the one definition of the peak. The sizing engine evaluates it on the configuration it
+emits; the policy pack evaluates it on any configuration it finds (hand-written custom resources, Helm
+values), with mysqld's own defaults for keys that are not set. So a value is judged the same way
+wherever it comes from.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from .mycnf import PROVIDER_OPTIONS, parse_provider_options
+from .units import GIB, MIB, parse_mysql_size
+
+PXC = "pxc"
+GROUP_REPLICATION = "group-replication"
+ENGINES = (PXC, GROUP_REPLICATION)
+MYSQL_VERSIONS = ("8.0", "8.4")
+
+# mysqld defaults for the terms (MySQL 8.0 / 8.4 reference manual, server system variables).
+_DEFAULTS = {
+    "innodb_buffer_pool_size": 128 * MIB,
+    "innodb_buffer_pool_chunk_size": 128 * MIB,
+    "max_connections": 151,
+    "sort_buffer_size": 256 * 1024,
+    "join_buffer_size": 256 * 1024,
+    "read_buffer_size": 128 * 1024,
+    "read_rnd_buffer_size": 256 * 1024,
+    "binlog_cache_size": 32 * 1024,
+    "thread_stack": 1024 * 1024,
+    "net_buffer_length": 16 * 1024,
+    "group_replication_message_cache_size": GIB,
+}
+_LOG_BUFFER_DEFAULT = {"8.0": 16 * MIB, "8.4": 64 * MIB}
+GALERA_GCACHE_DEFAULT = 128 * MIB
+# group_replication_message_cache_size bounds (M4): default 1 GiB, minimum 128 MiB.
+MESSAGE_CACHE_MIN = 128 * MIB
+MESSAGE_CACHE_DEFAULT = GIB
+# Buffer-pool rounding limits (InnoDB): at most 64 instances; instances count only from 1 GiB.
+MAX_BUFFER_POOL_INSTANCES = 64
+MULTI_INSTANCE_MIN_POOL = GIB
+# Every thread buffer that one connection can hold at once (M1's per-connection term).
+CONNECTION_BUFFER_KEYS = (
+    "sort_buffer_size",
+    "join_buffer_size",
+    "read_buffer_size",
+    "read_rnd_buffer_size",
+    "binlog_cache_size",
+    "thread_stack",
+)
+
+
+@dataclass(frozen=True)
+class MemoryModel:
+    """Terms in bytes; ``peak`` is their sum and must not exceed ``limit_bytes`` (M1)."""
+
+    limit_bytes: int
+    terms: Mapping[str, int]
+    buffer_pool_configured: int
+    buffer_pool_rounded: int
+
+    @property
+    def peak_bytes(self) -> int:
+        return sum(self.terms.values())
+
+    @property
+    def headroom_bytes(self) -> int:
+        return self.limit_bytes - self.peak_bytes
+
+    @property
+    def fits(self) -> bool:
+        return self.peak_bytes <= self.limit_bytes
+
+
+def _size(options: Mapping[str, str], key: str, default: int) -> int:
+    value = options.get(key)
+    return default if value is None else parse_mysql_size(value)
+
+
+def default_buffer_pool_instances(pool_bytes: int, chunk_bytes: int, version: str, cpu_millicores: int | None) -> int:
+    """mysqld's default instance count: 8.0 uses 8; 8.4 uses min(pool/chunk/2, CPUs/4); 1 below 1 GiB."""
+    if pool_bytes < MULTI_INSTANCE_MIN_POOL:
+        return 1
+    if version == "8.0":
+        return 8
+    cpus = (cpu_millicores or 8000) / 1000
+    return max(1, min(MAX_BUFFER_POOL_INSTANCES, int(pool_bytes / chunk_bytes / 2), int(cpus / 4)))
+
+
+def round_buffer_pool(pool_bytes: int, chunk_bytes: int, instances: int) -> int:
+    """The buffer pool mysqld actually allocates (InnoDB buffer pool resizing rules).
+
+    Below 1 GiB the instance count is ignored (one instance). When chunk x instances exceeds the pool,
+    mysqld truncates the chunk to pool / instances. Chunks are whole MiB. The pool is then rounded *up*
+    to a multiple of chunk x instances.
+    """
+    if pool_bytes < MULTI_INSTANCE_MIN_POOL:
+        instances = 1
+    instances = max(1, min(instances, MAX_BUFFER_POOL_INSTANCES))
+    chunk = max(MIB, chunk_bytes // MIB * MIB)
+    if chunk * instances > pool_bytes:
+        chunk = max(MIB, pool_bytes // instances // MIB * MIB)
+    unit = chunk * instances
+    return math.ceil(pool_bytes / unit) * unit
+
+
+def temptable_default(version: str, limit_bytes: int) -> int:
+    """temptable_max_ram default: 1 GiB on 8.0; 3% of memory within 1-4 GiB on 8.4."""
+    if version == "8.0":
+        return GIB
+    return min(4 * GIB, max(GIB, int(limit_bytes * 0.03)))
+
+
+def model(
+    options: Mapping[str, str],
+    *,
+    engine: str,
+    limit_bytes: int,
+    thresholds: Mapping[str, float],
+    version: str = "8.0",
+    cpu_millicores: int | None = None,
+) -> MemoryModel:
+    """Evaluate M1 on normalized mysqld options (see :func:`percona_mysql_k8s.core.mycnf.mysqld_options`).
+
+    Raises ``ValueError`` when a size cannot be read; the policy pack reports that as a violation.
+    """
+    if engine not in ENGINES:
+        raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}")
+    pool = _size(options, "innodb_buffer_pool_size", _DEFAULTS["innodb_buffer_pool_size"])
+    chunk = _size(options, "innodb_buffer_pool_chunk_size", _DEFAULTS["innodb_buffer_pool_chunk_size"])
+    if "innodb_buffer_pool_instances" in options:
+        instances = int(parse_mysql_size(options["innodb_buffer_pool_instances"]))
+    else:
+        instances = default_buffer_pool_instances(pool, chunk, version, cpu_millicores)
+    pool_rounded = round_buffer_pool(pool, chunk, instances)
+
+    connections = int(parse_mysql_size(options.get("max_connections", str(_DEFAULTS["max_connections"]))))
+    per_connection = sum(_size(options, key, _DEFAULTS[key]) for key in CONNECTION_BUFFER_KEYS)
+    # Each connection holds a read and a write network buffer of net_buffer_length.
+    per_connection += 2 * _size(options, "net_buffer_length", _DEFAULTS["net_buffer_length"])
+
+    terms: dict[str, int] = {
+        "buffer_pool": pool_rounded,
+        "log_buffer": _size(options, "innodb_log_buffer_size", _LOG_BUFFER_DEFAULT[version]),
+        "connection_buffers": per_connection * connections,
+        "temporary_tables": _size(options, "temptable_max_ram", temptable_default(version, limit_bytes)),
+        "server_overhead": int(thresholds["fixed_server_overhead_bytes"]),
+        "page_cache_reserve": math.ceil(limit_bytes * thresholds["page_cache_reserve_fraction"]),
+    }
+    if engine == PXC:
+        provider = parse_provider_options(options.get(PROVIDER_OPTIONS))
+        # gcache is a memory-mapped ring buffer: its pages count against the cgroup limit.
+        terms["gcache"] = _size(provider, "gcache.size", GALERA_GCACHE_DEFAULT)
+    else:
+        cache = _size(options, "group_replication_message_cache_size", _DEFAULTS["group_replication_message_cache_size"])
+        terms["xcom_cache"] = cache + int(thresholds["xcom_structures_bytes"])  # M4
+        terms["certification_info"] = math.ceil(limit_bytes * thresholds["gr_memory_premium_fraction"])  # M5
+    return MemoryModel(limit_bytes=limit_bytes, terms=terms, buffer_pool_configured=pool, buffer_pool_rounded=pool_rounded)

@@ -1,0 +1,125 @@
+"""One database cluster (PXC or group replication) with its proxy, sized for the target's database pool.
+
+Order inside the component: generated passwords -> the cluster's Secret -> (PMM token Job) -> the
+custom resource. The custom resource depends on the operator's CRDs and release and on everything in
+``ClusterTarget.ready``, so ``pulumi destroy`` deletes it while the operator is still running to
+process its finalizer, before the node pools go (INTERFACES §1, §7.1). When an in-cluster PMM server is
+given, the token is in the Secret before the pods start, so they come up reporting to PMM instead of
+restarting later.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import pulumi
+import pulumi_kubernetes as k8s
+import pulumi_random as random
+
+from percona_mysql_k8s.clusters.target import ClusterTarget
+from percona_mysql_k8s.core import monitoring
+from percona_mysql_k8s.core.errors import InputError
+from percona_mysql_k8s.core.sidecars import ContainerSize
+from percona_mysql_k8s.core.sizing import SizingResult
+
+from .common import PACKAGE, child_options, labels
+from .manifests import PMM_TOKEN_KEY, DatabaseSpec, Endpoint, Placement, custom_resource, size_for_pool, writer_endpoint
+from .operator import PerconaOperator
+from .pmm import ExternalPmm, PmmServer, PmmToken, PmmTokenArgs
+
+
+@dataclass(frozen=True)
+class DatabaseClusterArgs:
+    spec: DatabaseSpec
+    target: ClusterTarget
+    operator: PerconaOperator | None = None  # None: the cluster already runs the operator
+    pmm: PmmServer | ExternalPmm | None = None
+    helper_resources: ContainerSize = monitoring.HELPER
+    depends_on: Sequence[pulumi.Resource] = field(default=())
+
+
+def generated_password(name: str, parent: pulumi.Resource) -> random.RandomPassword:
+    """Alphanumeric, 24 characters (~140 bits): nothing the operators forbid (``;``, ``:``, a leading
+    ``*`` for proxyadmin, quotes, ``\\``, ``/``, ``|``, backtick) and nothing a shell or SQL quote
+    could trip over."""
+    return random.RandomPassword(
+        name, length=24, special=False, min_lower=1, min_upper=1, min_numeric=1,
+        opts=pulumi.ResourceOptions(parent=parent),
+    )
+
+
+class DatabaseCluster(pulumi.ComponentResource):
+    """``sizing`` and ``placement`` are plain values, computed when the component is constructed."""
+
+    def __init__(self, name: str, args: DatabaseClusterArgs, opts: pulumi.ResourceOptions | None = None):
+        super().__init__(f"{PACKAGE}:DatabaseCluster", name, None, opts)
+        spec, target = args.spec, args.target
+        provider = target.provider
+        protect = not spec.ephemeral  # S4: persistent stacks protect their database resources
+        if spec.pmm_enabled and args.pmm is None:
+            raise InputError("pmmEnabled", "PMM is enabled but no PMM server is given (install one or name an existing one)", "S5")
+
+        self.spec = spec
+        self.placement: Placement
+        self.sizing: SizingResult
+        self.placement, self.sizing = size_for_pool(spec, target.database_pool)
+        pmm_host = args.pmm.host if (args.pmm is not None and spec.pmm_enabled) else None
+        self.manifest = custom_resource(spec, self.sizing, self.placement, pmm_host)
+        self.writer: Endpoint = writer_endpoint(spec)
+
+        after = [*target.ready, *args.depends_on]
+        self.passwords = {key: generated_password(f"{name}-{key}", self) for key in spec.secret_keys}
+        string_data: dict[str, pulumi.Input[str]] = {
+            key: pulumi.Output.secret(password.result) for key, password in self.passwords.items()
+        }
+        if spec.pmm_enabled and isinstance(args.pmm, ExternalPmm):
+            string_data[PMM_TOKEN_KEY] = pulumi.Output.secret(args.pmm.token)
+        # Every key the operator needs is set, so it adds none of its own (INTERFACES §2.9, §3.8).
+        self.secret = k8s.core.v1.Secret(
+            f"{name}-secrets",
+            metadata={"name": spec.secret_name, "namespace": spec.namespace, "labels": labels("mysql", spec.name)},
+            type="Opaque",
+            string_data=string_data,
+            opts=child_options(self, provider, after, protect=protect),
+        )
+
+        before_cr: list[pulumi.Resource] = [self.secret, *after]
+        if args.operator is not None:
+            before_cr += args.operator.ready
+        self.pmm_token: PmmToken | None = None
+        if spec.pmm_enabled and isinstance(args.pmm, PmmServer):
+            self.pmm_token = PmmToken(
+                f"{name}-pmm-token",
+                PmmTokenArgs(
+                    server=args.pmm,
+                    cluster_name=spec.name,
+                    secret_name=spec.secret_name,
+                    secret_namespace=spec.namespace,
+                    provider=provider,
+                    resources=args.helper_resources,
+                    depends_on=[self.secret, *after],
+                ),
+                opts=pulumi.ResourceOptions(parent=self),
+            )
+            before_cr += self.pmm_token.ready
+
+        body = self.manifest
+        self.custom_resource = k8s.apiextensions.CustomResource(
+            f"{name}-cr",
+            api_version=body["apiVersion"],
+            kind=body["kind"],
+            metadata=body["metadata"],
+            spec=body["spec"],
+            opts=child_options(
+                self, provider, before_cr, protect=protect,
+                custom_timeouts=pulumi.CustomTimeouts(create="45m", update="45m", delete="30m"),
+            ),
+        )
+        self.ready: list[pulumi.Resource] = [self.custom_resource]
+        self.register_outputs({
+            "name": spec.name,
+            "namespace": spec.namespace,
+            "writer": f"{self.writer.host}:{self.writer.port}",
+            "secretName": spec.secret_name,
+        })

@@ -1,0 +1,86 @@
+"""The Percona operator: its CRDs (server-side apply) and its Helm release (INTERFACES §1, §7.1, §7.3).
+
+Helm installs a chart's ``crds/`` on first install only and never upgrades them, and the CRD files are
+too large for client-side apply (the 256 KiB ``last-applied-configuration`` annotation). So the chart
+runs with ``skip_crds`` and the CRDs are applied from the operator's pinned ``crd.yaml`` with
+``yaml.v2.ConfigFile``, which pulumi-kubernetes v4 applies server-side: an operator upgrade (a change
+in :mod:`percona_mysql_k8s.database.versions`) updates the CRDs with it (percona-helm-charts#375).
+
+The operator Deployment runs on the monitoring pool: nothing but database and proxy pods tolerates
+the database pool's taint (K4).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+from percona_mysql_k8s.clusters.target import ClusterTarget
+from percona_mysql_k8s.core import monitoring
+from percona_mysql_k8s.core.sidecars import ContainerSize
+
+from . import versions
+from .common import PACKAGE, child_options, pod_resources, pool_scheduling
+
+
+@dataclass(frozen=True)
+class OperatorArgs:
+    engine: str
+    namespace: str
+    target: ClusterTarget
+    resources: ContainerSize = monitoring.OPERATOR
+    depends_on: Sequence[pulumi.Resource] = field(default=())
+
+
+def helm_values(release: versions.OperatorRelease, args: OperatorArgs) -> dict:
+    """The chart values: image pinned, resources request = limit, placed on the monitoring pool."""
+    values: dict = {
+        "resources": pod_resources(args.resources),
+        **pool_scheduling(args.target.monitoring_pool),
+    }
+    if release.chart == "pxc-operator":
+        values["image"] = release.operator_image  # the chart takes the whole reference in `image`
+    else:
+        values["image"] = {"repository": release.operator_repository, "tag": release.operator_tag}
+    return values
+
+
+class PerconaOperator(pulumi.ComponentResource):
+    """CRDs + the operator release for one engine, watching its own namespace.
+
+    ``ready`` is what a custom resource must depend on: destroy then deletes the CR while the operator
+    still runs to process its finalizers (INTERFACES §1).
+    """
+
+    def __init__(self, name: str, args: OperatorArgs, opts: pulumi.ResourceOptions | None = None):
+        super().__init__(f"{PACKAGE}:PerconaOperator", name, None, opts)
+        self.release_info = versions.operator_for(args.engine)
+        info = self.release_info
+        provider = args.target.provider
+        after_target = [*args.target.ready, *args.depends_on]
+
+        self.crds = k8s.yaml.v2.ConfigFile(
+            f"{name}-crds",
+            file=info.crd_url,
+            opts=pulumi.ResourceOptions(parent=self, providers=[provider], depends_on=after_target),
+        )
+        self.release = k8s.helm.v3.Release(
+            f"{name}-release",
+            name=info.chart,
+            chart=info.chart,
+            version=info.chart_version,
+            repository_opts=k8s.helm.v3.RepositoryOptsArgs(repo=versions.HELM_REPOSITORY),
+            namespace=args.namespace,
+            create_namespace=False,
+            skip_crds=True,
+            max_history=5,
+            timeout=600,  # seconds: the operator image pull on a fresh node
+            values=helm_values(info, args),
+            opts=child_options(self, provider, [self.crds, *after_target]),
+        )
+        self.namespace = args.namespace
+        self.ready: list[pulumi.Resource] = [self.crds, self.release]
+        self.register_outputs({"chart": info.chart, "chartVersion": info.chart_version, "crdUrl": info.crd_url})

@@ -1,0 +1,220 @@
+"""sysbench against the writer endpoint, from the monitoring pool (B1-B4, T3).
+
+One Job, ``<cluster>-sysbench``, whose phases Kubernetes runs in order:
+
+1. init container ``schema``: as root, creates the ``sbtest`` schema and a dedicated ``sbtest`` user
+   (its password generated, in the ``<cluster>-sysbench`` Secret), then waits until that user gets
+   through the proxy (ProxySQL syncs users periodically).
+2. init container ``prepare``: tables and rows sized against the buffer pool and the profile (B4).
+3. init container ``warmup``: ``prewarm`` and a timed run (B2), when ``warmup_seconds`` > 0.
+4. container ``ladder``: the thread ladder with B3's flags, each step after a short unmeasured
+   ``--warmup-time`` at its own concurrency; then, optionally, drops the schema and the user.
+5. container ``publish``: waits for the ladder, then writes each step's TPS, QPS and p95 latency as CSV
+   into the ``<cluster>-sysbench-results`` ConfigMap.
+
+Phases as ordered containers of one pod, not one Job each: the order is enforced by Kubernetes (not by
+Pulumi waiting on each Job), and at most one sysbench pod ever exists, so the monitoring node's fit is
+provable from the manifests alone (K5): the pod requests the largest phase, not their sum.
+
+Pulumi cannot read what a Job printed at ``up`` time without a dynamic provider, so the stack outputs
+*where* the results are (the ConfigMap) rather than the numbers. Pulumi creates that ConfigMap empty
+and ignores changes to its ``data``; the Job fills ``data`` with its own field manager.
+
+The pod template carries a run id (a hash of the custom resource and the benchmark plan): when either
+changes, Pulumi replaces the Job and the benchmark runs again against the new configuration.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+from percona_mysql_k8s.clusters.target import ClusterTarget
+from percona_mysql_k8s.core import benchmark as bench
+from percona_mysql_k8s.core import monitoring
+from percona_mysql_k8s.core.sidecars import ContainerSize
+
+from . import scripts, versions
+from .cluster import DatabaseCluster, generated_password
+from .common import PACKAGE, child_options, labels, pod_resources, pool_scheduling, restricted_security
+
+PHASES = ("schema", "prepare", "warmup", "ladder", "cleanup")  # in the order they run
+
+
+@dataclass(frozen=True)
+class SysbenchArgs:
+    cluster: DatabaseCluster
+    target: ClusterTarget
+    threads: Sequence[int] = (1, 4, 16, 64, 256, 1024)
+    duration_seconds: int = 600
+    warmup_seconds: int = 300
+    rate: int = 0
+    cleanup: bool = False
+    resources: ContainerSize | None = None  # None: the monitoring plan's share
+    helper_resources: ContainerSize = monitoring.HELPER
+    depends_on: Sequence[pulumi.Resource] = field(default=())
+
+
+def plan_for(cluster: DatabaseCluster, args: SysbenchArgs) -> bench.Benchmark:
+    sizing = cluster.sizing
+    return bench.plan(
+        buffer_pool_bytes=int(sizing.mysqld["innodb_buffer_pool_size"]),
+        load=cluster.spec.load,
+        max_connections=sizing.connections,
+        volume_bytes=cluster.spec.storage_bytes,
+        threads=args.threads,
+        duration_seconds=args.duration_seconds,
+        warmup_seconds=args.warmup_seconds,
+        rate=args.rate,
+    )
+
+
+def run_id(cluster: DatabaseCluster, plan: bench.Benchmark) -> str:
+    payload = json.dumps({"cr": cluster.manifest["spec"], "plan": repr(plan)}, sort_keys=True, default=str)
+    return hashlib.sha256(payload.encode()).hexdigest()[:12]
+
+
+class Sysbench(pulumi.ComponentResource):
+    def __init__(self, name: str, args: SysbenchArgs, opts: pulumi.ResourceOptions | None = None):
+        super().__init__(f"{PACKAGE}:Sysbench", name, None, opts)
+        cluster, target = args.cluster, args.target
+        spec, provider, pool = cluster.spec, target.provider, target.monitoring_pool
+        self.plan = plan_for(cluster, args)
+        size = args.resources or monitoring.plan(pool.node, operator=True, pmm_server=True, sysbench=True).sysbench
+        self.run_id = run_id(cluster, self.plan)
+        self.cluster_name = spec.name
+        self.namespace = namespace = spec.namespace
+        common_labels = labels("sysbench", spec.name)
+        after = [*cluster.ready, *args.depends_on]
+
+        self.password = generated_password(f"{name}-password", self)
+        self.secret = k8s.core.v1.Secret(
+            f"{name}-secret",
+            metadata={"name": f"{spec.name}-sysbench", "namespace": namespace, "labels": common_labels},
+            type="Opaque",
+            string_data={"password": pulumi.Output.secret(self.password.result)},
+            opts=child_options(self, provider, after),
+        )
+        self.results_name = f"{spec.name}-sysbench-results"
+        self.results = k8s.core.v1.ConfigMap(
+            f"{name}-results",
+            metadata={
+                "name": self.results_name,
+                "namespace": namespace,
+                "labels": common_labels,
+                "annotations": {"percona-mysql/read-with": self.read_command(namespace, self.results_name)},
+            },
+            opts=child_options(self, provider, after, ignore_changes=["data"]),
+        )
+        self.service_account = k8s.core.v1.ServiceAccount(
+            f"{name}-sa",
+            metadata={"name": f"{spec.name}-sysbench", "namespace": namespace, "labels": common_labels},
+            opts=child_options(self, provider, after),
+        )
+        self.role = k8s.rbac.v1.Role(
+            f"{name}-role",
+            metadata={"name": f"{spec.name}-sysbench", "namespace": namespace, "labels": common_labels},
+            rules=[{"apiGroups": [""], "resources": ["configmaps"], "resourceNames": [self.results_name],
+                    "verbs": ["get", "patch"]}],
+            opts=child_options(self, provider, after),
+        )
+        self.role_binding = k8s.rbac.v1.RoleBinding(
+            f"{name}-rolebinding",
+            metadata={"name": f"{spec.name}-sysbench", "namespace": namespace, "labels": common_labels},
+            role_ref={"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": f"{spec.name}-sysbench"},
+            subjects=[{"kind": "ServiceAccount", "name": f"{spec.name}-sysbench", "namespace": namespace}],
+            opts=child_options(self, provider, [self.role, self.service_account]),
+        )
+
+        env = self._env(cluster)
+        phases = ["schema", "prepare"] + (["warmup"] if self.plan.ladder.warmup_seconds > 0 else []) + ["ladder"]
+        if args.cleanup:
+            phases.append("cleanup")
+        timeout = sum(bench.timeout_seconds(self.plan, phase) for phase in phases)
+        self.job = k8s.batch.v1.Job(
+            f"{name}-job",
+            metadata={"name": f"{spec.name}-sysbench", "namespace": namespace, "labels": common_labels},
+            spec=self.job_spec(env, size, args.helper_resources, pool, cleanup=args.cleanup, timeout=timeout),
+            opts=child_options(
+                self, provider, [self.secret, self.results, self.role_binding, *after],
+                delete_before_replace=True,
+                custom_timeouts=pulumi.CustomTimeouts(create=f"{timeout}s", update=f"{timeout}s"),
+            ),
+        )
+        previous: list[pulumi.Resource] = [self.job]
+        self.ready: list[pulumi.Resource] = previous
+        self.register_outputs({"resultsConfigMap": self.results_name, "runId": self.run_id})
+
+    @staticmethod
+    def read_command(namespace: str, name: str | None = None) -> str:
+        target = name or "<this ConfigMap>"
+        return f"kubectl -n {namespace} get configmap {target} -o jsonpath='{{.data.summary\\.csv}}'"
+
+    def _env(self, cluster: DatabaseCluster) -> list[dict]:
+        writer = cluster.writer
+        plain = {"MYSQL_HOST": writer.host, "MYSQL_PORT": str(writer.port), **scripts.sysbench_env(self.plan)}
+        return [{"name": key, "value": value} for key, value in plain.items()] + [
+            {"name": "SYSBENCH_PASSWORD", "valueFrom": {"secretKeyRef": {"name": f"{cluster.spec.name}-sysbench", "key": "password"}}},
+        ]
+
+    def job_spec(self, env: list[dict], size: ContainerSize, helper: ContainerSize, pool, *, cleanup: bool,
+                 timeout: int) -> dict:
+        cluster = self.cluster_name
+        pod_security, container_security = restricted_security()
+        root = [{"name": "ROOT_PASSWORD", "valueFrom": {"secretKeyRef": {"name": f"{cluster}-secrets", "key": "root"}}}]
+        mount = [{"name": "results", "mountPath": scripts.RESULTS_DIR}]
+
+        def sysbench(phase: str, script: str, as_root: bool) -> dict:
+            return {
+                "name": phase,
+                "image": versions.SYSBENCH_IMAGE,
+                "command": ["bash", "-c", script],
+                "env": env + (root if as_root else []),
+                "resources": pod_resources(size),
+                "securityContext": container_security,
+                "volumeMounts": mount,
+            }
+
+        init = [sysbench("schema", scripts.SCHEMA, True), sysbench("prepare", scripts.PREPARE, False)]
+        if self.plan.ladder.warmup_seconds > 0:
+            init.append(sysbench("warmup", scripts.WARMUP, False))
+        ladder = sysbench("ladder", scripts.LADDER_AND_CLEANUP if cleanup else scripts.LADDER, cleanup)
+        publish = {
+            "name": "publish",
+            "image": versions.KUBECTL_IMAGE,
+            "command": ["/bin/sh", "-c", scripts.PUBLISH],
+            "env": [
+                {"name": "CONFIGMAP", "value": self.results_name},
+                {"name": "NAMESPACE", "value": self.namespace},
+                {"name": "RESULTS_DIR", "value": scripts.RESULTS_DIR},
+                {"name": "RUN_ID", "value": self.run_id},
+            ],
+            "resources": pod_resources(helper),
+            "securityContext": container_security,
+            "volumeMounts": mount,
+        }
+        return {
+            "backoffLimit": 1,
+            "activeDeadlineSeconds": timeout,
+            "template": {
+                "metadata": {
+                    "labels": labels("sysbench", cluster, {"app.kubernetes.io/component": "load-generator"}),
+                    "annotations": {"percona-mysql/run": self.run_id},
+                },
+                "spec": {
+                    "restartPolicy": "Never",
+                    "serviceAccountName": f"{cluster}-sysbench",
+                    "securityContext": pod_security,
+                    # B1, K4: the monitoring pool's selector, and no toleration of the database taint
+                    **pool_scheduling(pool),
+                    "volumes": [{"name": "results", "emptyDir": {}}],
+                    "initContainers": init,
+                    "containers": [ladder, publish],
+                },
+            },
+        }

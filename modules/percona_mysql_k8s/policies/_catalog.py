@@ -1,0 +1,51 @@
+"""Every policy of the pack, in the order the engine lists them."""
+
+from __future__ import annotations
+
+from importlib import import_module
+
+PACK_NAME = "percona-mysql"
+PACK_DESCRIPTION = (
+    "Percona MySQL on Kubernetes: flow control, memory split, topology, placement, capacity and safety "
+    "rules of RULES.md, on our modules, Helm charts and hand-written custom resources alike."
+)
+
+# Resource policies, then stack policies; one module each.
+POLICY_MODULES = (
+    "gr_flow_control",
+    "failover_brownout",
+    "replica_parallel_workers",
+    "galera_flow_control",
+    "memory_split",
+    "container_budgets",
+    "cluster_size",
+    "proxy_choice",
+    "dedicated_pools",
+    "load_generator_placement",
+    "tls_on",
+    "data_protection",
+    "plaintext_passwords",
+    "public_endpoints",
+    "pmm_client_version",
+    "semi_sync",
+    "writer_endpoint",
+    # advisory
+    "gr_flow_control_quota",
+    "gr_consistency",
+    "galera_applier_threads",
+    "galera_sync_wait",
+    "derived_connections",
+    "cpu_requests",
+    "probe_timeouts",
+    "sysbench_warmup",
+    "sysbench_reporting",
+    # stack policies
+    "pool_capacity",
+    "pool_placement",
+    "load_generator_pool",
+    "pmm_versions_match",
+)
+
+MODULES = tuple(import_module(f"{__package__}.{name}") for name in POLICY_MODULES)
+SPECS = tuple(module.SPEC for module in MODULES)
+ALL_POLICIES = [module.POLICY for module in MODULES]

@@ -1,0 +1,265 @@
+"""How a policy module becomes a CrossGuard policy: config, messages, unknowns and malformed input.
+
+A policy module defines a :class:`Spec` (name, rule IDs, description, the thresholds and settings it
+reads) and a check function ``check(ctx)`` that calls :meth:`Context.violation`. This module turns it
+into a ``ResourceValidationPolicy`` or ``StackValidationPolicy`` that
+
+* resolves its configuration from the rule catalogue (:mod:`percona_mysql_k8s.policies.config`),
+* formats every message as ``<rule>: <what was found>; <what the rule allows>. Fix: <how>``,
+* reports a malformed field as a violation of the rule that needed it, never as a crash,
+* skips checks whose input is unknown at preview and then reports it the engine's way (the SDK's
+  advisory "can't run policy ... during preview"), and
+* never lets an exception escape: a bug is reported as a violation naming the policy, so a broken
+  check fails closed instead of silently passing.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from pulumi_policy import (
+    EnforcementLevel,
+    PolicyComplianceFramework,
+    ReportViolation,
+    ResourceValidationArgs,
+    ResourceValidationPolicy,
+    Severity,
+    StackValidationArgs,
+    StackValidationPolicy,
+)
+from pulumi_policy.proxy import UnknownValueError
+
+from percona_mysql_k8s.core.rules import RULES
+
+from . import config as config_module
+from ._readers.values import Malformed, NotKnown, plain
+
+RULES_REFERENCE = "RULES.md (the project's rule catalogue, modules/percona_mysql_k8s/core/rules.py)"
+
+
+@dataclass(frozen=True)
+class Spec:
+    name: str
+    rules: tuple[str, ...]
+    description: str
+    thresholds: tuple[str, ...] = ()
+    settings: tuple[config_module.Setting, ...] = ()
+    remediation: str | None = None
+    # Only for the advisory half of a mandatory rule (T2's "warned about"): the level is explicit.
+    level: EnforcementLevel | None = None
+    # Resource types the policy reads; any other type returns at once (the SDK calls every policy on
+    # every resource, so this keeps the pack fast on the many resources it has nothing to say about).
+    applies_to: Callable[[str], bool] | None = None
+
+    @property
+    def enforcement_level(self) -> EnforcementLevel:
+        return self.level or config_module.default_level(self.rules)
+
+
+@dataclass
+class ResourceInput:
+    """One resource as a check sees it: plain properties, unknowns as markers."""
+
+    type: str
+    name: str
+    urn: str
+    props: dict[str, Any]
+    protect: bool = False
+    parent: str | None = None
+    dependencies: tuple[str, ...] = ()
+    identity: object = None  # the SDK's props object: the key of the per-request memo
+
+    @property
+    def label(self) -> str:
+        return f"{self.type} {self.name!r}"
+
+
+def stack_name() -> str | None:
+    """The stack being previewed: the engine passes it to the pack in PULUMI_STACK."""
+    return os.environ.get("PULUMI_STACK") or None
+
+
+@dataclass
+class Context:
+    spec: Spec
+    config: config_module.ResolvedConfig
+    resource: ResourceInput | None = None
+    resources: list[ResourceInput] = field(default_factory=list)
+    findings: list[tuple[str, str | None]] = field(default_factory=list)
+    unknowns: list[NotKnown] = field(default_factory=list)
+    not_applicable_reason: str | None = None
+
+    def __getitem__(self, name: str) -> Any:
+        return self.config[name]
+
+    @property
+    def thresholds(self) -> Mapping[str, float]:
+        return self.config.thresholds
+
+    def violation(self, rule: str, found: str, allowed: str, fix: str, urn: str | None = None) -> None:
+        if rule not in self.spec.rules:
+            raise AssertionError(f"policy {self.spec.name} reports {rule}, which it does not declare")
+        message = f"{rule}: {found.rstrip('.')}; {allowed.rstrip('.')}. Fix: {fix.rstrip('.')}."
+        message = message.replace("\r", "\\r").replace("\n", "\\n")  # one line, whatever the resource holds
+        self.findings.append((message, urn))
+
+    def not_applicable(self, reason: str) -> None:
+        self.not_applicable_reason = reason
+
+    @contextmanager
+    def checking(self, rule: str, urn: str | None = None) -> Iterator[None]:
+        """Run one rule's check: a malformed field becomes its violation, an unknown one is noted."""
+        try:
+            yield
+        except Malformed as error:
+            self.violation(
+                rule,
+                f"{error.path} {error.problem}",
+                f"{rule} can only be verified on a value the operator can read",
+                f"give {error.path} a valid value",
+                urn,
+            )
+        except NotKnown as error:
+            self.unknowns.append(error)
+
+
+Check = Callable[[Context], None]
+
+
+def _severity(spec: Spec) -> Severity:
+    return Severity.HIGH if spec.enforcement_level == EnforcementLevel.MANDATORY else Severity.LOW
+
+
+def _framework(spec: Spec) -> PolicyComplianceFramework:
+    return PolicyComplianceFramework(
+        name="percona-mysql-rules", version="1", reference=RULES_REFERENCE, specification=", ".join(spec.rules)
+    )
+
+
+def _describe(spec: Spec) -> str:
+    titles = "; ".join(f"{rule_id} {RULES[rule_id].title}" for rule_id in spec.rules)
+    return f"{', '.join(spec.rules)}: {spec.description} [{titles}]"
+
+
+def _finish(ctx: Context, report: ReportViolation) -> None:
+    for message in ctx.config.errors:
+        ctx.findings.insert(0, (
+            f"{ctx.spec.rules[0]}: {message}; the policy uses the default instead. "
+            f"Fix: correct the value in the policy pack config.", None))
+    for message, urn in ctx.findings:
+        report(message, urn)
+    if ctx.unknowns:
+        first = ctx.unknowns[0]
+        # The SDK turns this into its advisory "can't run policy ... during preview" diagnostic.
+        raise UnknownValueError(first.sentinel, first.path.split("."))
+
+
+def _internal_error(ctx: Context, error: Exception, report: ReportViolation) -> None:
+    subject = ctx.resource.label if ctx.resource else "the stack"
+    report(
+        f"{ctx.spec.rules[0]}: policy {ctx.spec.name} could not evaluate {subject} "
+        f"({type(error).__name__}: {error}); an unchecked resource is not accepted. "
+        "Fix: report this policy-pack bug with the resource; disable the policy to proceed.",
+        None,
+    )
+
+
+# ---- per-request memo: with one deserialization per Analyze request (percona_mysql_k8s.policies._sdk) every policy
+# receives the same props object, so readers build their view of a resource once per request.
+_memo = threading.local()
+
+
+def memo(props_identity: object, key: str, build: Callable[[], Any]) -> Any:
+    cache = getattr(_memo, "cache", None)
+    if cache is None or cache[0] is not props_identity:
+        cache = (props_identity, {})
+        _memo.cache = cache
+    store = cache[1]
+    if key not in store:
+        try:
+            store[key] = (True, build())
+        except Exception as error:  # noqa: BLE001 - re-raised for every reader of the same key
+            store[key] = (False, error)
+    ok, value = store[key]
+    if not ok:
+        raise value
+    return value
+
+
+def resource_policy(spec: Spec, check: Check) -> ResourceValidationPolicy:
+    def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
+        if spec.applies_to is not None and not spec.applies_to(args.resource_type):
+            return
+        ctx = Context(spec, config_module.resolve(args.get_config(), spec.thresholds, spec.settings))
+        try:
+            raw = args.props
+            props = memo(raw, "plain", lambda: plain(raw))
+            ctx.resource = ResourceInput(
+                type=args.resource_type, name=args.name, urn=args.urn, props=props,
+                protect=bool(getattr(args.opts, "protect", False)),
+                parent=getattr(args.opts, "parent", None),
+                identity=raw,
+            )
+            check(ctx)
+        except UnknownValueError:
+            raise
+        except Exception as error:  # noqa: BLE001 - a policy must never crash the engine
+            _internal_error(ctx, error, report)
+            return
+        if ctx.not_applicable_reason and not ctx.findings and not ctx.config.errors:
+            args.not_applicable(ctx.not_applicable_reason)
+        _finish(ctx, report)
+
+    policy = ResourceValidationPolicy(
+        name=spec.name,
+        description=_describe(spec),
+        validate=validate,
+        enforcement_level=spec.enforcement_level,
+        config_schema=config_module.config_schema(spec.thresholds, spec.settings),
+        display_name=f"{', '.join(spec.rules)} {RULES[spec.rules[0]].title}",
+        severity=_severity(spec),
+        framework=_framework(spec),
+        tags=list(spec.rules),
+        remediation_steps=spec.remediation,
+    )
+    policy.applies_to = spec.applies_to  # read by percona_mysql_k8s.policies._sdk to skip policies a type never concerns
+    return policy
+
+
+def stack_policy(spec: Spec, check: Check) -> StackValidationPolicy:
+    def validate(args: StackValidationArgs, report: ReportViolation) -> None:
+        ctx = Context(spec, config_module.resolve(args.get_config(), spec.thresholds, spec.settings))
+        try:
+            for resource in args.resources:
+                ctx.resources.append(ResourceInput(
+                    type=resource.resource_type, name=resource.name, urn=resource.urn, props=plain(resource.props),
+                    protect=bool(getattr(resource.opts, "protect", False)),
+                    parent=resource.parent.urn if resource.parent is not None else None,
+                    dependencies=tuple(dependency.urn for dependency in resource.dependencies),
+                    identity=resource.props,
+                ))
+            check(ctx)
+        except UnknownValueError:
+            raise
+        except Exception as error:  # noqa: BLE001 - a policy must never crash the engine
+            _internal_error(ctx, error, report)
+            return
+        _finish(ctx, report)
+
+    return StackValidationPolicy(
+        name=spec.name,
+        description=_describe(spec),
+        validate=validate,
+        enforcement_level=spec.enforcement_level,
+        config_schema=config_module.config_schema(spec.thresholds, spec.settings),
+        display_name=f"{', '.join(spec.rules)} {RULES[spec.rules[0]].title}",
+        severity=_severity(spec),
+        framework=_framework(spec),
+        tags=list(spec.rules),
+        remediation_steps=spec.remediation,
+    )

@@ -1,0 +1,347 @@
+"""One view of a database cluster, whatever declared it (INTERFACES §2, §3, §2.14, §3.10).
+
+A ``PerconaXtraDBCluster`` or ``PerconaServerMySQL`` custom resource, or the values of a ``pxc-db`` or
+``ps-db`` Helm release/chart, become a :class:`DatabaseView`: the engine (Galera, group replication or
+async), the mysqld component and its my.cnf (parsed with the core's option-file parser, including the
+options inside ``wsrep_provider_options``), the proxies, the sidecars of every pod with the path of
+their ``resources``, PMM, TLS, unsafe flags, finalizers and placement. Paths in messages are the
+resource's own (``spec.pxc.configuration`` or ``values.pxc.configuration``).
+"""
+
+from __future__ import annotations
+
+import ast
+import operator
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from percona_mysql_k8s.core.memory import GROUP_REPLICATION, PXC
+from percona_mysql_k8s.core.mycnf import PROVIDER_OPTIONS, MyCnfError, mysqld_options, parse_provider_options
+from percona_mysql_k8s.core.sidecars import (
+    HAPROXY,
+    LOG_COLLECTOR_CONTAINERS,
+    PROXYSQL,
+    ROUTER,
+    proxy_has_pmm,
+    proxy_monitor_containers,
+)
+
+from .helm import PMM, PS_DB, PXC_DB, ValuesFromFiles, chart_name, chart_values, is_helm
+from .resources import Resources, read_resources
+from .values import MISSING, Malformed, NotKnown, as_bool, as_int, as_list, as_map, as_str, at, describe, join
+
+PXC_KIND, PS_KIND = "PerconaXtraDBCluster", "PerconaServerMySQL"
+ASYNC = "async"
+CLUSTER_TYPES = (GROUP_REPLICATION, ASYNC)
+
+
+def is_pxc_cr(resource_type: str) -> bool:
+    return resource_type.startswith("kubernetes:pxc.percona.com/") and resource_type.endswith(f":{PXC_KIND}")
+
+
+def is_ps_cr(resource_type: str) -> bool:
+    return resource_type.startswith("kubernetes:ps.percona.com/") and resource_type.endswith(f":{PS_KIND}")
+
+
+@dataclass(frozen=True)
+class Component:
+    """A pod type of the cluster: mysqld, a proxy or the orchestrator."""
+
+    key: str  # pxc | mysql | haproxy | proxysql | router | orchestrator
+    rel: str  # path below the root: "pxc", "proxy.haproxy"
+    role: str  # mysqld | proxy | orchestrator
+    enabled: bool
+    raw: dict
+
+
+@dataclass(frozen=True)
+class Container:
+    """One container of a database pod and where its ``resources`` block lives."""
+
+    pod: str
+    name: str
+    role: str  # mysqld | proxy | sidecar | orchestrator
+    path: str
+    raw: Any
+
+    def resources(self) -> Resources:
+        return read_resources(self.raw, self.path)
+
+
+_TEMPLATE = re.compile(r"\{\{(.*?)\}\}")
+_TEMPLATE_OPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
+                 ast.FloorDiv: operator.floordiv}
+
+
+def _evaluate(node: ast.AST, limit: int) -> float:
+    if isinstance(node, ast.Expression):
+        return _evaluate(node.body, limit)
+    if isinstance(node, ast.Constant) and isinstance(node.value, int | float) and not isinstance(node.value, bool):
+        return node.value
+    if isinstance(node, ast.Name) and node.id == "containerMemoryLimit":
+        return limit
+    if isinstance(node, ast.BinOp) and type(node.op) in _TEMPLATE_OPS:
+        return _TEMPLATE_OPS[type(node.op)](_evaluate(node.left, limit), _evaluate(node.right, limit))
+    raise ValueError("unsupported template expression")
+
+
+def render_template(value: str, limit: int) -> str:
+    """``{{containerMemoryLimit * 3 / 4}}`` with the container limit, as the operators render it (pongo2)."""
+    def substitute(match: re.Match) -> str:
+        expression = match.group(1).strip()
+        if len(expression) > 200:
+            raise ValueError("template too long")
+        result = _evaluate(ast.parse(expression, mode="eval"), limit)
+        return str(int(result))
+    return _TEMPLATE.sub(substitute, value)
+
+
+def has_template(text: str | None) -> bool:
+    return bool(text) and "{{" in text
+
+
+def image_tag(image: Any, path: str) -> tuple[str | None, str | None]:
+    """(repository, tag) of an image given as ``repo:tag`` or as a chart's ``{repository, tag}``."""
+    if isinstance(image, dict):
+        repository = as_str(image.get("repository", MISSING), join(path, "repository"))
+        tag = image.get("tag", MISSING)
+        if isinstance(tag, int | float) and not isinstance(tag, bool):
+            tag = str(tag)
+        return repository, as_str(tag, join(path, "tag"))
+    text = as_str(image, path)
+    if not text:
+        return None, None
+    text = text.split("@", 1)[0]
+    repository, _, tag = text.rpartition(":")
+    if not repository or "/" in tag:  # no tag, or a registry port
+        return text, None
+    return repository, tag
+
+
+_VERSION = re.compile(r"^v?(\d+)\.(\d+)")
+
+
+def major_minor(tag: str | None) -> tuple[int, int] | None:
+    match = _VERSION.match(tag or "")
+    return (int(match.group(1)), int(match.group(2))) if match else None
+
+
+@dataclass
+class DatabaseView:
+    operator: str  # "pxc" | "ps"
+    source: str  # what declared it, for messages
+    chart: str | None
+    root_path: str  # "spec" | "values"
+    root: dict
+    metadata: dict
+    name: str
+    _options: dict | None = field(default=None, repr=False)
+
+    # ---- paths and raw access ----------------------------------------------------------------
+    def path(self, rel: str) -> str:
+        return join(self.root_path, rel) if rel else self.root_path
+
+    def get(self, rel: str) -> Any:
+        return at(self.root, rel, base=self.root_path)
+
+    def flag(self, rel: str, default: bool = False) -> bool:
+        return bool(as_bool(self.get(rel), self.path(rel), default))
+
+    # ---- the cluster -------------------------------------------------------------------------
+    @property
+    def mysqld_rel(self) -> str:
+        return "pxc" if self.operator == "pxc" else "mysql"
+
+    def cluster_type(self) -> str:
+        """``pxc``, ``group-replication`` or ``async``."""
+        if self.operator == "pxc":
+            return PXC
+        value = as_str(self.get("mysql.clusterType"), self.path("mysql.clusterType"), GROUP_REPLICATION)
+        if value not in CLUSTER_TYPES:
+            raise Malformed(self.path("mysql.clusterType"), f"is {describe(value)}, not one of {', '.join(CLUSTER_TYPES)}")
+        return value
+
+    def memory_engine(self) -> str | None:
+        """The memory model's engine: PXC or group replication; None for async (no M4/M5 terms)."""
+        kind = self.cluster_type()
+        return None if kind == ASYNC else kind
+
+    def size(self, rel: str) -> int | None:
+        return as_int(self.get(f"{rel}.size"), self.path(f"{rel}.size"))
+
+    def _component(self, key: str, rel: str, role: str, default_enabled: bool) -> Component:
+        raw = as_map(self.get(rel), self.path(rel))
+        enabled = default_enabled if rel == self.mysqld_rel else self.flag(f"{rel}.enabled", default_enabled)
+        return Component(key, rel, role, enabled, raw)
+
+    def mysqld(self) -> Component:
+        return self._component(self.mysqld_rel, self.mysqld_rel, "mysqld", True)
+
+    def proxies(self) -> list[Component]:
+        """Every proxy the resource declares, enabled or not."""
+        if self.operator == "pxc":
+            return [self._component(HAPROXY, "haproxy", "proxy", False), self._component(PROXYSQL, "proxysql", "proxy", False)]
+        return [self._component(HAPROXY, "proxy.haproxy", "proxy", False), self._component(ROUTER, "proxy.router", "proxy", False)]
+
+    def enabled_proxies(self) -> list[Component]:
+        return [proxy for proxy in self.proxies() if proxy.enabled]
+
+    def orchestrator(self) -> Component | None:
+        if self.operator != "ps":
+            return None
+        return self._component("orchestrator", "orchestrator", "orchestrator", False)
+
+    def pods(self) -> list[Component]:
+        """Enabled pod types: mysqld, proxies, orchestrator."""
+        pods = [self.mysqld(), *self.enabled_proxies()]
+        orchestrator = self.orchestrator()
+        if orchestrator is not None and orchestrator.enabled:
+            pods.append(orchestrator)
+        return pods
+
+    def unsafe(self, name: str) -> bool:
+        """An operator unsafe flag; PXC's deprecated allowUnsafeConfigurations turns all of them on."""
+        if self.operator == "pxc" and self.flag("allowUnsafeConfigurations"):
+            return True
+        return self.flag(f"unsafeFlags.{name}")
+
+    # ---- images and versions -----------------------------------------------------------------
+    def image(self, rel: str) -> tuple[str | None, str | None]:
+        return image_tag(self.get(rel), self.path(rel))
+
+    def mysql_version(self) -> str | None:
+        """``8.0`` or ``8.4`` from the mysqld image tag; None when it cannot be told."""
+        _, tag = self.image(f"{self.mysqld_rel}.image")
+        version = major_minor(tag)
+        if version is None:
+            return None
+        return "8.4" if version >= (8, 4) else "8.0"
+
+    # ---- my.cnf ------------------------------------------------------------------------------
+    @property
+    def config_rel(self) -> str:
+        return f"{self.mysqld_rel}.configuration"
+
+    def config_text(self) -> str | None:
+        return as_str(self.get(self.config_rel), self.path(self.config_rel))
+
+    def options(self) -> dict[str, str]:
+        """mysqld's options from the configuration string, keys normalized (``loose_`` stripped)."""
+        if self._options is None:
+            try:
+                self._options = mysqld_options(self.config_text())
+            except MyCnfError as error:
+                raise Malformed(self.path(self.config_rel), f"is not a readable option file ({error})") from None
+        return self._options
+
+    def provider_options(self) -> dict[str, str]:
+        try:
+            return parse_provider_options(self.options().get(PROVIDER_OPTIONS))
+        except MyCnfError as error:
+            raise Malformed(self.path(self.config_rel), f"has an unreadable {PROVIDER_OPTIONS} ({error})") from None
+
+    def option(self, *names: str) -> tuple[str, str] | None:
+        """The first of ``names`` that is set (aliases: replica/slave, applier/slave threads)."""
+        options = self.options()
+        for name in names:
+            if name in options:
+                return name, options[name]
+        return None
+
+    # ---- containers --------------------------------------------------------------------------
+    def mysqld_container(self) -> Container:
+        rel = f"{self.mysqld_rel}.resources"
+        return Container(self.mysqld_rel, self.mysqld_rel, "mysqld", self.path(rel), self.get(rel))
+
+    def pmm_enabled(self) -> bool:
+        return self.flag("pmm.enabled")
+
+    def logcollector_enabled(self) -> bool:
+        return self.operator == "pxc" and self.flag("logcollector.enabled")
+
+    def backup_sidecar(self) -> bool:
+        """PS runs an ``xtrabackup`` sidecar in every mysql pod while backups are enabled (§3.3)."""
+        return self.operator == "ps" and self.flag("backup.enabled")
+
+    def _user_sidecars(self, component: Component) -> list[Container]:
+        sidecars = []
+        rel = f"{component.rel}.sidecars"
+        for index, sidecar in enumerate(as_list(self.get(rel), self.path(rel))):
+            path = f"{self.path(rel)}[{index}]"
+            sidecar = as_map(sidecar, path)
+            name = as_str(sidecar.get("name", MISSING), join(path, "name"), f"sidecar-{index}")
+            sidecars.append(Container(component.key, name, "sidecar", join(path, "resources"), sidecar.get("resources", MISSING)))
+        return sidecars
+
+    def containers(self, component: Component) -> list[Container]:
+        """Every container of one pod type with the path of its budget (INTERFACES §2.3, §3.3)."""
+        engine = PXC if self.operator == "pxc" else GROUP_REPLICATION
+        pmm = self.pmm_enabled()
+        result: list[Container] = []
+        if component.role == "mysqld":
+            result.append(self.mysqld_container())
+            if self.logcollector_enabled():
+                for name in LOG_COLLECTOR_CONTAINERS:
+                    result.append(Container(component.key, name, "sidecar", self.path("logcollector.resources"), self.get("logcollector.resources")))
+            if self.backup_sidecar():
+                result.append(Container(component.key, "xtrabackup", "sidecar", self.path("backup.resources"), self.get("backup.resources")))
+            if pmm:
+                result.append(Container(component.key, "pmm-client", "sidecar", self.path("pmm.resources"), self.get("pmm.resources")))
+        elif component.role == "proxy":
+            rel = f"{component.rel}.resources"
+            result.append(Container(component.key, component.key, "proxy", self.path(rel), self.get(rel)))
+            sidecar_rel = f"{component.rel}.sidecarResources"
+            for name in proxy_monitor_containers(component.key, engine):
+                if self.operator == "ps":  # a map keyed by container name in PS 1.2.0
+                    rel = f"{sidecar_rel}.{name}"
+                    result.append(Container(component.key, name, "sidecar", self.path(rel), self.get(rel)))
+                else:
+                    result.append(Container(component.key, name, "sidecar", self.path(sidecar_rel), self.get(sidecar_rel)))
+            if pmm and proxy_has_pmm(component.key):
+                result.append(Container(component.key, "pmm-client", "sidecar", self.path("pmm.resources"), self.get("pmm.resources")))
+        else:
+            rel = f"{component.rel}.resources"
+            result.append(Container(component.key, component.key, "orchestrator", self.path(rel), self.get(rel)))
+        result.extend(self._user_sidecars(component))
+        return result
+
+    def finalizers(self) -> tuple[str, list]:
+        if self.chart:
+            return self.path("finalizers"), as_list(self.get("finalizers"), self.path("finalizers"))
+        return "metadata.finalizers", as_list(at(self.metadata, "finalizers", base="metadata"), "metadata.finalizers")
+
+
+def _name(props: dict, fallback: str) -> str:
+    metadata = props.get("metadata")
+    if isinstance(metadata, dict) and isinstance(metadata.get("name"), str):
+        return metadata["name"]
+    return fallback
+
+
+def database_view(resource_type: str, props: dict, name: str = "") -> DatabaseView | None:
+    """The view of a database resource, or None when the resource declares no database cluster.
+
+    Raises Malformed when the resource is a database resource whose top-level shape is unreadable,
+    NotKnown when its values are unknown at preview and ValuesFromFiles for chart values in files.
+    """
+    if is_pxc_cr(resource_type) or is_ps_cr(resource_type):
+        operator_name = "pxc" if is_pxc_cr(resource_type) else "ps"
+        spec = as_map(at(props, "spec"), "spec")
+        metadata = as_map(at(props, "metadata"), "metadata")
+        kind = PXC_KIND if operator_name == "pxc" else PS_KIND
+        return DatabaseView(operator_name, f"{kind} custom resource", None, "spec", spec, metadata, _name(props, name))
+    if is_helm(resource_type):
+        chart = chart_name(props)
+        if chart not in (PXC_DB, PS_DB):
+            return None
+        values = chart_values(props, chart)
+        operator_name = "pxc" if chart == PXC_DB else "ps"
+        return DatabaseView(operator_name, f"{chart} chart values", chart, "values", values, {}, name)
+    return None
+
+
+__all__ = [
+    "ASYNC", "Component", "Container", "DatabaseView", "MISSING", "Malformed", "NotKnown", "PMM",
+    "ValuesFromFiles", "database_view", "has_template", "image_tag", "major_minor", "render_template",
+]

@@ -1,0 +1,99 @@
+"""What a check is looking at, built once per request from the resource (see percona_mysql_k8s.policies._framework.memo)."""
+
+from __future__ import annotations
+
+import functools
+
+from ._framework import Context, memo
+from ._readers.database import DatabaseView, database_view
+from ._readers.helm import ValuesFromFiles
+from ._readers.values import Malformed, NotKnown
+
+
+def database(ctx: Context, rule: str) -> DatabaseView | None:
+    """The database cluster the resource declares, or None (not a database resource, or unreadable:
+    then ``rule`` is reported, or the check is noted as unknown at preview / not applicable)."""
+    resource = ctx.resource
+    assert resource is not None
+    try:
+        return memo(resource.identity, "database", lambda: database_view(resource.type, resource.props, resource.name))
+    except ValuesFromFiles as error:
+        ctx.not_applicable(error.reason)
+    except (Malformed, NotKnown) as error:
+        with ctx.checking(rule):
+            raise error
+    return None
+
+
+def _build(ctx: Context, rule: str, key: str, build):
+    resource = ctx.resource
+    assert resource is not None
+    try:
+        return memo(resource.identity, key, build)
+    except ValuesFromFiles as error:
+        ctx.not_applicable(error.reason)
+    except (Malformed, NotKnown) as error:
+        with ctx.checking(rule):
+            raise error
+    return None
+
+
+def workload(ctx: Context, rule: str):
+    from ._readers.workloads import workload_view
+
+    resource = ctx.resource
+    return _build(ctx, rule, "workload", lambda: workload_view(resource.type, resource.props, resource.name))
+
+
+def node_pool(ctx: Context, rule: str):
+    from ._readers.pools import pool_view
+
+    resource = ctx.resource
+    return _build(ctx, rule, "pool", lambda: pool_view(resource.type, resource.props, resource.name))
+
+
+def pmm_values(ctx: Context, rule: str) -> dict | None:
+    """The values of a ``pmm`` chart release (merged over the chart defaults), or None."""
+    from ._readers.helm import PMM, chart_name, chart_values, is_helm
+
+    resource = ctx.resource
+    if not is_helm(resource.type) or chart_name(resource.props) != PMM:
+        return None
+    return _build(ctx, rule, "pmm", lambda: chart_values(resource.props, PMM))
+
+
+# ---- which resource types a policy reads (Spec.applies_to) ----------------------------------------
+# Every policy asks this for every resource: the answers depend on the type token only, so they are
+# cached per token (a stack has a few dozen types).
+
+@functools.lru_cache(maxsize=1024)
+def database_types(resource_type: str) -> bool:
+    from ._readers.database import is_ps_cr, is_pxc_cr
+    from ._readers.helm import is_helm
+
+    return is_pxc_cr(resource_type) or is_ps_cr(resource_type) or is_helm(resource_type)
+
+
+@functools.lru_cache(maxsize=1024)
+def workload_types(resource_type: str) -> bool:
+    from ._readers.workloads import POD_SPEC_PATHS
+
+    return resource_type in POD_SPEC_PATHS
+
+
+@functools.lru_cache(maxsize=1024)
+def pool_types(resource_type: str) -> bool:
+    from ._readers.pools import POOL_TYPES
+
+    return resource_type in POOL_TYPES
+
+
+def any_of(*predicates):
+    @functools.lru_cache(maxsize=1024)
+    def applies(resource_type: str) -> bool:
+        return any(predicate(resource_type) for predicate in predicates)
+    return applies
+
+
+def exactly(*types: str):
+    return frozenset(types).__contains__

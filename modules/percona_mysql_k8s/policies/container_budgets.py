@@ -1,0 +1,135 @@
+"""K2, M3: every database container has its own budget with memory request = limit.
+
+K2: the mysqld container, the proxies, the orchestrator and every sidecar (PMM client, log collector,
+PS backup sidecar, proxy monitors, user sidecars) have a memory limit, and a memory request equal to it
+(a request left unset defaults to the limit). M3: sidecars and proxies are budgeted separately: each has
+its own ``resources`` with a memory limit and a CPU request. Containers that share one ``resources``
+block (the log collector's ``logs`` and ``logrotate``, PMM clients in every pod) are reported once.
+The fix quotes the budget sizing would give (percona_mysql_k8s.core.sidecars).
+"""
+
+from __future__ import annotations
+
+from percona_mysql_k8s.core.sidecars import (
+    BACKUP_SIDECAR,
+    LOG_COLLECTOR_CONTAINERS,
+    LOG_COLLECTOR_EACH,
+    MONIT_SIDECAR,
+    PROXIES,
+    REFERENCE_MEMBER_MEMORY,
+    ContainerSize,
+    pmm_client,
+    proxy_container,
+)
+
+from ._framework import Context, Spec, resource_policy
+from ._readers.database import Container, DatabaseView
+from ._readers.flow import integer_option, mysqld_cpu
+from ._readers.resources import cpu, mem
+from ._subjects import database, database_types
+
+SPEC = Spec(
+    name="container-budgets",
+    rules=("K2", "M3"), applies_to=database_types,
+    description="every database container (mysqld, proxies, sidecars) has its own budget, with memory request = limit",
+    remediation="Give every container resources with requests.memory = limits.memory and a CPU request; "
+    "python -m percona_mysql_k8s.sizing prints each budget.",
+)
+
+
+def _sizing_budget(view: DatabaseView, container: Container) -> ContainerSize | None:
+    """The request = limit sizing would give this container, where sizing budgets it."""
+    try:
+        limit = view.mysqld_container().resources().memory_limit
+        cores = mysqld_cpu(view) or 1000
+    except Exception:  # noqa: BLE001 - a suggestion only
+        limit, cores = None, 1000
+    if container.name == "pmm-client":
+        return pmm_client(limit or REFERENCE_MEMBER_MEMORY, cores)
+    if container.name in LOG_COLLECTOR_CONTAINERS:
+        return LOG_COLLECTOR_EACH
+    if container.name == "xtrabackup":
+        return BACKUP_SIDECAR
+    if container.name.endswith("-monit"):
+        return MONIT_SIDECAR
+    if container.role == "proxy" and container.name in PROXIES:
+        try:
+            found = integer_option(view, "max_connections")
+        except Exception:  # noqa: BLE001
+            found = None
+        return proxy_container(container.name, found[1] if found else 151, cores)
+    return None
+
+
+def _budget_text(size: ContainerSize | None) -> str:
+    if size is None:
+        return "the budget sizing reports for it"
+    return f"cpu {cpu(size.cpu_millicores)}, memory {mem(size.memory_bytes)} (sizing's budget)"
+
+
+def check(ctx: Context) -> None:
+    view = database(ctx, "K2")
+    if view is None:
+        return
+    pods = []
+    with ctx.checking("K2"):
+        pods = view.pods()
+    seen: set[str] = set()
+    for pod in pods:
+        containers: list[Container] = []
+        with ctx.checking("K2"):
+            containers = view.containers(pod)
+        for container in containers:
+            if container.path in seen:
+                continue
+            seen.add(container.path)
+            sharing = sorted({c.name for p in pods for c in _safe_containers(view, p) if c.path == container.path})
+            who = f"container{'s' if len(sharing) > 1 else ''} {', '.join(sharing)} of the {pod.key} pod"
+            budget = _sizing_budget(view, container)
+            resources = None
+            with ctx.checking("K2"):
+                resources = container.resources()
+            if resources is None:
+                continue
+            if container.role in ("proxy", "sidecar") and (not resources.declared or resources.cpu_request is None
+                                                           and resources.cpu_limit is None):
+                with ctx.checking("M3"):
+                    missing = "has no resources" if not resources.declared else "has no CPU request"
+                    ctx.violation(
+                        "M3",
+                        f"{container.path} ({who}) {missing}",
+                        "the rule budgets every sidecar and proxy separately, with its own request = limit",
+                        f"set {container.path} requests = limits: {_budget_text(budget)}",
+                    )
+                if not resources.declared:
+                    continue
+            with ctx.checking("K2"):
+                if resources.memory_limit is None:
+                    amount = resources.memory_request or (budget.memory_bytes if budget else None)
+                    target = f"memory {mem(amount)}" if amount else _budget_text(budget)
+                    ctx.violation(
+                        "K2",
+                        f"{container.path} ({who}) sets no memory limit"
+                        + (f" (request {mem(resources.memory_request)})" if resources.memory_request else ""),
+                        "the rule requires a memory limit on every database container, with the request equal to it "
+                        "(no swap: over the limit the kernel OOM-kills)",
+                        f"set {container.path}.limits.memory = requests.memory = {target.removeprefix('memory ')}",
+                    )
+                elif resources.memory_request is not None and resources.memory_request != resources.memory_limit:
+                    ctx.violation(
+                        "K2",
+                        f"{container.path} ({who}) requests {mem(resources.memory_request)} of memory but is limited to "
+                        f"{mem(resources.memory_limit)}",
+                        "the rule requires the memory request to equal the limit (Guaranteed memory, no overcommit)",
+                        f"set {container.path}.requests.memory = limits.memory = {mem(resources.memory_limit)}",
+                    )
+
+
+def _safe_containers(view: DatabaseView, pod) -> list[Container]:
+    try:
+        return view.containers(pod)
+    except Exception:  # noqa: BLE001 - only used to name the containers sharing a block
+        return []
+
+
+POLICY = resource_policy(SPEC, check)

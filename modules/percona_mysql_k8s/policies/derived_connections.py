@@ -1,0 +1,79 @@
+"""M6 (advisory): max_connections is what the memory model allows, not the operators' auto-tuning.
+
+Sizing's "connections = 0" derives the largest max_connections that leaves the buffer pool at least
+min_buffer_pool_fraction_pxc/_gr of the member budget (percona_mysql_k8s.core.connections, the one definition of
+that criterion); here the member budget is the memory of the mysqld pod plus one proxy pod as the
+resource declares them. On a resource that leaves max_connections unset the operator writes
+limit / 12582880 instead; one that sets more than the model allows squeezes the buffer pool. Both are
+reported with the largest value the criterion allows.
+"""
+
+from __future__ import annotations
+
+from percona_mysql_k8s.core.connections import largest_connections
+
+from ._framework import Context, Spec, resource_policy
+from ._readers.database import has_template
+from ._readers.flow import integer_option, mysqld_cpu
+from ._readers.memory import autotuned, evaluate
+from ._subjects import database, database_types
+
+SPEC = Spec(
+    name="derived-connections",
+    rules=("M6",), applies_to=database_types,
+    description="max_connections is explicit and no larger than the memory model allows beside a buffer pool of "
+    "at least min_buffer_pool_fraction of the member budget",
+    thresholds=("min_buffer_pool_fraction_pxc", "min_buffer_pool_fraction_gr", "min_connections"),
+    remediation="Set max_connections to the value python -m percona_mysql_k8s.sizing derives with --connections 0.",
+)
+
+def member_memory(view, limit: int) -> int:
+    """The memory of one member as declared: the mysqld pod plus one proxy pod (limits, else requests)."""
+    pods = [view.mysqld(), *view.enabled_proxies()[:1]]
+    total = 0
+    for pod in pods:
+        for container in view.containers(pod):
+            resources = container.resources()
+            total += resources.memory_limit or resources.memory_request or 0
+    return max(total, limit)
+
+
+def derived(view, options, limit: int, thresholds, cpu) -> int | None:
+    """The largest max_connections M6 allows for this limit and member (percona_mysql_k8s.core.connections)."""
+
+    def peak_without_pool(connections: int) -> int:
+        trial = dict(options, max_connections=str(connections), innodb_buffer_pool_size="0")
+        return evaluate(view, trial, limit, thresholds, cpu)[0].peak_bytes
+
+    return largest_connections(peak_without_pool, engine=view.memory_engine(), limit_bytes=limit,
+                               member_memory_bytes=member_memory(view, limit), thresholds=thresholds)
+
+
+def check(ctx: Context) -> None:
+    view = database(ctx, "M6")
+    if view is None:
+        return
+    with ctx.checking("M6"):
+        limit = view.mysqld_container().resources().memory_limit
+        options = view.options()
+        if limit is None or any(has_template(value) for value in options.values()):
+            return  # M1/M2 report these
+        cpu = mysqld_cpu(view)
+        running, _ = autotuned(view, options, limit)
+        best = derived(view, running, limit, ctx.thresholds, cpu)
+        if best is None:
+            return  # nothing fits: M1's to report
+        found = integer_option(view, "max_connections", minimum=1)
+        where = view.path(view.config_rel)
+        if found is None:
+            ctx.violation("M6", f"{where} does not set max_connections, so the operator writes limit / 12582880 = "
+                          f"{running['max_connections']}",
+                          "the rule derives max_connections from the memory model",
+                          f"set max_connections={best} (sizing's derived value)")
+        elif found[1] > best:
+            ctx.violation("M6", f"{where} sets max_connections={found[1]}, which leaves the buffer pool below its share of the member budget",
+                          f"the memory model allows at most {best} (the buffer pool keeps min_buffer_pool_fraction_* of the member budget)",
+                          f"set max_connections={best} or fewer")
+
+
+POLICY = resource_policy(SPEC, check)

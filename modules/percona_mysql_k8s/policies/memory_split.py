@@ -1,0 +1,147 @@
+"""M1, M2, M4, M5: the mysqld memory split fits its container limit, with an explicit buffer pool.
+
+The modeled peak is :func:`percona_mysql_k8s.core.memory.model` (the M1 model sizing uses) evaluated on the
+resource's my.cnf and ``resources.limits.memory``. A buffer pool that is absent or computed from a
+``{{containerMemoryLimit}}`` template is the operators' rule of thumb (M2); the model then uses the value
+the operator would write, so M1 judges what would really run. For group replication the XCom cache
+(M4) and the certification-info reserve (M5) are terms of the model; M4 also checks the cache's
+minimum and M5 that the apply queue, which bounds certification info, is bounded at all.
+"""
+
+from __future__ import annotations
+
+from percona_mysql_k8s.core.memory import GROUP_REPLICATION, MESSAGE_CACHE_MIN
+from percona_mysql_k8s.core.units import parse_mysql_size
+
+from ._framework import Context, Spec, resource_policy
+from ._readers.database import has_template
+from ._readers.flow import FLOW_CONTROL_MODE, mysqld_cpu
+from ._readers.memory import TERM_LABELS, autotuned, evaluate, fitting_buffer_pool
+from ._readers.resources import mem
+from ._subjects import database, database_types
+
+SPEC = Spec(
+    name="memory-split",
+    rules=("M1", "M2", "M4", "M5"), applies_to=database_types,
+    description="the modeled mysqld peak (buffer pool, log buffer, connections, temporary tables, overhead, "
+    "page cache, gcache or XCom cache and certification info) fits the container's memory limit; the buffer "
+    "pool is explicit, never the operators' auto-tuning",
+    thresholds=("fixed_server_overhead_bytes", "page_cache_reserve_fraction", "xcom_structures_bytes",
+                "gr_memory_premium_fraction"),
+    remediation="Set innodb_buffer_pool_size to what is left of limits.memory after every other term "
+    "(python -m percona_mysql_k8s.sizing prints the split), or raise the limit.",
+)
+
+
+def _breakdown(terms) -> str:
+    return ", ".join(f"{TERM_LABELS.get(name, name)} {mem(value)}" for name, value in terms.items())
+
+
+def check(ctx: Context) -> None:
+    view = database(ctx, "M1")
+    if view is None:
+        return
+    limit = None
+    with ctx.checking("M1"):
+        resources = view.mysqld_container().resources()
+        limit = resources.memory_limit
+        if limit is None:
+            ctx.violation(
+                "M1",
+                f"{resources.path}.limits.memory is not set, so the mysqld container has no limit for its "
+                "modeled peak to fit in (and the operator cannot replace its auto-tuning)",
+                "the rule requires the modeled peak to be at most the container memory limit",
+                f"set {resources.path}.limits.memory (equal to requests.memory, K2) and size the buffer pool "
+                "to what is left after the other terms (python -m percona_mysql_k8s.sizing)",
+            )
+    options = None
+    with ctx.checking("M2"):
+        options = view.options()
+        where = view.path(view.config_rel)
+        templated = sorted(key for key, value in options.items() if has_template(value))
+        for key in templated:
+            ctx.violation(
+                "M2",
+                f"{where} computes {key} from a template ({options[key]})",
+                "the rule allows no rule of thumb on the container limit: every value is explicit",
+                f"replace the template with an explicit value{_pool_hint(ctx, view, options, limit) if key == 'innodb_buffer_pool_size' else ''}",
+            )
+        if "innodb_buffer_pool_size" not in options:
+            share = "75%/50%" if view.operator == "pxc" else "50%"
+            ctx.violation(
+                "M2",
+                f"{where} does not set innodb_buffer_pool_size, so the operator auto-tunes it to {share} of the "
+                "container limit (or mysqld keeps its 128M default without a limit)",
+                "the rule requires an explicit buffer pool: what is left of the limit after every other term",
+                f"set innodb_buffer_pool_size{_pool_hint(ctx, view, options, limit)}",
+            )
+    if limit is not None and options is not None:
+        with ctx.checking("M1"):
+            cpu = mysqld_cpu(view)
+            running, notes = autotuned(view, options, limit)
+            memory, version = evaluate(view, running, limit, ctx.thresholds, cpu)
+            if not memory.fits:
+                fit = fitting_buffer_pool(view, running, limit, ctx.thresholds, cpu)
+                if fit > 0:
+                    fix = (f"set innodb_buffer_pool_size={fit // (1024 * 1024)}M or less in {view.path(view.config_rel)} "
+                           f"(the {mem(limit)} limit minus every other term), or raise the limit")
+                else:
+                    others = memory.peak_bytes - memory.terms["buffer_pool"]
+                    fix = (f"the other terms alone take {mem(others)}: lower max_connections or the per-connection "
+                           f"buffers, or raise {view.mysqld_container().path}.limits.memory above {mem(others)}")
+                how = f" ({'; '.join(notes)})" if notes else ""
+                ctx.violation(
+                    "M1",
+                    f"the modeled mysqld peak is {mem(memory.peak_bytes)} for MySQL {version}{how}: {_breakdown(memory.terms)}; "
+                    f"it exceeds the {mem(limit)} limit of {view.mysqld_container().path}.limits.memory by "
+                    f"{mem(memory.peak_bytes - limit)}",
+                    "the rule allows a modeled peak of at most the container memory limit",
+                    fix,
+                )
+    if options is None:
+        return
+    with ctx.checking("M4"):
+        if view.memory_engine() == GROUP_REPLICATION and "group_replication_message_cache_size" in options:
+            raw = options["group_replication_message_cache_size"]
+            if not has_template(raw):
+                try:
+                    cache = parse_mysql_size(raw)
+                except ValueError:
+                    cache = -1
+                if cache < MESSAGE_CACHE_MIN:
+                    ctx.violation(
+                        "M4",
+                        f"{view.path(view.config_rel)} sets group_replication_message_cache_size={raw}",
+                        f"the rule allows at least {mem(MESSAGE_CACHE_MIN)} (mysqld's minimum), reserved in the memory model",
+                        "set group_replication_message_cache_size to 128M or more (sizing: a sixteenth of the mysqld limit, "
+                        "within 128M-1G)",
+                    )
+    with ctx.checking("M5"):
+        mode = view.option(FLOW_CONTROL_MODE) if view.memory_engine() == GROUP_REPLICATION else None
+        if mode is not None and mode[1].strip().upper() == "DISABLED":
+            share = ctx.thresholds["gr_memory_premium_fraction"]
+            ctx.violation(
+                "M5",
+                f"{view.path(view.config_rel)} sets {FLOW_CONTROL_MODE}=DISABLED, so the apply queue and with it the "
+                "certification info of a lagging member grow without bound",
+                f"the rule reserves {share:.0%} of the limit for certification info, which holds only while flow control "
+                "bounds the apply queue",
+                f"set {FLOW_CONTROL_MODE}=QUOTA with bounded thresholds (F1-F3)",
+            )
+
+
+def _pool_hint(ctx: Context, view, options, limit) -> str:
+    if limit is None:
+        return " after setting limits.memory: the limit minus every other term of the memory model"
+    try:
+        cpu = mysqld_cpu(view)
+        running, _ = autotuned(view, {k: v for k, v in options.items() if not has_template(v)}, limit)
+        fit = fitting_buffer_pool(view, running, limit, ctx.thresholds, cpu)
+    except Exception:  # noqa: BLE001 - a hint only; M1 reports the model's own problems
+        return " to the limit minus every other term of the memory model"
+    if fit <= 0:
+        return ": no buffer pool fits beside the other terms; lower max_connections or raise the limit"
+    return f"={fit // (1024 * 1024)}M (the {mem(limit)} limit minus every other term of the memory model)"
+
+
+POLICY = resource_policy(SPEC, check)

@@ -1,0 +1,80 @@
+"""K5 (stack): on every node pool, per node, the pods placed there plus DaemonSets fit the allocatable.
+
+Per pool with a known machine type, the node's allocatable is percona_mysql_k8s.core.allocatable.node_budget (K1:
+capacity minus kube/system reserve and eviction threshold) minus the requests of the stack's
+DaemonSets that run there and the configured per-node DaemonSet overhead of the cluster. Pods are
+assigned to the pool when it is the only pool they can run on. Then: every pod fits one node; the
+operators' *required* hostname anti-affinity needs at least ``size`` nodes per component, and puts one
+pod of each such component on the same node, so their sum must fit one node; and all requests together
+fit the pool's nodes.
+"""
+
+from __future__ import annotations
+
+from percona_mysql_k8s.core.allocatable import node_budget
+from percona_mysql_k8s.core.errors import InputError
+
+from ._framework import Context, Spec, stack_policy
+from ._readers.resources import cpu, mem
+from ._readers.stack import DAEMONSET, can_run_on, candidates, read_stack
+from .config import Setting
+
+SPEC = Spec(
+    name="pool-capacity",
+    rules=("K5",),
+    description="on every pool, per node, the requests of the pods placed there (one database pod per node under the "
+    "operators' required anti-affinity, at least size nodes) plus DaemonSets fit the allocatable of its machine type",
+    settings=(
+        Setting("daemonset_cpu_millicores", "integer", 0, "CPU requested per node by DaemonSets the stack does not declare (K1)."),
+        Setting("daemonset_memory_bytes", "integer", 0, "Memory requested per node by DaemonSets the stack does not declare (K1)."),
+    ),
+    remediation="Use a machine type whose allocatable holds the pods (python -m percona_mysql_k8s.sizing --node-type …), or add nodes.",
+)
+
+
+def check(ctx: Context) -> None:
+    stack = read_stack(ctx.resources)
+    extra_cpu, extra_memory = int(ctx["daemonset_cpu_millicores"] or 0), int(ctx["daemonset_memory_bytes"] or 0)
+    for resource, pool in stack.pools:
+        if not pool.machine_type:
+            continue
+        try:
+            budget = node_budget(pool.machine_type, pool.provider)
+        except InputError:
+            continue  # not a catalog machine type: its allocatable is unknown
+        daemonsets = [g for g in stack.groups if g.role == DAEMONSET and can_run_on(g, pool)]
+        free_cpu = budget.allocatable_cpu_millicores - extra_cpu - sum(g.cpu for g in daemonsets)
+        free_memory = budget.allocatable_memory_bytes - extra_memory - sum(g.memory for g in daemonsets)
+        where = f"node pool {pool.name} ({pool.machine_type}: allocatable {cpu(budget.allocatable_cpu_millicores)} CPU, " \
+                f"{mem(budget.allocatable_memory_bytes)}; {cpu(free_cpu)} / {mem(free_memory)} after DaemonSets)"
+        sizing = f"python -m percona_mysql_k8s.sizing --node-type {pool.machine_type} --provider {pool.provider}"
+        placed = [g for g in stack.groups if g.role != DAEMONSET and g.replicas > 0 and candidates(g, stack.pools) == [pool]]
+        for group in placed:
+            if group.cpu > free_cpu or group.memory > free_memory:
+                ctx.violation("K5", f"a pod of {group.label} requests {cpu(group.cpu)} CPU and {mem(group.memory)}, more than one node of {where}",
+                              "the rule requires every pod to fit a node's allocatable (K1), never its capacity",
+                              f"lower the requests to what `{sizing}` computes, or use a larger machine type", resource.urn)
+        spread = [g for g in placed if g.one_per_node]
+        for group in spread:
+            if pool.max_nodes is not None and group.replicas > pool.max_nodes:
+                ctx.violation("K5", f"{group.label} needs {group.replicas} nodes (required hostname anti-affinity) but node pool "
+                              f"{pool.name} has at most {pool.max_nodes}",
+                              "the rule requires at least size nodes for each component under the operators' anti-affinity",
+                              f"give node pool {pool.name} at least {group.replicas} nodes", resource.urn)
+        per_node_cpu, per_node_memory = sum(g.cpu for g in spread), sum(g.memory for g in spread)
+        if spread and (per_node_cpu > free_cpu or per_node_memory > free_memory):
+            names = ", ".join(g.label for g in spread)
+            ctx.violation("K5", f"one node of {where} must hold a pod of each of {names}: {cpu(per_node_cpu)} CPU, {mem(per_node_memory)}",
+                          "the rule requires the pods placed on a node plus DaemonSets to fit its allocatable",
+                          f"size the member (mysqld pod + proxy pod) to the node with `{sizing}`", resource.urn)
+        if pool.max_nodes:
+            total_cpu = sum(g.cpu * g.replicas for g in placed)
+            total_memory = sum(g.memory * g.replicas for g in placed)
+            if total_cpu > free_cpu * pool.max_nodes or total_memory > free_memory * pool.max_nodes:
+                ctx.violation("K5", f"the pods placed on node pool {pool.name} request {cpu(total_cpu)} CPU and {mem(total_memory)} "
+                              f"in all, more than its {pool.max_nodes} nodes offer ({where})",
+                              "the rule requires the pods of a pool to fit its nodes' allocatable",
+                              f"add nodes to {pool.name} or lower the requests (`{sizing}`)", resource.urn)
+
+
+POLICY = stack_policy(SPEC, check)

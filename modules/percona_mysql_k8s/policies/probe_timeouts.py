@@ -1,0 +1,50 @@
+"""K6 (advisory): probes are never shorter than the operators' defaults (percona_mysql_k8s.core.probes), and use the
+field names the operator reads (PXC plural ``readinessProbes``/``livenessProbes``, PS singular)."""
+
+from __future__ import annotations
+
+from percona_mysql_k8s.core.memory import GROUP_REPLICATION
+from percona_mysql_k8s.core.probes import OPERATOR_DEFAULTS
+
+from ._framework import Context, Spec, resource_policy
+from ._readers.values import MISSING, as_int, as_map
+from ._subjects import database, database_types
+
+SPEC = Spec(name="probe-timeouts", rules=("K6",), applies_to=database_types,
+            description="probe delays, timeouts, periods and failure thresholds are never below the operator defaults")
+FIELDS = ("initialDelaySeconds", "timeoutSeconds", "periodSeconds", "failureThreshold")
+
+
+def check(ctx: Context) -> None:
+    view = database(ctx, "K6")
+    if view is None:
+        return
+    with ctx.checking("K6"):
+        engine = "pxc" if view.operator == "pxc" else GROUP_REPLICATION
+        for component in [view.mysqld(), *view.enabled_proxies()]:
+            role = "mysqld" if component.role == "mysqld" else component.key
+            defaults = OPERATOR_DEFAULTS.get((engine, role))
+            if not defaults:
+                continue
+            for kind, probe in defaults.items():
+                right = f"{kind}Probes" if view.operator == "pxc" else f"{kind}Probe"
+                wrong = f"{kind}Probe" if view.operator == "pxc" else f"{kind}Probes"
+                path = view.path(f"{component.rel}.{right}")
+                if component.raw.get(wrong, MISSING) is not MISSING:
+                    ctx.violation("K6", f"{view.path(f'{component.rel}.{wrong}')} is not a field the operator reads",
+                                  f"the rule keeps probes at or above the defaults, set under {right}",
+                                  f"rename it to {right}")
+                values = as_map(component.raw.get(right, MISSING), path)
+                short = []
+                for field in FIELDS:
+                    value = as_int(values.get(field, MISSING), f"{path}.{field}")
+                    minimum = getattr(probe, field)
+                    if value is not None and value < minimum:
+                        short.append(f"{field} {value} < {minimum}")
+                if short:
+                    ctx.violation("K6", f"{path} has {', '.join(short)}",
+                                  "the rule never shortens probes below the operator defaults: a slow but healthy pod must not be killed",
+                                  f"raise them to at least {', '.join(f'{f}={getattr(probe, f)}' for f in FIELDS)}")
+
+
+POLICY = resource_policy(SPEC, check)

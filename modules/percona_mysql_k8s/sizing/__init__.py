@@ -1,0 +1,1 @@
+"""The sizing command: ``python -m percona_mysql_k8s.sizing --help``. A thin view over :mod:`percona_mysql_k8s.core`."""

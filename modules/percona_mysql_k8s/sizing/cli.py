@@ -1,0 +1,159 @@
+"""Command line of the sizing engine: flags -> SizingInput -> table, JSON or picture."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+
+from percona_mysql_k8s.core.errors import InputError
+from percona_mysql_k8s.core.memory import ENGINES, MYSQL_VERSIONS
+from percona_mysql_k8s.core.profiles import LOADS
+from percona_mysql_k8s.core.report import to_json
+from percona_mysql_k8s.core.rules import THRESHOLDS
+from percona_mysql_k8s.core.sidecars import PROXIES
+from percona_mysql_k8s.core.sizing import DEFAULT_DISK_IOPS, SizingInput, size
+from percona_mysql_k8s.core.units import cpu_to_millicores, memory_to_bytes
+
+
+class UsageError(Exception):
+    """A flag argparse could not read; reported as one line like every other bad input."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # argparse would print the whole usage block first
+        raise UsageError(message)
+
+
+# Input keys of the core -> the flag a user typed.
+FLAGS = {
+    "cpu": "--cpu",
+    "memory": "--memory",
+    "node_type": "--node-type",
+    "provider": "--provider",
+    "daemonset_cpu": "--daemonset-cpu",
+    "daemonset_memory": "--daemonset-memory",
+    "cluster_size": "--size",
+    "mysql_version": "--mysql-version",
+    "log_collector": "--log-collector",
+    "disk_iops": "--disk-iops",
+    "thresholds": "--threshold",
+    "threshold": "--threshold",
+}
+
+
+def describe(error: InputError) -> str:
+    """``error: T2: --proxy: ProxySQL is supported only with PXC ...``"""
+    flag = FLAGS.get(error.key, f"--{error.key.replace('_', '-')}")
+    prefix = f"{error.rule}: " if error.rule else ""
+    return f"error: {prefix}{flag}: {error.message}"
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="python -m percona_mysql_k8s.sizing",
+        description="Size one Percona MySQL member (mysqld pod + one proxy pod) from its budget or its node type.",
+        epilog="Examples:\n"
+        "  python -m percona_mysql_k8s.sizing --engine group-replication --cpu 4000m --memory 8Gi --load heavy-oltp --connections 0 --proxy haproxy\n"
+        "  python -m percona_mysql_k8s.sizing --engine pxc --node-type n2-standard-16 --provider gke --format json",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--engine", required=True, help=f"{' or '.join(ENGINES)}")
+    budget = parser.add_argument_group("budget: either --cpu and --memory, or --node-type and --provider")
+    budget.add_argument("--cpu", help="per-member CPU (Kubernetes quantity: 4000m, 4)")
+    budget.add_argument("--memory", help="per-member memory (Kubernetes quantity: 8Gi, 8G)")
+    budget.add_argument("--node-type", help="machine type of the database pool, e.g. n2-standard-16, m6i.4xlarge")
+    budget.add_argument("--provider", help="provider of --node-type: gke or eks")
+    budget.add_argument("--daemonset-cpu", default="0", help="CPU requested per node by DaemonSets (default 0)")
+    budget.add_argument("--daemonset-memory", default="0", help="memory requested per node by DaemonSets (default 0)")
+    parser.add_argument("--load", default="light-oltp", help=f"load profile: {', '.join(LOADS)} (default light-oltp)")
+    parser.add_argument("--connections", type=int, default=0, help="max_connections; 0 derives the largest that fits (M6)")
+    parser.add_argument("--proxy", default="haproxy", help=f"{', '.join(PROXIES)}: haproxy (default), proxysql (PXC), router (GR)")
+    parser.add_argument("--pmm", action=argparse.BooleanOptionalAction, default=True, help="PMM client sidecars (default on)")
+    parser.add_argument("--log-collector", action=argparse.BooleanOptionalAction, default=None,
+                        help="PXC log collector sidecars (default: on for PXC; PS has none)")
+    parser.add_argument("--backup", action=argparse.BooleanOptionalAction, default=False,
+                        help="backups enabled (PS adds an xtrabackup sidecar to every mysqld pod)")
+    parser.add_argument("--mysql-version", default="8.0", help=f"{' or '.join(MYSQL_VERSIONS)} (default 8.0)")
+    parser.add_argument("--size", type=int, default=3, help="cluster size (T1: PXC 3/5, GR 3/5/7)")
+    parser.add_argument("--allow-unsafe-size", action="store_true", help="allow fewer members (ephemeral stacks only)")
+    parser.add_argument("--disk-iops", type=int, default=DEFAULT_DISK_IOPS, help=f"data volume IOPS (default {DEFAULT_DISK_IOPS})")
+    parser.add_argument("--threshold", action="append", default=[], metavar="NAME=VALUE",
+                        help=f"override a rule threshold; names: {', '.join(sorted(THRESHOLDS))}")
+    parser.add_argument("--format", default="table", choices=("table", "json"))
+    parser.add_argument("--plot", metavar="FILE", help="write the memory split as a picture (.png or .svg)")
+    return parser
+
+
+def _quantity(key: str, value: str | None, convert) -> int | None:
+    if value is None:
+        return None
+    try:
+        return convert(value)
+    except ValueError as error:
+        raise InputError(key, str(error), "K1") from None
+
+
+def _thresholds(pairs: Sequence[str]) -> dict[str, float]:
+    overrides: dict[str, float] = {}
+    for pair in pairs:
+        name, separator, value = pair.partition("=")
+        if not separator:
+            raise InputError("threshold", f"expected NAME=VALUE, got {pair!r}")
+        try:
+            overrides[name.strip()] = float(value) if "." in value else int(value)
+        except ValueError:
+            raise InputError("threshold", f"{name.strip()}: {value!r} is not a number") from None
+    return overrides
+
+
+def input_from_args(args: argparse.Namespace) -> SizingInput:
+    return SizingInput(
+        engine=args.engine,
+        load=args.load,
+        connections=args.connections,
+        proxy=args.proxy,
+        pmm=args.pmm,
+        log_collector=args.log_collector,
+        backup=args.backup,
+        mysql_version=args.mysql_version,
+        cluster_size=args.size,
+        allow_unsafe_size=args.allow_unsafe_size,
+        disk_iops=args.disk_iops,
+        cpu_millicores=_quantity("cpu", args.cpu, cpu_to_millicores),
+        memory_bytes=_quantity("memory", args.memory, memory_to_bytes),
+        node_type=args.node_type,
+        provider=args.provider,
+        daemonset_cpu_millicores=_quantity("daemonset_cpu", args.daemonset_cpu, cpu_to_millicores) or 0,
+        daemonset_memory_bytes=_quantity("daemonset_memory", args.daemonset_memory, memory_to_bytes) or 0,
+        thresholds=_thresholds(args.threshold),
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        args = _parser().parse_args(argv)
+        result = size(input_from_args(args))
+    except UsageError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    except InputError as error:
+        print(describe(error), file=sys.stderr)
+        return 2
+    if args.format == "json":
+        print(json.dumps(to_json(result), indent=2))
+    else:
+        from .table import render
+
+        render(result)
+    if args.plot:
+        from .plot import write_plot
+
+        try:
+            write_plot(result, args.plot)
+        except ValueError as error:
+            print(f"error: plot: {error}", file=sys.stderr)
+            return 2
+        print(f"memory split written to {args.plot}", file=sys.stderr)
+    return 0

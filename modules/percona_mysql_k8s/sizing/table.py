@@ -1,0 +1,87 @@
+"""Terminal report: the my.cnf block, the resources table and the memory split as a bar."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+from percona_mysql_k8s.core.mycnf import render as render_mycnf
+from percona_mysql_k8s.core.sizing import SizingResult
+from percona_mysql_k8s.core.units import format_cpu, format_memory, human_bytes
+
+_TERM_COLOURS = ("green", "cyan", "magenta", "yellow", "blue", "red", "bright_black", "bright_green", "bright_cyan")
+
+
+def _mycnf(result: SizingResult) -> Panel:
+    section = "mysqld" if result.input.engine == "pxc" else None
+    lines = []
+    for line in render_mycnf(result.mysqld, section).splitlines():
+        key = line.split("=", 1)[0]
+        rules = result.rules.get(key, ())
+        lines.append(f"{line}  # {', '.join(rules)}" if rules else line)
+    target = "spec.pxc.configuration" if result.input.engine == "pxc" else "spec.mysql.configuration"
+    return Panel(Text("\n".join(lines)), title=f"my.cnf ({target})", expand=False)
+
+
+def _resources(result: SizingResult) -> Table:
+    table = Table(title="Resources (request = limit, K2/M3)")
+    for column in ("pod", "container", "cpu", "memory", "rules"):
+        table.add_column(column)
+    for pod, names in result.pods.items():
+        for name in names:
+            size = result.containers[name]
+            table.add_row(pod, name, format_cpu(size.cpu_millicores), format_memory(size.memory_bytes),
+                          ", ".join(result.rules.get(f"resources.{name}", ())))
+        total = result.pod_total(pod)
+        table.add_row(pod, "[bold]pod total[/]", format_cpu(total.cpu_millicores), format_memory(total.memory_bytes), "K5")
+    member = result.member_total
+    table.add_row("member", "[bold]total[/]", format_cpu(member.cpu_millicores), format_memory(member.memory_bytes),
+                  f"budget {format_cpu(result.budget_cpu_millicores)} / {human_bytes(result.budget_memory_bytes)} (K1)")
+    return table
+
+
+def _bar(result: SizingResult, width: int = 60) -> Text:
+    memory = result.memory
+    text = Text()
+    legend = Text()
+    for colour, (term, amount) in zip(_TERM_COLOURS, memory.terms.items(), strict=False):
+        cells = max(1, round(width * amount / memory.limit_bytes)) if amount else 0
+        text.append("█" * cells, style=colour)
+        legend.append(f"■ {term} {human_bytes(amount)}  ", style=colour)
+    spare = width - len(text.plain)
+    if spare > 0:
+        text.append("░" * spare, style="white")
+    legend.append(f"□ headroom {human_bytes(memory.headroom_bytes)}")
+    heading = Text(f"mysqld memory split (M1): peak {human_bytes(memory.peak_bytes)} of limit {human_bytes(memory.limit_bytes)}\n")
+    return heading + text + Text("\n") + legend
+
+
+def _summary(result: SizingResult) -> Text:
+    lines = [
+        f"engine {result.input.engine}, load {result.input.load}, proxy {result.input.proxy}, "
+        f"{result.input.cluster_size} members, MySQL {result.input.mysql_version}",
+        f"max_connections {result.connections} ({'derived, M6' if result.input.connections == 0 else 'as requested'})",
+        f"failover brownout estimate (F5): {result.brownout_seconds:.1f} s = queue bound {result.queue_bound:.0f} / "
+        f"apply rate {result.apply_rate_tps:.1f} tps",
+    ]
+    if result.node is not None:
+        node = result.node
+        lines.append(
+            f"node {result.input.node_type} ({result.input.provider}): usable {format_cpu(node.usable_cpu_millicores)} CPU, "
+            f"{human_bytes(node.usable_memory_bytes)} (K1)"
+        )
+    lines.extend(f"note: {note}" for note in result.notes)
+    return Text("\n".join(lines))
+
+
+def render_to(console: Console, result: SizingResult) -> None:
+    console.print(_summary(result))
+    console.print(_mycnf(result))
+    console.print(_resources(result))
+    console.print(_bar(result))
+
+
+def render(result: SizingResult) -> None:
+    render_to(Console(), result)
