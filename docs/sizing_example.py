@@ -19,10 +19,10 @@ ROOT = Path(__file__).resolve().parent.parent
 # Run as a plain script: the peer model lives in the test tree, importable from the repository root.
 sys.path.insert(0, str(ROOT))
 
+from percona_mysql_k8s.core.rules import default_thresholds  # noqa: E402
+
 from tests.peer.peer_calculator import calculate  # noqa: E402
 from tests.peer.safety import judge  # noqa: E402
-
-from percona_mysql_k8s.core.rules import default_thresholds  # noqa: E402
 
 ENGINES = {"pxc": "pxc", "group-replication": "group_replication"}
 MIB, GIB = 2**20, 2**30
