@@ -161,3 +161,54 @@ def test_an_old_python_is_named_by_up_and_by_env(clone, tmp_path):
     assert completed.returncode == 1
     assert "python3 is missing or older than 3.11" in completed.stderr
     assert not (clone / ".venv").exists()
+
+
+def fake_pip_venv(clone: Path, log: Path) -> None:
+    """A ready .venv whose `python -m pip ...` only logs its arguments (env.sh's installs, observed)."""
+    ready_venv(clone)
+    (clone / ".venv" / ".requirements.txt.sha256").unlink()
+    python = clone / ".venv" / "bin" / "python"
+    real = python.with_name("python-real")  # still inside the venv, so it keeps the venv's site-packages
+    python.rename(real)
+    python.write_text(f'#!/usr/bin/env bash\nif [ "$1 $2" = "-m pip" ]; then shift 2; echo "pip $*" >> {log}; exit 0; fi\n'
+                      f'exec {real} "$@"\n')
+    python.chmod(0o755)
+
+
+def test_env_sh_installs_each_requirements_file_once_and_again_when_it_changes(clone, tmp_path):
+    log = tmp_path / "pip.log"
+    fake_pip_venv(clone, log)
+    bin_dir = tools(tmp_path)
+
+    def source(mode: str) -> list[str]:
+        log.write_text("")
+        completed = run(clone, bin_dir, command=f"PROJECT_ENV={mode} source scripts/env.sh")
+        assert completed.returncode == 0, completed.stderr
+        return log.read_text().splitlines()
+
+    # pip upgrades itself before installing a requirements file; the library is already importable
+    # from this clone's modules/ (ready_venv), so no editable install follows
+    assert source("runtime") == ["pip install --quiet --upgrade pip", "pip install --quiet -r requirements.txt"]
+    assert source("runtime") == []  # the stamp matches: nothing to do
+    assert source("dev") == ["pip install --quiet --upgrade pip", "pip install --quiet -r requirements-dev.txt"]
+    assert source("runtime") == [] and source("dev") == []  # a dev install covers the runtime
+    with (clone / "requirements.txt").open("a") as requirements:
+        requirements.write("# changed\n")
+    assert source("runtime")[-1] == "pip install --quiet -r requirements.txt"
+    assert source("dev")[-1] == "pip install --quiet -r requirements-dev.txt"  # dev includes requirements.txt
+    (clone / "requirements-dev.txt").write_text((clone / "requirements-dev.txt").read_text() + "# changed\n")
+    assert source("runtime") == []
+    assert source("dev")[-1] == "pip install --quiet -r requirements-dev.txt"
+
+
+def test_env_sh_reinstalls_the_library_when_the_venv_points_at_another_clone(clone, tmp_path):
+    log = tmp_path / "pip.log"
+    fake_pip_venv(clone, log)
+    digest = hashlib.sha256((clone / "requirements.txt").read_bytes()).hexdigest()
+    (clone / ".venv" / ".requirements.txt.sha256").write_text(digest + "\n")
+    packages = next((clone / ".venv" / "lib").glob("python3.*/site-packages"))
+    # percona_mysql_k8s importable, but from this repository's modules/, not the clone's
+    (packages / "clone.pth").write_text(f"{REPOSITORY / 'modules'}\n{site.getsitepackages()[0]}\n")
+    completed = run(clone, tools(tmp_path), command="PROJECT_ENV=runtime source scripts/env.sh")
+    assert completed.returncode == 0, completed.stderr
+    assert log.read_text().splitlines() == [f"pip install --quiet --no-deps -e {clone}"]
