@@ -54,6 +54,13 @@ if [ "$OFFLINE" = 0 ]; then
       missing+=("a running Docker engine: 'docker info' failed; start Docker (or give this user access to its socket)")
     fi
   fi
+  # The clusters' kubeconfigs authenticate through these (clusters/gke.py, pulumi-eks's `aws eks get-token`).
+  if [ "$TARGET" = gke ]; then
+    need gke-gcloud-auth-plugin "gcloud components install gke-gcloud-auth-plugin (https://cloud.google.com/kubernetes-engine/docs/how-to/cluster-access-for-kubectl#install_plugin)"
+  fi
+  if [ "$TARGET" = eks ]; then
+    need aws "the AWS CLI: https://docs.aws.amazon.com/cli/latest/userguide/getting-started-install.html"
+  fi
 fi
 if [ "${#missing[@]}" -gt 0 ]; then
   echo "Missing (nothing was installed):" >&2

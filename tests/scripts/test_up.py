@@ -38,8 +38,10 @@ def tools(tmp_path: Path, *extra: str, fakes: dict[str, str] | None = None) -> P
     for name in (*BASE_TOOLS, *extra):
         found = shutil.which(name)
         assert found, f"{name} is needed to run the script under test"
-        (bin_dir / name).symlink_to(found)
-    (bin_dir / "python3").symlink_to(sys.executable)
+        if not (bin_dir / name).exists():
+            (bin_dir / name).symlink_to(found)
+    if not (bin_dir / "python3").exists():
+        (bin_dir / "python3").symlink_to(sys.executable)
     for name, body in (fakes or {}).items():
         script = bin_dir / name
         script.write_text("#!/usr/bin/env bash\n" + body)
@@ -103,7 +105,9 @@ def test_a_cloud_stack_needs_no_kind_or_docker(clone, tmp_path):
     completed = run(clone, tools(tmp_path), env={"STACK": "gke"})
     assert completed.returncode == 1
     assert "  - pulumi: " in completed.stderr
+    assert "  - gke-gcloud-auth-plugin: gcloud components install gke-gcloud-auth-plugin" in completed.stderr
     assert "kind" not in completed.stderr.split("Install what is missing")[0]
+    assert "  - aws: the AWS CLI" in run(clone, tools(tmp_path), env={"STACK": "eks"}).stderr
     assert "STACK=gke scripts/up.sh --offline" in completed.stderr
 
 
