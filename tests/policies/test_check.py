@@ -105,6 +105,12 @@ def test_a_program_is_checked_under_its_own_project_name(tmp_path, capsys):
     assert "For this check: --set gcpProject=<value>" in err
     assert check.main(["--program", str(tmp_path), "--stack", "dev", "--set", "gcpProject=demo-project"]) == 0
     assert "Resources the stack would create (0, grouped by 0 components)" in capsys.readouterr().out
+    # its own stack file is read (gcpProject comes from it: no --set needed) and checked for S1 like stacks/'s
+    (tmp_path / "Pulumi.dev.yaml").write_text("config:\n  shop:gcpProject: from-file\n  shop:dbPassword: hunter2\n")
+    assert check.main(["--program", str(tmp_path), "--stack", "dev"]) == 1
+    out = capsys.readouterr().out
+    assert "[mandatory]  no-plaintext-passwords  (stack config: Pulumi.dev.yaml)" in out
+    assert "S1: Pulumi.dev.yaml sets shop:dbPassword in plain text" in out
 
 
 def test_a_program_without_pulumi_yaml_needs_project(tmp_path, capsys):

@@ -8,7 +8,7 @@ never shows a pack: that the stack config keeps password-like keys ``secure:`` (
 
     python -m percona_mysql_k8s.policies.check --stack kind
     python -m percona_mysql_k8s.policies.check --stack gke --policy-config policy-config.json
-    python -m percona_mysql_k8s.policies.check --program examples/kind-pxc-benchmark --stack dev
+    python -m percona_mysql_k8s.policies.check --program examples/eks-pxc-proxysql --stack dev
     python -m percona_mysql_k8s.policies.check --stack kind --json
 
 Before the violations it lists every resource the stack would create, with its key sizes (CPU and
@@ -208,7 +208,8 @@ def main(argv: list[str] | None = None) -> int:
                 config.update(json.loads(args.config.read_text()))
             config.update({f"{project}:{key}": value for key, value in overrides.items()})
             registrations = offline.run_program(args.program, stack=args.stack, config=config, project=project, preview=True)
-            extra: list[Finding] = []
+            has_project = (args.program / "Pulumi.yaml").exists()
+            extra: list[Finding] = config_findings(_stack_file(args.program, args.stack)) if has_project else []
         else:
             config = offline.stack_config(args.stack)
             config.update({f"{project}:{key}": value for key, value in overrides.items()})
