@@ -35,6 +35,7 @@ TARGET=${TARGET:-kind}
 
 # --- prerequisites, all checked before anything is installed ------------------------------------------
 PYTHON_BIN=${PYTHON:-python3}
+if [ -x "$ROOT/.venv/bin/python" ]; then PYTHON_BIN="$ROOT/.venv/bin/python"; fi  # an existing venv decides
 missing=()
 need() {  # need <command> <how to get it>
   if ! command -v "$1" >/dev/null 2>&1; then
