@@ -1,10 +1,11 @@
-"""Print the tables of the worked example in docs/sizing.md (GKE n2-standard-16, light-oltp, HAProxy).
+"""The worked example of docs/sizing.md (GKE n2-standard-16, light-oltp, HAProxy): its tables and figures.
 
 Our numbers come from the sizing command's JSON, the peer's from the model in tests/peer for the same
-usable budget as an open-dimension request with connections = 0. Run from the repository root and
-paste the output into docs/sizing.md when the engine changes:
+usable budget as an open-dimension request with connections = 0. docs/generate.py writes ``blocks()``
+into docs/sizing.md's generated blocks (tests/docs fails when they are stale):
 
-    .venv/bin/python docs/sizing_example.py
+    .venv/bin/python docs/generate.py          # regenerate docs/sizing.md and docs/rules.md
+    .venv/bin/python docs/sizing_example.py    # print the blocks
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 # Run as a plain script: the peer model lives in the test tree, importable from the repository root.
 sys.path.insert(0, str(ROOT))
+
+from percona_mysql_k8s.core.rules import default_thresholds  # noqa: E402
 
 from tests.peer.peer_calculator import calculate  # noqa: E402
 from tests.peer.safety import judge  # noqa: E402
@@ -123,17 +126,85 @@ def peer_table(budget_cpu: int, budget_memory: int) -> str:
     return table(("peer (open dimension, load 2, connections 0)", *ENGINES), rows)
 
 
-def main() -> int:
+def peer_answers(budget_cpu: int, budget_memory: int) -> dict:
+    return {engine: calculate(db, budget_cpu, budget_memory, 2, 0) for engine, db in ENGINES.items()}
+
+
+def budget_text(result: dict) -> str:
+    node = result["budget"]["node"]
+    return (f"The usable memory, {node['usable_memory_bytes'] / GIB:.1f} GiB, matches the worked example of "
+            "[source 000](rules.md#source-000) (a 16 CPU / 64 GB node is really ~58 GB). With no DaemonSets given, "
+            f"the CPU reserve is only {node['reserved_cpu_millicores']}m.")
+
+
+def memory_text(results: dict[str, dict]) -> str:
+    pxc, gr = (results[e]["memory_model"]["terms"]["buffer_pool"] for e in ENGINES)
+    return ("Group replication pays for the certification reserve (M5) and the XCom structures (M4). Its buffer pool "
+            f"is therefore {(pxc - gr) / GIB:.1f} GiB smaller at the same budget: {(pxc - gr) / pxc:.0%} less, against the "
+            "9–11% premium [source 000](rules.md#source-000) measured for the whole process, because the premium is "
+            "charged here as a fixed reservation.")
+
+
+def differences_text(results: dict[str, dict]) -> str:
+    budget = results["pxc"]["budget"]
+    peer = peer_answers(budget["cpu"], budget["memory"])
+    verdicts = {engine: judge(answer) for engine, answer in peer.items()}
+    ours_pool = {e: results[e]["memory_model"]["terms"]["buffer_pool"] for e in ENGINES}
+    small = calculate("pxc", 4000, 8 * GIB, 2, 100)  # the peer's own example: PXC, 4 CPU / 8 GiB, 100 connections
+    gr_workers = int(results["group-replication"]["mysqld"]["replica_parallel_workers"])
+    rate = gr_workers * default_thresholds()["applier_tps_per_worker"]
+    pxc_peer = peer["pxc"]
+    return f"""The peer's buffer pools look similar ({mib(pxc_peer.buffer_pool)[:-4]} against our {mib(ours_pool['pxc'])} for PXC,
+{mib(peer['group-replication'].buffer_pool)[:-4]} against {mib(ours_pool['group-replication'])} for GR), but they are not safe.
+The peer sets a mysqld memory limit of {mib(pxc_peer.limit_memory('mysql'))}, and our model puts its settings at
+{mib(verdicts['pxc'].memory.peak_bytes)} (PXC) and {mib(verdicts['group-replication'].memory.peak_bytes)} (GR). The reasons:
+
+- The peer keeps nothing for the server's fixed overhead, the temporary tables (`temptable_max_ram`
+  stays at 8.0's 1 GiB default) or the page cache.
+- It charges only 60% of the gcache it configures.
+- For GR it sets a message cache of {peer['group-replication'].gcs_cache_size / GIB:.1f} GiB that grows with the connection count and
+  has no cap, and it keeps no reserve for certification info.
+- Per-connection memory is charged for E = N·λ connections. That is nearly all of them here
+  (λ ≈ {pxc_peer.load_factor:.2f}), but almost none for a small member: at 4 CPU / 8 GiB with 100 connections it
+  charges {small.steps['effective_connections']:.2f} of them.
+- On top of that, its requests are 95% of its limits (Burstable QoS). Under node pressure the kubelet
+  evicts such a pod before a Guaranteed one. Ours has request = limit for every container.
+
+The other settings differ in the direction of the peer's known weaknesses (each one reproduced by the
+model in `tests/peer/peer_calculator.py`):
+
+- **Redo larger than the buffer pool.** The redo log ({pxc_peer.redo_log_capacity / GIB:.1f} GiB) exceeds the buffer pool
+  ({pxc_peer.buffer_pool / GIB:.1f} GiB), and `innodb_log_files_in_group` is {pxc_peer.log_files_in_group}, above MySQL's maximum of 100.
+  Ours caps the redo at 90% of the pool.
+- **Timers.** The Galera timers look sane at this λ (`gcs.fc_limit = {pxc_peer.provider_options['gcs.fc_limit']}`). They scale with λ
+  and have no floor, so at low load they fall to `PT0S` and a single-digit `fc_limit`. The mysqld probe
+  timeout of {pxc_peer.probe_timeouts['mysql']} s, with liveness copying readiness, leaves a hung mysqld in place for
+  {pxc_peer.probe_timeouts['mysql'] // 60} minutes. Ours keeps the operator defaults and lengthens liveness only to cover the brownout.
+- **Flow control.** The peer sets no `gcs.fc_factor`, no GR applier or certifier threshold and no
+  `wsrep_applier_threads`. For GR the server default of 25 000 transactions applies: about
+  {25000 / rate:.0f} s of brownout at the apply rate we assume ({rate:.0f} tps). For PXC, `fc_limit` follows λ and
+  falls to single digits at low load. Ours bounds the brownout at {results['pxc']['brownout_seconds']:.2f} s (PXC) and
+  {results['group-replication']['brownout_seconds']:.1f} s (GR).
+- **Durability.** The peer's `innodb_flush_log_at_trx_commit = 2` trades durability away."""
+
+
+def blocks() -> dict[str, str]:
+    """Every generated block of docs/sizing.md, by name."""
     results = {engine: ours(engine) for engine in ENGINES}
     budget = results["pxc"]["budget"]
-    for title, text in (
-        ("Budget", budget_table(results["pxc"])),
-        ("Containers", container_table(results)),
-        ("Memory", memory_table(results)),
-        ("Settings", settings_table(results)),
-        ("Peer", peer_table(budget["cpu"], budget["memory"])),
-    ):
-        print(f"### {title}\n\n{text}\n")
+    return {
+        "budget": budget_table(results["pxc"]) + "\n\n" + budget_text(results["pxc"]),
+        "containers": container_table(results),
+        "memory": memory_table(results) + "\n\n" + memory_text(results),
+        "settings": settings_table(results),
+        "peer": peer_table(budget["cpu"], budget["memory"]),
+        "differences": differences_text(results),
+    }
+
+
+def main() -> int:
+    for name, text in blocks().items():
+        print(f"<!-- {name} -->\n{text}\n")
     return 0
 
 

@@ -72,7 +72,7 @@ case "${1:-}" in
     if running; then up; fi  # refuses, and leaves a control plane this run did not start alone
     trap down EXIT  # set before starting: a half-started control plane is stopped too
     "$TOOL" up
-    source "$ROOT/scripts/env.sh"  # the project's virtual environment (created from requirements.txt if needed)
+    PROJECT_ENV=dev source "$ROOT/scripts/env.sh"  # the project's virtual environment with the test tools (requirements-dev.txt)
     K8S_APISERVER_KUBECONFIG="$K8S_HOME/kubeconfig" K8S_APISERVER_REQUIRED=1 \
       python -m pytest -m apiserver tests/apiserver -rA "$@"
     ;;

@@ -40,13 +40,90 @@ def test_hand_written_resources_are_rejected_with_rule_ids(tmp_path, capsys):
     code = check.main(["--program", str(program), "--stack", "test", "--project", "p"])
     out = capsys.readouterr().out
     assert code == 1
-    assert out.startswith("Policies:\n    ❌ percona-mysql@v0.1.0 (local: policies)")
+    assert "\n\nPolicies:\n    ❌ percona-mysql@v0.1.0 (local: policies)" in out  # after the resource listing
     assert "- [mandatory]  galera-flow-control  (kubernetes:pxc.percona.com/v1:PerconaXtraDBCluster: shop)" in out
     assert "G1: spec.pxc.configuration sets gcs.fc_limit=500" in out
     # the ps-db release with chart defaults: flow control unbounded, memory auto-tuned
     assert "(kubernetes:helm.sh/v3:Release: ps)" in out
     for rule in ("F2:", "F3:", "M2:", "K2:"):
         assert rule in out
+
+
+def test_the_text_lists_every_resource_with_its_sizes(tmp_path, capsys):
+    # the hand-written pxc base (tests/policies/_bases/pxc.json): 3 members of 4 CPU / 16Gi with 100Gi
+    # volumes, 3 HAProxy pods of 400m / 256Mi, a log collector of 200m / 100M
+    good = resolve_resource({"base": "pxc"})
+    program = _program(tmp_path, [{"name": "shop", "props": good["props"], "protect": True}], GOOD_PS_VALUES)
+    check.main(["--program", str(program), "--stack", "test", "--project", "p"])
+    out = capsys.readouterr().out
+    listing, policies = out.split("\nPolicies:\n")
+    # two resources registered (the CR and the ps-db release), no component resources
+    assert listing.startswith("Resources the stack would create (2, grouped by 0 components):")
+    assert "kubernetes:pxc.percona.com/v1:PerconaXtraDBCluster  shop\n" in listing
+    assert "        spec.pxc: size 3, cpu 4 (request = limit), memory 16Gi (request = limit)" in listing
+    assert "        spec.pxc.volumeSpec.persistentVolumeClaim: storage 100Gi" in listing
+    assert "        spec.haproxy: size 3, cpu 400m (request = limit), memory 256Mi (request = limit)" in listing
+    assert "        spec.logcollector: cpu 200m (request = limit), memory 100M (request = limit)" in listing
+    assert "kubernetes:helm.sh/v3:Release" in listing
+    assert out.rstrip().endswith("in 2 resources.")
+
+
+def test_json_is_one_document_of_resources_and_diagnostics(tmp_path, capsys):
+    bad_pxc = resolve_resource({"base": "pxc", "patch": {"spec": {"pxc": {"configuration":
+        "[mysqld]\ninnodb_buffer_pool_size=8G\nwsrep_provider_options=\"gcs.fc_limit=500\"\n"}}}})
+    program = _program(tmp_path, [{"name": "shop", "props": bad_pxc["props"], "protect": True}], GOOD_PS_VALUES)
+    code = check.main(["--program", str(program), "--stack", "test", "--project", "p", "--json"])
+    document = json.loads(capsys.readouterr().out)
+    assert code == 1
+    assert set(document) == {"stack", "project", "pack", "resources", "diagnostics", "summary"}
+    assert (document["stack"], document["project"], document["pack"]["name"]) == ("test", "p", "percona-mysql")
+    shop = next(entry for entry in document["resources"] if entry["name"] == "shop")
+    pxc = next(sizes for sizes in shop["sizes"] if sizes["path"] == "spec.pxc")
+    # 4 CPU = 4000 millicores; 16Gi = 16 * 2**30 bytes; size crosses the protocol as 3.0 and is shown as 3
+    assert (pxc["shape"], pxc["cpu_millicores"], pxc["memory_bytes"]) == ({"size": 3}, 4000, 16 * 2**30)
+    volume = next(sizes for sizes in shop["sizes"] if sizes["path"] == "spec.pxc.volumeSpec.persistentVolumeClaim")
+    assert volume["storage_bytes"] == 100 * 2**30
+    # 100M is decimal: 100 * 10**6 bytes
+    assert next(s for s in shop["sizes"] if s["path"] == "spec.logcollector")["memory_bytes"] == 100 * 10**6
+    g1 = [d for d in document["diagnostics"] if d["policy"] == "galera-flow-control"]
+    assert g1 and g1[0]["rule"] == "G1" and g1[0]["level"] == "mandatory"
+    assert g1[0]["resource"] == {"type": "kubernetes:pxc.percona.com/v1:PerconaXtraDBCluster", "name": "shop"}
+    summary = document["summary"]
+    assert summary["resources"] == 2 and summary["components"] == 0
+    assert summary["mandatory"] == sum(d["level"] == "mandatory" for d in document["diagnostics"]) >= 1
+
+
+def test_a_program_is_checked_under_its_own_project_name(tmp_path, capsys):
+    # the CLI keys config by the name in the program's Pulumi.yaml; so does the check without --project
+    (tmp_path / "Pulumi.yaml").write_text("name: shop\nruntime: python\nconfig:\n  region:\n    type: string\n    default: eu\n")
+    (tmp_path / "__main__.py").write_text(
+        "import pulumi\nconfig = pulumi.Config()\n"
+        "pulumi.export('where', config.require('gcpProject') + '/' + config.require('region'))\n")
+    assert check.main(["--program", str(tmp_path), "--stack", "dev"]) == 2
+    err = capsys.readouterr().err
+    assert "shop:gcpProject" in err and "percona-mysql:" not in err
+    assert "For this check: --set gcpProject=<value>" in err
+    assert check.main(["--program", str(tmp_path), "--stack", "dev", "--set", "gcpProject=demo-project"]) == 0
+    assert "Resources the stack would create (0, grouped by 0 components)" in capsys.readouterr().out
+    # its own stack file is read (gcpProject comes from it: no --set needed) and checked for S1 like stacks/'s
+    (tmp_path / "Pulumi.dev.yaml").write_text("config:\n  shop:gcpProject: from-file\n  shop:dbPassword: hunter2\n")
+    assert check.main(["--program", str(tmp_path), "--stack", "dev"]) == 1
+    out = capsys.readouterr().out
+    assert "[mandatory]  no-plaintext-passwords  (stack config: Pulumi.dev.yaml)" in out
+    assert "S1: Pulumi.dev.yaml sets shop:dbPassword in plain text" in out
+
+
+def test_a_program_without_pulumi_yaml_needs_project(tmp_path, capsys):
+    (tmp_path / "__main__.py").write_text("import pulumi\n")
+    assert check.main(["--program", str(tmp_path), "--stack", "dev"]) == 2
+    assert "has no Pulumi.yaml: name its project with --project" in capsys.readouterr().err
+
+
+def test_an_unknown_stack_names_the_valid_ones(capsys):
+    assert check.main(["--stack", "nosuch"]) == 2
+    err = capsys.readouterr().err
+    shipped = ", ".join(sorted(p.stem.removeprefix("Pulumi.") for p in (REPOSITORY / "stacks").glob("Pulumi.*.yaml")))
+    assert f"--stack nosuch: no stacks/Pulumi.nosuch.yaml; valid stacks: {shipped}" in err
 
 
 def test_a_compliant_program_passes(tmp_path, capsys):

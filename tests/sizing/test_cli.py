@@ -59,6 +59,18 @@ def test_plot_writes_a_picture(tmp_path, suffix, magic):
     assert target.read_bytes().startswith(magic)
 
 
+def test_plot_without_matplotlib_says_how_to_get_it(tmp_path, monkeypatch, capsys):
+    # matplotlib is a development dependency (requirements-dev.txt); a runtime-only venv lacks it.
+    # None in sys.modules makes `import matplotlib` raise ImportError, as an absent package does.
+    from percona_mysql_k8s.sizing import cli
+
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    assert cli.main([*GR_EXAMPLE, "--plot", str(tmp_path / "split.png")]) == 2
+    error = capsys.readouterr().err
+    assert "matplotlib" in error and "requirements-dev.txt" in error
+    assert not (tmp_path / "split.png").exists()
+
+
 @pytest.mark.parametrize(
     ("args", "expected"),
     [

@@ -1,6 +1,6 @@
 """Errors raised by the core for bad input.
 
-Every error names the offending input key and, where one applies, the rule ID from RULES.md, so a user
+Every error names the offending input key and, where one applies, the rule ID from the rule catalogue (docs/rules.md), so a user
 can go from the message to the rule. Callers (the CLI, the stack program) print ``str(error)``: never a
 traceback.
 """

@@ -1,8 +1,9 @@
-"""The rule catalogue: every rule of RULES.md as data, and every threshold with its default.
+"""The rule catalogue: every rule as data, and every threshold with its default.
 
-This is the single definition that the sizing engine, the reports and the policy pack all read.
-Where RULES.md gives no number, the default below is the project's choice and is exposed as a policy
-configuration value (``Threshold.name``) rather than buried in code.
+This is the single definition that the sizing engine, the reports and the policy pack all read; the
+page docs/rules.md is generated from it (``python docs/generate.py``). ``Rule.sources`` are keys of
+``SOURCES``, public documents. Where a source gives no number, the default below is the project's choice
+and is exposed as a policy configuration value (``Threshold.name``) rather than buried in code.
 """
 
 from __future__ import annotations
@@ -63,7 +64,7 @@ _RULES = (
     Rule("K5", "Pods fit the pool",
          "On every pool, per node, the requests of the pods placed there (one database pod per node "
          "under the operators' required anti-affinity) plus DaemonSets fit the allocatable.",
-         M, ("000", "INTERFACES §7")),
+         M, ("000", "INTERFACES")),
     Rule("K6", "Probes never shorter than operator defaults",
          "Probe timeouts are never shorter than the operator defaults; under load a slow but healthy "
          "pod must not be killed.", A, ("000", "002")),
@@ -74,10 +75,10 @@ _RULES = (
          "a page-cache reserve, and for group replication the M4-M5 terms.", M, ("000",),
          (Threshold("fixed_server_overhead_bytes", 300 * 1024**2,
                     "Fixed mysqld overhead (performance schema, dictionary, table caches): ~300 MB "
-                    "measured on a 16-core node (seed 000).", "integer"),
+                    "measured on a 16-core node (source 000).", "integer"),
           Threshold("page_cache_reserve_fraction", 0.05,
                     "Share of the mysqld limit kept for page cache that counts against memory.max "
-                    "(binary and relay logs, active file pages; seed 000 on working set size).",
+                    "(binary and relay logs, active file pages; source 000 on working set size).",
                     "number"))),
     Rule("M2", "No bare-metal rule of thumb",
          "The buffer pool is what is left of the container limit after every other term; the "
@@ -90,7 +91,7 @@ _RULES = (
          "group_replication_message_cache_size (default 1 GiB, minimum 128 MiB) plus ~50 MB of "
          "structures is reserved.", M, ("000", "001"),
          (Threshold("xcom_structures_bytes", 50 * 1024**2,
-                    "XCom structures beside the message cache (seed 000).", "integer"),)),
+                    "XCom structures beside the message cache (source 000).", "integer"),)),
     Rule("M5", "Certification info reserved",
          "Group replication certification info grows while a member lags and is bounded only by "
          "bounding the apply queue; reserve for it (GR uses 9-11% more memory than PXC).",
@@ -103,7 +104,7 @@ _RULES = (
          A, ("000",),
          (Threshold("min_buffer_pool_fraction_pxc", 0.5,
                     "Smallest share of the member's memory budget left to the buffer pool when "
-                    "deriving connections (PXC; the peer calculator's floor, ALGORITHM §4).", "number"),
+                    "deriving connections (PXC; the floor of the peer calculator, mysqloperatorcalculator).", "number"),
           Threshold("min_buffer_pool_fraction_gr", 0.4,
                     "Same for group replication, which reserves the M4/M5 terms.", "number"),
           Threshold("min_connections", 20,
@@ -132,7 +133,7 @@ _RULES = (
          (Threshold("max_failover_brownout_seconds", 30,
                     "Longest accepted estimated write outage after a failover (seconds).", "number"),
           Threshold("applier_tps_per_worker", 12.5,
-                    "Assumed apply rate per applier thread: seed 002 sustained 400 tps without "
+                    "Assumed apply rate per applier thread: source 002 sustained 400 tps without "
                     "flow control with 32 applier threads on n2-standard-16.", "number", 0.001))),
     Rule("F6", "Parallel appliers per core",
          "replica_parallel_workers ~ 2.5 per CPU core of the mysqld container (14000m -> 35); more is "
@@ -152,7 +153,7 @@ _RULES = (
          "wsrep_applier_threads is set from the cores (default 2 is too low; 64 was best on 16 vCPU).",
          A, ("002",),
          (Threshold("galera_applier_threads_per_core", 4,
-                    "wsrep_applier_threads per mysqld core (seed 002: 64 best on 16 vCPU).",
+                    "wsrep_applier_threads per mysqld core (source 002: 64 best on 16 vCPU).",
                     "number", 0.001),)),
     Rule("G4", "wsrep_sync_wait", "wsrep_sync_wait = 1 is enough to avoid stale reads.", A, ("000",)),
     # T. Topology and proxies
@@ -224,6 +225,31 @@ THRESHOLDS: Mapping[str, Threshold] = MappingProxyType(
 THRESHOLD_RULE: Mapping[str, str] = MappingProxyType(
     {threshold.name: rule.id for rule in _RULES for threshold in rule.thresholds}
 )
+
+
+# Where the rules come from: the keys of ``Rule.sources``, each one or more public documents.
+SOURCES: Mapping[str, tuple[tuple[str, str], ...]] = MappingProxyType({
+    "000": (("Marco Tusa, The Failover Brownout: Rethinking High Availability in MySQL Group Replication",
+             "https://www.tusacentral.net/joomla/index.php/mysql-blogs/266-the-failover-brownout-rethinking-high-availability-in-mysql-group-replication"),),
+    "001": (("Bin Wang, The Art of Problem-Solving in Software Engineering: How to Make MySQL Better",
+             "https://github.com/enhancedformysql/The-Art-of-Problem-Solving-in-Software-Engineering_How-to-Make-MySQL-Better"),),
+    "002": (("Percona blog, Exploring Kubernetes CPU Resources in View of Percona XtraDB Cluster's Flow Control",
+             "https://www.percona.com/blog/exploring-kubernetes-cpu-resources-in-view-of-percona-xtradb-clusters-flow-control/"),),
+    "003": (("Marco Tusa, Sweet and sour can become bitter (group replication flow control)",
+             "https://www.tusacentral.net/joomla/index.php/mysql-blogs/192-sweet-and-sour-can-become-bitter"),),
+    "004": (("Marco Tusa, Comparisons of Proxies for MySQL",
+             "https://www.tusacentral.com/joomla/index.php/mysql-blogs/252-comparisons-of-proxies-for-mysql"),
+            ("Marco Tusa, A face to face with semi-synchronous replication",
+             "https://www.tusacentral.com/joomla/index.php/mysql-blogs/247-a-face-to-face-with-semi-synchronous-replication")),
+    "INTERFACES": (("Percona Operator for MySQL based on Percona XtraDB Cluster: custom resource options",
+                    "https://docs.percona.com/percona-operator-for-mysql/pxc/operator.html"),
+                   ("Percona Operator for MySQL based on Percona Server: custom resource options",
+                    "https://docs.percona.com/percona-operator-for-mysql/ps/operator.html"),
+                   ("the PXC operator's sources (CRDs, defaults, finalizers)",
+                    "https://github.com/percona/percona-xtradb-cluster-operator"),
+                   ("the PS operator's sources (CRDs, defaults, finalizers)",
+                    "https://github.com/percona/percona-server-mysql-operator")),
+})
 
 
 def rule(rule_id: str) -> Rule:

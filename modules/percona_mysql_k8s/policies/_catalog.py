@@ -7,7 +7,7 @@ from importlib import import_module
 PACK_NAME = "percona-mysql"
 PACK_DESCRIPTION = (
     "Percona MySQL on Kubernetes: flow control, memory split, topology, placement, capacity and safety "
-    "rules of RULES.md, on our modules, Helm charts and hand-written custom resources alike."
+    "rules of the rule catalogue (docs/rules.md), on our modules, Helm charts and hand-written custom resources alike."
 )
 
 # Resource policies, then stack policies; one module each.

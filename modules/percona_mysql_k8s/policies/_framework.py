@@ -39,7 +39,8 @@ from percona_mysql_k8s.core.rules import RULES
 from . import config as config_module
 from ._readers.values import Malformed, NotKnown, plain
 
-RULES_REFERENCE = "RULES.md (the project's rule catalogue, modules/percona_mysql_k8s/core/rules.py)"
+# Where a reader of a violation finds the rule: the page generated from the rule catalogue (core/rules.py).
+RULES_REFERENCE = "docs/rules.md (the rule catalogue, generated from modules/percona_mysql_k8s/core/rules.py)"
 
 
 @dataclass(frozen=True)

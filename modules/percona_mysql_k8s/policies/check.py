@@ -8,7 +8,12 @@ never shows a pack: that the stack config keeps password-like keys ``secure:`` (
 
     python -m percona_mysql_k8s.policies.check --stack kind
     python -m percona_mysql_k8s.policies.check --stack gke --policy-config policy-config.json
-    python -m percona_mysql_k8s.policies.check --program path/to/program --stack dev --project myproj
+    python -m percona_mysql_k8s.policies.check --program examples/eks-pxc-proxysql --stack dev
+    python -m percona_mysql_k8s.policies.check --stack kind --json
+
+Before the violations it lists every resource the stack would create, with its key sizes (CPU and
+memory of each container, storage, member counts, machine types); ``--json`` prints all of it as one
+document (``resources``, ``diagnostics``, ``summary``).
 """
 
 from __future__ import annotations
@@ -106,52 +111,125 @@ def render(report: Report, pack_path: str = "policies") -> str:
     return "\n".join(lines)
 
 
+def program_config(program: Path, stack: str, project: str | None) -> tuple[str, dict[str, str]]:
+    """Project name and config of a program other than stacks/, as the CLI would read them there.
+
+    The project is ``--project`` or the name in the program's own ``Pulumi.yaml`` (the CLI keys config by
+    that name); config starts from that file's defaults and its ``Pulumi.<stack>.yaml`` when present.
+    """
+    from percona_mysql_k8s import offline
+
+    if (program / "Pulumi.yaml").exists():
+        name = offline.project_name(program)
+        config = offline.stack_config(stack, program) if _stack_file(program, stack).exists() else _defaults(program)
+        return project or name, config if project in (None, name) else _renamed(config, name, project)
+    if project is None:
+        raise ValueError(f"{program} has no Pulumi.yaml: name its project with --project")
+    return project, {}
+
+
+def _stack_file(program: Path, stack: str) -> Path:
+    settings = yaml.safe_load((program / "Pulumi.yaml").read_text()) or {}
+    return program / settings.get("stackConfigDir", ".") / f"Pulumi.{stack}.yaml"
+
+
+def _defaults(program: Path) -> dict[str, str]:
+    settings = yaml.safe_load((program / "Pulumi.yaml").read_text()) or {}
+    name = settings["name"]
+    return {f"{name}:{key}": spec["default"] if isinstance(spec["default"], str) else json.dumps(spec["default"])
+            for key, spec in (settings.get("config") or {}).items() if isinstance(spec, dict) and "default" in spec}
+
+
+def _renamed(config: dict[str, str], old: str, new: str) -> dict[str, str]:
+    return {(f"{new}:{key.split(':', 1)[1]}" if key.startswith(f"{old}:") else key): value for key, value in config.items()}
+
+
+def _missing_config_hint(error: Exception) -> str:
+    """Pulumi's ConfigMissingError names the key as project:key; say how to give it to this check too."""
+    from pulumi.config import ConfigMissingError
+
+    if not isinstance(error, ConfigMissingError):
+        return ""
+    return f"\nFor this check: --set {str(error.key).split(':', 1)[-1]}=<value>"
+
+
+def document(report: Report, entries: list, *, stack: str, project: str) -> dict[str, Any]:
+    """The --json output: the resources the stack would create, their sizes, and every diagnostic."""
+    return {
+        "stack": stack,
+        "project": project,
+        "pack": {"name": report.pack, "version": report.version},
+        "resources": [entry.as_json() for entry in entries],
+        "diagnostics": [{"policy": f.diagnostic.policy, "level": f.diagnostic.level, "rule": f.diagnostic.rule,
+                         "resource": {"type": f.resource_type, "name": f.resource_name} if f.resource_type else None,
+                         "message": f.diagnostic.message} for f in report.findings],
+        "summary": {"resources": sum(1 for entry in entries if entry.custom),
+                    "components": sum(1 for entry in entries if not entry.custom),
+                    "mandatory": len(report.mandatory), "advisory": len(report.findings) - len(report.mandatory)},
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m percona_mysql_k8s.policies.check", description=__doc__.split("\n\n")[0])
     parser.add_argument("--stack", required=True, help="stack name: stacks/Pulumi.<stack>.yaml")
-    parser.add_argument("--program", type=Path, help="a program directory other than stacks/ (config from --config)")
-    parser.add_argument("--project", help="project name for --program (default: Pulumi.yaml's)")
+    parser.add_argument("--program", type=Path, help="a program directory other than stacks/ (its Pulumi.yaml names the project)")
+    parser.add_argument("--project", help="project name for --program (default: the name in the program's Pulumi.yaml)")
     parser.add_argument("--config", type=Path, help="JSON object of config for --program (project:key -> value)")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                        help="override a stack config key for this check, e.g. --set kindHostCpu=8 --set kindHostMemory=32Gi")
+                        help="override a config key for this check, e.g. --set kindHostCpu=8 --set kindHostMemory=32Gi")
     parser.add_argument("--policy-config", type=Path, help="JSON policy config as for `pulumi preview --policy-pack-config`")
-    parser.add_argument("--json", action="store_true", help="print the findings as JSON")
+    parser.add_argument("--json", action="store_true",
+                        help="print one JSON document: the resources with their sizes, the diagnostics and a summary")
     args = parser.parse_args(argv)
 
     from percona_mysql_k8s import offline
+
+    from ._inventory import inventory, render_inventory
 
     malformed = [pair for pair in args.set if "=" not in pair or not pair.split("=", 1)[0]]
     if malformed:
         print(f"error: --set expects KEY=VALUE, got {malformed[0]!r}", file=sys.stderr)
         return 2
     policy_config = json.loads(args.policy_config.read_text()) if args.policy_config else {}
+    overrides = dict(pair.split("=", 1) for pair in args.set)
+    if not args.program:
+        stack_dir = REPOSITORY / (yaml.safe_load((REPOSITORY / "Pulumi.yaml").read_text()).get("stackConfigDir") or ".")
+        stack_file = stack_dir / f"Pulumi.{args.stack}.yaml"
+        if not stack_file.exists():
+            known = sorted(path.name[len("Pulumi."):-len(".yaml")] for path in stack_dir.glob("Pulumi.*.yaml"))
+            print(f"error: --stack {args.stack}: no {stack_file.relative_to(REPOSITORY)}; valid stacks: {', '.join(known)}",
+                  file=sys.stderr)
+            return 2
+    project = args.project or offline.project_name()
     try:
         if args.program:
-            project = args.project or offline.project_name()
-            config = json.loads(args.config.read_text()) if args.config else {}
+            project, config = program_config(args.program, args.stack, args.project)
+            if args.config:
+                config.update(json.loads(args.config.read_text()))
+            config.update({f"{project}:{key}": value for key, value in overrides.items()})
             registrations = offline.run_program(args.program, stack=args.stack, config=config, project=project, preview=True)
-            extra: list[Finding] = []
+            has_project = (args.program / "Pulumi.yaml").exists()
+            extra: list[Finding] = config_findings(_stack_file(args.program, args.stack)) if has_project else []
         else:
-            project = offline.project_name()
-            overrides = dict(pair.split("=", 1) for pair in args.set)
             config = offline.stack_config(args.stack)
             config.update({f"{project}:{key}": value for key, value in overrides.items()})
             registrations = offline.run_stack(args.stack, preview=True, overrides=overrides)
-            stack_dir = yaml.safe_load((REPOSITORY / "Pulumi.yaml").read_text()).get("stackConfigDir", ".")
-            extra = config_findings(REPOSITORY / stack_dir / f"Pulumi.{args.stack}.yaml")
+            extra = config_findings(stack_file)
     except Exception as error:  # noqa: BLE001 - a program error is the user's to read, not a traceback
-        print(f"error: the stack program failed under mocks: {error}", file=sys.stderr)
+        hint = _missing_config_hint(error)
+        print(f"error: the stack program failed under mocks: {error}{hint}", file=sys.stderr)
         return 2
     report = check_registrations(registrations, stack=args.stack, project=project, config=config, policy_config=policy_config)
     report.findings.extend(extra)
+    entries = inventory(registrations)
     if args.json:
-        print(json.dumps([{"policy": f.diagnostic.policy, "level": f.diagnostic.level, "rule": f.diagnostic.rule,
-                           "resource": f"{f.resource_type}: {f.resource_name}" if f.resource_type else None,
-                           "message": f.diagnostic.message} for f in report.findings], indent=2))
+        print(json.dumps(document(report, entries, stack=args.stack, project=project), indent=2))
     else:
+        print(render_inventory(entries))
+        print()
         print(render(report))
         print(f"\n{len(report.mandatory)} mandatory and {len(report.findings) - len(report.mandatory)} advisory violation(s) "
-              f"in {len(registrations)} resources.")
+              f"in {sum(1 for entry in entries if entry.custom)} resources.")
     return 1 if report.mandatory else 0
 
 

@@ -12,7 +12,11 @@ def write_plot(result: SizingResult, path: str) -> None:
     suffix = Path(path).suffix.lower()
     if suffix not in (".png", ".svg"):
         raise ValueError(f"{path}: the picture must be .png or .svg")
-    import matplotlib
+    try:
+        import matplotlib
+    except ImportError:  # a development dependency (requirements-dev.txt): `pulumi up` never needs it
+        raise ValueError("--plot needs matplotlib, which the runtime requirements leave out: "
+                         "pip install -r requirements-dev.txt (or pip install matplotlib)") from None
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
