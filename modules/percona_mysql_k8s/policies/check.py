@@ -9,6 +9,14 @@ never shows a pack: that the stack config keeps password-like keys ``secure:`` (
     python -m percona_mysql_k8s.policies.check --stack kind
     python -m percona_mysql_k8s.policies.check --stack gke --policy-config policy-config.json
     python -m percona_mysql_k8s.policies.check --program path/to/program --stack dev --project myproj
+
+``--manifests PATH... | -`` judges Kubernetes objects instead of a program (GitOps: ``helm template``,
+``kustomize build`` or plain manifests): each object goes through the pack as the resource
+pulumi-kubernetes would register for it (percona_mysql_k8s.policies.manifests), with the same output
+and exit statuses; unreadable input exits 2 naming the file and the document.
+
+    helm template db percona/pxc-db -f values.yaml | python -m percona_mysql_k8s.policies.check --manifests -
+    python -m percona_mysql_k8s.policies.check --manifests deploy/ cluster.yaml
 """
 
 from __future__ import annotations
@@ -25,7 +33,10 @@ from typing import Any
 import yaml
 
 from percona_mysql_k8s.policies._engine import PACK_DIR, REPOSITORY, Diagnostic, Pack, Resource
+from percona_mysql_k8s.policies.manifests import STDIN, ManifestError, ManifestObject, read_manifests
 
+MANIFESTS = "manifests"  # the project and stack part of a manifest object's URN
+MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 PASSWORD_CONFIG_KEY = re.compile(r"(password|passwd|token|secret|apikey|api_key)", re.IGNORECASE)
 
 
@@ -58,21 +69,79 @@ def to_resources(registrations: Iterable, *, outputs: bool = False) -> list[Reso
                      protect=r.protect) for r in registrations]
 
 
+def analyze(pack: Pack, inputs: list[Resource], outputs: list[Resource],
+            subjects: Mapping[str, tuple[str, str]]) -> list[Finding]:
+    """Every resource's inputs to ``Analyze``, then all outputs to ``AnalyzeStack`` once, as the engine does.
+    ``subjects`` maps a URN to the (type, name) a finding is shown with."""
+    findings = []
+    for resource in inputs:
+        for diagnostic in pack.analyze(resource):
+            findings.append(Finding(diagnostic, *subjects[resource.urn]))
+    for diagnostic in pack.analyze_stack(outputs):
+        findings.append(Finding(diagnostic, *subjects.get(diagnostic.urn, (None, None))))
+    return findings
+
+
 def check_registrations(registrations: list, *, stack: str, project: str, config: Mapping[str, str] | None = None,
                         policy_config: Mapping[str, Mapping[str, Any]] | None = None) -> Report:
     registrations = list(registrations)
-    by_urn = {r.urn: r for r in registrations}
+    subjects = {r.urn: (r.type, r.name) for r in registrations}
     report = Report(pack="percona-mysql", version=pack_version())
     with Pack(stack=stack, project=project, config=config) as pack:
         report.pack = pack.info().name
         pack.configure(policy_config or {})
-        for resource in to_resources(registrations):
-            for diagnostic in pack.analyze(resource):
-                report.findings.append(Finding(diagnostic, resource.type, resource.name))
-        for diagnostic in pack.analyze_stack(to_resources(registrations, outputs=True)):
-            subject = by_urn.get(diagnostic.urn)
-            report.findings.append(Finding(diagnostic, subject.type if subject else None, subject.name if subject else None))
+        report.findings = analyze(pack, to_resources(registrations), to_resources(registrations, outputs=True), subjects)
     return report
+
+
+def manifest_resources(objects: Iterable[ManifestObject]) -> tuple[list[Resource], dict[str, tuple[str, str]]]:
+    """Objects as the resources the engine would send (inputs and outputs alike are the object), each with
+    a unique URN, and the subjects findings are shown with (name and where the object was read)."""
+    resources, subjects = [], {}
+    for index, obj in enumerate(objects):
+        urn = f"urn:pulumi:{MANIFESTS}::{MANIFESTS}::{obj.type}::{obj.name}"
+        if urn in subjects:  # the same object twice (kubectl would apply the last): keep both judged apart
+            urn = f"{urn}#{index}"
+        resources.append(Resource(urn=urn, type=obj.type, name=obj.name, properties=obj.props))
+        subjects[urn] = (obj.type, f"{obj.name} [{obj.origin}]")
+    return resources, subjects
+
+
+def check_manifests(objects: Iterable[ManifestObject], *, policy_config: Mapping[str, Mapping[str, Any]] | None = None,
+                    pack: Pack | None = None) -> Report:
+    """The pack's verdict on Kubernetes objects (percona_mysql_k8s.policies.manifests). There is no Pulumi
+    stack: the pack gets no stack name, so S4 judges finalizers but not Pulumi's ``protect``."""
+    resources, subjects = manifest_resources(objects)
+    report = Report(pack="percona-mysql", version=pack_version())
+    owned = pack is None
+    pack = pack or Pack(stack="", project=MANIFESTS)
+    try:
+        report.pack = pack.info().name
+        pack.configure(policy_config or {})
+        report.findings = analyze(pack, resources, resources, subjects)
+    finally:
+        if owned:
+            pack.close()
+    return report
+
+
+def read_manifest_paths(paths: Iterable[str], stdin=None) -> list[ManifestObject]:
+    """Every object of the given files (``-`` is stdin; a directory is its *.yaml, *.yml and *.json files,
+    as ``kubectl apply -f DIR`` reads it). Raises ManifestError naming the file."""
+    objects = []
+    for given in paths:
+        if given == STDIN:
+            objects.extend(read_manifests((stdin or sys.stdin).read(), STDIN))
+            continue
+        path = Path(given)
+        files = sorted(p for p in path.iterdir() if p.suffix in MANIFEST_SUFFIXES and p.is_file()) if path.is_dir() else [path]
+        for file in files:
+            try:
+                text = file.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError) as error:
+                raise ManifestError(f"{file}: cannot be read: {getattr(error, 'strerror', None) or error}") from None
+            objects.extend(read_manifests(text, str(file)))
+    return objects
 
 
 def config_findings(stack_file: Path) -> list[Finding]:
@@ -106,9 +175,53 @@ def render(report: Report, pack_path: str = "policies") -> str:
     return "\n".join(lines)
 
 
+def print_report(report: Report, resources: int, *, as_json: bool) -> int:
+    """Print the findings (the engine's ``Policies:`` section, or JSON) and return the exit status."""
+    if as_json:
+        print(json.dumps([{"policy": f.diagnostic.policy, "level": f.diagnostic.level, "rule": f.diagnostic.rule,
+                           "resource": f"{f.resource_type}: {f.resource_name}" if f.resource_type else None,
+                           "message": f.diagnostic.message} for f in report.findings], indent=2))
+    else:
+        print(render(report))
+        print(f"\n{len(report.mandatory)} mandatory and {len(report.findings) - len(report.mandatory)} advisory violation(s) "
+              f"in {resources} resources.")
+    return 1 if report.mandatory else 0
+
+
+def _check_manifests(args) -> int:
+    given = [flag for flag, value in (("--stack", args.stack), ("--program", args.program), ("--project", args.project),
+                                      ("--config", args.config), ("--set", args.set)) if value]
+    if given:
+        print(f"error: --manifests judges the objects given, not a stack program: {', '.join(given)} does not apply",
+              file=sys.stderr)
+        return 2
+    try:
+        objects = read_manifest_paths(args.manifests)
+        policy_config = _policy_config(args.policy_config)
+    except (ManifestError, ValueError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    return print_report(check_manifests(objects, policy_config=policy_config), len(objects), as_json=args.json)
+
+
+def _policy_config(path: Path | None) -> dict:
+    if path is None:
+        return {}
+    try:
+        config = json.loads(path.read_text())
+    except (OSError, ValueError) as error:
+        raise ValueError(f"--policy-config {path}: not a readable JSON file: {error}") from None
+    if not isinstance(config, dict):
+        raise ValueError(f"--policy-config {path}: must be a JSON object of policy name -> settings")
+    return config
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m percona_mysql_k8s.policies.check", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--stack", required=True, help="stack name: stacks/Pulumi.<stack>.yaml")
+    parser.add_argument("--stack", help="stack name: stacks/Pulumi.<stack>.yaml")
+    parser.add_argument("--manifests", nargs="+", metavar="PATH",
+                        help="judge Kubernetes manifests instead of a stack: YAML files or directories (kubectl -f style, "
+                             "helm template or kustomize build output), - for stdin")
     parser.add_argument("--program", type=Path, help="a program directory other than stacks/ (config from --config)")
     parser.add_argument("--project", help="project name for --program (default: Pulumi.yaml's)")
     parser.add_argument("--config", type=Path, help="JSON object of config for --program (project:key -> value)")
@@ -117,6 +230,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--policy-config", type=Path, help="JSON policy config as for `pulumi preview --policy-pack-config`")
     parser.add_argument("--json", action="store_true", help="print the findings as JSON")
     args = parser.parse_args(argv)
+    if args.manifests:
+        return _check_manifests(args)
+    if not args.stack:
+        parser.error("one of --stack or --manifests is required")
 
     from percona_mysql_k8s import offline
 
@@ -144,15 +261,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     report = check_registrations(registrations, stack=args.stack, project=project, config=config, policy_config=policy_config)
     report.findings.extend(extra)
-    if args.json:
-        print(json.dumps([{"policy": f.diagnostic.policy, "level": f.diagnostic.level, "rule": f.diagnostic.rule,
-                           "resource": f"{f.resource_type}: {f.resource_name}" if f.resource_type else None,
-                           "message": f.diagnostic.message} for f in report.findings], indent=2))
-    else:
-        print(render(report))
-        print(f"\n{len(report.mandatory)} mandatory and {len(report.findings) - len(report.mandatory)} advisory violation(s) "
-              f"in {len(registrations)} resources.")
-    return 1 if report.mandatory else 0
+    return print_report(report, len(registrations), as_json=args.json)
 
 
 if __name__ == "__main__":
