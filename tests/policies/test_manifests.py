@@ -1,0 +1,247 @@
+"""`python -m percona_mysql_k8s.policies.check --manifests`: Kubernetes objects judged by the pack over gRPC.
+
+Reading (percona_mysql_k8s.policies.manifests) is tested on streams in kubectl's, helm's and kustomize's
+style; the check on a `helm template` rendering of pxc-db (tests/policies/manifests/), the operators'
+own example CRs (read from ../shared, skipped when absent) and the hand-written compliant bases.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+from harness import SHARED, resolve_resource
+from percona_mysql_k8s.policies import check
+from percona_mysql_k8s.policies._engine import LIBRARY_ROOT, Resource
+from percona_mysql_k8s.policies.manifests import ManifestError, read_manifests, type_token
+
+HERE = Path(__file__).resolve().parent
+HELM_TEMPLATE = HERE / "manifests" / "helm-template-pxc-db.yaml"
+
+
+# ---- type tokens: what pulumi-kubernetes registers each object as --------------------------------
+
+@pytest.mark.parametrize(("api_version", "kind", "token"), [
+    # the core group is spelled "core" in tokens (pulumi_kubernetes.core.v1.Secret)
+    ("v1", "Secret", "kubernetes:core/v1:Secret"),
+    ("v1", "Service", "kubernetes:core/v1:Service"),
+    ("apps/v1", "Deployment", "kubernetes:apps/v1:Deployment"),
+    ("batch/v1", "CronJob", "kubernetes:batch/v1:CronJob"),
+    ("rbac.authorization.k8s.io/v1", "Role", "kubernetes:rbac.authorization.k8s.io/v1:Role"),
+    # apiextensions.CustomResource: f"kubernetes:{api_version}:{kind}"
+    ("pxc.percona.com/v1", "PerconaXtraDBCluster", "kubernetes:pxc.percona.com/v1:PerconaXtraDBCluster"),
+    ("ps.percona.com/v1", "PerconaServerMySQL", "kubernetes:ps.percona.com/v1:PerconaServerMySQL"),
+])
+def test_type_tokens_are_pulumi_kubernetes_ones(api_version, kind, token):
+    assert type_token(api_version, kind) == token
+
+
+def test_the_tokens_match_the_sdk_classes():
+    """The same tokens as the SDK's own classes (read from pulumi_kubernetes, which the pack never imports)."""
+    import pulumi_kubernetes as k8s
+    from pulumi.type_token import get_type_token
+
+    assert type_token("v1", "Secret") == get_type_token(k8s.core.v1.Secret)
+    assert type_token("apps/v1", "StatefulSet") == get_type_token(k8s.apps.v1.StatefulSet)
+    assert type_token("rbac.authorization.k8s.io/v1", "ClusterRole") == get_type_token(k8s.rbac.v1.ClusterRole)
+
+
+# ---- reading streams ----------------------------------------------------------------------------
+
+KUSTOMIZE_STYLE = """\
+# kustomize build overlays/prod (no leading separator, comments, an empty document, a List)
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: settings
+  namespace: db
+data:
+  started: 2024-05-01
+  1: one
+---
+---
+# nothing but a comment
+---
+apiVersion: v1
+kind: List
+items:
+- apiVersion: apps/v1
+  kind: Deployment
+  metadata: {name: web}
+  spec: {replicas: 2}
+  status: {readyReplicas: 2}
+- apiVersion: v1
+  kind: ServiceList
+  items:
+  - {apiVersion: v1, kind: Service, metadata: {name: web}}
+"""
+
+
+def test_documents_lists_comments_and_empty_documents():
+    objects = read_manifests(KUSTOMIZE_STYLE, "prod.yaml")
+    assert [(o.type, o.name, o.document) for o in objects] == [
+        ("kubernetes:core/v1:ConfigMap", "db/settings", 1),
+        ("kubernetes:apps/v1:Deployment", "web", 4),   # documents 2 and 3 are empty
+        ("kubernetes:core/v1:Service", "web", 4),       # a List inside a List: flattened as pulumi-kubernetes does
+    ]
+    config_map = objects[0].props
+    # sigs.k8s.io/yaml: a date stays the string written, a key is always a string
+    assert config_map["data"] == {"started": "2024-05-01", "1": "one"}
+    assert "status" not in objects[1].props and objects[1].props["spec"] == {"replicas": 2}
+    assert objects[1].origin == "prod.yaml, document 4"
+
+
+def test_helm_source_comments_name_the_template():
+    objects = read_manifests(HELM_TEMPLATE.read_text(), "out.yaml")
+    assert [(o.type, o.name, o.helm_source) for o in objects] == [
+        ("kubernetes:core/v1:Secret", "shop-pxc-db", "pxc-db/templates/cluster-secret.yaml"),
+        ("kubernetes:pxc.percona.com/v1:PerconaXtraDBCluster", "db/shop-pxc-db", "pxc-db/templates/cluster.yaml"),
+    ]
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("kind: Secret\nmetadata: {name: a}\n", "stdin: document 1 (line 1): apiVersion is missing"),
+    ("apiVersion: v1\nkind: Secret\nmetadata: {generateName: a-}\n", "stdin: document 1 (line 1): metadata.name is missing"),
+    ("apiVersion: v1\nkind: Secret\nmetadata: {name: a}\n---\n- 1\n- 2\n", "stdin: document 2 (line 5): a Kubernetes object is a mapping"),
+    ("apiVersion: v1\nkind: Secret\nmetadata: {name: a}\nmetadata: {name: b}\n",
+     'stdin: document 1 is not valid YAML at line 4, column 1: mapping key "metadata" already defined at line 3'),
+    ("apiVersion: v1\nkind: Secret\nmetadata: {name: a}\n---\nspec: [\n", "stdin: document 2 is not valid YAML at line 6"),
+    ("apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: Secret}\n", "stdin: document 1 (line 1), items[0]: metadata.name is missing"),
+])
+def test_unreadable_input_names_the_file_and_the_document(text, expected):
+    with pytest.raises(ManifestError) as error:
+        read_manifests(text, "-")
+    assert str(error.value).startswith(expected), str(error.value)
+
+
+# ---- the check ----------------------------------------------------------------------------------
+
+def _run(argv, capsys, stdin: str | None = None, monkeypatch=None):
+    if stdin is not None:
+        monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
+    code = check.main(argv)
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def _messages(findings) -> list[tuple[str, str, str]]:
+    return sorted((f["policy"], f["rule"], f["message"]) for f in findings)
+
+
+def test_helm_template_output_gets_the_verdict_of_the_chart_release(capsys, monkeypatch):
+    """The CR helm renders from the chart defaults is judged exactly as the pxc-db release of those defaults:
+    the same policies, rules and messages, with the CR's paths (spec.*) for the values' (values.*). The
+    passwords went into the rendered Secret, where they belong (no finding); in a release's values they
+    would be S1, so the release compared is the one of the chart defaults alone."""
+    code, out, _ = _run(["--manifests", "-", "--json"], capsys, HELM_TEMPLATE.read_text(), monkeypatch)
+    assert code == 1
+    rendered = json.loads(out)
+    release = Resource(urn="urn:pulumi:s::p::kubernetes:helm.sh/v3:Release::shop", type="kubernetes:helm.sh/v3:Release",
+                       name="shop", properties={"chart": "pxc-db", "version": "1.20.0", "values": {}})
+    with check.Pack(stack="", project=check.MANIFESTS) as pack:
+        pack.configure({})
+        by_values = check.analyze(pack, [release], [release], {release.urn: (release.type, "shop")})
+    expected = [{"policy": f.diagnostic.policy, "rule": f.diagnostic.rule,
+                 "message": f.diagnostic.message.replace("values.", "spec.")} for f in by_values]
+    assert _messages(rendered) == _messages(expected)
+    # chart defaults: no memory limits (K2, M1), auto-tuned buffer pool (M2), no pool placement (K4)
+    assert {"K2", "M1", "M2", "K4"} <= {f["rule"] for f in rendered}
+    assert {f["resource"] for f in rendered} == {
+        "kubernetes:pxc.percona.com/v1:PerconaXtraDBCluster: db/shop-pxc-db [stdin, document 2, pxc-db/templates/cluster.yaml]"}
+
+
+def test_the_stdin_pipe_of_a_real_process(tmp_path):
+    """`helm template ... | python -m percona_mysql_k8s.policies.check --manifests -`: the engine's Policies: output."""
+    result = subprocess.run([sys.executable, "-m", "percona_mysql_k8s.policies.check", "--manifests", "-"],
+                            input=HELM_TEMPLATE.read_text(), capture_output=True, text=True, timeout=120,
+                            env={"PYTHONPATH": str(LIBRARY_ROOT), "PATH": "/usr/bin:/bin"})
+    assert result.returncode == 1, result.stderr
+    assert result.stdout.startswith("Policies:\n    ❌ percona-mysql@v")
+    assert ("- [mandatory]  memory-split  (kubernetes:pxc.percona.com/v1:PerconaXtraDBCluster: db/shop-pxc-db "
+            "[stdin, document 2, pxc-db/templates/cluster.yaml])") in result.stdout
+    assert result.stdout.rstrip().endswith("in 2 resources.")
+
+
+def test_the_operators_example_crs_with_kubectl_style_files(capsys):
+    files = [SHARED / "pxc-operator-v1.19.0-cr.yaml", SHARED / "pxc-operator-v1.19.0-secrets.yaml", SHARED / "ps-operator-v1.2.0-cr.yaml"]
+    if not all(path.exists() for path in files):
+        pytest.skip("the operators' example CRs are not available (../shared/reference/percona is absent)")
+    code, out, _ = _run(["--manifests", *map(str, files), "--json"], capsys)
+    assert code == 1
+    findings = json.loads(out)
+    judged = {f["resource"].split(" [")[0] for f in findings}
+    assert judged == {"kubernetes:pxc.percona.com/v1:PerconaXtraDBCluster: cluster1",
+                      "kubernetes:ps.percona.com/v1:PerconaServerMySQL: ps-cluster1"}
+    ps_rules = {f["rule"] for f in findings if "ps-cluster1" in f["resource"]}
+    # the example leaves group replication flow control at the server defaults (25000): F2, F3
+    assert {"F2", "F3"} <= ps_rules
+
+
+def test_compliant_objects_pass(tmp_path, capsys):
+    """The hand-written bases (a sized PXC and a sized group-replication cluster placed on the database pool,
+    a sysbench Job on the monitoring pool) pass every policy, also as one kubectl-style directory."""
+    for name in ("pxc", "ps-gr", "sysbench-job"):
+        (tmp_path / f"{name}.yaml").write_text(yaml.safe_dump(resolve_resource({"base": name})["props"]))
+    (tmp_path / "README.md").write_text("not a manifest: kubectl -f DIR reads only .yaml, .yml and .json")
+    code, out, _ = _run(["--manifests", str(tmp_path)], capsys)
+    assert code == 0, out
+    assert out.startswith("Policies:\n    ✅ percona-mysql@v")
+    assert out.rstrip().endswith("0 mandatory and 0 advisory violation(s) in 3 resources.")
+
+
+def test_stack_policies_see_all_objects(tmp_path, capsys):
+    """AnalyzeStack gets every object: a PMM 2 client in the cluster against the PMM 3 server a StatefulSet
+    runs is S5 (pmm-versions-match, a stack policy), found only when both are in the input."""
+    cluster = resolve_resource({"base": "pxc", "patch": {"spec": {"pmm": {"image": "percona/pmm-client:2.44.1-1"}}}})["props"]
+    server = {"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "pmm", "namespace": "monitoring"},
+              "spec": {"replicas": 1, "template": {"spec": {
+                  "nodeSelector": {"mysql.percona.com/pool": "monitoring"},
+                  "containers": [{"name": "pmm", "image": "percona/pmm-server:3.8.1",
+                                  "resources": {"requests": {"cpu": "1", "memory": "2Gi"}, "limits": {"memory": "2Gi"}}}]}}}}
+    (tmp_path / "all.yaml").write_text(yaml.safe_dump_all([cluster, server]))
+    code, out, _ = _run(["--manifests", str(tmp_path / "all.yaml"), "--json"], capsys)
+    s5 = [f for f in json.loads(out) if f["policy"] == "pmm-versions-match"]
+    assert [f["rule"] for f in s5] == ["S5"]
+    assert "PMM 2.x client" in s5[0]["message"] and s5[0]["resource"].startswith(
+        "kubernetes:pxc.percona.com/v1:PerconaXtraDBCluster: db/shop [")
+    assert code == 1  # S5 is mandatory
+    (tmp_path / "all.yaml").write_text(yaml.safe_dump(cluster))
+    code, out, _ = _run(["--manifests", str(tmp_path / "all.yaml"), "--json"], capsys)
+    assert "pmm-versions-match" not in {f["policy"] for f in json.loads(out)}
+
+
+def test_the_same_object_twice_is_judged_twice(tmp_path, capsys):
+    """Two files with the same object (an overlay and its base, say): kubectl would apply the last; the
+    check judges both and names each by its file."""
+    bad = resolve_resource({"base": "pxc", "patch": {"spec": {"tls": {"enabled": False}}}})["props"]
+    (tmp_path / "a.yaml").write_text(yaml.safe_dump(bad))
+    (tmp_path / "b.yaml").write_text(yaml.safe_dump(bad))
+    code, out, _ = _run(["--manifests", str(tmp_path / "a.yaml"), str(tmp_path / "b.yaml"), "--json"], capsys)
+    s2 = [f["resource"] for f in json.loads(out) if f["rule"] == "S2"]
+    assert code == 1
+    assert sorted(name.rsplit("/", 1)[-1] for name in s2) == ["a.yaml, document 1]", "b.yaml, document 1]"]
+
+
+@pytest.mark.parametrize(("argv", "stdin", "expected"), [
+    (["--manifests", "/nonexistent/cluster.yaml"], None, "error: /nonexistent/cluster.yaml: cannot be read: No such file"),
+    (["--manifests", "-"], "apiVersion: v1\nkind: Secret\n", "error: stdin: document 1 (line 1): metadata.name is missing"),
+    (["--manifests", "-"], "a: [\n", "error: stdin: document 1 is not valid YAML"),
+    (["--manifests", "-", "--stack", "kind"], "", "error: --manifests judges the objects given, not a stack program: --stack"),
+])
+def test_bad_input_exits_2_with_one_clear_line(argv, stdin, expected, capsys, monkeypatch):
+    code, out, err = _run(argv, capsys, stdin if stdin is not None else "", monkeypatch)
+    assert code == 2
+    assert out == ""
+    assert err.startswith(expected), err
+    assert "Traceback" not in err
+
+
+def test_an_empty_input_is_no_violation(capsys, monkeypatch):
+    code, out, _ = _run(["--manifests", "-"], capsys, "# nothing rendered\n---\n", monkeypatch)
+    assert code == 0
+    assert out.rstrip().endswith("0 mandatory and 0 advisory violation(s) in 0 resources.")
