@@ -245,3 +245,48 @@ def test_an_empty_input_is_no_violation(capsys, monkeypatch):
     code, out, _ = _run(["--manifests", "-"], capsys, "# nothing rendered\n---\n", monkeypatch)
     assert code == 0
     assert out.rstrip().endswith("0 mandatory and 0 advisory violation(s) in 0 resources.")
+
+
+# ---- chart values: --chart with --values --------------------------------------------------------
+
+def test_values_files_are_judged_as_a_release_of_the_chart(tmp_path, capsys):
+    """`--chart pxc-db --values base.yaml --values prod.yaml`: merged as helm -f merges them (later files win,
+    maps key by key), judged as the pxc-db release the pack already reads (values over chart defaults)."""
+    (tmp_path / "base.yaml").write_text("pxc:\n  size: 3\n  configuration: |\n    [mysqld]\n    wsrep_sync_wait=1\ntls:\n  enabled: true\n")
+    (tmp_path / "prod.yaml").write_text("# the overlay turns TLS off\ntls:\n  enabled: false\n")
+    code, out, _ = _run(["--chart", "pxc-db", "--values", str(tmp_path / "base.yaml"), "--values", str(tmp_path / "prod.yaml"),
+                         "--release", "shop", "--json"], capsys)
+    findings = json.loads(out)
+    assert code == 1
+    assert {f["resource"] for f in findings} == {
+        f"kubernetes:helm.sh/v3:Release: shop [pxc-db values: {tmp_path / 'base.yaml'}, {tmp_path / 'prod.yaml'}]"}
+    rules = {f["rule"] for f in findings}
+    assert "S2" in rules  # prod.yaml's tls.enabled: false won over base.yaml's true
+    assert "G4" not in rules  # base.yaml's configuration survived the merge (wsrep_sync_wait=1)
+    assert {"K2", "M2"} <= rules  # chart defaults fill what neither file sets: no memory limit, auto-tuned buffer pool
+
+
+def test_values_with_manifests_are_one_stack(tmp_path, capsys):
+    """A pmm chart release from its values and a rendered PXC CR with a PMM 2 client: S5 across the two."""
+    cluster = resolve_resource({"base": "pxc", "patch": {"spec": {"pmm": {"image": "percona/pmm-client:2.44.1-1"}}}})["props"]
+    (tmp_path / "cluster.yaml").write_text(yaml.safe_dump(cluster))
+    (tmp_path / "pmm.yaml").write_text("image:\n  tag: 3.8.1\n")
+    code, out, _ = _run(["--manifests", str(tmp_path / "cluster.yaml"), "--chart", "pmm", "--values", str(tmp_path / "pmm.yaml"),
+                         "--json"], capsys)
+    assert code == 1
+    assert [f["rule"] for f in json.loads(out) if f["policy"] == "pmm-versions-match"] == ["S5"]
+
+
+@pytest.mark.parametrize(("argv", "content", "expected"), [
+    (["--chart", "pxc-db"], None, "error: --chart and --values go together"),
+    (["--chart", "pxc-db", "--values", "VALUES"], "- a\n- b\n", "error: VALUES: values are a mapping of keys, not list"),
+    (["--chart", "pxc-db", "--values", "VALUES"], "a: 1\n---\nb: 2\n", "error: VALUES: a values file is one YAML document, not 2"),
+    (["--chart", "pxc-db", "--values", "VALUES"], "pxc:\n  size: 3\n  size: 5\n", 'error: VALUES: document 1 is not valid YAML at line 3, column 3: mapping key "size" already defined at line 2'),
+])
+def test_bad_values_exit_2(argv, content, expected, tmp_path, capsys):
+    path = tmp_path / "values.yaml"
+    if content is not None:
+        path.write_text(content)
+    code, out, err = _run([str(path) if arg == "VALUES" else arg for arg in argv], capsys)
+    assert code == 2 and out == ""
+    assert err.startswith(expected.replace("VALUES", str(path))), err

@@ -110,3 +110,18 @@ def test_the_command_on_the_whole_corpus(entries, verdicts, tmp_path, capsys):
         got = corpus.summarize([check.Diagnostic(f["policy"], "", "", f["level"], f["message"], "", "")
                                 for f in by_file[f"{index:03d}.yaml"]])
         assert got == expected, entry["id"]
+
+
+def test_chart_values_through_the_command(entries, verdicts, tmp_path, capsys):
+    """The 13 chart entries as a user would check them: their values written to a file, `--chart NAME --values FILE`;
+    each gets its reviewed verdict."""
+    releases = [entry for entry in entries if not corpus.is_object(entry)]
+    assert len(releases) == 13
+    for index, entry in enumerate(releases):
+        values = tmp_path / f"values-{index}.yaml"
+        values.write_text(yaml.safe_dump(entry["props"]["values"]))
+        code = check.main(["--chart", entry["props"]["chart"], "--values", str(values), "--json"])
+        findings = json.loads(capsys.readouterr().out)
+        now = corpus.summarize([check.Diagnostic(f["policy"], "", "", f["level"], f["message"], "", "") for f in findings])
+        assert now == verdicts[entry["id"]]["diagnostics"], entry["id"]
+        assert code == (1 if any(row["level"] == "mandatory" for row in now) else 0)

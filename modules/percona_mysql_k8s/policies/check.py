@@ -33,7 +33,9 @@ from typing import Any
 import yaml
 
 from percona_mysql_k8s.policies._engine import PACK_DIR, REPOSITORY, Diagnostic, Pack, Resource
-from percona_mysql_k8s.policies.manifests import STDIN, ManifestError, ManifestObject, read_manifests
+from percona_mysql_k8s.policies._readers.helm import HELM_TYPES, PMM, PS_DB, PXC_DB
+from percona_mysql_k8s.policies._readers.values import deep_merge
+from percona_mysql_k8s.policies.manifests import STDIN, ManifestError, ManifestObject, read_manifests, read_values
 
 MANIFESTS = "manifests"  # the project and stack part of a manifest object's URN
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
@@ -125,6 +127,23 @@ def check_manifests(objects: Iterable[ManifestObject], *, policy_config: Mapping
     return report
 
 
+def chart_release(chart: str, values_files: Iterable[str], release: str | None = None, stdin=None) -> ManifestObject:
+    """A Helm release of ``chart`` with the given values files merged in order (later files win, maps merge
+    key by key, as ``helm template -f a.yaml -f b.yaml`` merges them): the resource the pack judges chart values
+    as (``kubernetes:helm.sh/v3:Release``, values over the chart defaults)."""
+    values: dict = {}
+    for given in values_files:
+        try:
+            text = (stdin or sys.stdin).read() if given == STDIN else Path(given).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as error:
+            raise ManifestError(f"{given}: cannot be read: {getattr(error, 'strerror', None) or error}") from None
+        values = deep_merge(values, read_values(text, given))
+    name = release or chart
+    files = ", ".join("stdin" if given == STDIN else given for given in values_files)
+    return ManifestObject(HELM_TYPES[0], name, {"chart": chart, "values": values}, files, 1, 1,
+                          described=f"{chart} values: {files}")
+
+
 def read_manifest_paths(paths: Iterable[str], stdin=None) -> list[ManifestObject]:
     """Every object of the given files (``-`` is stdin; a directory is its *.yaml, *.yml and *.json files,
     as ``kubectl apply -f DIR`` reads it). Raises ManifestError naming the file."""
@@ -195,8 +214,14 @@ def _check_manifests(args) -> int:
         print(f"error: --manifests judges the objects given, not a stack program: {', '.join(given)} does not apply",
               file=sys.stderr)
         return 2
+    if bool(args.chart) != bool(args.values):
+        print("error: --chart and --values go together: the chart's values are judged as a Helm release of that chart",
+              file=sys.stderr)
+        return 2
     try:
-        objects = read_manifest_paths(args.manifests)
+        objects = read_manifest_paths(args.manifests or [])
+        if args.chart:
+            objects.append(chart_release(args.chart, args.values, args.release))
         policy_config = _policy_config(args.policy_config)
     except (ManifestError, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)
@@ -222,6 +247,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--manifests", nargs="+", metavar="PATH",
                         help="judge Kubernetes manifests instead of a stack: YAML files or directories (kubectl -f style, "
                              "helm template or kustomize build output), - for stdin")
+    parser.add_argument("--chart", choices=(PXC_DB, PS_DB, PMM),
+                        help="with --values: judge Helm values of this chart (as a Helm release of it), alone or with --manifests")
+    parser.add_argument("--values", action="append", metavar="FILE",
+                        help="a values file for --chart (repeatable, merged in order as helm -f does; - for stdin)")
+    parser.add_argument("--release", help="the release name shown for --chart (default: the chart name)")
     parser.add_argument("--program", type=Path, help="a program directory other than stacks/ (config from --config)")
     parser.add_argument("--project", help="project name for --program (default: Pulumi.yaml's)")
     parser.add_argument("--config", type=Path, help="JSON object of config for --program (project:key -> value)")
@@ -230,7 +260,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--policy-config", type=Path, help="JSON policy config as for `pulumi preview --policy-pack-config`")
     parser.add_argument("--json", action="store_true", help="print the findings as JSON")
     args = parser.parse_args(argv)
-    if args.manifests:
+    if args.manifests or args.chart or args.values:
         return _check_manifests(args)
     if not args.stack:
         parser.error("one of --stack or --manifests is required")

@@ -48,9 +48,12 @@ class ManifestObject:
     document: int  # 1-based position of the document in its file
     line: int  # 1-based line where the document starts
     helm_source: str | None = None  # the template that rendered it (`# Source:` comment of helm template)
+    described: str | None = None  # where it comes from, when not one document of one file
 
     @property
     def origin(self) -> str:
+        if self.described:
+            return self.described
         where = f"{'stdin' if self.file == STDIN else self.file}, document {self.document}"
         return f"{where}, {self.helm_source}" if self.helm_source else where
 
@@ -166,3 +169,17 @@ def read_manifests(text: str, file: str = STDIN) -> list[ManifestObject]:
             found.append(ManifestObject(type_token(obj["apiVersion"], obj["kind"]), _name(obj, inner), props, file,
                                         number, line, helm_source))
     return found
+
+
+def read_values(text: str, file: str = STDIN) -> dict[str, Any]:
+    """A Helm values file, decoded as Helm decodes it (chartutil.ReadValues: sigs.k8s.io/yaml, one document,
+    a mapping; an empty file is no values). Raises :class:`ManifestError` naming the file."""
+    documents = [value for _, _, value in _documents(text, file)]
+    if len(documents) > 1:
+        raise ManifestError(f"{_display(file)}: a values file is one YAML document, not {len(documents)}")
+    values = documents[0] if documents else None
+    if values is None:
+        return {}
+    if not isinstance(values, dict):
+        raise ManifestError(f"{_display(file)}: values are a mapping of keys, not {type(values).__name__}")
+    return values
