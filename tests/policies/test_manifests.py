@@ -185,8 +185,10 @@ def test_the_operators_example_crs_with_kubectl_style_files(capsys):
 def test_compliant_objects_pass(tmp_path, capsys):
     """The hand-written bases (a sized PXC and a sized group-replication cluster placed on the database pool,
     a sysbench Job on the monitoring pool) pass every policy, also as one kubectl-style directory."""
-    for name in ("pxc", "ps-gr", "sysbench-job"):
+    for name in ("pxc", "ps-gr"):
         (tmp_path / f"{name}.yaml").write_text(yaml.safe_dump(resolve_resource({"base": name})["props"]))
+    # kubectl -f reads JSON as well
+    (tmp_path / "sysbench.json").write_text(json.dumps(resolve_resource({"base": "sysbench-job"})["props"], indent=2))
     (tmp_path / "README.md").write_text("not a manifest: kubectl -f DIR reads only .yaml, .yml and .json")
     code, out, _ = _run(["--manifests", str(tmp_path)], capsys)
     assert code == 0, out
@@ -290,3 +292,16 @@ def test_bad_values_exit_2(argv, content, expected, tmp_path, capsys):
     code, out, err = _run([str(path) if arg == "VALUES" else arg for arg in argv], capsys)
     assert code == 2 and out == ""
     assert err.startswith(expected.replace("VALUES", str(path))), err
+
+
+def test_kubectl_get_json_output(capsys, monkeypatch):
+    """`kubectl get pxc -o json | ... --manifests -`: a JSON v1 List of live objects, each with its status (output
+    only, dropped) and server-set metadata; the cluster is judged as its spec says."""
+    live = resolve_resource({"base": "pxc", "patch": {"spec": {"tls": {"enabled": False}}}})["props"]
+    live = dict(live, status={"state": "ready", "pxc": {"ready": 3}},
+                metadata=dict(live["metadata"], uid="0b7d…", resourceVersion="4711", creationTimestamp="2025-01-02T03:04:05Z"))
+    listed = {"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""}, "items": [live]}
+    code, out, _ = _run(["--manifests", "-", "--json"], capsys, json.dumps(listed, indent=4), monkeypatch)
+    assert code == 1
+    assert [(f["rule"], f["resource"]) for f in json.loads(out)] == [
+        ("S2", "kubernetes:pxc.percona.com/v1:PerconaXtraDBCluster: db/shop [stdin, document 1]")]
