@@ -104,6 +104,16 @@ def test_helm_source_comments_name_the_template():
     ]
 
 
+def test_a_source_comment_belongs_to_its_own_document_only():
+    """helm template prints `# Source:` for templates that render nothing too: such a comment names that empty
+    document, not the next object."""
+    text = ("---\n# Source: x/templates/empty.yaml\n---\n# Source: x/templates/secret.yaml\n"
+            "apiVersion: v1\nkind: Secret\nmetadata: {name: a}\n---\n# Source: x/templates/nothing.yaml\n---\n"
+            "apiVersion: v1\nkind: Secret\nmetadata: {name: b}\n")
+    assert [(o.name, o.document, o.helm_source) for o in read_manifests(text)] == [
+        ("a", 2, "x/templates/secret.yaml"), ("b", 4, None)]
+
+
 @pytest.mark.parametrize(("text", "expected"), [
     ("kind: Secret\nmetadata: {name: a}\n", "stdin: document 1 (line 1): apiVersion is missing"),
     ("apiVersion: v1\nkind: Secret\nmetadata: {generateName: a-}\n", "stdin: document 1 (line 1): metadata.name is missing"),
