@@ -315,3 +315,26 @@ def test_kubectl_get_json_output(capsys, monkeypatch):
     assert code == 1
     assert [(f["rule"], f["resource"]) for f in json.loads(out)] == [
         ("S2", "kubernetes:pxc.percona.com/v1:PerconaXtraDBCluster: db/shop [stdin, document 1]")]
+
+
+def test_a_rendering_with_proxysql_has_no_haproxy_to_judge(capsys, monkeypatch):
+    """pxc-db renders `haproxy: {enabled: false}` whenever proxysql.enabled is true (templates/cluster.yaml:
+    `if or (not .Values.haproxy.enabled) .Values.proxysql.enabled`); judged as rendered, nothing is said about
+    HAProxy and T2 sees one proxy kind. (The chart release of the same values is read from the values; see the
+    corpus verdict of charts/pxc-db/tests/values/proxysql-changed-defaults.yaml.)"""
+    secret, cluster = yaml.safe_load_all(HELM_TEMPLATE.read_text())
+    cluster["spec"]["haproxy"] = {"enabled": False}
+    cluster["spec"]["proxysql"] = {
+        "enabled": True, "size": 3, "image": "percona/proxysql2:2.7.3-1.3",
+        "resources": {"requests": {"memory": "1G", "cpu": "600m"}, "limits": {}},
+        "sidecarResources": {"requests": {}, "limits": {}},
+        "affinity": {"antiAffinityTopologyKey": "kubernetes.io/hostname"},
+        "volumeSpec": {"persistentVolumeClaim": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "8Gi"}}}}}
+    stream = "".join(f"---\n# Source: pxc-db/templates/{template}\n{yaml.safe_dump(doc)}"
+                     for template, doc in (("cluster-secret.yaml", secret), ("cluster.yaml", cluster)))
+    code, out, _ = _run(["--manifests", "-", "--json"], capsys, stream, monkeypatch)
+    findings = json.loads(out)
+    assert code == 1
+    assert [f["message"] for f in findings if "haproxy" in f["message"].split("\n", 1)[1]] == []
+    assert "T2" not in {f["rule"] for f in findings}
+    assert any("spec.proxysql" in f["message"] for f in findings if f["rule"] == "K2")  # the proxy that runs is judged
