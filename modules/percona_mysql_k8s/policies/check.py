@@ -14,6 +14,14 @@ never shows a pack: that the stack config keeps password-like keys ``secure:`` (
 Before the violations it lists every resource the stack would create, with its key sizes (CPU and
 memory of each container, storage, member counts, machine types); ``--json`` prints all of it as one
 document (``resources``, ``diagnostics``, ``summary``).
+
+``--manifests PATH... | -`` judges Kubernetes objects instead of a program (GitOps: ``helm template``,
+``kustomize build`` or plain manifests): each object goes through the pack as the resource
+pulumi-kubernetes would register for it (percona_mysql_k8s.policies.manifests), with the same output
+and exit statuses; unreadable input exits 2 naming the file and the document.
+
+    helm template db percona/pxc-db -f values.yaml | python -m percona_mysql_k8s.policies.check --manifests -
+    python -m percona_mysql_k8s.policies.check --manifests deploy/ cluster.yaml
 """
 
 from __future__ import annotations
@@ -30,7 +38,12 @@ from typing import Any
 import yaml
 
 from percona_mysql_k8s.policies._engine import PACK_DIR, REPOSITORY, Diagnostic, Pack, Resource
+from percona_mysql_k8s.policies._readers.helm import HELM_TYPES, PMM, PS_DB, PXC_DB
+from percona_mysql_k8s.policies._readers.values import deep_merge
+from percona_mysql_k8s.policies.manifests import STDIN, ManifestError, ManifestObject, read_manifests, read_values
 
+MANIFESTS = "manifests"  # the project and stack part of a manifest object's URN
+MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 PASSWORD_CONFIG_KEY = re.compile(r"(password|passwd|token|secret|apikey|api_key)", re.IGNORECASE)
 
 
@@ -63,21 +76,96 @@ def to_resources(registrations: Iterable, *, outputs: bool = False) -> list[Reso
                      protect=r.protect) for r in registrations]
 
 
+def analyze(pack: Pack, inputs: list[Resource], outputs: list[Resource],
+            subjects: Mapping[str, tuple[str, str]]) -> list[Finding]:
+    """Every resource's inputs to ``Analyze``, then all outputs to ``AnalyzeStack`` once, as the engine does.
+    ``subjects`` maps a URN to the (type, name) a finding is shown with."""
+    findings = []
+    for resource in inputs:
+        for diagnostic in pack.analyze(resource):
+            findings.append(Finding(diagnostic, *subjects[resource.urn]))
+    for diagnostic in pack.analyze_stack(outputs):
+        findings.append(Finding(diagnostic, *subjects.get(diagnostic.urn, (None, None))))
+    return findings
+
+
 def check_registrations(registrations: list, *, stack: str, project: str, config: Mapping[str, str] | None = None,
                         policy_config: Mapping[str, Mapping[str, Any]] | None = None) -> Report:
     registrations = list(registrations)
-    by_urn = {r.urn: r for r in registrations}
+    subjects = {r.urn: (r.type, r.name) for r in registrations}
     report = Report(pack="percona-mysql", version=pack_version())
     with Pack(stack=stack, project=project, config=config) as pack:
         report.pack = pack.info().name
         pack.configure(policy_config or {})
-        for resource in to_resources(registrations):
-            for diagnostic in pack.analyze(resource):
-                report.findings.append(Finding(diagnostic, resource.type, resource.name))
-        for diagnostic in pack.analyze_stack(to_resources(registrations, outputs=True)):
-            subject = by_urn.get(diagnostic.urn)
-            report.findings.append(Finding(diagnostic, subject.type if subject else None, subject.name if subject else None))
+        report.findings = analyze(pack, to_resources(registrations), to_resources(registrations, outputs=True), subjects)
     return report
+
+
+def manifest_resources(objects: Iterable[ManifestObject]) -> tuple[list[Resource], dict[str, tuple[str, str]]]:
+    """Objects as the resources the engine would send (inputs and outputs alike are the object), each with
+    a unique URN, and the subjects findings are shown with (name and where the object was read)."""
+    resources, subjects = [], {}
+    for index, obj in enumerate(objects):
+        urn = f"urn:pulumi:{MANIFESTS}::{MANIFESTS}::{obj.type}::{obj.name}"
+        if urn in subjects:  # the same object twice (kubectl would apply the last): keep both judged apart
+            urn = f"{urn}#{index}"
+        resources.append(Resource(urn=urn, type=obj.type, name=obj.name, properties=obj.props))
+        subjects[urn] = (obj.type, f"{obj.name} [{obj.origin}]")
+    return resources, subjects
+
+
+def check_manifests(objects: Iterable[ManifestObject], *, policy_config: Mapping[str, Mapping[str, Any]] | None = None,
+                    pack: Pack | None = None) -> Report:
+    """The pack's verdict on Kubernetes objects (percona_mysql_k8s.policies.manifests). There is no Pulumi
+    stack: the pack gets no stack name, so S4 judges finalizers but not Pulumi's ``protect``."""
+    resources, subjects = manifest_resources(objects)
+    report = Report(pack="percona-mysql", version=pack_version())
+    owned = pack is None
+    pack = pack or Pack(stack="", project=MANIFESTS)
+    try:
+        report.pack = pack.info().name
+        pack.configure(policy_config or {})
+        report.findings = analyze(pack, resources, resources, subjects)
+    finally:
+        if owned:
+            pack.close()
+    return report
+
+
+def chart_release(chart: str, values_files: Iterable[str], release: str | None = None, stdin=None) -> ManifestObject:
+    """A Helm release of ``chart`` with the given values files merged in order (later files win, maps merge
+    key by key, as ``helm template -f a.yaml -f b.yaml`` merges them): the resource the pack judges chart values
+    as (``kubernetes:helm.sh/v3:Release``, values over the chart defaults)."""
+    values: dict = {}
+    for given in values_files:
+        try:
+            text = (stdin or sys.stdin).read() if given == STDIN else Path(given).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as error:
+            raise ManifestError(f"{given}: cannot be read: {getattr(error, 'strerror', None) or error}") from None
+        values = deep_merge(values, read_values(text, given))
+    name = release or chart
+    files = ", ".join("stdin" if given == STDIN else given for given in values_files)
+    return ManifestObject(HELM_TYPES[0], name, {"chart": chart, "values": values}, files, 1, 1,
+                          described=f"{chart} values: {files}")
+
+
+def read_manifest_paths(paths: Iterable[str], stdin=None) -> list[ManifestObject]:
+    """Every object of the given files (``-`` is stdin; a directory is its *.yaml, *.yml and *.json files,
+    as ``kubectl apply -f DIR`` reads it). Raises ManifestError naming the file."""
+    objects = []
+    for given in paths:
+        if given == STDIN:
+            objects.extend(read_manifests((stdin or sys.stdin).read(), STDIN))
+            continue
+        path = Path(given)
+        files = sorted(p for p in path.iterdir() if p.suffix in MANIFEST_SUFFIXES and p.is_file()) if path.is_dir() else [path]
+        for file in files:
+            try:
+                text = file.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError) as error:
+                raise ManifestError(f"{file}: cannot be read: {getattr(error, 'strerror', None) or error}") from None
+            objects.extend(read_manifests(text, str(file)))
+    return objects
 
 
 def config_findings(stack_file: Path) -> list[Finding]:
@@ -160,18 +248,85 @@ def document(report: Report, entries: list, *, stack: str, project: str) -> dict
         "project": project,
         "pack": {"name": report.pack, "version": report.version},
         "resources": [entry.as_json() for entry in entries],
-        "diagnostics": [{"policy": f.diagnostic.policy, "level": f.diagnostic.level, "rule": f.diagnostic.rule,
-                         "resource": {"type": f.resource_type, "name": f.resource_name} if f.resource_type else None,
-                         "message": f.diagnostic.message} for f in report.findings],
-        "summary": {"resources": sum(1 for entry in entries if entry.custom),
-                    "components": sum(1 for entry in entries if not entry.custom),
-                    "mandatory": len(report.mandatory), "advisory": len(report.findings) - len(report.mandatory)},
+        "diagnostics": _diagnostics(report),
+        "summary": _summary(report, resources=sum(1 for entry in entries if entry.custom),
+                            components=sum(1 for entry in entries if not entry.custom)),
+    }
+
+
+def _check_manifests(args) -> int:
+    given = [flag for flag, value in (("--stack", args.stack), ("--program", args.program), ("--project", args.project),
+                                      ("--config", args.config), ("--set", args.set)) if value]
+    if given:
+        print(f"error: --manifests judges the objects given, not a stack program: {', '.join(given)} does not apply",
+              file=sys.stderr)
+        return 2
+    if bool(args.chart) != bool(args.values):
+        print("error: --chart and --values go together: the chart's values are judged as a Helm release of that chart",
+              file=sys.stderr)
+        return 2
+    try:
+        objects = read_manifest_paths(args.manifests or [])
+        if args.chart:
+            objects.append(chart_release(args.chart, args.values, args.release))
+        policy_config = _policy_config(args.policy_config)
+    except (ManifestError, ValueError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    report = check_manifests(objects, policy_config=policy_config)
+    if args.json:
+        print(json.dumps(manifests_document(report, objects), indent=2))
+    else:
+        print(render(report))
+        print(f"\n{len(report.mandatory)} mandatory and {len(report.findings) - len(report.mandatory)} advisory violation(s) "
+              f"in {len(objects)} resources.")
+    return 1 if report.mandatory else 0
+
+
+def _policy_config(path: Path | None) -> dict:
+    if path is None:
+        return {}
+    try:
+        config = json.loads(path.read_text())
+    except (OSError, ValueError) as error:
+        raise ValueError(f"--policy-config {path}: not a readable JSON file: {error}") from None
+    if not isinstance(config, dict):
+        raise ValueError(f"--policy-config {path}: must be a JSON object of policy name -> settings")
+    return config
+
+
+def _diagnostics(report: Report) -> list[dict[str, Any]]:
+    return [{"policy": f.diagnostic.policy, "level": f.diagnostic.level, "rule": f.diagnostic.rule,
+             "resource": {"type": f.resource_type, "name": f.resource_name} if f.resource_type else None,
+             "message": f.diagnostic.message} for f in report.findings]
+
+
+def _summary(report: Report, **counts: int) -> dict[str, int]:
+    return {**counts, "mandatory": len(report.mandatory), "advisory": len(report.findings) - len(report.mandatory)}
+
+
+def manifests_document(report: Report, objects: list[ManifestObject]) -> dict[str, Any]:
+    """The --manifests --json output: the same shape as the stack check's, with the objects read."""
+    return {
+        "manifests": sorted({obj.origin.split(" ")[0] for obj in objects}),
+        "pack": {"name": report.pack, "version": report.version},
+        "resources": [{"type": obj.type, "name": obj.name, "origin": obj.origin} for obj in objects],
+        "diagnostics": _diagnostics(report),
+        "summary": _summary(report, resources=len(objects)),
     }
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m percona_mysql_k8s.policies.check", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--stack", required=True, help="stack name: stacks/Pulumi.<stack>.yaml")
+    parser.add_argument("--stack", help="stack name: stacks/Pulumi.<stack>.yaml")
+    parser.add_argument("--manifests", nargs="+", metavar="PATH",
+                        help="judge Kubernetes manifests instead of a stack: YAML files or directories (kubectl -f style, "
+                             "helm template or kustomize build output), - for stdin")
+    parser.add_argument("--chart", choices=(PXC_DB, PS_DB, PMM),
+                        help="with --values: judge Helm values of this chart (as a Helm release of it), alone or with --manifests")
+    parser.add_argument("--values", action="append", metavar="FILE",
+                        help="a values file for --chart (repeatable, merged in order as helm -f does; - for stdin)")
+    parser.add_argument("--release", help="the release name shown for --chart (default: the chart name)")
     parser.add_argument("--program", type=Path, help="a program directory other than stacks/ (its Pulumi.yaml names the project)")
     parser.add_argument("--project", help="project name for --program (default: the name in the program's Pulumi.yaml)")
     parser.add_argument("--config", type=Path, help="JSON object of config for --program (project:key -> value)")
@@ -181,6 +336,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true",
                         help="print one JSON document: the resources with their sizes, the diagnostics and a summary")
     args = parser.parse_args(argv)
+    if args.manifests or args.chart or args.values:
+        return _check_manifests(args)
+    if not args.stack:
+        parser.error("one of --stack or --manifests is required")
 
     from percona_mysql_k8s import offline
 
@@ -190,7 +349,11 @@ def main(argv: list[str] | None = None) -> int:
     if malformed:
         print(f"error: --set expects KEY=VALUE, got {malformed[0]!r}", file=sys.stderr)
         return 2
-    policy_config = json.loads(args.policy_config.read_text()) if args.policy_config else {}
+    try:
+        policy_config = _policy_config(args.policy_config)
+    except ValueError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     overrides = dict(pair.split("=", 1) for pair in args.set)
     if not args.program:
         stack_dir = REPOSITORY / (yaml.safe_load((REPOSITORY / "Pulumi.yaml").read_text()).get("stackConfigDir") or ".")
