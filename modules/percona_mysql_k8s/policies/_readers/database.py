@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from percona_mysql_k8s.core.memory import GROUP_REPLICATION, PXC
-from percona_mysql_k8s.core.mycnf import PROVIDER_OPTIONS, MyCnfError, mysqld_options, parse_provider_options
+from percona_mysql_k8s.core.mycnf import PROVIDER_OPTIONS, MyCnfError, effective_options, parse_provider_options
 from percona_mysql_k8s.core.sidecars import (
     HAPROXY,
     LOG_COLLECTOR_CONTAINERS,
@@ -227,12 +227,18 @@ class DatabaseView:
         return as_str(self.get(self.config_rel), self.path(self.config_rel))
 
     def options(self) -> dict[str, str]:
-        """mysqld's options from the configuration string, keys normalized (``loose_`` stripped)."""
+        """What mysqld runs with from the configuration, read as mysqld reads it in the operator's
+        layering (core.mycnf.effective_options): every group mysqld reads for this version, last value
+        wins. An ``!include`` of a file the pack cannot see is Malformed: undecidable, never assumed good."""
         if self._options is None:
+            where = self.path(self.config_rel)
             try:
-                self._options = mysqld_options(self.config_text())
+                effective = effective_options(self.operator, self.config_text(), self.mysql_version())
             except MyCnfError as error:
-                raise Malformed(self.path(self.config_rel), f"is not a readable option file ({error})") from None
+                raise Malformed(where, f"is not a readable option file: mysqld would refuse it ({error})") from None
+            if effective.undecided:
+                raise Malformed(where, f"cannot be judged: {effective.undecided[0].reason}")
+            self._options = effective.values()
         return self._options
 
     def provider_options(self) -> dict[str, str]:
