@@ -186,13 +186,20 @@ def _read_lines(text: str, path: str, start_group: str | None) -> Iterable[Setti
         line = _remove_end_comment(line)
         name, separator, value = line.partition("=")
         name = name.strip(_BLANKS)
-        if not _NAME.match(name):
-            raise MyCnfError(f"{path} line {number}: cannot read {raw.strip()[:60]!r} as name=value")
         written = value.strip(_BLANKS)
         if separator:
             yield Setting(normalize_key(name), _decode(written), group, path, number, written)
         else:
             yield Setting(normalize_key(name), "ON", group, path, number, name, bare=True)
+
+
+def _check_name(setting: Setting) -> Setting:
+    """A line in a group mysqld reads must name an option; elsewhere mysqld never parses it as one
+    (the upstream cr.yaml's ``[xtrabackup]`` has a prose line ``for PXC 5.7``)."""
+    if not _NAME.match(setting.key):
+        raise MyCnfError(f"{setting.file} line {setting.line}: cannot read {setting.key[:60]!r} in [{setting.group}] "
+                         "as name=value (mysqld stops on an unknown option)")
+    return setting
 
 
 def _expand(setting: Setting) -> list[Setting]:
@@ -249,7 +256,7 @@ def read_files(files: Sequence[OptionFile], groups: Iterable[str]) -> Effective:
                 group = item[0]
             elif isinstance(item, Setting):
                 if item.group in wanted:
-                    for setting in _expand(item):
+                    for setting in _expand(_check_name(item)):
                         effective.settings.pop(setting.key, None)  # keep read order: the last one is last
                         effective.settings[setting.key] = setting
         return group
@@ -312,8 +319,11 @@ def parse(text: object, default_section: str | None = MYSQLD) -> dict[str, dict[
     if not isinstance(text, str):
         raise MyCnfError(f"configuration must be a string, got {type(text).__name__}")
     sections: dict[str, dict[str, str]] = {}
+    read_by_mysqld = mysqld_groups(None)
     for item in _read_lines(text, "configuration", default_section):
         if isinstance(item, Setting):
+            if item.group in read_by_mysqld:
+                _check_name(item)
             sections.setdefault(item.group, {})[item.key] = item.value
         elif isinstance(item, tuple):
             sections.setdefault(item[0], {})
