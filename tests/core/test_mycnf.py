@@ -177,3 +177,9 @@ def test_render_then_read_gives_the_same_values(options):
     # mysqld's reading gives it back; keys are unique so the last-wins rule does not interfere. Values are
     # stripped by mysqld only outside quotes, and render quotes any value with blanks.
     assert mysqld_options(render(options)) == {key: value for key, value in options.items()}
+
+
+def test_plugin_load_resets_and_plugin_load_add_accumulates():
+    effective = effective_options("ps", "plugin_load_add=rpl_semi_sync_source=semisync_source.so\n"
+                                        "plugin-load=a.so;b=b.so\nloose-plugin-load-add=semisync_replica.so\n", "8.4")
+    assert effective.plugin_libraries() == ["a.so", "b.so", "semisync_replica.so"]

@@ -66,6 +66,7 @@ class Setting:
     line: int
     written: str  # the value as the user wrote it (for messages)
     bare: bool = False  # a name without ``=value``
+    loose: bool = False  # written ``loose-name``: an unknown option is a warning, not a stop
 
 
 @dataclass(frozen=True)
@@ -98,9 +99,25 @@ class Effective:
 
     settings: dict[str, Setting] = field(default_factory=dict)
     undecided: list[Undecided] = field(default_factory=list)
+    history: list[Setting] = field(default_factory=list)  # every setting read, in read order
 
     def values(self) -> dict[str, str]:
         return {key: setting.value for key, setting in self.settings.items()}
+
+    def plugin_libraries(self) -> list[str]:
+        """Libraries mysqld loads at startup: ``plugin_load`` replaces the list, each ``plugin_load_add``
+        adds to it (MySQL manual, "Installing and Uninstalling Plugins"; values ``[name=]lib[;...]``)."""
+        libraries: list[str] = []
+        for setting in self.history:
+            if setting.key not in ("plugin_load", "plugin_load_add"):
+                continue
+            if setting.key == "plugin_load":
+                libraries = []
+            for part in setting.value.split(";"):
+                library = part.rpartition("=")[2].strip().lower()
+                if library:
+                    libraries.append(library)
+        return libraries
 
 
 @lru_cache(maxsize=4096)
@@ -187,10 +204,11 @@ def _read_lines(text: str, path: str, start_group: str | None) -> Iterable[Setti
         name, separator, value = line.partition("=")
         name = name.strip(_BLANKS)
         written = value.strip(_BLANKS)
+        loose = name.lower().replace("-", "_").startswith("loose_")
         if separator:
-            yield Setting(normalize_key(name), _decode(written), group, path, number, written)
+            yield Setting(normalize_key(name), _decode(written), group, path, number, written, loose=loose)
         else:
-            yield Setting(normalize_key(name), "ON", group, path, number, name, bare=True)
+            yield Setting(normalize_key(name), "ON", group, path, number, name, bare=True, loose=loose)
 
 
 def _check_name(setting: Setting) -> Setting:
@@ -209,8 +227,17 @@ def _expand(setting: Setting) -> list[Setting]:
         if setting.bare and setting.key.startswith(prefix):
             name = setting.key[len(prefix):]
             if name:
-                result.append(Setting(name, state, setting.group, setting.file, setting.line, setting.written))
+                result.append(Setting(name, state, setting.group, setting.file, setting.line, setting.written,
+                                      loose=setting.loose))
     return result
+
+
+_TRUE = frozenset({"on", "true", "1"})
+
+
+def is_on(value: str | None) -> bool:
+    """A boolean option as my_getopt reads it: ``ON``, ``TRUE`` or ``1`` (any case) is true."""
+    return (value or "").strip().lower() in _TRUE
 
 
 def mysqld_groups(version: str | None) -> frozenset[str]:
@@ -257,6 +284,7 @@ def read_files(files: Sequence[OptionFile], groups: Iterable[str]) -> Effective:
             elif isinstance(item, Setting):
                 if item.group in wanted:
                     for setting in _expand(_check_name(item)):
+                        effective.history.append(setting)
                         effective.settings.pop(setting.key, None)  # keep read order: the last one is last
                         effective.settings[setting.key] = setting
         return group
@@ -374,6 +402,6 @@ def render(options: Mapping[str, object], section: str | None = MYSQLD) -> str:
 
 __all__ = [
     "MYSQLD", "PROVIDER_OPTIONS", "SERVER", "Effective", "MyCnfError", "OptionFile", "Setting", "Undecided",
-    "effective_options", "mysqld_groups", "mysqld_options", "normalize_key", "operator_files", "parse",
+    "effective_options", "is_on", "mysqld_groups", "mysqld_options", "normalize_key", "operator_files", "parse",
     "parse_provider_options", "read_files", "render", "render_provider_options",
 ]

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from percona_mysql_k8s.core.memory import GROUP_REPLICATION, PXC
-from percona_mysql_k8s.core.mycnf import PROVIDER_OPTIONS, MyCnfError, effective_options, parse_provider_options
+from percona_mysql_k8s.core.mycnf import PROVIDER_OPTIONS, Effective, MyCnfError, effective_options, parse_provider_options
 from percona_mysql_k8s.core.sidecars import (
     HAPROXY,
     LOG_COLLECTOR_CONTAINERS,
@@ -136,6 +136,7 @@ class DatabaseView:
     root: dict
     metadata: dict
     name: str
+    _effective: Effective | None = field(default=None, repr=False)
     _options: dict | None = field(default=None, repr=False)
 
     # ---- paths and raw access ----------------------------------------------------------------
@@ -226,11 +227,11 @@ class DatabaseView:
     def config_text(self) -> str | None:
         return as_str(self.get(self.config_rel), self.path(self.config_rel))
 
-    def options(self) -> dict[str, str]:
-        """What mysqld runs with from the configuration, read as mysqld reads it in the operator's
-        layering (core.mycnf.effective_options): every group mysqld reads for this version, last value
-        wins. An ``!include`` of a file the pack cannot see is Malformed: undecidable, never assumed good."""
-        if self._options is None:
+    def effective(self) -> Effective:
+        """The configuration read as mysqld reads it in the operator's layering
+        (core.mycnf.effective_options): every group mysqld reads for this version, last value wins.
+        An ``!include`` of a file the pack cannot see is Malformed: undecidable, never assumed good."""
+        if self._effective is None:
             where = self.path(self.config_rel)
             try:
                 effective = effective_options(self.operator, self.config_text(), self.mysql_version())
@@ -238,7 +239,13 @@ class DatabaseView:
                 raise Malformed(where, f"is not a readable option file: mysqld would refuse it ({error})") from None
             if effective.undecided:
                 raise Malformed(where, f"cannot be judged: {effective.undecided[0].reason}")
-            self._options = effective.values()
+            self._effective = effective
+        return self._effective
+
+    def options(self) -> dict[str, str]:
+        """mysqld's options (normalized keys) with the value it keeps for each."""
+        if self._options is None:
+            self._options = self.effective().values()
         return self._options
 
     def provider_options(self) -> dict[str, str]:
