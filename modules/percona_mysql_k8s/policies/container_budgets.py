@@ -105,12 +105,13 @@ def check(ctx: Context) -> None:
                     continue
             with ctx.checking("K2"):
                 if resources.memory_limit is None:
-                    amount = resources.memory_request or (budget.memory_bytes if budget else None)
-                    target = f"memory {mem(amount)}" if amount else _budget_text(budget)
+                    amount = (resources.written("memory_request") if resources.memory_request
+                              else mem(budget.memory_bytes) if budget else None)
+                    target = f"memory {amount}" if amount else _budget_text(budget)
                     ctx.violation(
                         "K2",
                         f"{container.path} ({who}) sets no memory limit"
-                        + (f" (request {mem(resources.memory_request)})" if resources.memory_request else ""),
+                        + (f" (request {resources.written('memory_request')})" if resources.memory_request else ""),
                         "the rule requires a memory limit on every database container, with the request equal to it "
                         "(no swap: over the limit the kernel OOM-kills)",
                         f"set {container.path}.limits.memory = requests.memory = {target.removeprefix('memory ')}",
@@ -118,10 +119,10 @@ def check(ctx: Context) -> None:
                 elif resources.memory_request is not None and resources.memory_request != resources.memory_limit:
                     ctx.violation(
                         "K2",
-                        f"{container.path} ({who}) requests {mem(resources.memory_request)} of memory but is limited to "
-                        f"{mem(resources.memory_limit)}",
+                        f"{container.path} ({who}) requests {resources.written('memory_request')} of memory but is limited to "
+                        f"{resources.written('memory_limit')}",
                         "the rule requires the memory request to equal the limit (Guaranteed memory, no overcommit)",
-                        f"set {container.path}.requests.memory = limits.memory = {mem(resources.memory_limit)}",
+                        f"set {container.path}.requests.memory = limits.memory = {resources.written('memory_limit')}",
                     )
 
 
