@@ -1,7 +1,25 @@
 """my.cnf fragments as the operators take them."""
 
+import json
+import os
+from pathlib import Path
+
 import pytest
-from percona_mysql_k8s.core.mycnf import MyCnfError, mysqld_options, normalize_key, parse, parse_provider_options, render
+from hypothesis import given
+from hypothesis import strategies as st
+from percona_mysql_k8s.core.mycnf import (
+    PXC_USER_FILE,
+    MyCnfError,
+    OptionFile,
+    effective_options,
+    mysqld_groups,
+    mysqld_options,
+    normalize_key,
+    parse,
+    parse_provider_options,
+    read_files,
+    render,
+)
 
 PXC_CONFIGURATION = """
 [mysqld]
@@ -62,15 +80,6 @@ def test_normalize_key():
 
 # ---- mysqld's option-file rules (MySQL 8.0/8.4 manual "Using Option Files", mysys/my_default.cc) -------
 
-from hypothesis import given  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
-from percona_mysql_k8s.core.mycnf import (  # noqa: E402
-    PXC_USER_FILE,
-    OptionFile,
-    effective_options,
-    mysqld_groups,
-    read_files,
-)
 
 
 def test_semicolon_mid_line_is_part_of_the_value():
@@ -183,3 +192,40 @@ def test_plugin_load_resets_and_plugin_load_add_accumulates():
     effective = effective_options("ps", "plugin_load_add=rpl_semi_sync_source=semisync_source.so\n"
                                         "plugin-load=a.so;b=b.so\nloose-plugin-load-add=semisync_replica.so\n", "8.4")
     assert effective.plugin_libraries() == ["a.so", "b.so", "semisync_replica.so"]
+
+
+# ---- Percona's own configurations (../shared/reference/percona/upstream-corpus.json, read at test time) ----
+
+
+_CORPUS = Path(os.environ.get("PERCONA_REFERENCE", Path(__file__).resolve().parents[2].parent / "shared" / "reference" / "percona")) / "upstream-corpus.json"
+
+
+def _corpus_configurations() -> list[tuple[str, str, str]]:
+    if not _CORPUS.exists():
+        pytest.skip(f"{_CORPUS} is absent (../shared/reference/percona is not beside the worktree)")
+    result = []
+    for entry in json.loads(_CORPUS.read_text())["entries"]:
+        props, kind = entry["props"], entry["type"]
+        helm = "helm.sh" in kind
+        operator = ("pxc" if "pxc" in str(props.get("chart")) else "ps") if helm else ("pxc" if "pxc.percona.com" in kind else "ps")
+        root = props.get("values" if helm else "spec") or {}
+        component = root.get("pxc" if operator == "pxc" else "mysql") if isinstance(root, dict) else None
+        text = component.get("configuration") if isinstance(component, dict) else None
+        if isinstance(text, str) and text:
+            result.append((entry["id"], operator, text))
+    return result
+
+
+def test_every_upstream_configuration_reads_as_mysqld_reads_it():
+    configurations = _corpus_configurations()
+    assert len(configurations) >= 10  # the corpus holds 21 of them (pxc-op e2e CRs, ps-op e2e CRs)
+    by_id = {}
+    for entry_id, operator, text in configurations:
+        effective = effective_options(operator, text, None)
+        assert effective.undecided == [], entry_id
+        by_id[entry_id] = effective.values()
+    one_pod = by_id["pxc-op:e2e-tests/one-pod/conf/one-pod.yml"]
+    assert parse_provider_options(one_pod["wsrep_provider_options"]) == {"pc.weight": "10", "gcache.size": "1G", "gcache.recover": "yes"}
+    assert one_pod["log_slave_updates"] == "ON"  # a bare name
+    # Only [sst] and [xtrabackup]: nothing for mysqld.
+    assert by_id["pxc-op:e2e-tests/pitr-gap-errors/conf/pitr-gap-errors.yml"] == {}
