@@ -269,7 +269,9 @@ def read_files(files: Sequence[OptionFile], groups: Iterable[str]) -> Effective:
                     targets = [item.target] if item.target in by_path else []
                 else:
                     directory = item.target.rstrip("/") + "/"
-                    # Only *.cnf files are read from a directory (Unix); my_dir() returns them sorted by name.
+                    # Only *.cnf files are read from a directory (Unix). The manual promises no order;
+                    # mysys my_dir() sorts by name, which is what is modelled (each operator directory
+                    # holds a single file, so the order never decides a value there).
                     targets = sorted(path for path in by_path if path.startswith(directory)
                                      and "/" not in path[len(directory):] and path.endswith(".cnf"))
                 if not targets:
