@@ -241,8 +241,9 @@ def is_on(value: str | None) -> bool:
 
 
 def mysqld_groups(version: str | None) -> frozenset[str]:
-    """Groups mysqld reads: [mysqld], [server] and its own [mysqld-X.Y]; every known version group when
-    the version is not known (a breach there may run, so it is read rather than ignored)."""
+    """Groups mysqld reads: [mysqld], [server] and its own [mysqld-X.Y] (``version`` is ``X.Y``); every
+    supported version's group when the version is not known (a breach there may run, so it is read
+    rather than ignored)."""
     versions = (f"mysqld-{version}",) if version else MYSQL_VERSION_GROUPS
     return frozenset((MYSQLD, SERVER, *versions))
 

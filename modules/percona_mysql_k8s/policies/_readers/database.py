@@ -252,6 +252,12 @@ class DatabaseView:
             return None
         return "8.4" if version >= (8, 4) else "8.0"
 
+    def server_series(self) -> str | None:
+        """``MAJOR.MINOR`` of the mysqld image tag (``8.4``, ``9.7``): which ``[mysqld-X.Y]`` group it reads."""
+        _, tag = self.image(f"{self.mysqld_rel}.image")
+        version = major_minor(tag)
+        return f"{version[0]}.{version[1]}" if version else None
+
     # ---- my.cnf ------------------------------------------------------------------------------
     @property
     def config_rel(self) -> str:
@@ -267,7 +273,7 @@ class DatabaseView:
         if self._effective is None:
             where = self.path(self.config_rel)
             try:
-                effective = effective_options(self.operator, self.config_text(), self.mysql_version())
+                effective = effective_options(self.operator, self.config_text(), self.server_series())
             except MyCnfError as error:
                 raise Malformed(where, f"is not a readable option file: mysqld would refuse it ({error})") from None
             if effective.undecided:
