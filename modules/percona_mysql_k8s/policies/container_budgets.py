@@ -1,11 +1,13 @@
 """K2, M3: every database container has its own budget with memory request = limit.
 
 K2: the mysqld container, the proxies, the orchestrator and every sidecar (PMM client, log collector,
-PS backup sidecar, proxy monitors, user sidecars) have a memory limit, and a memory request equal to it
+PS backup sidecar, pt-heartbeat on async PS, proxy monitors, user sidecars) have a memory limit, and a memory request equal to it
 (a request left unset defaults to the limit). M3: sidecars and proxies are budgeted separately: each has
 its own ``resources`` with a memory limit and a CPU request. Containers that share one ``resources``
 block (the log collector's ``logs`` and ``logrotate``, PMM clients in every pod) are reported once.
-The fix quotes the budget sizing would give (percona_mysql_k8s.core.sidecars).
+The fix quotes the budget sizing would give (percona_mysql_k8s.core.sidecars). Only what the operator
+deploys is judged (the shared view): no orchestrator on group replication, always one on async unless
+unsafe; ``mysql-monit`` on HAProxy's resources below crVersion 1.2.0; no HAProxy when pxc-db enables ProxySQL.
 """
 
 from __future__ import annotations
