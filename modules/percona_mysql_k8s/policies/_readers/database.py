@@ -287,6 +287,13 @@ class DatabaseView:
             self._options = self.effective().values()
         return self._options
 
+    def origin(self, key: str) -> str:
+        """Where mysqld got ``key``, for messages: `` ([server], line 7)``; empty when it is not set."""
+        setting = self.effective().settings.get(key)
+        if setting is None:
+            return ""
+        return f" ([{setting.group}], line {setting.line})"
+
     def provider_options(self) -> dict[str, str]:
         try:
             return parse_provider_options(self.options().get(PROVIDER_OPTIONS))
