@@ -1,11 +1,13 @@
 """K2, M3: every database container has its own budget with memory request = limit.
 
 K2: the mysqld container, the proxies, the orchestrator and every sidecar (PMM client, log collector,
-PS backup sidecar, proxy monitors, user sidecars) have a memory limit, and a memory request equal to it
+PS backup sidecar, pt-heartbeat on async PS, proxy monitors, user sidecars) have a memory limit, and a memory request equal to it
 (a request left unset defaults to the limit). M3: sidecars and proxies are budgeted separately: each has
 its own ``resources`` with a memory limit and a CPU request. Containers that share one ``resources``
 block (the log collector's ``logs`` and ``logrotate``, PMM clients in every pod) are reported once.
-The fix quotes the budget sizing would give (percona_mysql_k8s.core.sidecars).
+The fix quotes the budget sizing would give (percona_mysql_k8s.core.sidecars). Only what the operator
+deploys is judged (the shared view): no orchestrator on group replication, always one on async unless
+unsafe; ``mysql-monit`` on HAProxy's resources below crVersion 1.2.0; no HAProxy when pxc-db enables ProxySQL.
 """
 
 from __future__ import annotations
@@ -105,12 +107,13 @@ def check(ctx: Context) -> None:
                     continue
             with ctx.checking("K2"):
                 if resources.memory_limit is None:
-                    amount = resources.memory_request or (budget.memory_bytes if budget else None)
-                    target = f"memory {mem(amount)}" if amount else _budget_text(budget)
+                    amount = (resources.written("memory_request") if resources.memory_request
+                              else mem(budget.memory_bytes) if budget else None)
+                    target = f"memory {amount}" if amount else _budget_text(budget)
                     ctx.violation(
                         "K2",
                         f"{container.path} ({who}) sets no memory limit"
-                        + (f" (request {mem(resources.memory_request)})" if resources.memory_request else ""),
+                        + (f" (request {resources.written('memory_request')})" if resources.memory_request else ""),
                         "the rule requires a memory limit on every database container, with the request equal to it "
                         "(no swap: over the limit the kernel OOM-kills)",
                         f"set {container.path}.limits.memory = requests.memory = {target.removeprefix('memory ')}",
@@ -118,10 +121,10 @@ def check(ctx: Context) -> None:
                 elif resources.memory_request is not None and resources.memory_request != resources.memory_limit:
                     ctx.violation(
                         "K2",
-                        f"{container.path} ({who}) requests {mem(resources.memory_request)} of memory but is limited to "
-                        f"{mem(resources.memory_limit)}",
+                        f"{container.path} ({who}) requests {resources.written('memory_request')} of memory but is limited to "
+                        f"{resources.written('memory_limit')}",
                         "the rule requires the memory request to equal the limit (Guaranteed memory, no overcommit)",
-                        f"set {container.path}.requests.memory = limits.memory = {mem(resources.memory_limit)}",
+                        f"set {container.path}.requests.memory = limits.memory = {resources.written('memory_limit')}",
                     )
 
 

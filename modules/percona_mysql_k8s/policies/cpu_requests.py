@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from ._framework import Context, Spec, resource_policy
-from ._readers.resources import cpu
 from ._subjects import database, database_types
 
 SPEC = Spec(name="cpu-requests", rules=("K3",), applies_to=database_types,
@@ -27,10 +26,10 @@ def check(ctx: Context) -> None:
                                   "the rule requests the CPU sizing computes (BestEffort/Burstable CPU halves sysbench throughput)",
                                   f"set {container.path}.requests.cpu (python -m percona_mysql_k8s.sizing prints it)")
                 elif resources.cpu_limit is not None and resources.cpu_request is not None and resources.cpu_limit != resources.cpu_request:
-                    ctx.violation("K3", f"{container.path} ({container.name}) requests {cpu(resources.cpu_request)} CPU "
-                                  f"but limits it to {cpu(resources.cpu_limit)}",
+                    ctx.violation("K3", f"{container.path} ({container.name}) requests {resources.written('cpu_request')} CPU "
+                                  f"but limits it to {resources.written('cpu_limit')}",
                                   "the rule allows a CPU limit only equal to the request",
-                                  f"set limits.cpu = requests.cpu = {cpu(resources.cpu_request)}, or drop the CPU limit")
+                                  f"set limits.cpu = requests.cpu = {resources.written('cpu_request')}, or drop the CPU limit")
 
 
 POLICY = resource_policy(SPEC, check)

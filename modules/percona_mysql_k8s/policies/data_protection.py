@@ -1,9 +1,9 @@
 """S4: data protection. No PVC-deleting finalizers, and database resources are protected, unless the stack
 is ephemeral.
 
-A stack is ephemeral when its name matches one of ``ephemeral_stacks`` (config, glob patterns), when its
-config sets ``<project>:ephemeral: true``, or when the cluster uses the operator's unsafe size flag (T1's
-mark of an ephemeral stack). The stack name comes from the engine (PULUMI_STACK); without it the
+A stack is ephemeral when its name matches one of ``ephemeral_stacks`` (config, glob patterns) or when its
+config sets ``<project>:ephemeral: true``. S4 is about data, not size: the operator's unsafe size flag says
+nothing about whether the volumes hold data worth keeping, so it switches off neither half. The stack name comes from the engine (PULUMI_STACK); without it the
 ``protect`` half cannot be decided and is skipped. Database resources are the PXC/PS custom resources
 and pxc-db/ps-db releases.
 """
@@ -49,11 +49,6 @@ def ephemeral(ctx: Context, view) -> tuple[bool, str]:
         return True, f"stack {name} matches ephemeral_stacks"
     if _config_says_ephemeral():
         return True, "the stack config sets ephemeral: true"
-    try:
-        if view.unsafe("pxcSize" if view.operator == "pxc" else "mysqlSize"):
-            return True, "the cluster uses the unsafe size flag"
-    except Exception:  # noqa: BLE001 - malformed flags are T1's to report
-        pass
     return False, ""
 
 

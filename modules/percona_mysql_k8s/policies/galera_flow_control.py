@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from percona_mysql_k8s.core import flow_control
 from percona_mysql_k8s.core.memory import PXC
+from percona_mysql_k8s.core.mycnf import PROVIDER_OPTIONS
 
 from ._framework import Context, Spec, resource_policy
 from ._readers.flow import galera_appliers, provider_number
@@ -39,7 +40,7 @@ def check(ctx: Context) -> None:
             chosen = flow_control.galera_fc_limit(rate, size, ctx.thresholds)
             ctx.violation(
                 "G1",
-                f"{view.path(view.config_rel)} sets gcs.fc_limit={fc_limit:g} in wsrep_provider_options "
+                f"{view.path(view.config_rel)} sets gcs.fc_limit={fc_limit:g} in wsrep_provider_options{view.origin(PROVIDER_OPTIONS)} "
                 f"(an effective queue of ~{flow_control.galera_effective_queue(max(fc_limit, 0), size):.0f} on {size} nodes)",
                 f"the rule allows 0 to {maximum:g} (config max_fc_limit; raising it was the worst configuration measured "
                 "and lengthens failover)",
@@ -52,7 +53,7 @@ def check(ctx: Context) -> None:
         if factor is not None and not 0 < factor <= 1:
             ctx.violation(
                 "G2",
-                f"{view.path(view.config_rel)} sets gcs.fc_factor={factor:g} in wsrep_provider_options",
+                f"{view.path(view.config_rel)} sets gcs.fc_factor={factor:g} in wsrep_provider_options{view.origin(PROVIDER_OPTIONS)}",
                 "the rule allows a value in (0, 1]",
                 "set gcs.fc_factor=1.0 (Galera 4's default, sizing's value)",
             )

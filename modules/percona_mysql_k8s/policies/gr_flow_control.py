@@ -57,7 +57,7 @@ def check(ctx: Context) -> None:
         strict, basis = sizing_gr_threshold(view, ctx.thresholds)
         where = view.path(view.config_rel)
         if applier > maximum:
-            found = (f"{where} sets {APPLIER_THRESHOLD}={applier}" if applier_set
+            found = (f"{where} sets {APPLIER_THRESHOLD}={applier}{view.origin(APPLIER_THRESHOLD)}" if applier_set
                      else f"{where} does not set {APPLIER_THRESHOLD}, so the server default {GR_DEFAULT_THRESHOLD} applies")
             ctx.violation(
                 "F2", found,
@@ -70,7 +70,7 @@ def check(ctx: Context) -> None:
         where = view.path(view.config_rel)
         target = applier if applier <= maximum else strict
         if certifier > maximum:
-            found = (f"{where} sets {CERTIFIER_THRESHOLD}={certifier}" if certifier_set
+            found = (f"{where} sets {CERTIFIER_THRESHOLD}={certifier}{view.origin(CERTIFIER_THRESHOLD)}" if certifier_set
                      else f"{where} does not set {CERTIFIER_THRESHOLD}, so the server default {GR_DEFAULT_THRESHOLD} applies")
             ctx.violation(
                 "F3", found,

@@ -16,7 +16,7 @@ from percona_mysql_k8s.core.units import parse_mysql_size
 from ._framework import Context, Spec, resource_policy
 from ._readers.database import has_template
 from ._readers.flow import FLOW_CONTROL_MODE, mysqld_cpu
-from ._readers.memory import TERM_LABELS, autotuned, evaluate, fitting_buffer_pool
+from ._readers.memory import TERM_LABELS, autotuned, evaluate, fitting_buffer_pool, operator_autotunes
 from ._readers.resources import mem
 from ._subjects import database, database_types
 
@@ -42,9 +42,11 @@ def check(ctx: Context) -> None:
     if view is None:
         return
     limit = None
+    limit_text = "unset"
     with ctx.checking("M1"):
         resources = view.mysqld_container().resources()
         limit = resources.memory_limit
+        limit_text = resources.written("memory_limit")  # the user's own quantity, e.g. 2G
         if limit is None:
             ctx.violation(
                 "M1",
@@ -64,16 +66,19 @@ def check(ctx: Context) -> None:
                 "M2",
                 f"{where} computes {key} from a template ({options[key]})",
                 "the rule allows no rule of thumb on the container limit: every value is explicit",
-                f"replace the template with an explicit value{_pool_hint(ctx, view, options, limit) if key == 'innodb_buffer_pool_size' else ''}",
+                f"replace the template with an explicit value{_pool_hint(ctx, view, options, limit, limit_text) if key == 'innodb_buffer_pool_size' else ''}",
             )
         if "innodb_buffer_pool_size" not in options:
             share = "75%/50%" if view.operator == "pxc" else "50%"
+            outcome = (f"so the operator auto-tunes it to {share} of the container limit (or mysqld keeps its 128M "
+                       "default without a limit)" if operator_autotunes(view, "innodb_buffer_pool_size") else
+                       "and the operator skips auto-tuning it because the text names it (a comment or another "
+                       "group), so mysqld keeps its 128M default")
             ctx.violation(
                 "M2",
-                f"{where} does not set innodb_buffer_pool_size, so the operator auto-tunes it to {share} of the "
-                "container limit (or mysqld keeps its 128M default without a limit)",
+                f"{where} does not give mysqld innodb_buffer_pool_size, {outcome}",
                 "the rule requires an explicit buffer pool: what is left of the limit after every other term",
-                f"set innodb_buffer_pool_size{_pool_hint(ctx, view, options, limit)}",
+                f"set innodb_buffer_pool_size{_pool_hint(ctx, view, options, limit, limit_text)}",
             )
     if limit is not None and options is not None:
         with ctx.checking("M1"):
@@ -84,7 +89,7 @@ def check(ctx: Context) -> None:
                 fit = fitting_buffer_pool(view, running, limit, ctx.thresholds, cpu)
                 if fit > 0:
                     fix = (f"set innodb_buffer_pool_size={fit // (1024 * 1024)}M or less in {view.path(view.config_rel)} "
-                           f"(the {mem(limit)} limit minus every other term), or raise the limit")
+                           f"(the {limit_text} limit minus every other term), or raise the limit")
                 else:
                     others = memory.peak_bytes - memory.terms["buffer_pool"]
                     fix = (f"the other terms alone take {mem(others)}: lower max_connections or the per-connection "
@@ -93,7 +98,7 @@ def check(ctx: Context) -> None:
                 ctx.violation(
                     "M1",
                     f"the modeled mysqld peak is {mem(memory.peak_bytes)} for MySQL {version}{how}: {_breakdown(memory.terms)}; "
-                    f"it exceeds the {mem(limit)} limit of {view.mysqld_container().path}.limits.memory by "
+                    f"it exceeds the {limit_text} limit of {view.mysqld_container().path}.limits.memory by "
                     f"{mem(memory.peak_bytes - limit)}",
                     "the rule allows a modeled peak of at most the container memory limit",
                     fix,
@@ -130,7 +135,7 @@ def check(ctx: Context) -> None:
             )
 
 
-def _pool_hint(ctx: Context, view, options, limit) -> str:
+def _pool_hint(ctx: Context, view, options, limit, limit_text: str) -> str:
     if limit is None:
         return " after setting limits.memory: the limit minus every other term of the memory model"
     try:
@@ -141,7 +146,7 @@ def _pool_hint(ctx: Context, view, options, limit) -> str:
         return " to the limit minus every other term of the memory model"
     if fit <= 0:
         return ": no buffer pool fits beside the other terms; lower max_connections or raise the limit"
-    return f"={fit // (1024 * 1024)}M (the {mem(limit)} limit minus every other term of the memory model)"
+    return f"={fit // (1024 * 1024)}M (the {limit_text} limit minus every other term of the memory model)"
 
 
 POLICY = resource_policy(SPEC, check)

@@ -1,5 +1,11 @@
 """K6 (advisory): probes are never shorter than the operators' defaults (percona_mysql_k8s.core.probes), and use the
-field names the operator reads (PXC plural ``readinessProbes``/``livenessProbes``, PS singular)."""
+field names the operator reads (PXC plural ``readinessProbes``/``livenessProbes``, PS singular).
+
+PXC's legacy ``pxc.livenessDelaySec``/``readinessDelaySec`` (and the same on ``haproxy``) override the probe's
+``initialDelaySeconds`` whenever they are set (percona-xtradb-cluster-operator b3b0b10,
+pkg/apis/pxc/v1/pxc_types.go ``setProbesDefaults``); the pxc-db chart always renders the pxc ones and the
+haproxy ones when non-zero (charts/pxc-db/templates/cluster.yaml), with 300 as its liveness default.
+"""
 
 from __future__ import annotations
 
@@ -36,15 +42,31 @@ def check(ctx: Context) -> None:
                                   f"rename it to {right}")
                 values = as_map(component.raw.get(right, MISSING), path)
                 short = []
+                delay_path, delay = _delay_override(view, component, kind)
                 for field in FIELDS:
-                    value = as_int(values.get(field, MISSING), f"{path}.{field}")
+                    if field == "initialDelaySeconds" and delay is not None:
+                        value, where = delay, delay_path
+                    else:
+                        value, where = as_int(values.get(field, MISSING), f"{path}.{field}"), None
                     minimum = getattr(probe, field)
                     if value is not None and value < minimum:
-                        short.append(f"{field} {value} < {minimum}")
+                        short.append(f"{field} {value} < {minimum}" + (f" (set by {where}, which overrides it)" if where else ""))
                 if short:
                     ctx.violation("K6", f"{path} has {', '.join(short)}",
                                   "the rule never shortens probes below the operator defaults: a slow but healthy pod must not be killed",
                                   f"raise them to at least {', '.join(f'{f}={getattr(probe, f)}' for f in FIELDS)}")
+
+
+def _delay_override(view, component, kind: str) -> tuple[str, int | None]:
+    """(path, value) of PXC's ``<kind>DelaySec`` when the operator will apply it, else (path, None)."""
+    rel = f"{component.rel}.{kind}DelaySec"
+    path = view.path(rel)
+    if view.operator != "pxc" or component.key not in ("pxc", "haproxy"):
+        return path, None
+    value = as_int(component.raw.get(f"{kind}DelaySec", MISSING), path)
+    if view.chart and component.key == "haproxy" and not value:
+        return path, None  # the chart renders haproxy's only when non-zero
+    return path, value
 
 
 POLICY = resource_policy(SPEC, check)

@@ -1,17 +1,34 @@
 """T4: semi-synchronous replication on PS async clusters: wait point AFTER_SYNC only, at least 2 semi-sync
-replicas (rpl_semi_sync_source_wait_for_replica_count, server default 1; the master/slave aliases too)."""
+replicas (rpl_semi_sync_source_wait_for_replica_count, server default 1; the master/slave aliases too).
+
+T4 applies only where semi-sync is in use: the source plugin is loaded (``plugin_load``/``plugin_load_add``
+naming semisync_source.so or semisync_master.so) and enabled (``rpl_semi_sync_source_enabled=ON``).
+The PS operator 1.x never loads it (percona-server-mysql-operator v1.2.0 has no semi-sync code), so an
+async cluster without those lines replicates asynchronously and T4 has nothing to check; demanding
+``rpl_semi_sync_source_wait_for_replica_count=2`` there would stop mysqld (unknown variable). A
+semi-sync option given without the plugin (and without ``loose-``) is reported: mysqld would not start.
+"""
 
 from __future__ import annotations
 
+from percona_mysql_k8s.core.mycnf import is_on
+
 from ._framework import Context, Spec, resource_policy
-from ._readers.database import ASYNC
+from ._readers.database import ASYNC, DatabaseView
 from ._readers.flow import integer_option
 from ._subjects import database, database_types
 
 SPEC = Spec(name="semi-sync", rules=("T4",), applies_to=database_types,
-            description="async clusters wait for at least 2 semi-sync replicas at AFTER_SYNC")
+            description="where semi-sync is in use, the source waits for at least 2 semi-sync replicas at AFTER_SYNC")
 WAIT_POINT = ("rpl_semi_sync_source_wait_point", "rpl_semi_sync_master_wait_point")
 REPLICA_COUNT = ("rpl_semi_sync_source_wait_for_replica_count", "rpl_semi_sync_master_wait_for_slave_count")
+ENABLED = ("rpl_semi_sync_source_enabled", "rpl_semi_sync_master_enabled")
+SOURCE_PLUGINS = ("semisync_source.so", "semisync_master.so")
+SEMI_SYNC_SOURCE_PREFIXES = ("rpl_semi_sync_source_", "rpl_semi_sync_master_")
+
+
+def semi_sync_plugin_loaded(view: DatabaseView) -> bool:
+    return any(library in SOURCE_PLUGINS for library in view.effective().plugin_libraries())
 
 
 def check(ctx: Context) -> None:
@@ -22,15 +39,29 @@ def check(ctx: Context) -> None:
         if view.cluster_type() != ASYNC:
             return
         where = view.path(view.config_rel)
+        plugin = semi_sync_plugin_loaded(view)
+        if not plugin:
+            stray = [setting for key, setting in view.effective().settings.items()
+                     if key.startswith(SEMI_SYNC_SOURCE_PREFIXES) and not setting.loose]
+            if stray:
+                ctx.violation("T4", f"{where} sets {stray[0].key}={stray[0].written} but loads no semi-sync source plugin",
+                              "mysqld stops on an unknown variable (the PS operator never loads semisync_source.so)",
+                              "add plugin_load_add=semisync_source.so and rpl_semi_sync_source_enabled=ON, or remove "
+                              "the rpl_semi_sync_* lines (asynchronous replication)")
+            return
+        enabled = view.option(*ENABLED)
+        if enabled is None or not is_on(enabled[1]):
+            return  # the plugin is loaded but off: no semi-sync wait happens
         point = view.option(*WAIT_POINT)
         if point and point[1].strip().upper() != "AFTER_SYNC":
-            ctx.violation("T4", f"{where} sets {point[0]}={point[1]}",
+            ctx.violation("T4", f"{where} sets {point[0]}={point[1]} with semi-sync enabled",
                           "the rule allows only AFTER_SYNC (AFTER_COMMIT shows commits a failover can lose)",
                           f"set {point[0]}=AFTER_SYNC")
         count = integer_option(view, *REPLICA_COUNT)
         if count is None or count[1] < 2:
-            found = f"sets {count[0]}={count[1]}" if count else "leaves rpl_semi_sync_source_wait_for_replica_count at the server default 1"
-            ctx.violation("T4", f"{where} {found}", "the rule waits for at least 2 semi-sync replicas",
+            found = (f"sets {count[0]}={count[1]}" if count
+                     else "leaves rpl_semi_sync_source_wait_for_replica_count at the server default 1")
+            ctx.violation("T4", f"{where} enables semi-sync and {found}", "the rule waits for at least 2 semi-sync replicas",
                           "set rpl_semi_sync_source_wait_for_replica_count=2 (with 3 or more members)")
 
 

@@ -13,11 +13,11 @@ from __future__ import annotations
 import ast
 import operator
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from percona_mysql_k8s.core.memory import GROUP_REPLICATION, PXC
-from percona_mysql_k8s.core.mycnf import PROVIDER_OPTIONS, MyCnfError, mysqld_options, parse_provider_options
+from percona_mysql_k8s.core.mycnf import PROVIDER_OPTIONS, Effective, MyCnfError, effective_options, parse_provider_options
 from percona_mysql_k8s.core.sidecars import (
     HAPROXY,
     LOG_COLLECTOR_CONTAINERS,
@@ -27,7 +27,7 @@ from percona_mysql_k8s.core.sidecars import (
     proxy_monitor_containers,
 )
 
-from .helm import PMM, PS_DB, PXC_DB, ValuesFromFiles, chart_name, chart_values, is_helm
+from .helm import CHART_DEFAULTS, PMM, PS_DB, PXC_DB, ValuesFromFiles, chart_name, chart_values, chart_version, is_helm
 from .resources import Resources, read_resources
 from .values import MISSING, Malformed, NotKnown, as_bool, as_int, as_list, as_map, as_str, at, describe, join
 
@@ -136,6 +136,8 @@ class DatabaseView:
     root: dict
     metadata: dict
     name: str
+    chart_app_version: str | None = None
+    _effective: Effective | None = field(default=None, repr=False)
     _options: dict | None = field(default=None, repr=False)
 
     # ---- paths and raw access ----------------------------------------------------------------
@@ -179,18 +181,50 @@ class DatabaseView:
         return self._component(self.mysqld_rel, self.mysqld_rel, "mysqld", True)
 
     def proxies(self) -> list[Component]:
-        """Every proxy the resource declares, enabled or not."""
+        """Every proxy the resource declares, enabled as the operator will see it."""
         if self.operator == "pxc":
-            return [self._component(HAPROXY, "haproxy", "proxy", False), self._component(PROXYSQL, "proxysql", "proxy", False)]
+            haproxy = self._component(HAPROXY, "haproxy", "proxy", False)
+            proxysql = self._component(PROXYSQL, "proxysql", "proxy", False)
+            if self.chart == PXC_DB and proxysql.enabled and haproxy.enabled:
+                # The pxc-db chart renders haproxy.enabled: false whenever proxysql.enabled is true
+                # (percona-helm-charts 3df2bb5, charts/pxc-db/templates/cluster.yaml: `if or (not
+                # .Values.haproxy.enabled) .Values.proxysql.enabled`): only ProxySQL is deployed.
+                haproxy = replace(haproxy, enabled=False)
+            return [haproxy, proxysql]
         return [self._component(HAPROXY, "proxy.haproxy", "proxy", False), self._component(ROUTER, "proxy.router", "proxy", False)]
 
     def enabled_proxies(self) -> list[Component]:
         return [proxy for proxy in self.proxies() if proxy.enabled]
 
     def orchestrator(self) -> Component | None:
-        if self.operator != "ps":
+        """The PS orchestrator as the operator decides it (percona-server-mysql-operator v1.2.0,
+        api/v1/perconaservermysql_types.go ``OrchestratorEnabled``): never with group replication,
+        always on async unless ``unsafeFlags.orchestrator``, else ``orchestrator.enabled``."""
+        if self.operator != "ps" or self.cluster_type() == GROUP_REPLICATION:
             return None
-        return self._component("orchestrator", "orchestrator", "orchestrator", False)
+        component = self._component("orchestrator", "orchestrator", "orchestrator", False)
+        if not self.unsafe("orchestrator"):
+            component = replace(component, enabled=True)
+        return component
+
+    def cr_version(self) -> tuple[int, int, int] | None:
+        """The CR version the operator compares against: ``spec.crVersion``, the ps-db/pxc-db chart's
+        appVersion for chart values (the chart renders ``crVersion: {{ .Chart.AppVersion }}``), None
+        when absent (the operator then takes its own version)."""
+        if self.chart:
+            version = self.chart_app_version
+        else:
+            version = as_str(self.get("crVersion"), self.path("crVersion"))
+        match = re.match(r"^v?(\d+)\.(\d+)\.(\d+)", version or "")
+        return (int(match.group(1)), int(match.group(2)), int(match.group(3))) if match else None
+
+    def toolkit(self) -> bool:
+        """``pt-heartbeat`` runs in every mysql pod of an async cluster with the orchestrator and a
+        ``toolkit`` block (v1.2.0 pkg/mysql/mysql.go ``containers``)."""
+        if self.operator != "ps" or self.cluster_type() != ASYNC:
+            return False
+        orchestrator = self.orchestrator()
+        return orchestrator is not None and orchestrator.enabled and bool(as_map(self.get("toolkit"), self.path("toolkit")))
 
     def pods(self) -> list[Component]:
         """Enabled pod types: mysqld, proxies, orchestrator."""
@@ -218,6 +252,12 @@ class DatabaseView:
             return None
         return "8.4" if version >= (8, 4) else "8.0"
 
+    def server_series(self) -> str | None:
+        """``MAJOR.MINOR`` of the mysqld image tag (``8.4``, ``9.7``): which ``[mysqld-X.Y]`` group it reads."""
+        _, tag = self.image(f"{self.mysqld_rel}.image")
+        version = major_minor(tag)
+        return f"{version[0]}.{version[1]}" if version else None
+
     # ---- my.cnf ------------------------------------------------------------------------------
     @property
     def config_rel(self) -> str:
@@ -226,14 +266,33 @@ class DatabaseView:
     def config_text(self) -> str | None:
         return as_str(self.get(self.config_rel), self.path(self.config_rel))
 
-    def options(self) -> dict[str, str]:
-        """mysqld's options from the configuration string, keys normalized (``loose_`` stripped)."""
-        if self._options is None:
+    def effective(self) -> Effective:
+        """The configuration read as mysqld reads it in the operator's layering
+        (core.mycnf.effective_options): every group mysqld reads for this version, last value wins.
+        An ``!include`` of a file the pack cannot see is Malformed: undecidable, never assumed good."""
+        if self._effective is None:
+            where = self.path(self.config_rel)
             try:
-                self._options = mysqld_options(self.config_text())
+                effective = effective_options(self.operator, self.config_text(), self.server_series())
             except MyCnfError as error:
-                raise Malformed(self.path(self.config_rel), f"is not a readable option file ({error})") from None
+                raise Malformed(where, f"is not a readable option file: mysqld would refuse it ({error})") from None
+            if effective.undecided:
+                raise Malformed(where, f"cannot be judged: {effective.undecided[0].reason}")
+            self._effective = effective
+        return self._effective
+
+    def options(self) -> dict[str, str]:
+        """mysqld's options (normalized keys) with the value it keeps for each."""
+        if self._options is None:
+            self._options = self.effective().values()
         return self._options
+
+    def origin(self, key: str) -> str:
+        """Where mysqld got ``key``, for messages: `` ([server], line 7)``; empty when it is not set."""
+        setting = self.effective().settings.get(key)
+        if setting is None:
+            return ""
+        return f" ([{setting.group}], line {setting.line})"
 
     def provider_options(self) -> dict[str, str]:
         try:
@@ -286,6 +345,8 @@ class DatabaseView:
                     result.append(Container(component.key, name, "sidecar", self.path("logcollector.resources"), self.get("logcollector.resources")))
             if self.backup_sidecar():
                 result.append(Container(component.key, "xtrabackup", "sidecar", self.path("backup.resources"), self.get("backup.resources")))
+            if self.toolkit():
+                result.append(Container(component.key, "pt-heartbeat", "sidecar", self.path("toolkit.resources"), self.get("toolkit.resources")))
             if pmm:
                 result.append(Container(component.key, "pmm-client", "sidecar", self.path("pmm.resources"), self.get("pmm.resources")))
         elif component.role == "proxy":
@@ -293,7 +354,10 @@ class DatabaseView:
             result.append(Container(component.key, component.key, "proxy", self.path(rel), self.get(rel)))
             sidecar_rel = f"{component.rel}.sidecarResources"
             for name in proxy_monitor_containers(component.key, engine):
-                if self.operator == "ps":  # a map keyed by container name in PS 1.2.0
+                if self.operator == "ps" and component.key == HAPROXY and self._monit_inherits_haproxy():
+                    rel = f"{component.rel}.resources"
+                    result.append(Container(component.key, name, "sidecar", self.path(rel), self.get(rel)))
+                elif self.operator == "ps":  # a map keyed by container name in PS 1.2.0
                     rel = f"{sidecar_rel}.{name}"
                     result.append(Container(component.key, name, "sidecar", self.path(rel), self.get(rel)))
                 else:
@@ -305,6 +369,13 @@ class DatabaseView:
             result.append(Container(component.key, component.key, "orchestrator", self.path(rel), self.get(rel)))
         result.extend(self._user_sidecars(component))
         return result
+
+    def _monit_inherits_haproxy(self) -> bool:
+        """PS crVersion < 1.2.0 gives ``mysql-monit`` HAProxy's own resources (v1.2.0 pkg/haproxy/haproxy.go:
+        ``resources := spec.Resources; if cr.CompareVersion("1.2.0") >= 0 { resources = spec.SidecarResources["mysql-monit"] }``).
+        The ps-db 1.1.0 chart always renders crVersion 1.1.0."""
+        version = self.cr_version()
+        return version is not None and version < (1, 2, 0)
 
     def finalizers(self) -> tuple[str, list]:
         if self.chart:
@@ -337,7 +408,10 @@ def database_view(resource_type: str, props: dict, name: str = "") -> DatabaseVi
             return None
         values = chart_values(props, chart)
         operator_name = "pxc" if chart == PXC_DB else "ps"
-        return DatabaseView(operator_name, f"{chart} chart values", chart, "values", values, {}, name)
+        # The chart's appVersion: equal to the chart version for the pxc-db and ps-db releases we know.
+        app_version = chart_version(props) or CHART_DEFAULTS[chart].get("crVersion")
+        return DatabaseView(operator_name, f"{chart} chart values", chart, "values", values, {}, name,
+                            chart_app_version=app_version if isinstance(app_version, str) else None)
     return None
 
 

@@ -21,6 +21,20 @@ from .values import Malformed
 AUTOTUNE_CONNECTION_BYTES = 12582880
 
 
+def operator_autotunes(view: DatabaseView, key: str) -> bool:
+    """Whether the operator writes ``key`` into auto-config.cnf when mysqld does not otherwise get it.
+
+    PXC checks the ``[mysqld]`` section (pkg/pxc/app/config/autotune.go ``ConfigHasKey``), which the
+    effective options already cover. PS skips a key whose name appears *anywhere* in the text, a comment
+    or another group included (percona-server-mysql-operator v1.2.0 pkg/mysql/config.go
+    ``GetAutoTuneParams``: ``strings.Contains(conf, "innodb_buffer_pool_size")``): then mysqld keeps its
+    own default.
+    """
+    if view.operator == "ps":
+        return key not in (view.config_text() or "")
+    return True
+
+
 def autotuned(view: DatabaseView, options: Mapping[str, str], limit: int) -> tuple[dict[str, str], list[str]]:
     """Options as mysqld will run them: templates rendered, auto-tuned keys filled in."""
     result: dict[str, str] = {}
@@ -32,14 +46,14 @@ def autotuned(view: DatabaseView, options: Mapping[str, str], limit: int) -> tup
                 raise Malformed(view.path(view.config_rel), f"sets {key}={value!r}, a template that cannot be evaluated") from None
         result[key] = value
     notes = []
-    if "innodb_buffer_pool_size" not in result:
+    if "innodb_buffer_pool_size" not in result and operator_autotunes(view, "innodb_buffer_pool_size"):
         if view.operator == "pxc":
             share = 0.75 if limit * 0.25 >= GIB else 0.5
         else:
             share = 0.5
         result["innodb_buffer_pool_size"] = str(int(limit * share) // MIB * MIB)
         notes.append(f"buffer pool auto-tuned by the operator to {share:.0%} of the limit")
-    if "max_connections" not in result:
+    if "max_connections" not in result and operator_autotunes(view, "max_connections"):
         result["max_connections"] = str(max(1, limit // AUTOTUNE_CONNECTION_BYTES))
         notes.append("max_connections auto-tuned by the operator to limit / 12582880")
     return result, notes
@@ -92,4 +106,4 @@ TERM_LABELS = {
     "certification_info": "certification info (M5)",
 }
 
-__all__ = ["GROUP_REPLICATION", "TERM_LABELS", "autotuned", "evaluate", "fitting_buffer_pool"]
+__all__ = ["GROUP_REPLICATION", "TERM_LABELS", "autotuned", "operator_autotunes", "evaluate", "fitting_buffer_pool"]

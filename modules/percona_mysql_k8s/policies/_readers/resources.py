@@ -24,6 +24,19 @@ class Resources:
     cpu_limit: int | None = None
     memory_request: int | None = None
     memory_limit: int | None = None
+    # The quantities as the user wrote them (``2G``, ``1.5Gi``), quoted back in messages.
+    cpu_request_text: str | None = None
+    cpu_limit_text: str | None = None
+    memory_request_text: str | None = None
+    memory_limit_text: str | None = None
+
+    def written(self, field: str) -> str:
+        """``memory_limit`` -> the user's own text for it (``2G``), or the formatted value when it has none."""
+        text = getattr(self, f"{field}_text")
+        if text is not None:
+            return text
+        value = getattr(self, field)
+        return cpu(value) if field.startswith("cpu") else mem(value)
 
     @property
     def scheduled_cpu(self) -> int:
@@ -40,16 +53,17 @@ class Resources:
         return self.cpu_limit if self.cpu_limit is not None else self.cpu_request
 
 
-def _amount(block: dict, path: str, key: str, parse) -> int | None:
+def _amount(block: dict, path: str, key: str, parse) -> tuple[int | None, str | None]:
+    """(parsed value, the user's text) of one quantity; (None, None) when unset."""
     value = block.get(key, MISSING)
     if value is MISSING or value is None:
-        return None
+        return None, None
     from .values import _known
 
     value = _known(value, join(path, key))
     try:
-        return parse(value)
-    except (ValueError, ArithmeticError, OverflowError):
+        return parse(value), (value.strip() if isinstance(value, str) else f"{value:g}" if isinstance(value, float) else str(value))
+    except (ValueError, ArithmeticError, OverflowError, TypeError):
         raise Malformed(join(path, key), f"is {describe(value)}, not a Kubernetes quantity") from None
 
 
@@ -84,13 +98,16 @@ def _read_resources(value: object, path: str) -> Resources:
     block = as_map(value, path)
     requests = as_map(block.get("requests", MISSING), join(path, "requests"))
     limits = as_map(block.get("limits", MISSING), join(path, "limits"))
+    cpu_request, cpu_request_text = _amount(requests, join(path, "requests"), "cpu", cpu_to_millicores)
+    cpu_limit, cpu_limit_text = _amount(limits, join(path, "limits"), "cpu", cpu_to_millicores)
+    memory_request, memory_request_text = _amount(requests, join(path, "requests"), "memory", memory_to_bytes)
+    memory_limit, memory_limit_text = _amount(limits, join(path, "limits"), "memory", memory_to_bytes)
     return Resources(
         path=path,
         declared=bool(requests or limits),
-        cpu_request=_amount(requests, join(path, "requests"), "cpu", cpu_to_millicores),
-        cpu_limit=_amount(limits, join(path, "limits"), "cpu", cpu_to_millicores),
-        memory_request=_amount(requests, join(path, "requests"), "memory", memory_to_bytes),
-        memory_limit=_amount(limits, join(path, "limits"), "memory", memory_to_bytes),
+        cpu_request=cpu_request, cpu_limit=cpu_limit, memory_request=memory_request, memory_limit=memory_limit,
+        cpu_request_text=cpu_request_text, cpu_limit_text=cpu_limit_text,
+        memory_request_text=memory_request_text, memory_limit_text=memory_limit_text,
     )
 
 
@@ -98,15 +115,16 @@ _DECIMAL = (("T", 10**12), ("G", 10**9), ("M", 10**6), ("k", 10**3))
 
 
 def mem(num_bytes: int | None) -> str:
-    """Bytes as a Kubernetes quantity for messages: exact (``16Gi``, ``100M``) when it can be, else ``~5.69Gi``."""
+    """Bytes as a Kubernetes quantity for messages: the shortest exact form (``16Gi``, ``2G`` rather than
+    ``1953125Ki``, ``100M``), binary on a tie, else ``~5.69Gi``."""
     if num_bytes is None:
         return "unset"
     exact = format_memory(num_bytes)
-    if not (exact.isascii() and exact.isdigit()) or num_bytes < 1024:
+    decimal = next((f"{num_bytes // factor}{suffix}" for suffix, factor in _DECIMAL if num_bytes and num_bytes % factor == 0), None)
+    if decimal is not None and (exact.isdigit() or len(decimal) < len(exact)):
+        return decimal
+    if not exact.isdigit() or num_bytes < 1024:
         return exact
-    for suffix, factor in _DECIMAL:
-        if num_bytes % factor == 0:
-            return f"{num_bytes // factor}{suffix}"
     for suffix, factor in (("Gi", 2**30), ("Mi", 2**20), ("Ki", 2**10)):
         if abs(num_bytes) >= factor:
             return f"~{num_bytes / factor:.2f}{suffix}"
