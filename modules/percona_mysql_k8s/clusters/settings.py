@@ -618,6 +618,15 @@ def _existing(v: _Values, common: dict, database_count: int, monitoring_count: i
         node=monitoring_budget,
         machine_type=monitoring_type or database_type or None,
     )
+    if monitoring.placement().can_land_on(database.nodes()):
+        raise InputError(
+            "monitoringPoolLabels",
+            f"pods selecting {','.join(f'{k}={v}' for k, v in monitoring_labels.items())} can land on the database pool "
+            f"(its labels {','.join(f'{k}={v}' for k, v in database_labels.items())} include them and no databasePoolTaint "
+            "keeps them off): the PMM server and sysbench would run beside mysqld; give the monitoring pool a label of its own "
+            "or taint the database pool",
+            rule="K4",
+        )
     notes = ()
     if not taints:
         notes = ("databasePoolTaint is empty: other pods may be scheduled on the database nodes (K4 asks for a taint)",)
