@@ -84,12 +84,21 @@ def _strings(mapping: dict, path: str) -> dict[str, str]:
     return result
 
 
+def _fields_are_strings(item: dict, keys: tuple[str, ...], path: str) -> None:
+    for key in keys:
+        value = item.get(key)
+        if value is not None and not isinstance(value, str):
+            raise Malformed(join(path, key), f"is {describe(value)}, not a string")
+
+
 def read_placement(node_selector, tolerations, affinity, path: str) -> Placement:
     selector = _strings(as_map(node_selector, join(path, "nodeSelector")), join(path, "nodeSelector"))
     toleration_list = tuple(as_list(tolerations, join(path, "tolerations")))
     for index, toleration in enumerate(toleration_list):
+        where = f"{join(path, 'tolerations')}[{index}]"
         if not isinstance(toleration, dict):
-            raise Malformed(f"{join(path, 'tolerations')}[{index}]", f"is {describe(toleration)}, not a toleration")
+            raise Malformed(where, f"is {describe(toleration)}, not a toleration")
+        _fields_are_strings(toleration, ("key", "operator", "value", "effect"), where)
     affinity_path = join(path, "affinity")
     affinity_map = as_map(affinity, affinity_path)
     node_affinity = as_map(affinity_map.get("nodeAffinity", MISSING), join(affinity_path, "nodeAffinity"))
@@ -103,8 +112,13 @@ def read_placement(node_selector, tolerations, affinity, path: str) -> Placement
             term = as_map(term, term_path)
             expressions = as_list(term.get("matchExpressions", MISSING), join(term_path, "matchExpressions"))
             for number, expression in enumerate(expressions):
+                where = f"{join(term_path, 'matchExpressions')}[{number}]"
                 if not isinstance(expression, dict):
-                    raise Malformed(f"{join(term_path, 'matchExpressions')}[{number}]", f"is {describe(expression)}, not an expression")
+                    raise Malformed(where, f"is {describe(expression)}, not an expression")
+                _fields_are_strings(expression, ("key", "operator"), where)
+                for item_index, item in enumerate(as_list(expression.get("values", MISSING), join(where, "values"))):
+                    if isinstance(item, bool) or not isinstance(item, str | int | float):
+                        raise Malformed(f"{join(where, 'values')}[{item_index}]", f"is {describe(item)}, not a label value")
             terms.append({"matchExpressions": expressions, "matchFields": term.get("matchFields") or []})
         required_affinity = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": terms}}}
     return Placement(path, PodPlacement(selector, required_affinity, toleration_list))
