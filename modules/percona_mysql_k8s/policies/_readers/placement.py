@@ -13,12 +13,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from percona_mysql_k8s.core.pools import DATABASE_POOL, DATABASE_TAINT, MONITORING_POOL, POOL_LABEL, Taint
-from percona_mysql_k8s.core.scheduling import PodPlacement, PoolNodes, required_node_affinity
+from percona_mysql_k8s.core.scheduling import PodPlacement, PoolNodes, kubernetes_effect, required_node_affinity
 
 from ..config import Setting
 from .values import MISSING, Malformed, as_list, as_map, describe, join
 
-TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
 POOL_SETTINGS = (
     Setting("database_pool_labels", "object", {POOL_LABEL: DATABASE_POOL},
             "Node labels that select the database pool (percona_mysql_k8s.core.pools).", {"type": "string"}),
@@ -32,7 +31,8 @@ POOL_SETTINGS = (
 def parse_taint(text: str) -> Taint:
     key_value, _, effect = text.partition(":")
     key, _, value = key_value.partition("=")
-    return Taint(key.strip(), value.strip(), (effect or "NoSchedule").strip())
+    effect = (effect or "NoSchedule").strip()
+    return Taint(key.strip(), value.strip(), kubernetes_effect(effect) or effect)  # NO_SCHEDULE as the clouds spell it
 
 
 def taint_text(taint: Taint) -> str:
