@@ -3,7 +3,8 @@
 ``gcp:container/nodePool:NodePool`` (name, nodeConfig.machineType/labels/taints/spot/preemptible,
 nodeCount or autoscaling, location/nodeLocations), ``aws:eks/nodeGroup:NodeGroup`` and
 ``eks:index:ManagedNodeGroup`` (nodeGroupName, instanceTypes, capacityType, amiType, labels, taints,
-scalingConfig), and the workers of a kind config run by ``command:local:Command``. The labels and
+scalingConfig), a GKE ``gcp:container/cluster:Cluster``'s default pool and inline ``nodePools``, and
+the workers of a kind config run by ``command:local:Command``. The labels and
 taints the nodes carry, including the ones the provider adds itself, come from
 :mod:`percona_mysql_k8s.core.scheduling`: the same reader the components place their pods with.
 """
@@ -25,6 +26,11 @@ from .values import MISSING, Malformed, NotKnown, as_bool, as_int, as_list, as_m
 
 GKE_POOL, EKS_NODE_GROUP, EKS_MANAGED = "gcp:container/nodePool:NodePool", "aws:eks/nodeGroup:NodeGroup", "eks:index:ManagedNodeGroup"
 KIND_COMMAND = "command:local:Command"
+GKE_CLUSTER = "gcp:container/cluster:Cluster"
+# GKE names a cluster's default pool "default-pool" and makes it of e2-medium machines unless
+# nodeConfig.machineType says otherwise (https://cloud.google.com/kubernetes-engine/docs/concepts/node-pools,
+# https://cloud.google.com/kubernetes-engine/docs/reference/rest/v1/NodeConfig: "defaults to e2-medium").
+GKE_DEFAULT_POOL, GKE_DEFAULT_MACHINE = "default-pool", "e2-medium"
 POOL_TYPES = (GKE_POOL, EKS_NODE_GROUP, EKS_MANAGED)
 _ZONE = re.compile(r"^[a-z]+-[a-z]+\d+-[a-z]$")
 
@@ -77,9 +83,9 @@ def _name(props: dict, key: str) -> str | None:
         return None
 
 
-def _gke(props: dict, name: str) -> NodePool:
+def _gke(props: dict, name: str, default_machine: str | None = None) -> NodePool:
     config = as_map(at(props, "nodeConfig"), "nodeConfig")
-    machine = as_str(config.get("machineType", MISSING), "nodeConfig.machineType")
+    machine = as_str(config.get("machineType", MISSING), "nodeConfig.machineType", default_machine)
     per_zone = as_int(at(props, "nodeCount"), "nodeCount") or as_int(at(props, "initialNodeCount"), "initialNodeCount")
     autoscaling = as_map(at(props, "autoscaling"), "autoscaling")
     total = as_int(autoscaling.get("totalMaxNodeCount", MISSING), "autoscaling.totalMaxNodeCount")
@@ -162,10 +168,33 @@ def _kind(props: dict, name: str) -> list[NodePool]:
             for pool, count in kind_config_pools(nodes)]
 
 
+def _gke_cluster(props: dict, name: str) -> list[NodePool]:
+    """The pools a GKE Cluster declares itself: its default pool (unless removed, or Autopilot) and
+    the inline ``nodePools``; their zones are the cluster's."""
+    if as_bool(at(props, "enableAutopilot"), "enableAutopilot", False):
+        return []  # Autopilot provisions nodes per pod: no pool to place against
+    where = {"location": at(props, "location"), "nodeLocations": at(props, "nodeLocations")}
+    pools = []
+    if not as_bool(at(props, "removeDefaultNodePool"), "removeDefaultNodePool", False):
+        default = {**where, "name": GKE_DEFAULT_POOL, "nodeConfig": at(props, "nodeConfig"), "initialNodeCount": at(props, "initialNodeCount")}
+        pools.append(_gke({k: v for k, v in default.items() if v is not MISSING}, f"{name}/{GKE_DEFAULT_POOL}", GKE_DEFAULT_MACHINE))
+    for index, inline in enumerate(as_list(at(props, "nodePools"), "nodePools")):
+        path = f"nodePools[{index}]"
+        inline = as_map(inline, path)
+        try:
+            pools.append(_gke({**{k: v for k, v in where.items() if v is not MISSING}, **inline}, f"{name}/{path}",
+                              GKE_DEFAULT_MACHINE))
+        except Malformed as error:
+            raise Malformed(f"{path}.{error.path}", error.problem) from None
+    return pools
+
+
 def pool_views(resource_type: str, props: dict, name: str = "") -> list[NodePool]:
     """Every pool a resource declares (a kind cluster declares several)."""
     if resource_type == KIND_COMMAND:
         return _kind(props, name)
+    if resource_type == GKE_CLUSTER:
+        return _gke_cluster(props, name)
     pool = pool_view(resource_type, props, name)
     return [pool] if pool is not None else []
 
