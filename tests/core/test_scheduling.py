@@ -1,6 +1,10 @@
 """Placement as kube-scheduler decides it (K4, K5, B1): each case follows the Kubernetes docs' rule."""
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from percona_mysql_k8s.core.allocatable import node_budget
+from percona_mysql_k8s.core.pools import PoolShape, Taint
 from percona_mysql_k8s.core.scheduling import (
     PodPlacement,
     can_schedule,
@@ -188,3 +192,25 @@ def test_a_pod_lands_on_a_gke_pool_by_the_label_gke_adds():
     spec = pod.as_pod_spec()
     assert spec == {"nodeSelector": {"cloud.google.com/gke-nodepool": "database"}, "tolerations": [DEDICATED_TOLERATION]}
     assert PodPlacement({"a": "b"}).as_pod_spec() == {"nodeSelector": {"a": "b"}}
+
+
+# ---- the components' placement and the pack's judgement are one reader -------------------------------
+
+_NAMES = st.from_regex(r"[a-z][a-z0-9.-]{0,10}/[a-z][a-z0-9-]{0,10}", fullmatch=True)
+_VALUES = st.from_regex(r"[a-z0-9]{1,8}", fullmatch=True)
+_EFFECTS = st.sampled_from(["NoSchedule", "PreferNoSchedule", "NoExecute"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(labels=st.dictionaries(_NAMES, _VALUES, min_size=1, max_size=3),
+       taints=st.lists(st.builds(Taint, _NAMES, _VALUES, _EFFECTS), max_size=3),
+       provider=st.sampled_from([("gke", "n2-standard-8"), ("eks", "m6i.2xlarge")]))
+def test_a_component_pinned_to_a_pool_lands_on_it_and_only_a_tolerating_pod_does(labels, taints, provider):
+    # PoolShape.placement() is what the database layer writes into the CRs; PoolShape.nodes() is the pool
+    # as the pack reads it: the same reader must say the pod lands there, and that a pod with the same
+    # selector but no tolerations lands only when no taint blocks (NoSchedule/NoExecute).
+    pool = PoolShape("db", labels, 3, node_budget(provider[1], provider[0]), tuple(taints), provider[1])
+    assert pool.placement().can_land_on(pool.nodes())
+    untolerating = PodPlacement(pool.placement().node_selector)
+    assert untolerating.can_land_on(pool.nodes()) is (not any(t.effect in ("NoSchedule", "NoExecute") for t in taints))
+    assert pool.placement().pinned()  # a non-node-wide label of the pool's own
