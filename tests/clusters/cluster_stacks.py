@@ -69,6 +69,10 @@ BAD_INPUTS = [
     ("existing: invalid label key", with_(EXISTING, databasePoolLabels="bad key=x"), "databasePoolLabels", "K4"),
     ("existing: one label set for both pools",
      with_(EXISTING, monitoringPoolLabels="mysql.percona.com/pool=database"), "monitoringPoolLabels", "K4"),
+    # core.scheduling: pods selecting only pool=db land on nodes labelled pool=db,disk=ssd when no taint keeps them off.
+    ("existing: monitoring labels a subset of the untainted database pool's",
+     with_(EXISTING, databasePoolLabels="pool=db,disk=ssd", databasePoolTaint="", monitoringPoolLabels="pool=db"),
+     "monitoringPoolLabels", "K4"),
     ("existing: unknown taint effect", with_(EXISTING, databasePoolTaint="pool=db:NoEntry"), "databasePoolTaint", "K4"),
     ("existing: node size unknown", with_(EXISTING, existingNodeCpu=None), "existingNodeCpu", "K1"),
     ("existing: memory unknown", with_(EXISTING, existingNodeMemory=None), "existingNodeMemory", "K1"),

@@ -27,13 +27,14 @@ from percona_mysql_k8s.core.allocatable import DEFAULT_MAX_PODS, NodeBudget, kin
 from percona_mysql_k8s.core.errors import InputError
 from percona_mysql_k8s.core.machines import MachineType, lookup
 from percona_mysql_k8s.core.pools import DATABASE_POOL, DATABASE_TAINT, MONITORING_POOL, POOL_LABEL, PoolShape, Taint
+from percona_mysql_k8s.core.scheduling import KUBERNETES_EFFECTS, cloud_effect
 from percona_mysql_k8s.core.units import cpu_to_millicores, memory_to_bytes
 
 TARGETS = ("kind", "gke", "eks", "existing")
 GKE_RELEASE_CHANNELS = ("RAPID", "REGULAR", "STABLE", "EXTENDED")
-TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
-# The cloud APIs (GKE node pools, EKS node groups) spell taint effects in upper snake case.
-CLOUD_TAINT_EFFECTS = {"NoSchedule": "NO_SCHEDULE", "PreferNoSchedule": "PREFER_NO_SCHEDULE", "NoExecute": "NO_EXECUTE"}
+TAINT_EFFECTS = KUBERNETES_EFFECTS
+# The cloud APIs (GKE node pools, EKS node groups) spell taint effects in upper snake case (core.scheduling).
+CLOUD_TAINT_EFFECTS = {effect: cloud_effect(effect) for effect in KUBERNETES_EFFECTS}
 
 # Used when monitoringNodeType is empty: 4 vCPU / 16 GiB holds the PMM server or a sysbench client.
 DEFAULT_MONITORING_NODE_TYPES = {"gke": "n2-standard-4", "eks": "m6i.xlarge"}
@@ -618,6 +619,15 @@ def _existing(v: _Values, common: dict, database_count: int, monitoring_count: i
         node=monitoring_budget,
         machine_type=monitoring_type or database_type or None,
     )
+    if monitoring.placement().can_land_on(database.nodes()):
+        raise InputError(
+            "monitoringPoolLabels",
+            f"pods selecting {','.join(f'{k}={v}' for k, v in monitoring_labels.items())} can land on the database pool "
+            f"(its labels {','.join(f'{k}={v}' for k, v in database_labels.items())} include them and no databasePoolTaint "
+            "keeps them off): the PMM server and sysbench would run beside mysqld; give the monitoring pool a label of its own "
+            "or taint the database pool",
+            rule="K4",
+        )
     notes = ()
     if not taints:
         notes = ("databasePoolTaint is empty: other pods may be scheduled on the database nodes (K4 asks for a taint)",)

@@ -1,7 +1,9 @@
 """Node pools as the database layer sees them, whatever the cloud (rule K4).
 
 A pool is selected by its node labels and protected by its taints; the database layer places pods with
-:func:`node_selector` and :func:`tolerations` and never asks which provider made the pool.
+:meth:`PoolShape.placement` and never asks which provider made the pool. What a pool's nodes carry
+(:meth:`PoolShape.nodes`, with the labels the provider adds) and whether a pod lands there are decided by
+:mod:`percona_mysql_k8s.core.scheduling`, the reader the policy pack judges stacks with.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from .allocatable import NodeBudget
+from .scheduling import PodPlacement, PoolNodes, eks_pool_nodes, gke_pool_nodes, kind_config_pools
 
 # The labels and taint our cluster components put on their pools. The policy pack recognises the
 # database pool by POOL_LABEL=DATABASE_POOL (or by the taint) on resources it did not create.
@@ -51,3 +54,19 @@ class PoolShape:
 
     def tolerations(self) -> list[dict[str, str]]:
         return [taint.as_toleration() for taint in self.taints]
+
+    def placement(self) -> PodPlacement:
+        """How a pod is pinned to this pool: its labels as nodeSelector, a toleration of each taint (K4)."""
+        return PodPlacement(self.node_selector(), None, tuple(self.tolerations()))
+
+    def nodes(self) -> PoolNodes:
+        """What this pool's nodes carry: its labels and taints plus what the provider adds (the pool's
+        cloud name is not known here: the clusters layer names it)."""
+        taints = [taint.as_k8s() for taint in self.taints]
+        provider = self.node.provider
+        if provider == "gke":
+            return gke_pool_nodes(name=None, machine_type=self.machine_type, labels=self.labels, taints=taints)
+        if provider == "eks":
+            return eks_pool_nodes(name=None, instance_types=[self.machine_type] if self.machine_type else [],
+                                  labels=self.labels, taints=taints)
+        return kind_config_pools([("worker", self.labels, taints)])[0][0]

@@ -49,12 +49,9 @@ def pod_resources(size: ContainerSize, *, cpu_limit: bool = True) -> dict[str, d
 def pool_scheduling(pool: PoolShape) -> dict[str, Any]:
     """nodeSelector + the pool's own tolerations: a monitoring pod never tolerates the database taint (K4).
 
-    No ``tolerations`` key when the pool has no taint: the API server drops an empty list, and Pulumi
-    would then see a difference that is not there."""
-    scheduling: dict[str, Any] = {"nodeSelector": pool.node_selector()}
-    if pool.tolerations():
-        scheduling["tolerations"] = pool.tolerations()
-    return scheduling
+    Built by :mod:`percona_mysql_k8s.core.scheduling` (no ``tolerations`` key when the pool has no
+    taint: the API server drops an empty list, and Pulumi would then see a difference that is not there)."""
+    return pool.placement().as_pod_spec()
 
 
 def restricted_security() -> tuple[dict[str, Any], dict[str, Any]]:

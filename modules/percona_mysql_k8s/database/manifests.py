@@ -187,7 +187,8 @@ def placement(spec: DatabaseSpec, pool: PoolShape) -> Placement:
             "per node (required anti-affinity), so at least clusterSize nodes are needed",
             "K5",
         )
-    return Placement(pool.node_selector(), tuple(pool.tolerations()), key, per_node)
+    pinned = pool.placement()  # core.scheduling: the same reader the policy pack judges placements with
+    return Placement(pinned.node_selector, tuple(pinned.tolerations), key, per_node)
 
 
 def sizing_input(spec: DatabaseSpec, pool: PoolShape, members_per_node: int = 1) -> SizingInput:

@@ -1,12 +1,15 @@
 """K4: dedicated pools. mysqld and proxy pods only on the database pool; the PMM server only on the
 monitoring pool; nothing else tolerates the database taint; a database pool carries its taint.
 
-Resource by resource: a database cluster (custom resource or pxc-db/ps-db values) must pin mysqld and
-every enabled proxy to the database pool with a node selector (or required node affinity) and tolerate
-its taint; the PMM server (pmm chart values, or a workload running a pmm-server image) must select the
-monitoring pool and neither select nor tolerate the database pool; any other Pod, Deployment,
-StatefulSet, ReplicaSet, Job or CronJob must not tolerate the database taint (DaemonSets are node agents
-and may); a node pool labelled as the database pool must carry the taint, and a tainted one the label.
+Resource by resource, with no pools in sight: a database cluster (custom resource or pxc-db/ps-db
+values) must pin mysqld and every enabled proxy to a pool with a node selector or required node
+affinity on any label that is not node-wide (the configured ``database_pool_labels``, GKE's
+``cloud.google.com/gke-nodepool``, EKS's ``eks.amazonaws.com/nodegroup``, a label of your own) and
+tolerate a NoSchedule/NoExecute taint; on the configured labels it must tolerate the configured taint.
+The PMM server (pmm chart values, or a workload running a pmm-server image) must be pinned to a pool and
+neither select nor tolerate the configured database pool; any other Pod, Deployment, StatefulSet,
+ReplicaSet, Job or CronJob must not tolerate the database taint (DaemonSets are node agents and may); a
+node pool carrying the configured database labels must carry the taint.
 Load generators are B1's (load-generator-placement). The stack policy pool-placement checks the same
 against the pools the stack actually declares.
 """
@@ -41,11 +44,31 @@ def _monitoring(ctx: Context, placement, what: str, db_labels, taint, mon_labels
             "the rule runs the monitoring server only on the monitoring pool, never beside mysqld",
             f"select the monitoring pool with nodeSelector {_labels_text(mon_labels)} and drop the toleration of {taint_text(taint)}",
         )
-    elif not placement.selects(mon_labels):
+    elif not placement.pinned():
         ctx.violation(
-            "K4", f"{what} ({placement.path}: {placement.describe()}) does not select the monitoring pool",
+            "K4", f"{what} ({placement.path}: {placement.describe()}) is pinned to no pool",
             "the rule runs the monitoring server only on the monitoring pool",
-            f"set nodeSelector {_labels_text(mon_labels)} at {placement.path}",
+            f"select the monitoring pool by its labels, e.g. nodeSelector {_labels_text(mon_labels)} at {placement.path}",
+        )
+
+
+def _database_pods(ctx: Context, placement, what: str, db_labels, taint) -> None:
+    """Pinned to a tainted pool by any label (a stack's pools then say which); on the configured labels,
+    tolerating the configured taint."""
+    if placement.selects(db_labels):
+        missing = [] if placement.tolerates(taint) else [f"a toleration of {taint_text(taint)}"]
+    else:
+        missing = [part for part, ok in (
+            (f"a node selector (or required node affinity) pinning it to a pool, e.g. {_labels_text(db_labels)}", placement.pinned()),
+            (f"a toleration of that pool's taint, e.g. {taint_text(taint)}", placement.pod.tolerates_a_dedicated_taint()))
+            if not ok]
+    if missing:
+        path = placement.path
+        ctx.violation(
+            "K4", f"{path} ({what}) lacks {' and '.join(missing)}",
+            "the rule runs mysqld and proxy pods only on the database pool: pinned to it by its labels and tolerating its taint",
+            f"set {path}.nodeSelector {_labels_text(db_labels)} and {path}.tolerations "
+            f"[{{key: {taint.key}, operator: Equal, value: {taint.value}, effect: {taint.effect}}}] (or your pool's own label and taint)",
         )
 
 
@@ -62,17 +85,7 @@ def check(ctx: Context) -> None:
                 placement = read_placement(component.raw.get("nodeSelector", MISSING), component.raw.get("tolerations", MISSING),
                                            (component.raw.get("affinity") or {}).get("advanced", MISSING)
                                            if isinstance(component.raw.get("affinity"), dict) else MISSING, path)
-                selects, tolerates = placement.selects(db_labels), placement.tolerates(taint)
-                if not (selects and tolerates):
-                    missing = " and ".join(part for part, ok in (
-                        (f"a node selector for {_labels_text(db_labels)}", selects),
-                        (f"a toleration of {taint_text(taint)}", tolerates)) if not ok)
-                    ctx.violation(
-                        "K4", f"{path} ({component.key} pods) lacks {missing}",
-                        "the rule runs mysqld and proxy pods only on the database pool: node selector plus toleration of its taint",
-                        f"set {path}.nodeSelector {_labels_text(db_labels)} and {path}.tolerations "
-                        f"[{{key: {taint.key}, operator: Equal, value: {taint.value}, effect: {taint.effect}}}]",
-                    )
+                _database_pods(ctx, placement, f"{component.key} pods", db_labels, taint)
         return
     with ctx.checking("K4"):
         values = pmm_values(ctx, "K4")
@@ -99,21 +112,14 @@ def check(ctx: Context) -> None:
     pool = node_pool(ctx, "K4")
     if pool is not None:
         with ctx.checking("K4"):
-            labelled = all(pool.labels.get(key) == value for key, value in db_labels.items())
-            tainted = any(t.key == taint.key and t.value == taint.value and t.effect in ("NoSchedule", "NoExecute")
-                          for t in pool.taints)
+            labelled = pool.nodes.carries(db_labels)
+            tainted = pool.nodes.carries_taint(taint.as_k8s()) and taint.effect in ("NoSchedule", "NoExecute")
             if labelled and not tainted:
                 ctx.violation(
                     "K4", f"node pool {pool.name} is labelled as the database pool ({pool.labels_path}) but has no "
                     f"{taint_text(taint)} taint ({pool.taints_path})",
                     "the rule keeps every other pod off the database pool: it carries the database taint",
                     f"add the taint {{key: {taint.key}, value: {taint.value}, effect: NO_SCHEDULE}} to {pool.taints_path}",
-                )
-            elif tainted and not labelled:
-                ctx.violation(
-                    "K4", f"node pool {pool.name} carries the database taint but not the labels {_labels_text(db_labels)}",
-                    "the rule places database pods by node selector on the database pool's labels",
-                    f"add {_labels_text(db_labels)} to {pool.labels_path}",
                 )
 
 

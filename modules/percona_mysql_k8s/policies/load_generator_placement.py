@@ -2,7 +2,9 @@
 
 A load generator is a Pod, Deployment, StatefulSet, ReplicaSet, Job or CronJob whose image, container
 name or own name contains "sysbench", or that is labelled app.kubernetes.io/component=load-generator.
-It must select the monitoring pool and neither select nor tolerate the database pool. The stack policy
+It must be pinned to a pool (a node selector or required node affinity on any label that is not
+node-wide: the configured ``monitoring_pool_labels``, GKE's ``cloud.google.com/gke-nodepool``, a label of
+your own) and neither select nor tolerate the configured database pool. The stack policy
 load-generator-pool checks the same against the pools a stack declares.
 """
 
@@ -16,7 +18,7 @@ from ._subjects import workload, workload_types
 SPEC = Spec(
     name="load-generator-placement",
     rules=("B1",), applies_to=workload_types,
-    description="load generators select the monitoring pool and neither select nor tolerate the database pool",
+    description="load generators are pinned to a pool (the monitoring pool) and neither select nor tolerate the database pool",
     settings=POOL_SETTINGS,
     remediation="Give sysbench pods nodeSelector mysql.percona.com/pool: monitoring and no database toleration.",
 )
@@ -38,9 +40,10 @@ def check(ctx: Context) -> None:
                 "the rule never runs load generators on the database pool: they would steal the CPU they measure",
                 f"set {placement.path}.nodeSelector {selector} and remove the toleration of {taint_text(taint)}",
             )
-        elif not placement.selects(mon_labels):
+        elif not placement.pinned():
             ctx.violation(
-                "B1", f"load generator {subject.kind} {subject.name} does not select the monitoring pool ({placement.path}: {placement.describe()})",
+                "B1", f"load generator {subject.kind} {subject.name} is pinned to no pool, so it can land on the database pool "
+                f"({placement.path}: {placement.describe()})",
                 "the rule runs load generators on the monitoring pool",
                 f"set {placement.path}.nodeSelector {selector}",
             )

@@ -1,22 +1,26 @@
-"""B1 (stack): against the pools the stack declares, no load generator can run on the database pool."""
+"""B1 (stack): against the pools the stack declares, no load generator can land on the database pool: the
+pool the stack's database pods can land on (or, without them, the pool carrying the configured labels or
+taint), matched as kube-scheduler matches (percona_mysql_k8s.core.scheduling)."""
 
 from __future__ import annotations
 
 from ._framework import Context, Spec, stack_policy
 from ._readers.placement import POOL_SETTINGS, pool_settings
-from ._readers.stack import LOAD_GENERATOR, candidates, read_stack
+from ._readers.stack import LOAD_GENERATOR, candidates, database_pools, read_stack
 
 SPEC = Spec(name="load-generator-pool", rules=("B1",),
             description="against the stack's node pools, load generators can never run on the database pool", settings=POOL_SETTINGS)
 
 
 def check(ctx: Context) -> None:
-    db_labels, _, mon_labels = pool_settings(ctx)
+    db_labels, taint, mon_labels = pool_settings(ctx)
     stack = read_stack(ctx.resources)
-    for group in stack.groups:
-        if group.role != LOAD_GENERATOR:
-            continue
-        inside = [pool.name for pool in candidates(group, stack.pools) if all(pool.labels.get(k) == v for k, v in db_labels.items())]
+    generators = [group for group in stack.groups if group.role == LOAD_GENERATOR]
+    if not generators:
+        return
+    inside_database = database_pools(stack, db_labels, taint)
+    for group in generators:
+        inside = [pool.name for pool in candidates(group, stack.pools) if any(pool is other for other in inside_database)]
         if inside:
             ctx.violation("B1", f"{group.label} can run on the database pool {', '.join(inside)}",
                           "the rule never runs load generators on the database pool",

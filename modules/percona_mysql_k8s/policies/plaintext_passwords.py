@@ -3,8 +3,12 @@
 Passwords belong in Kubernetes Secrets made from Pulumi secrets (random.RandomPassword), referenced by
 name (``secretsName``, ``secretKeyRef``). Found here: password-like keys with a literal value anywhere in
 a database custom resource, in pxc-db/ps-db/pmm chart values (``secrets.passwords``, ``passwords``,
-``secret.pmm_password``), ``password=`` lines inside configuration strings, ConfigMap data, literal
-``env`` values of password-like variables and ``--password=…`` arguments. The engine hands policies
+``secret.pmm_password``), ``password=`` lines inside configuration strings, ConfigMap keys that name a
+password (``DB_PASSWORD``, ``MYSQL_PWD``, ``password.root``), literal ``env`` values of password-like
+variables, and on command lines (containers' ``command``/``args``, scripts in ConfigMaps or env values):
+``--password=…`` (``--mysql-password=…``), the MySQL clients' ``-pSECRET`` (the password is glued to
+``-p``: with a space the next word is the database, MySQL manual "Specifying the password"), shell
+assignments ``MYSQL_PWD=…``, and DSNs with a password (``mysql://user:SECRET@host``). The engine hands policies
 secrets unwrapped, so whether a value is a Pulumi secret cannot be seen here; ``python -m percona_mysql_k8s.policies.check``
 also checks that the stack config keeps such keys ``secure:``.
 """
@@ -29,8 +33,52 @@ REFERENCE_KEY = re.compile(r"(secretname|secretsname|secret|secretref|ref|keyref
 SECRET_KEYS = {"root", "xtrabackup", "monitor", "proxyadmin", "operator", "replication", "orchestrator", "heartbeat",
                "clusterset", "pmmserver", "pmmserverkey", "pmmservertoken"}
 IN_TEXT = re.compile(r"(?im)^\s*[\w.\-]*(?:password|passwd)\s*[=:]\s*[\"']?([^\"'\s#;]+)")
-ARGUMENT = re.compile(r"--(?:mysql-)?password=([\"']?)([^\s\"']+)")
+ARGUMENT = re.compile(r"--[\w-]*password=([\"']?)([^\s\"']+)")
 ENV_NAME = re.compile(r"(PASSWORD|PASSWD|PWD|TOKEN|SECRET|API_?KEY)", re.IGNORECASE)
+# The MySQL clients read -pSECRET (no space) as the password; -p alone prompts
+# (https://dev.mysql.com/doc/refman/8.4/en/connection-options.html#option_general_password).
+CLIENT = re.compile(r"(?:^|[\s/;&|(`\"'])(?:mysql|mysqladmin|mysqldump|mysqlsh|mysqlslap|mysqlcheck|mysqlpump|mysqlimport|"
+                    r"mysqlshow|mysqlbinlog|mariadb|mariadb-admin|mariadb-dump)(?=\s)")
+CLIENT_EDGES = " /;&|(`\"'"
+SHORT_PASSWORD = re.compile(r"(?<!\S)-p(\S+)")
+SEGMENT = re.compile(r"&&|\|\||[;\n|]")
+ASSIGNMENT = re.compile(r"(?<![\w$-])([A-Za-z_][A-Za-z0-9_]*)=(\S+)")
+# scheme://user:password@host (MySQL Shell, Go's DSN-like URLs, JDBC, SQLAlchemy); the password is the
+# userinfo after the first colon (RFC 3986 §3.2.1).
+DSN = re.compile(r"\b[a-zA-Z][\w+.-]*://[^\s/:@'\"]*:([^@\s/'\"]+)@")
+
+
+def _literal_word(word: str) -> bool:
+    return _literal(word.strip("'\"")) and not word.strip("'\"").startswith("%")
+
+
+def command_line(text: str) -> list[str]:
+    """What gives a password away on a command line or in a script: ``--password=``, a client's
+    ``-pSECRET``, ``MYSQL_PWD=`` assignments, DSNs with a password."""
+    found = []
+    for match in ARGUMENT.finditer(text):
+        if _literal(match.group(2)):
+            found.append(f"a literal {match.group(0).split('=', 1)[0]}=…")
+    for segment in SEGMENT.split(text):
+        client = CLIENT.search(segment)
+        if client and any(_literal_word(m.group(1)) for m in SHORT_PASSWORD.finditer(segment, client.end())):
+            found.append(f"a literal -p<password> after {client.group(0).strip(CLIENT_EDGES)}")
+    for match in ASSIGNMENT.finditer(text):
+        if ENV_NAME.search(match.group(1)) and _literal_word(match.group(2)):
+            found.append(f"a literal {match.group(1)}=…")
+    for match in DSN.finditer(text):
+        if _literal_word(match.group(1)):
+            found.append("a DSN with a literal password (scheme://user:password@host)")
+    return found
+
+
+def _names_a_password(key: str) -> bool:
+    """A ConfigMap key that names a password: a word password/passwd/pwd/pass/passphrase in it
+    (``DB_PASSWORD``, ``MYSQL_PWD``, ``password.root``, ``rootPassword``), unless it names a reference."""
+    words = [w.lower() for w in re.split(r"[^A-Za-z0-9]+|(?<=[a-z0-9])(?=[A-Z])", key) if w]
+    if not words or REFERENCE_KEY.search(_normal(key)):
+        return False
+    return any(w in ("password", "passwd", "pwd", "pass", "passphrase") or w.endswith(("password", "passwd")) for w in words)
 
 
 def _normal(key: str) -> str:
@@ -51,11 +99,17 @@ def scan(value, path: str, parent: str = ""):
                 is_password = PASSWORD_KEY.search(normal) and not REFERENCE_KEY.search(normal)
                 if (is_password or (parent == "passwords" and normal in SECRET_KEYS)) and _literal(item):
                     yield child, f"holds a literal password in {child}"
-                elif "\n" in item:
-                    for match in IN_TEXT.finditer(item):
-                        if _literal(match.group(1)):
-                            yield child, f"has a password in plain text inside {child} ({match.group(0).strip()[:40]}...)"
-                            break
+                    continue
+                if "\n" in item:
+                    match = next((m for m in IN_TEXT.finditer(item) if _literal(m.group(1))), None)
+                    if match:
+                        yield child, f"has a password in plain text inside {child} ({match.group(0).strip()[:40]}...)"
+                        continue
+                for what in command_line(item)[:1]:
+                    yield child, f"has {what} in {child}"
+            elif normal in ("command", "args") and isinstance(item, list) and all(isinstance(i, str) for i in item):
+                for what in command_line(" ".join(item))[:1]:
+                    yield child, f"has {what} on the command line {child}"
             else:
                 yield from scan(item, child, normal)
     elif isinstance(value, list):
@@ -79,15 +133,27 @@ def check(ctx: Context) -> None:
             if values is not None:
                 found = list(scan(values, "values"))
         if resource.type == "kubernetes:core/v1:ConfigMap":
-            found = list(scan({"data": resource.props.get("data")}, ""))
+            data = resource.props.get("data")
+            found = list(scan({"data": data}, ""))
+            named = {path for path, _ in found}
+            for key, value in (data.items() if isinstance(data, dict) else []):
+                if join("data", str(key)) not in named and _names_a_password(str(key)) and _literal(value):
+                    found.append((join("data", str(key)), f"holds a literal password in data.{key} (its key names a password)"))
         subject = None if values is not None or found else workload(ctx, "S1")
         if subject is not None:
             for path, entry, container in subject.env():
-                if isinstance(entry.get("name"), str) and ENV_NAME.search(entry["name"]) and _literal(entry.get("value")):
+                value = entry.get("value")
+                if isinstance(entry.get("name"), str) and ENV_NAME.search(entry["name"]) and _literal(value):
                     found.append((path, f"sets {entry['name']} to a literal value in container {container} ({path}.value)"))
-            for match in ARGUMENT.finditer(subject.script()):
-                if _literal(match.group(2)):
-                    found.append((subject.path, f"passes a literal --password=… on the command line of {subject.kind} {subject.name}"))
+                elif isinstance(value, str):
+                    found += [(path, f"has {what} in {entry.get('name')} of container {container} ({path}.value)")
+                              for what in command_line(value)[:1]]
+            for index, container in enumerate(subject.containers + subject.init_containers):
+                words = [str(w) for key in ("command", "args") if isinstance(container.get(key), list)
+                         for w in container[key] if isinstance(w, str | int | float)]
+                for what in command_line(" ".join(words))[:1]:
+                    found.append((subject.path, f"passes {what} on the command line of container "
+                                                f"{container.get('name', index)} of {subject.kind} {subject.name}"))
     for _path, what in found:
         ctx.violation("S1", f"{resource.label} {what}",
                       "the rule keeps every password a Pulumi secret in a Kubernetes Secret, never in plain text", FIX)

@@ -2,8 +2,11 @@
 
 Per pool with a known machine type, the node's allocatable is percona_mysql_k8s.core.allocatable.node_budget (K1:
 capacity minus kube/system reserve and eviction threshold) minus the requests of the stack's
-DaemonSets that run there and the configured per-node DaemonSet overhead of the cluster. Pods are
-assigned to the pool when it is the only pool they can run on. Then: every pod fits one node; the
+DaemonSets that run there and the configured per-node DaemonSet overhead of the cluster. A pod can run
+on a pool as kube-scheduler decides it (percona_mysql_k8s.core.scheduling: the pool's labels, including
+the ones GKE/EKS add such as ``cloud.google.com/gke-nodepool``, and its taints). Pods are assigned to
+the pool when it is the only pool they can run on; a pod that can run on several must fit one node of
+at least one of them. Then, per pool: every pod fits one node; the
 operators' *required* hostname anti-affinity needs at least ``size`` nodes per component, and puts one
 pod of each such component on the same node, so their sum must fit one node; and all requests together
 fit the pool's nodes.
@@ -32,19 +35,47 @@ SPEC = Spec(
 )
 
 
+def _free(stack, pool, extra_cpu: int, extra_memory: int):
+    """(budget, free CPU, free memory) of one node of ``pool`` after DaemonSets, or None when unknown."""
+    if not pool.machine_type:
+        return None
+    try:
+        budget = node_budget(pool.machine_type, pool.provider)
+    except InputError:
+        return None  # not a catalog machine type: its allocatable is unknown
+    daemonsets = [g for g in stack.groups if g.role == DAEMONSET and can_run_on(g, pool)]
+    return (budget, budget.allocatable_cpu_millicores - extra_cpu - sum(g.cpu for g in daemonsets),
+            budget.allocatable_memory_bytes - extra_memory - sum(g.memory for g in daemonsets))
+
+
+def _fits_somewhere(ctx: Context, stack, extra_cpu: int, extra_memory: int) -> None:
+    """A pod that can land on several pools needs one node, of any of them, that holds it."""
+    for group in stack.groups:
+        if group.role == DAEMONSET or group.replicas == 0:
+            continue
+        pools = candidates(group, stack.pools)
+        frees = [_free(stack, pool, extra_cpu, extra_memory) for pool in pools]
+        if len(pools) < 2 or any(free is None for free in frees):
+            continue
+        if not any(group.cpu <= free_cpu and group.memory <= free_memory for _, free_cpu, free_memory in frees):
+            where = ", ".join(f"{pool.name} ({pool.machine_type}: {cpu(free_cpu)} CPU / {mem(free_memory)} free)"
+                              for pool, (_, free_cpu, free_memory) in zip(pools, frees, strict=True))
+            ctx.violation("K5", f"a pod of {group.label} requests {cpu(group.cpu)} CPU and {mem(group.memory)}, more than one node "
+                          f"of any pool it can land on: {where}",
+                          "the rule requires every pod to fit a node's allocatable (K1), never its capacity",
+                          "lower the requests to what `python -m percona_mysql_k8s.sizing` computes, or use a larger machine type",
+                          group.urn)
+
+
 def check(ctx: Context) -> None:
     stack = read_stack(ctx.resources)
     extra_cpu, extra_memory = int(ctx["daemonset_cpu_millicores"] or 0), int(ctx["daemonset_memory_bytes"] or 0)
+    _fits_somewhere(ctx, stack, extra_cpu, extra_memory)
     for resource, pool in stack.pools:
-        if not pool.machine_type:
+        free = _free(stack, pool, extra_cpu, extra_memory)
+        if free is None:
             continue
-        try:
-            budget = node_budget(pool.machine_type, pool.provider)
-        except InputError:
-            continue  # not a catalog machine type: its allocatable is unknown
-        daemonsets = [g for g in stack.groups if g.role == DAEMONSET and can_run_on(g, pool)]
-        free_cpu = budget.allocatable_cpu_millicores - extra_cpu - sum(g.cpu for g in daemonsets)
-        free_memory = budget.allocatable_memory_bytes - extra_memory - sum(g.memory for g in daemonsets)
+        budget, free_cpu, free_memory = free
         where = f"node pool {pool.name} ({pool.machine_type}: allocatable {cpu(budget.allocatable_cpu_millicores)} CPU, " \
                 f"{mem(budget.allocatable_memory_bytes)}; {cpu(free_cpu)} / {mem(free_memory)} after DaemonSets)"
         sizing = f"python -m percona_mysql_k8s.sizing --node-type {pool.machine_type} --provider {pool.provider}"

@@ -1,41 +1,55 @@
-"""K4 (stack): against the pools the stack declares, database pods can run only on the database pool, and
-nothing else (PMM server, other workloads; DaemonSets excepted) can run there. A pod "can run" on a pool
-when it matches the pool's labels and tolerates all its NoSchedule/NoExecute taints. Load generators are
+"""K4 (stack): against the pools the stack declares, the database pool is the pool the database pods can
+land on; it is kept for them by a NoSchedule/NoExecute taint, and nothing else (PMM server, other
+workloads; DaemonSets excepted) can land there. A pod "can land" on a pool as kube-scheduler decides it
+(percona_mysql_k8s.core.scheduling): its nodeSelector and required node affinity against the pool's
+labels, including the ones the provider adds (``cloud.google.com/gke-nodepool``,
+``eks.amazonaws.com/nodegroup``, ...), and its tolerations against the pool's taints. Load generators are
 load-generator-pool's (B1)."""
 
 from __future__ import annotations
 
 from ._framework import Context, Spec, stack_policy
 from ._readers.placement import POOL_SETTINGS, pool_settings
-from ._readers.stack import DAEMONSET, DATABASE, LOAD_GENERATOR, candidates, read_stack
+from ._readers.stack import DAEMONSET, DATABASE, LOAD_GENERATOR, candidates, database_pools, read_stack
 
 SPEC = Spec(name="pool-placement", rules=("K4",),
-            description="against the stack's node pools, database pods run only on the database pool and nothing else can run there",
+            description="against the stack's node pools, database pods land only on a tainted pool and nothing else can land there",
             settings=POOL_SETTINGS)
 
 
 def check(ctx: Context) -> None:
-    db_labels, _, _ = pool_settings(ctx)
+    db_labels, taint, _ = pool_settings(ctx)
     stack = read_stack(ctx.resources)
     if not stack.pools:
         return
-    database_pools = {id(pool) for _, pool in stack.pools if all(pool.labels.get(k) == v for k, v in db_labels.items())}
+    inside_database = database_pools(stack, db_labels, taint)
+    found_by_pods = False
     for group in stack.groups:
-        if group.role in (DAEMONSET, LOAD_GENERATOR) or group.replicas == 0:
+        if group.role != DATABASE or group.replicas == 0:
             continue
         pools = candidates(group, stack.pools)
-        if group.role == DATABASE:
-            others = [pool.name for pool in pools if id(pool) not in database_pools]
-            if others:
-                ctx.violation("K4", f"{group.label} can run on node pool(s) {', '.join(others)}, not the database pool",
-                              "the rule runs mysqld and proxy pods only on the database pool",
-                              "select the database pool's labels and tolerate its taint; keep the taint off other pools", group.urn)
-        else:
-            inside = [pool.name for pool in pools if id(pool) in database_pools]
-            if inside:
-                ctx.violation("K4", f"{group.label} ({group.role}) can run on the database pool {', '.join(inside)}",
-                              "the rule keeps everything but database pods off the database pool",
-                              "taint the database pool and drop this workload's toleration, or select another pool", group.urn)
+        found_by_pods = found_by_pods or bool(pools)
+        open_pools = [pool.name for pool in pools if not pool.nodes.dedicated]
+        if open_pools:
+            ctx.violation("K4", f"{group.label} can run on node pool(s) {', '.join(open_pools)}, which carry no "
+                          "NoSchedule/NoExecute taint: any pod can land beside them",
+                          "the rule runs mysqld and proxy pods only on the database pool, kept for them by its taint",
+                          "pin these pods to one pool by its labels (nodeSelector or required node affinity), taint that pool "
+                          "and tolerate the taint", group.urn)
+    if not found_by_pods:
+        for resource, pool in stack.pools:
+            if pool in inside_database and not pool.nodes.dedicated:
+                ctx.violation("K4", f"node pool {pool.name} is labelled as the database pool but carries no NoSchedule taint",
+                              "the rule keeps every other pod off the database pool with its taint",
+                              f"add the taint {taint.key}={taint.value}:{taint.effect} to {pool.taints_path}", resource.urn)
+    for group in stack.groups:
+        if group.role in (DAEMONSET, LOAD_GENERATOR, DATABASE) or group.replicas == 0:
+            continue
+        inside = [pool.name for pool in candidates(group, stack.pools) if any(pool is other for other in inside_database)]
+        if inside:
+            ctx.violation("K4", f"{group.label} ({group.role}) can run on the database pool {', '.join(inside)}",
+                          "the rule keeps everything but database pods off the database pool",
+                          "taint the database pool and drop this workload's toleration, or select another pool", group.urn)
 
 
 POLICY = stack_policy(SPEC, check)

@@ -1,8 +1,10 @@
 """Where a pod can run: node selectors, required node affinity and tolerations (K4, K5, B1).
 
-The database pool is the pool with the label POOL_LABEL=DATABASE_POOL and the taint DATABASE_TAINT
-(percona_mysql_k8s.core.pools); policies take both from their config, defaulting to those constants, so a
-cluster that labels its pools differently can say so.
+Read once here (with the offending path named on bad input) and judged by
+:mod:`percona_mysql_k8s.core.scheduling`, the reader the components place their pods with. Against a
+stack's pools, the database pool is the pool the database pods can land on; with no pools in sight it
+is recognised by the configured labels and taint, defaulting to POOL_LABEL=DATABASE_POOL and
+DATABASE_TAINT (percona_mysql_k8s.core.pools).
 """
 
 from __future__ import annotations
@@ -11,11 +13,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from percona_mysql_k8s.core.pools import DATABASE_POOL, DATABASE_TAINT, MONITORING_POOL, POOL_LABEL, Taint
+from percona_mysql_k8s.core.scheduling import PodPlacement, PoolNodes, kubernetes_effect, required_node_affinity
 
 from ..config import Setting
 from .values import MISSING, Malformed, as_list, as_map, describe, join
 
-TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
 POOL_SETTINGS = (
     Setting("database_pool_labels", "object", {POOL_LABEL: DATABASE_POOL},
             "Node labels that select the database pool (percona_mysql_k8s.core.pools).", {"type": "string"}),
@@ -29,7 +31,8 @@ POOL_SETTINGS = (
 def parse_taint(text: str) -> Taint:
     key_value, _, effect = text.partition(":")
     key, _, value = key_value.partition("=")
-    return Taint(key.strip(), value.strip(), (effect or "NoSchedule").strip())
+    effect = (effect or "NoSchedule").strip()
+    return Taint(key.strip(), value.strip(), kubernetes_effect(effect) or effect)  # NO_SCHEDULE as the clouds spell it
 
 
 def taint_text(taint: Taint) -> str:
@@ -38,73 +41,38 @@ def taint_text(taint: Taint) -> str:
 
 @dataclass(frozen=True)
 class Placement:
-    path: str
-    node_selector: Mapping[str, str] = field(default_factory=dict)
-    tolerations: tuple[dict, ...] = ()
-    required_terms: tuple[tuple[dict, ...], ...] = ()  # nodeSelectorTerms: OR of ANDs
+    """A pod's placement as read from a resource at ``path``, judged by percona_mysql_k8s.core.scheduling."""
 
-    def matches(self, labels: Mapping[str, str]) -> bool:
-        """Whether a node with ``labels`` satisfies the selector and the required node affinity."""
-        if any(labels.get(key) != value for key, value in self.node_selector.items()):
-            return False
-        if not self.required_terms:
-            return True
-        return any(all(_expression_matches(expression, labels) for expression in term) for term in self.required_terms)
+    path: str
+    pod: PodPlacement = field(default_factory=PodPlacement)
+
+    @property
+    def node_selector(self) -> Mapping[str, str]:
+        return self.pod.node_selector
+
+    @property
+    def tolerations(self) -> tuple[dict, ...]:
+        return tuple(self.pod.tolerations)
+
+    def can_land_on(self, nodes: PoolNodes) -> bool:
+        return self.pod.can_land_on(nodes)
 
     def selects(self, labels: Mapping[str, str]) -> bool:
         """Whether the pod is pinned to nodes carrying every one of ``labels`` (selector or required affinity)."""
-        if not labels:
-            return False
-        for key, value in labels.items():
-            if self.node_selector.get(key) == value:
-                continue
-            if self.required_terms and all(any(_pins(e, key, value) for e in term) for term in self.required_terms):
-                continue
-            return False
-        return True
+        return self.pod.requires(labels)
+
+    def pinned(self) -> bool:
+        """Whether the pod is pinned to some pool, by any label that is not node-wide (K4, B1)."""
+        return self.pod.pinned()
 
     def tolerates(self, taint: Taint) -> bool:
-        return tolerates(self.tolerations, taint)
+        return self.pod.tolerates(taint.as_k8s())
 
     def describe(self) -> str:
         selector = ", ".join(f"{key}={value}" for key, value in self.node_selector.items()) or "none"
-        return f"nodeSelector {{{selector}}}, {len(self.tolerations)} toleration(s)"
-
-
-def _pins(expression: dict, key: str, value: str) -> bool:
-    values = expression.get("values")
-    return expression.get("key") == key and expression.get("operator") == "In" and isinstance(values, list) and values == [value]
-
-
-def _expression_matches(expression: dict, labels: Mapping[str, str]) -> bool:
-    key, operator = expression.get("key"), expression.get("operator")
-    values = expression.get("values") or []
-    if operator == "In":
-        return labels.get(key) in values
-    if operator == "NotIn":
-        return labels.get(key) not in values
-    if operator == "Exists":
-        return key in labels
-    if operator == "DoesNotExist":
-        return key not in labels
-    return True  # Gt/Lt on numeric labels: not used for pools; assume satisfiable
-
-
-def tolerates(tolerations, taint: Taint) -> bool:
-    """Kubernetes' toleration matching: Exists with no key tolerates every taint."""
-    for toleration in tolerations:
-        if not isinstance(toleration, dict):
-            continue
-        effect = toleration.get("effect") or ""
-        if effect and effect != taint.effect:
-            continue
-        operator = toleration.get("operator") or "Equal"
-        key = toleration.get("key") or ""
-        if operator == "Exists" and (key == "" or key == taint.key):
-            return True
-        if operator == "Equal" and key == taint.key and (toleration.get("value") or "") == taint.value:
-            return True
-    return False
+        terms = required_node_affinity(self.pod.affinity)
+        affinity = f", {len(terms)} required node affinity term(s)" if terms else ""
+        return f"nodeSelector {{{selector}}}{affinity}, {len(self.pod.tolerations)} toleration(s)"
 
 
 def _strings(mapping: dict, path: str) -> dict[str, str]:
@@ -116,20 +84,44 @@ def _strings(mapping: dict, path: str) -> dict[str, str]:
     return result
 
 
+def _fields_are_strings(item: dict, keys: tuple[str, ...], path: str) -> None:
+    for key in keys:
+        value = item.get(key)
+        if value is not None and not isinstance(value, str):
+            raise Malformed(join(path, key), f"is {describe(value)}, not a string")
+
+
 def read_placement(node_selector, tolerations, affinity, path: str) -> Placement:
     selector = _strings(as_map(node_selector, join(path, "nodeSelector")), join(path, "nodeSelector"))
     toleration_list = tuple(as_list(tolerations, join(path, "tolerations")))
     for index, toleration in enumerate(toleration_list):
+        where = f"{join(path, 'tolerations')}[{index}]"
         if not isinstance(toleration, dict):
-            raise Malformed(f"{join(path, 'tolerations')}[{index}]", f"is {describe(toleration)}, not a toleration")
-    affinity_map = as_map(affinity, join(path, "affinity"))
-    node_affinity = as_map(affinity_map.get("nodeAffinity", MISSING), join(path, "affinity.nodeAffinity"))
-    required = as_map(node_affinity.get("requiredDuringSchedulingIgnoredDuringExecution", MISSING), path)
-    terms = []
-    for term in as_list(required.get("nodeSelectorTerms", MISSING), path):
-        if isinstance(term, dict):
-            terms.append(tuple(e for e in as_list(term.get("matchExpressions", MISSING), path) if isinstance(e, dict)))
-    return Placement(path, selector, toleration_list, tuple(terms))
+            raise Malformed(where, f"is {describe(toleration)}, not a toleration")
+        _fields_are_strings(toleration, ("key", "operator", "value", "effect"), where)
+    affinity_path = join(path, "affinity")
+    affinity_map = as_map(affinity, affinity_path)
+    node_affinity = as_map(affinity_map.get("nodeAffinity", MISSING), join(affinity_path, "nodeAffinity"))
+    required_path = join(join(affinity_path, "nodeAffinity"), "requiredDuringSchedulingIgnoredDuringExecution")
+    required = as_map(node_affinity.get("requiredDuringSchedulingIgnoredDuringExecution", MISSING), required_path)
+    required_affinity = None
+    if required:
+        terms = []
+        for index, term in enumerate(as_list(required.get("nodeSelectorTerms", MISSING), join(required_path, "nodeSelectorTerms"))):
+            term_path = f"{join(required_path, 'nodeSelectorTerms')}[{index}]"
+            term = as_map(term, term_path)
+            expressions = as_list(term.get("matchExpressions", MISSING), join(term_path, "matchExpressions"))
+            for number, expression in enumerate(expressions):
+                where = f"{join(term_path, 'matchExpressions')}[{number}]"
+                if not isinstance(expression, dict):
+                    raise Malformed(where, f"is {describe(expression)}, not an expression")
+                _fields_are_strings(expression, ("key", "operator"), where)
+                for item_index, item in enumerate(as_list(expression.get("values", MISSING), join(where, "values"))):
+                    if isinstance(item, bool) or not isinstance(item, str | int | float):
+                        raise Malformed(f"{join(where, 'values')}[{item_index}]", f"is {describe(item)}, not a label value")
+            terms.append({"matchExpressions": expressions, "matchFields": term.get("matchFields") or []})
+        required_affinity = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": terms}}}
+    return Placement(path, PodPlacement(selector, required_affinity, toleration_list))
 
 
 def pool_settings(ctx) -> tuple[dict[str, str], Taint, dict[str, str]]:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from .database import DatabaseView, database_view
 from .helm import PMM, chart_name, chart_values, is_helm
 from .placement import Placement, read_placement
-from .pools import NodePool, pool_view
+from .pools import NodePool, pool_views
 from .resources import read_resources
 from .values import MISSING, Malformed, NotKnown, as_int, as_map, at
 from .workloads import LOAD_GENERATOR, PMM_SERVER, Workload, workload_view
@@ -91,9 +91,9 @@ def read_stack(resources) -> StackView:
                 view.databases.append((resource, database))
                 view.groups.extend(_database_groups(resource, database))
                 continue
-            pool = pool_view(resource.type, resource.props, resource.name)
-            if pool is not None:
-                view.pools.append((resource, pool))
+            pools = pool_views(resource.type, resource.props, resource.name)
+            if pools:
+                view.pools.extend((resource, pool) for pool in pools)
                 continue
             if is_helm(resource.type) and chart_name(resource.props) == PMM:
                 values = chart_values(resource.props, PMM)
@@ -114,14 +114,28 @@ def read_stack(resources) -> StackView:
 
 
 def can_run_on(group: PodGroup, pool: NodePool) -> bool:
-    if not group.placement.matches(pool.labels):
-        return False
-    return all(group.placement.tolerates(taint) for taint in pool.taints if taint.effect in ("NoSchedule", "NoExecute"))
+    """As kube-scheduler decides it: labels (the pool's own and the provider's) and taints."""
+    return group.placement.can_land_on(pool.nodes)
 
 
 def candidates(group: PodGroup, pools) -> list[NodePool]:
     return [pool for _, pool in pools if can_run_on(group, pool)]
 
 
+def database_pools(stack: StackView, labels: dict[str, str], taint) -> list[NodePool]:
+    """The database pool(s): where the stack's database pods can land (K4, K5, B1).
+
+    A stack that declares no database pods, or whose database pods land on none of its pools (they go
+    to a pool declared elsewhere), falls back to the configured labels or taint (``database_pool_labels``,
+    ``database_pool_taint``)."""
+    found: list[NodePool] = []
+    for group in stack.groups:
+        if group.role == DATABASE and group.replicas > 0:
+            found += [pool for pool in candidates(group, stack.pools) if all(pool is not other for other in found)]
+    if found:
+        return found
+    return [pool for _, pool in stack.pools if pool.nodes.carries(labels) or pool.nodes.carries_taint(taint.as_k8s())]
+
+
 __all__ = ["DATABASE", "DAEMONSET", "LOAD_GENERATOR", "PMM_ROLE", "PodGroup", "StackView", "as_int", "can_run_on",
-           "candidates", "read_stack"]
+           "candidates", "database_pools", "read_stack"]
