@@ -162,3 +162,18 @@ def test_bad_input_names_the_key_and_the_rule(overrides, key, rule):
 def test_unsafe_small_cluster_is_allowed_for_ephemeral_stacks():
     result = size(SizingInput(**{**PXC_4_CPU_8_GIB.__dict__, "cluster_size": 1, "allow_unsafe_size": True}))
     assert any("T1" in note for note in result.notes)
+
+
+@pytest.mark.parametrize(("node_type", "provider"), [("n2-standard-16", "gke"), ("m6i.4xlarge", "eks")])
+@pytest.mark.parametrize("engine", ["pxc", "group-replication"])
+def test_node_sizing_leaves_the_daemonsets_and_the_margin(node_type, provider, engine):
+    """K1/K5: the member plus the provider's DaemonSets plus the margin fit the allocatable, so the pod schedules."""
+    result = size(SizingInput(engine=engine, node_type=node_type, provider=provider))
+    node = result.node
+    assert node.daemonset_cpu_millicores > 0 and node.daemonset_memory_bytes > 0  # the provider's default
+    member = result.member_total
+    assert member.cpu_millicores + node.daemonset_cpu_millicores + node.margin_cpu_millicores <= node.allocatable_cpu_millicores
+    assert member.memory_bytes + node.daemonset_memory_bytes + node.margin_memory_bytes <= node.allocatable_memory_bytes
+    # the margin is really left: at least 2% of the allocatable is unrequested
+    assert node.allocatable_cpu_millicores - member.cpu_millicores - node.daemonset_cpu_millicores >= node.allocatable_cpu_millicores * 0.02
+    assert node.allocatable_memory_bytes - member.memory_bytes - node.daemonset_memory_bytes >= node.allocatable_memory_bytes * 0.02

@@ -63,8 +63,8 @@ class SizingInput:
     memory_bytes: int | None = None
     node_type: str | None = None
     provider: str | None = None
-    daemonset_cpu_millicores: int = 0
-    daemonset_memory_bytes: int = 0
+    daemonset_cpu_millicores: int | None = None  # None: the provider's default DaemonSets (K1)
+    daemonset_memory_bytes: int | None = None
     thresholds: Mapping[str, float] = field(default_factory=dict)
 
     @property

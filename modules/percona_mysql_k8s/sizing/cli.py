@@ -65,8 +65,8 @@ def _parser() -> argparse.ArgumentParser:
     budget.add_argument("--memory", help="per-member memory (Kubernetes quantity: 8Gi, 8G)")
     budget.add_argument("--node-type", help="machine type of the database pool, e.g. n2-standard-16, m6i.4xlarge")
     budget.add_argument("--provider", help="provider of --node-type: gke or eks")
-    budget.add_argument("--daemonset-cpu", default="0", help="CPU requested per node by DaemonSets (default 0)")
-    budget.add_argument("--daemonset-memory", default="0", help="memory requested per node by DaemonSets (default 0)")
+    budget.add_argument("--daemonset-cpu", help="CPU requested per node by DaemonSets (default: the provider's, K1)")
+    budget.add_argument("--daemonset-memory", help="memory requested per node by DaemonSets (default: the provider's, K1)")
     parser.add_argument("--load", default="light-oltp", help=f"load profile: {', '.join(LOADS)} (default light-oltp)")
     parser.add_argument("--connections", type=int, default=0, help="max_connections; 0 derives the largest that fits (M6)")
     parser.add_argument("--proxy", default="haproxy", help=f"{', '.join(PROXIES)}: haproxy (default), proxysql (PXC), router (GR)")
@@ -125,8 +125,8 @@ def input_from_args(args: argparse.Namespace) -> SizingInput:
         memory_bytes=_quantity("memory", args.memory, memory_to_bytes),
         node_type=args.node_type,
         provider=args.provider,
-        daemonset_cpu_millicores=_quantity("daemonset_cpu", args.daemonset_cpu, cpu_to_millicores) or 0,
-        daemonset_memory_bytes=_quantity("daemonset_memory", args.daemonset_memory, memory_to_bytes) or 0,
+        daemonset_cpu_millicores=_quantity("daemonset_cpu", args.daemonset_cpu, cpu_to_millicores),
+        daemonset_memory_bytes=_quantity("daemonset_memory", args.daemonset_memory, memory_to_bytes),
         thresholds=_thresholds(args.threshold),
     )
 
