@@ -38,6 +38,7 @@ FLAGS = {
     "mysql_version": "--mysql-version",
     "log_collector": "--log-collector",
     "disk_iops": "--disk-iops",
+    "volume_bytes": "--volume",
     "thresholds": "--threshold",
     "threshold": "--threshold",
 }
@@ -78,6 +79,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--mysql-version", default="8.0", help=f"{' or '.join(MYSQL_VERSIONS)} (default 8.0)")
     parser.add_argument("--size", type=int, default=3, help="cluster size (T1: PXC 3/5, GR 3/5/7)")
     parser.add_argument("--allow-unsafe-size", action="store_true", help="allow fewer members (ephemeral stacks only)")
+    parser.add_argument("--volume", help="data volume size (Kubernetes quantity: 200Gi); bounds the redo log (K6)")
     parser.add_argument("--disk-iops", type=int, default=DEFAULT_DISK_IOPS, help=f"data volume IOPS (default {DEFAULT_DISK_IOPS})")
     parser.add_argument("--threshold", action="append", default=[], metavar="NAME=VALUE",
                         help=f"override a rule threshold; names: {', '.join(sorted(THRESHOLDS))}")
@@ -121,6 +123,7 @@ def input_from_args(args: argparse.Namespace) -> SizingInput:
         cluster_size=args.size,
         allow_unsafe_size=args.allow_unsafe_size,
         disk_iops=args.disk_iops,
+        volume_bytes=_quantity("volume", args.volume, memory_to_bytes),
         cpu_millicores=_quantity("cpu", args.cpu, cpu_to_millicores),
         memory_bytes=_quantity("memory", args.memory, memory_to_bytes),
         node_type=args.node_type,
