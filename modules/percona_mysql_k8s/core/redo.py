@@ -9,13 +9,18 @@ starts is killed and starts over.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 from .probes import OPERATOR_DEFAULTS
 from .units import GIB, MIB
 
 REDO_MIN, REDO_MAX = 8 * MIB, 128 * GIB  # innodb_redo_log_capacity range
 PAGE_BYTES = 16 * 1024  # InnoDB's default page: the unit recovery reads and writes
+# The longest crash recovery the redo may cause: the PXC operator's liveness initialDelaySeconds (300 s,
+# INTERFACES §2.6), after which a mysqld still recovering is probed and killed. Sizing only: no policy
+# can judge it, since a custom resource does not say the volume's IOPS.
+MAX_CRASH_RECOVERY_SECONDS = 300
+# The largest share of the data volume the redo may take: it shares the volume with data, undo, binary
+# logs and temporary tables, and the project's smallest volume (kind, 10Gi) keeps 1 GiB of redo.
+MAX_REDO_VOLUME_FRACTION = 0.1
 
 
 def recovery_bytes_per_second(disk_iops: int) -> int:
@@ -48,15 +53,14 @@ def redo_capacity(
     engine: str,
     disk_iops: int,
     volume_bytes: int | None,
-    thresholds: Mapping[str, float],
 ) -> tuple[int, str]:
     """(innodb_redo_log_capacity in whole MiB, the bound that set it).
 
     The load profile's share of the buffer pool (write absorption), at most 90% of the pool, bounded by
-    the redo recovery can apply within min(max_crash_recovery_seconds, the probes' allowance) at the
-    volume's IOPS and by max_redo_volume_fraction of the volume.
+    the redo recovery can apply within min(MAX_CRASH_RECOVERY_SECONDS, the probes' allowance) at the
+    volume's IOPS and by MAX_REDO_VOLUME_FRACTION of the volume.
     """
-    seconds = min(float(thresholds["max_crash_recovery_seconds"]), probe_recovery_allowance_seconds(engine))
+    seconds = min(MAX_CRASH_RECOVERY_SECONDS, probe_recovery_allowance_seconds(engine))
     bounds = {
         "load profile's share of the buffer pool": int(pool_bytes * share_of_pool),
         "90% of the buffer pool": pool_bytes * 9 // 10,
@@ -64,7 +68,7 @@ def redo_capacity(
         "innodb_redo_log_capacity maximum": REDO_MAX,
     }
     if volume_bytes is not None:
-        bounds["max_redo_volume_fraction of the volume"] = int(volume_bytes * thresholds["max_redo_volume_fraction"])
+        bounds[f"{MAX_REDO_VOLUME_FRACTION:.0%} of the volume"] = int(volume_bytes * MAX_REDO_VOLUME_FRACTION)
     reason = min(bounds, key=bounds.__getitem__)
     redo = max(REDO_MIN, bounds[reason] // MIB * MIB)
     return redo, reason if redo > REDO_MIN else "innodb_redo_log_capacity minimum"

@@ -73,14 +73,7 @@ _RULES = (
          M, ("000", "INTERFACES §7")),
     Rule("K6", "Probes never shorter than operator defaults",
          "Probe timeouts are never shorter than the operator defaults; under load a slow but healthy "
-         "pod must not be killed.", A, ("000", "002"),
-         (Threshold("max_crash_recovery_seconds", 300,
-                    "Longest crash recovery the redo log may cause: the PXC operator's liveness "
-                    "initialDelaySeconds (300 s) before a recovering mysqld is probed and killed.",
-                    "number", 1),
-          Threshold("max_redo_volume_fraction", 0.1,
-                    "Largest share of the data volume the redo log may take (it shares the volume with "
-                    "data, undo, binary logs and temporary files).", "number", 0.001))),
+         "pod must not be killed.", A, ("000", "002")),
     # M. Memory split
     Rule("M1", "Modeled peak fits the limit",
          "Modeled peak <= container memory limit: buffer pool (rounded up to chunk x instances), log "

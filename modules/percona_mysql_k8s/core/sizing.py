@@ -409,7 +409,7 @@ def size(inp: SizingInput) -> SizingResult:
     cores = mysqld_cpu / 1000
     redo, _redo_bound = redo_capacity(
         pool, profile.redo_share_of_buffer_pool, engine=inp.engine, disk_iops=inp.disk_iops,
-        volume_bytes=inp.volume_bytes, thresholds=thresholds,
+        volume_bytes=inp.volume_bytes,
     )  # K6: recoverable within the probes' allowance, and a bounded share of the volume
     io_capacity = max(100, inp.disk_iops // 2)
     options.update({
