@@ -11,10 +11,10 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from percona_mysql_k8s.core.errors import InputError
 from percona_mysql_k8s.core.machines import catalog
-from percona_mysql_k8s.core.redo import MAX_CRASH_RECOVERY_SECONDS, MAX_REDO_VOLUME_FRACTION, REDO_MIN, recovery_bytes_per_second
 from percona_mysql_k8s.core.mycnf import normalize_key, parse_provider_options
 from percona_mysql_k8s.core.probes import OPERATOR_DEFAULTS
 from percona_mysql_k8s.core.profiles import LOADS
+from percona_mysql_k8s.core.redo import MAX_CRASH_RECOVERY_SECONDS, MAX_REDO_VOLUME_FRACTION, REDO_MIN, recovery_bytes_per_second
 from percona_mysql_k8s.core.report import to_json
 from percona_mysql_k8s.core.sizing import SizingInput, size
 from percona_mysql_k8s.core.units import GIB, MIB
