@@ -48,6 +48,7 @@ def budget_table(result: dict) -> str:
         ("- kube/system reserved", f"{node['reserved_cpu_millicores']}m", mib(node["reserved_memory_bytes"])),
         ("- eviction threshold", "0m", mib(node["eviction_memory_bytes"])),
         ("- DaemonSet requests", f"{node['daemonset_cpu_millicores']}m", mib(node["daemonset_memory_bytes"])),
+        ("- scheduling margin", f"{node['margin_cpu_millicores']}m", mib(node["margin_memory_bytes"])),
         ("= usable (the member budget)", f"{node['usable_cpu_millicores']}m", mib(node["usable_memory_bytes"])),
     ]
     return table(("K1 term", "CPU", "memory"), rows)
