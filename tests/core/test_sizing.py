@@ -196,3 +196,42 @@ def test_node_sizing_leaves_the_daemonsets_and_the_margin(node_type, provider, e
     # the margin is really left: at least 2% of the allocatable is unrequested
     assert node.allocatable_cpu_millicores - member.cpu_millicores - node.daemonset_cpu_millicores >= node.allocatable_cpu_millicores * 0.02
     assert node.allocatable_memory_bytes - member.memory_bytes - node.daemonset_memory_bytes >= node.allocatable_memory_bytes * 0.02
+
+
+def test_r6i_8xlarge_terms_the_issue_names():
+    """Issue 13 §2/§5 on an r6i.8xlarge (32 vCPU / 256 GiB) group replication member, default 3000-IOPS disk."""
+    result = size(SizingInput(engine="group-replication", node_type="r6i.8xlarge", provider="eks"))
+    terms = result.memory.terms
+    # temptable_max_ram: 3% of a ~240 GiB limit is ~7.2 GiB; MySQL 8.4's rule caps it at 4 GiB
+    assert result.mysqld["temptable_max_ram"] == str(4 * GIB) and terms["temporary_tables"] == 4 * GIB
+    # certification: 80 workers, but 32 counted x 50 = 1600 tps; queue 500 + 4 x 1600 = 6900;
+    # 1600 x 60 + 6900 = 102,900 transactions x 4 KiB = 421,478,400 B (11% of the limit was 27.7 GiB)
+    assert result.apply_rate_tps == 1600.0
+    assert terms["certification_info"] == 102_900 * 4096
+    # redo: recovery within 300 s at 3000 IOPS x 16 KiB / 2 = 7,372,800,000 B -> 7031 whole MiB (was 128 GiB)
+    assert result.mysqld["innodb_redo_log_capacity"] == str(7031 * MIB)
+    # descriptors: 512 B per 16 KiB page = 1/32 of the pool, within one page per chunk
+    pool = result.memory.buffer_pool_rounded
+    chunks = pool // int(result.mysqld["innodb_buffer_pool_chunk_size"])
+    assert pool // 32 <= terms["buffer_pool_descriptors"] <= pool // 32 + chunks * 16384
+
+
+def test_redo_is_bounded_by_the_volume():
+    # 20 GiB volume: 10% = 2 GiB, below the recovery bound (7031 MiB) and half of the light-oltp pool
+    result = size(SizingInput(engine="pxc", cpu_millicores=8000, memory_bytes=32 * GIB, volume_bytes=20 * GIB))
+    assert result.mysqld["innodb_redo_log_capacity"] == str(2048 * MIB)
+    with pytest.raises(InputError) as raised:
+        size(SizingInput(engine="pxc", cpu_millicores=8000, memory_bytes=32 * GIB, volume_bytes=1024))
+    assert (raised.value.key, raised.value.rule) == ("volume_bytes", "K6")
+
+
+def test_faster_disk_allows_more_redo():
+    slow = size(SizingInput(engine="pxc", cpu_millicores=8000, memory_bytes=32 * GIB, load="write-heavy", disk_iops=3000))
+    fast = size(SizingInput(engine="pxc", cpu_millicores=8000, memory_bytes=32 * GIB, load="write-heavy", disk_iops=16000))
+    assert int(slow.mysqld["innodb_redo_log_capacity"]) == 7031 * MIB  # the recovery bound at 3000 IOPS
+    assert int(fast.mysqld["innodb_redo_log_capacity"]) > int(slow.mysqld["innodb_redo_log_capacity"])
+
+
+def test_the_redo_bound_is_named_in_the_notes():
+    result = size(SizingInput(engine="pxc", cpu_millicores=8000, memory_bytes=32 * GIB, volume_bytes=20 * GIB))
+    assert "K6: innodb_redo_log_capacity 2048 MiB, set by the 10% of the volume" in result.notes

@@ -407,7 +407,7 @@ def size(inp: SizingInput) -> SizingResult:
         **options,
     }
     cores = mysqld_cpu / 1000
-    redo, _redo_bound = redo_capacity(
+    redo, redo_bound = redo_capacity(
         pool, profile.redo_share_of_buffer_pool, engine=inp.engine, disk_iops=inp.disk_iops,
         volume_bytes=inp.volume_bytes,
     )  # K6: recoverable within the probes' allowance, and a bounded share of the volume
@@ -479,6 +479,7 @@ def size(inp: SizingInput) -> SizingResult:
     notes = []
     if node is not None:
         notes.extend(node.notes)
+    notes.append(f"K6: innodb_redo_log_capacity {redo // MIB} MiB, set by the {redo_bound}")
     if inp.backup and inp.engine == PXC:
         notes.append("PXC runs backups as separate jobs: no backup sidecar is budgeted in the member.")
     if inp.proxy == ROUTER:
