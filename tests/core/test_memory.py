@@ -64,6 +64,13 @@ def test_certification_follows_the_queue_the_config_allows():
     assert disabled.terms["certification_info"] == 1536 * MIB  # unbounded queue: the cap
 
 
+def test_certification_reads_the_older_workers_name():
+    new = model({"replica_parallel_workers": "16"}, engine="group-replication", limit_bytes=64 * GIB, thresholds=THRESHOLDS)
+    old = model({"slave_parallel_workers": "16"}, engine="group-replication", limit_bytes=64 * GIB, thresholds=THRESHOLDS)
+    # 16 x 50 = 800 tps: 800 x 60 + 25000 + 4 x 800 = 76,200 transactions x 4 KiB
+    assert new.terms["certification_info"] == old.terms["certification_info"] == 76_200 * 4096
+
+
 def test_performance_schema_off_costs_nothing():
     memory = model({"performance_schema": "OFF"}, engine="pxc", limit_bytes=8 * GIB, thresholds=THRESHOLDS)
     assert memory.terms["performance_schema"] == 0

@@ -185,7 +185,8 @@ def _performance_schema(options: Mapping[str, str], connections: int, thresholds
 
 def _certification_info(options: Mapping[str, str], thresholds: Mapping[str, float]) -> int:
     """M5: from the write rate flow control lets through and the apply queue it allows (F5)."""
-    appliers = int(parse_mysql_size(options.get("replica_parallel_workers", str(_DEFAULTS["replica_parallel_workers"]))))
+    workers = options.get("replica_parallel_workers", options.get("slave_parallel_workers"))  # 8.0's older name
+    appliers = int(parse_mysql_size(workers if workers is not None else str(_DEFAULTS["replica_parallel_workers"])))
     threshold = max(
         int(parse_mysql_size(options.get(key, str(_DEFAULTS[key]))))
         for key in ("group_replication_flow_control_applier_threshold", "group_replication_flow_control_certifier_threshold")
