@@ -19,6 +19,8 @@ ROOT = Path(__file__).resolve().parent.parent
 # Run as a plain script: the peer model lives in the test tree, importable from the repository root.
 sys.path.insert(0, str(ROOT))
 
+from percona_mysql_k8s.core.flow_control import apply_rate_tps, brownout_seconds, gr_queue_bound  # noqa: E402
+from percona_mysql_k8s.core.redo import MAX_CRASH_RECOVERY_SECONDS, MAX_REDO_VOLUME_FRACTION, recovery_bytes_per_second  # noqa: E402
 from percona_mysql_k8s.core.rules import default_thresholds  # noqa: E402
 
 from tests.peer.peer_calculator import calculate  # noqa: E402
@@ -51,6 +53,7 @@ def budget_table(result: dict) -> str:
         ("- kube/system reserved", f"{node['reserved_cpu_millicores']}m", mib(node["reserved_memory_bytes"])),
         ("- eviction threshold", "0m", mib(node["eviction_memory_bytes"])),
         ("- DaemonSet requests", f"{node['daemonset_cpu_millicores']}m", mib(node["daemonset_memory_bytes"])),
+        ("- scheduling margin", f"{node['margin_cpu_millicores']}m", mib(node["margin_memory_bytes"])),
         ("= usable (the member budget)", f"{node['usable_cpu_millicores']}m", mib(node["usable_memory_bytes"])),
     ]
     return table(("K1 term", "CPU", "memory"), rows)
@@ -132,17 +135,19 @@ def peer_answers(budget_cpu: int, budget_memory: int) -> dict:
 
 def budget_text(result: dict) -> str:
     node = result["budget"]["node"]
-    return (f"The usable memory, {node['usable_memory_bytes'] / GIB:.1f} GiB, matches the worked example of "
-            "[source 000](rules.md#source-000) (a 16 CPU / 64 GB node is really ~58 GB). With no DaemonSets given, "
-            f"the CPU reserve is only {node['reserved_cpu_millicores']}m.")
+    allocatable = node["capacity_memory_bytes"] - node["reserved_memory_bytes"] - node["eviction_memory_bytes"]
+    return (f"The allocatable memory, {allocatable / GIB:.1f} GiB, matches the worked example of "
+            "[source 000](rules.md#source-000) (a 16 CPU / 64 GB node is really ~58 GB). With the provider's default "
+            f"DaemonSets ({node['daemonset_cpu_millicores']}m / {mib(node['daemonset_memory_bytes'])}) and the scheduling margin, "
+            f"the member gets {node['usable_cpu_millicores']}m and {node['usable_memory_bytes'] / GIB:.1f} GiB.")
 
 
 def memory_text(results: dict[str, dict]) -> str:
     pxc, gr = (results[e]["memory_model"]["terms"]["buffer_pool"] for e in ENGINES)
-    return ("Group replication pays for the certification reserve (M5) and the XCom structures (M4). Its buffer pool "
-            f"is therefore {(pxc - gr) / GIB:.1f} GiB smaller at the same budget: {(pxc - gr) / pxc:.0%} less, against the "
-            "9–11% premium [source 000](rules.md#source-000) measured for the whole process, because the premium is "
-            "charged here as a fixed reservation.")
+    certification = results["group-replication"]["memory_model"]["terms"]["certification_info"]
+    return ("Group replication pays for the certification reserve (M5) and the XCom structures (M4): its buffer pool "
+            f"is {(pxc - gr) / GIB:.1f} GiB smaller at the same budget. The certification reserve is derived from the "
+            f"apply rate and the garbage-collection period (§3), {mib(certification)} here, not a fixed share of the limit.")
 
 
 def differences_text(results: dict[str, dict]) -> str:
@@ -152,7 +157,9 @@ def differences_text(results: dict[str, dict]) -> str:
     ours_pool = {e: results[e]["memory_model"]["terms"]["buffer_pool"] for e in ENGINES}
     small = calculate("pxc", 4000, 8 * GIB, 2, 100)  # the peer's own example: PXC, 4 CPU / 8 GiB, 100 connections
     gr_workers = int(results["group-replication"]["mysqld"]["replica_parallel_workers"])
-    rate = gr_workers * default_thresholds()["applier_tps_per_worker"]
+    thresholds = default_thresholds()
+    rate = apply_rate_tps(gr_workers, thresholds)
+    recovery_rate = recovery_bytes_per_second(3000)
     pxc_peer = peer["pxc"]
     return f"""The peer's buffer pools look similar ({mib(pxc_peer.buffer_pool)[:-4]} against our {mib(ours_pool['pxc'])} for PXC,
 {mib(peer['group-replication'].buffer_pool)[:-4]} against {mib(ours_pool['group-replication'])} for GR), but they are not safe.
@@ -175,14 +182,17 @@ model in `tests/peer/peer_calculator.py`):
 
 - **Redo larger than the buffer pool.** The redo log ({pxc_peer.redo_log_capacity / GIB:.1f} GiB) exceeds the buffer pool
   ({pxc_peer.buffer_pool / GIB:.1f} GiB), and `innodb_log_files_in_group` is {pxc_peer.log_files_in_group}, above MySQL's maximum of 100.
-  Ours caps the redo at 90% of the pool.
+  Recovering it at 3,000 IOPS ({recovery_rate / 1e6:.1f} MB/s, §3) takes about {pxc_peer.redo_log_capacity / recovery_rate / 60:.0f} minutes.
+  Ours keeps the redo recoverable within {MAX_CRASH_RECOVERY_SECONDS} s at the volume's IOPS and within
+  {MAX_REDO_VOLUME_FRACTION:.0%} of the volume.
 - **Timers.** The Galera timers look sane at this λ (`gcs.fc_limit = {pxc_peer.provider_options['gcs.fc_limit']}`). They scale with λ
   and have no floor, so at low load they fall to `PT0S` and a single-digit `fc_limit`. The mysqld probe
   timeout of {pxc_peer.probe_timeouts['mysql']} s, with liveness copying readiness, leaves a hung mysqld in place for
   {pxc_peer.probe_timeouts['mysql'] // 60} minutes. Ours keeps the operator defaults and lengthens liveness only to cover the brownout.
 - **Flow control.** The peer sets no `gcs.fc_factor`, no GR applier or certifier threshold and no
   `wsrep_applier_threads`. For GR the server default of 25 000 transactions applies: about
-  {25000 / rate:.0f} s of brownout at the apply rate we assume ({rate:.0f} tps). For PXC, `fc_limit` follows λ and
+  {brownout_seconds(gr_queue_bound(25000, rate, thresholds), rate):.0f} s of brownout at the apply rate we assume
+  ({rate:,.0f} tps, with the flow-control overshoot of §5). For PXC, `fc_limit` follows λ and
   falls to single digits at low load. Ours bounds the brownout at {results['pxc']['brownout_seconds']:.2f} s (PXC) and
   {results['group-replication']['brownout_seconds']:.1f} s (GR).
 - **Durability.** The peer's `innodb_flush_log_at_trx_commit = 2` trades durability away."""

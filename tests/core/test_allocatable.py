@@ -88,23 +88,29 @@ def test_reserve_rounds_up():
 def test_seed_example_with_daemonset_requests():
     # n2-standard-16 = 16 vCPU / 64 GiB; DaemonSet requests 702m / 645Mi.
     budget = node_budget("n2-standard-16", "gke", 702, 645 * MIB)
-    # CPU: 16000 - 110 reserved = 15890m allocatable; - 702 = 15188m ≈ 15.2 CPU.
+    # CPU: 16000 - 110 reserved = 15890m allocatable; - 702 = 15188m ≈ 15.2 CPU before the margin;
+    # the margin is 2% of 15890 = 317.8 -> 318m, so 14870m are usable.
     assert budget.allocatable_cpu_millicores == 15890
-    assert budget.usable_cpu_millicores == 15188
+    assert budget.margin_cpu_millicores == 318
+    assert budget.usable_cpu_millicores == 15188 - 318
     assert 14000 <= budget.usable_cpu_millicores <= 16000
     # Memory: 64 GiB - 5.48 GiB reserved - 100 MiB eviction - 645 MiB DaemonSets
-    #       = 65536 - 5611.52 - 100 - 645 MiB = 59179.48 MiB ≈ 57.79 GiB, the seed's "~58 GB".
-    assert budget.usable_memory_bytes == 64 * GIB - gib("5.48") - 745 * MIB
-    assert round(budget.usable_memory_bytes / GIB) == 58
+    #       = 65536 - 5611.52 - 100 - 645 MiB = 59179.48 MiB ≈ 57.79 GiB, the seed's "~58 GB";
+    # the margin is 2% of the allocatable (65536 - 5611.52 - 100 = 59824.48 MiB), rounded up.
+    allocatable = 64 * GIB - gib("5.48") - 100 * MIB
+    assert budget.margin_memory_bytes == -(-allocatable * 2 // 100)
+    assert budget.usable_memory_bytes == allocatable - 645 * MIB - budget.margin_memory_bytes
+    assert round((budget.usable_memory_bytes + budget.margin_memory_bytes) / GIB) == 58
 
 
 def test_seed_example_with_daemonset_limits():
     # Same node with the DaemonSet *limits* 1200m / 1994Mi, where the seed's "~14 CPU" comes from:
-    # CPU 15890 - 1200 = 14690m ≈ 14.7 CPU; memory 65536 - 5611.52 - 100 - 1994 = 57830.48 MiB ≈ 56.5 GiB.
+    # CPU 15890 - 1200 = 14690m ≈ 14.7 CPU; memory 65536 - 5611.52 - 100 - 1994 = 57830.48 MiB ≈ 56.5 GiB,
+    # each less the same margin as above (it depends on the allocatable only).
     budget = node_budget("n2-standard-16", "gke", 1200, 1994 * MIB)
-    assert budget.usable_cpu_millicores == 14690
+    assert budget.usable_cpu_millicores == 14690 - 318
     assert 14000 <= budget.usable_cpu_millicores < 15000
-    assert budget.usable_memory_bytes == 64 * GIB - gib("5.48") - (100 + 1994) * MIB
+    assert budget.usable_memory_bytes == 64 * GIB - gib("5.48") - (100 + 1994) * MIB - budget.margin_memory_bytes
 
 
 def test_terms_print_the_whole_subtraction():
@@ -112,8 +118,9 @@ def test_terms_print_the_whole_subtraction():
     rows = {label: (cpu, memory) for label, cpu, memory in budget.terms()}
     assert rows["capacity"] == (16000, 64 * GIB)
     assert rows["= allocatable"] == (budget.allocatable_cpu_millicores, budget.allocatable_memory_bytes)
-    assert rows["= usable"] == (15188, budget.usable_memory_bytes)
-    assert budget.usable == Allocatable(15188, budget.usable_memory_bytes, 110, budget.notes)
+    assert rows["- scheduling margin"] == (318, budget.margin_memory_bytes)
+    assert rows["= usable"] == (15188 - 318, budget.usable_memory_bytes)
+    assert budget.usable == Allocatable(15188 - 318, budget.usable_memory_bytes, 110, budget.notes)
     assert budget.allocatable.cpu_millicores == 15890
 
 
@@ -143,7 +150,7 @@ def test_eks_unknown_eni_limits_assume_110_with_a_note():
     assert budget.max_pods == 110
     # 255 + 11 × 110 = 255 + 1210 = 1465 MiB
     assert budget.reserved_memory_bytes == 1465 * MIB
-    (note,) = budget.notes
+    note, _margin_note = budget.notes
     assert "110" in note and "assumed" in note and "unknown" in note and "ENI" in note
 
 
@@ -182,6 +189,45 @@ def test_bad_daemonset_overhead(cpu, memory, key):
 
 def test_daemonsets_may_take_exactly_the_allocatable():
     assert node_budget("n2-standard-16", "gke", 15890, 0).usable_cpu_millicores == 0
+
+
+# ---- Provider DaemonSet defaults and the scheduling margin (K1, K5; issue: the pod must schedule) ----
+
+@pytest.mark.parametrize(
+    ("machine", "provider", "cpu", "memory"),
+    [
+        ("n2-standard-16", "gke", 702, 645 * MIB),  # seed 000's worked node: 702m / 645Mi requested
+        ("m6i.4xlarge", "eks", 200, 256 * MIB),  # aws-node + kube-proxy + ebs-csi-node, measured 170-195m / 250Mi
+    ],
+)
+def test_unset_daemonsets_take_the_provider_default(machine, provider, cpu, memory):
+    budget = node_budget(machine, provider)
+    assert (budget.daemonset_cpu_millicores, budget.daemonset_memory_bytes) == (cpu, memory)
+    # usable = allocatable - DaemonSets - margin, the margin 2% of allocatable (at least 100m / 128 MiB)
+    margin_cpu = max(100, -(-budget.allocatable_cpu_millicores * 2 // 100))
+    margin_memory = max(128 * MIB, -(-budget.allocatable_memory_bytes * 2 // 100))
+    assert budget.usable_cpu_millicores == budget.allocatable_cpu_millicores - cpu - margin_cpu
+    assert budget.usable_memory_bytes == budget.allocatable_memory_bytes - memory - margin_memory
+    assert any("scheduling margin" in note for note in budget.notes)
+
+
+def test_zero_daemonsets_are_taken_at_their_word_but_the_margin_stays():
+    budget = node_budget("n2-standard-16", "gke", 0, 0)
+    assert (budget.daemonset_cpu_millicores, budget.daemonset_memory_bytes) == (0, 0)
+    assert budget.usable_cpu_millicores == 15890 - 318
+
+
+def test_small_node_margin_has_its_floor():
+    # e2-standard-2: 2000m - (60 + 10) reserved = 1930m; 2% = 38.6m < 100m, so the 100m floor applies.
+    budget = node_budget("e2-standard-2", "gke")
+    assert budget.allocatable_cpu_millicores == 1930
+    assert budget.margin_cpu_millicores == 100
+
+
+def test_kind_default_is_kindnet_without_margin():
+    budget = kind_node_budget(8000, 32 * GIB, 0.5)
+    assert (budget.daemonset_cpu_millicores, budget.daemonset_memory_bytes) == (100, 50 * MIB)
+    assert (budget.margin_cpu_millicores, budget.margin_memory_bytes) == (0, 0)
 
 
 # ---- kind ----
@@ -231,8 +277,9 @@ def test_usable_le_allocatable_le_capacity(bare: NodeBudget, data):
     memory = data.draw(st.integers(0, bare.allocatable_memory_bytes), label="daemonset_memory")
     budget = node_budget(bare.machine, bare.provider, cpu, memory)
     _assert_sane(budget)
-    assert budget.usable_cpu_millicores == bare.allocatable_cpu_millicores - cpu
-    assert budget.usable_memory_bytes == bare.allocatable_memory_bytes - memory
+    # the margin depends on the allocatable only, so it is the bare node's
+    assert budget.usable_cpu_millicores == max(0, bare.allocatable_cpu_millicores - cpu - bare.margin_cpu_millicores)
+    assert budget.usable_memory_bytes == max(0, bare.allocatable_memory_bytes - memory - bare.margin_memory_bytes)
 
 
 @given(bare=_provider_budgets(), excess=st.integers(1, 10**12))
@@ -267,8 +314,9 @@ def test_ladders_monotone_and_below_amount(a: int, b: int):
 )
 def test_kind_share_monotone(host_cpu: int, host_memory: int, shares):
     low, high = sorted(shares)
-    small = kind_node_budget(host_cpu, host_memory, low)
-    large = kind_node_budget(host_cpu, host_memory, high)
+    # no DaemonSets: the property is about the share (kindnet's default is tested above)
+    small = kind_node_budget(host_cpu, host_memory, low, 0, 0)
+    large = kind_node_budget(host_cpu, host_memory, high, 0, 0)
     _assert_sane(small)
     _assert_sane(large)
     assert small.usable_cpu_millicores <= large.usable_cpu_millicores <= host_cpu

@@ -12,7 +12,7 @@ def test_replica_workers_are_two_and_a_half_per_core():
     assert fc.replica_workers(14000, T) == 35  # RULES F6: 14000m -> 35
     assert fc.replica_workers(3500, T) == 8  # 8.75 rounded down: never above the F6 maximum
     assert fc.replica_workers(300, T) == 0  # 0.75 rounds down: a single-threaded applier
-    assert fc.apply_rate_tps(0, T) == 12.5  # which still applies at one thread's rate
+    assert fc.apply_rate_tps(0, T) == 50.0  # which still applies at one thread's rate (400 x 4 / 32)
     assert fc.max_replica_workers(14000, T) == 35.0
 
 
@@ -21,19 +21,51 @@ def test_galera_applier_threads_four_per_core():
     assert fc.galera_applier_threads(250, T) == 2  # never below the server default of 2
 
 
+def test_applier_rate_is_seed_002_in_transactions():
+    # seed 002: --rate=400 sysbench events/s ran without flow control on 32 appliers; oltp_read_write with
+    # --skip_trx=on autocommits 4 writes per event: 1600 transactions/s, 50 per applier.
+    assert T["applier_tps_per_worker"] == 400 * 4 / 32 == 50.0
+    assert fc.apply_rate_tps(8, T) == 8 * 50.0
+    # linear only up to the 32 measured: 35 workers are credited as 32
+    assert fc.apply_rate_tps(35, T) == fc.apply_rate_tps(32, T) == 1600.0
+
+
 def test_brownout_is_queue_over_apply_rate():
-    rate = fc.apply_rate_tps(35, T)
-    assert rate == 35 * 12.5  # 437.5 tps
-    assert fc.brownout_seconds(500, rate) == 500 / 437.5
+    rate = fc.apply_rate_tps(8, T)
+    assert rate == 400.0
+    assert fc.brownout_seconds(500, rate) == 500 / 400
     assert fc.brownout_seconds(25000, 0) == math.inf
 
 
+def test_gr_queue_overshoots_the_threshold_by_one_period():
+    # seed 000: the primary may commit 10,000 tps while the secondary applies 2,000 (ratio 5) until the
+    # next 1 s poll: the queue gains (5 - 1) x rate x 1 s beyond the threshold.
+    assert fc.gr_overshoot(400.0, T) == 4 * 400.0
+    assert fc.gr_queue_bound(500, 400.0, T) == 500 + 1600.0
+    # brownout = (500 + 1600) / 400 = 5.25 s
+    assert fc.brownout_seconds(fc.gr_queue_bound(500, 400.0, T), 400.0) == 5.25
+
+
 def test_gr_threshold_is_strict_and_shrinks_to_the_brownout_budget():
-    assert fc.gr_applier_threshold(437.5, T) == 500  # 30 s x 437.5 tps = 13125 > 500: the strict value
-    assert fc.gr_applier_threshold(12.5, T) == 375  # one worker: 30 s x 12.5 tps = 375 < 500
+    assert fc.gr_applier_threshold(1600.0, T) == 500  # 30 x 1600 - 4 x 1600 = 41600 > 500: the strict value
+    # one worker: 30 x 50 - 4 x 50 = 1300 > 500, still strict; a 5 s budget: 5 x 50 - 200 = 50
+    assert fc.gr_applier_threshold(50.0, T) == 500
+    assert fc.gr_applier_threshold(50.0, {**T, "max_failover_brownout_seconds": 5}) == 50
+    # a budget shorter than the overshoot leaves the smallest threshold, 1
+    assert fc.gr_applier_threshold(50.0, {**T, "max_failover_brownout_seconds": 3}) == 1
+
+
+def test_certification_reserve_from_rate_and_gc_period():
+    # rate 400 tps x 60 s GC period + queue 2100 = 26100 transactions x 4096 bytes = 106,905,600 bytes,
+    # below the 128 MiB floor (seed 000's 92 MB steady)
+    assert fc.certification_reserve_bytes(400.0, 2100.0, T) == 128 * 2**20
+    # 1600 tps: 1600 x 60 + (500 + 6400) = 102,900 x 4096 = 421,478,400 bytes: between floor and cap
+    assert fc.certification_reserve_bytes(1600.0, 6900.0, T) == 102_900 * 4096
+    # the default 25,000 queue on an unbounded rate is capped at 1.5 GiB (seed 000: 1.4 GB measured)
+    assert fc.certification_reserve_bytes(1e6, 25000.0, T) == 1536 * 2**20
 
 
 def test_galera_limit_and_effective_queue():
     assert round(fc.galera_effective_queue(100, 3)) == 173  # RULES G1: ~175 on 3 nodes
     assert fc.galera_fc_limit(800.0, 3, T) == 100  # 30 x 800 / sqrt(3) = 13856 -> capped at max_fc_limit
-    assert fc.galera_fc_limit(5.0, 3, T) == 86  # 30 x 5 / sqrt(3) = 86.6
+    assert fc.galera_fc_limit(5.0, 3, T) == 86  # 30 x 5 / sqrt(3) = 86.6 (Galera: event-driven, no overshoot)

@@ -35,8 +35,52 @@ def test_group_replication_terms_by_hand():
     assert terms["server_overhead"] == 300 * MIB
     assert terms["page_cache_reserve"] == 429_496_730  # ceil(0.05 x 8 GiB = 429496729.6)
     assert terms["xcom_cache"] == GIB + 50 * MIB  # M4: default cache + structures
-    assert terms["certification_info"] == 944_892_806  # M5: ceil(0.11 x 8 GiB = 944892805.12)
+    # M5 with server defaults: 4 workers x 50 tps = 200 tps; queue 25000 + 4 x 200 = 25800;
+    # 200 x 60 s + 25800 = 37800 transactions x 4096 bytes = 154,828,800 bytes (inside [128 MiB, 1.5 GiB])
+    assert terms["certification_info"] == 37_800 * 4096
+    # descriptors: 128 MiB pool in one 128 MiB chunk = 8192 pages x 512 bytes = 4 MiB (whole pages)
+    assert terms["buffer_pool_descriptors"] == 8192 * 512
+    # performance_schema: 128 MiB + 100 connections x 384 KiB
+    assert terms["performance_schema"] == 128 * MIB + 100 * 384 * KIB
+    # fragmentation: 10% of every heap term (all but pool, descriptors, page cache; no gcache on GR)
+    heap = sum(v for k, v in terms.items() if k not in ("buffer_pool", "buffer_pool_descriptors", "page_cache_reserve",
+                                                         "allocator_fragmentation"))
+    assert terms["allocator_fragmentation"] == -(-heap // 10)
     assert "gcache" not in terms
+
+
+def test_certification_follows_the_queue_the_config_allows():
+    base = {"max_connections": "100", "replica_parallel_workers": "32"}
+    strict = {**base, "group_replication_flow_control_applier_threshold": "500",
+              "group_replication_flow_control_certifier_threshold": "500"}
+    loose = {**base, "group_replication_flow_control_applier_threshold": "25000"}  # certifier stays 25000 too
+    reserve = {name: model(o, engine="group-replication", limit_bytes=64 * GIB, thresholds=THRESHOLDS).terms["certification_info"]
+               for name, o in (("strict", strict), ("loose", loose))}
+    # 32 x 50 = 1600 tps; strict: 1600 x 60 + 500 + 6400 = 102,900 trx; loose: 96,000 + 25,000 + 6,400 = 127,400
+    assert reserve["strict"] == 102_900 * 4096
+    assert reserve["loose"] == 127_400 * 4096
+    disabled = model({**strict, "group_replication_flow_control_mode": "DISABLED"}, engine="group-replication",
+                     limit_bytes=64 * GIB, thresholds=THRESHOLDS)
+    assert disabled.terms["certification_info"] == 1536 * MIB  # unbounded queue: the cap
+
+
+def test_certification_reads_the_older_workers_name():
+    new = model({"replica_parallel_workers": "16"}, engine="group-replication", limit_bytes=64 * GIB, thresholds=THRESHOLDS)
+    old = model({"slave_parallel_workers": "16"}, engine="group-replication", limit_bytes=64 * GIB, thresholds=THRESHOLDS)
+    # 16 x 50 = 800 tps: 800 x 60 + 25000 + 4 x 800 = 76,200 transactions x 4 KiB
+    assert new.terms["certification_info"] == old.terms["certification_info"] == 76_200 * 4096
+
+
+def test_performance_schema_off_costs_nothing():
+    memory = model({"performance_schema": "OFF"}, engine="pxc", limit_bytes=8 * GIB, thresholds=THRESHOLDS)
+    assert memory.terms["performance_schema"] == 0
+
+
+def test_descriptors_follow_buf_chunk_init_per_chunk():
+    # 40 GiB in 128 MiB chunks: 320 chunks x 8192 pages x 512 bytes = 320 x 4 MiB = 1280 MiB (3.125%)
+    memory = model({"innodb_buffer_pool_size": str(40 * GIB), "innodb_buffer_pool_instances": "8"}, engine="pxc",
+                   limit_bytes=64 * GIB, thresholds=THRESHOLDS)
+    assert memory.terms["buffer_pool_descriptors"] == 1280 * MIB
 
 
 def test_pxc_reads_gcache_from_provider_options_and_84_defaults():
@@ -57,7 +101,7 @@ def test_fits_and_headroom():
     memory = model(options, engine="pxc", limit_bytes=limit, thresholds=THRESHOLDS)
     assert memory.peak_bytes == sum(memory.terms.values())
     assert memory.headroom_bytes == limit - memory.peak_bytes
-    # 3 GiB pool + 1 GiB temptable default alone exceed 4 GiB
+    # 3 GiB pool + 1 GiB temptable default (+ descriptors, performance_schema...) exceed 4 GiB
     assert not memory.fits
 
 

@@ -22,7 +22,9 @@ def test_every_rule_of_rules_md_is_in_the_catalogue_with_its_level(reference_dir
 
 def test_thresholds_named_in_rules_md_have_its_defaults():
     # RULES.md: F2 max_applier_threshold 1000 (500 strict), G1 max_fc_limit 100, F6 2.5 workers per core,
-    # M4 ~50 MB structures, M1 ~300 MB server overhead, M5 9-11%.
+    # M4 ~50 MB structures, M1 ~300 MB server overhead; M5 derived from seed 000's certification_info
+    # readings (92 MB steady -> floor 128 MiB; 1.4 GB under the 25,000 default -> cap 1.5 GiB) and GR's
+    # 60 s stable-set broadcast.
     defaults = default_thresholds()
     assert defaults["max_applier_threshold"] == 1000
     assert defaults["strict_applier_threshold"] == 500
@@ -30,7 +32,10 @@ def test_thresholds_named_in_rules_md_have_its_defaults():
     assert defaults["replica_workers_per_core"] == 2.5
     assert defaults["xcom_structures_bytes"] == 50 * 2**20
     assert defaults["fixed_server_overhead_bytes"] == 300 * 2**20
-    assert defaults["gr_memory_premium_fraction"] == 0.11
+    assert (defaults["certification_min_bytes"], defaults["certification_max_bytes"]) == (128 * 2**20, 1536 * 2**20)
+    assert defaults["certification_gc_period_seconds"] == 60
+    assert THRESHOLD_RULE["certification_bytes_per_transaction"] == "M5"
+    assert THRESHOLD_RULE["buffer_pool_descriptor_bytes"] == THRESHOLD_RULE["allocator_fragmentation_fraction"] == "M1"
     assert {THRESHOLD_RULE[name] for name in ("max_applier_threshold", "max_fc_limit", "max_failover_brownout_seconds")} == {
         "F2",
         "G1",

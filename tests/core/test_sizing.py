@@ -33,30 +33,42 @@ def test_pxc_mysqld_terms_by_hand():
     terms = result.memory.terms
     limit = 7356 * MIB  # 7,713,325,056 B
     assert terms["log_buffer"] == 16 * MIB  # light-oltp profile, below limit/64
-    assert terms["temporary_tables"] == limit * 3 // 100 == 231_399_751  # 3% of the limit, whole bytes
+    # MySQL 8.4's rule: 3% of the limit (231,399,751 B), its 4 GiB cap far away; its 1 GiB floor is not
+    # applied below a 33 GiB container (a larger temporary table goes to disk)
+    assert terms["temporary_tables"] == limit * 3 // 100 == 231_399_751
     assert terms["gcache"] == limit // 16 == 482_082_816  # limit/16 = 459.75 MiB, inside [128 MiB, 1 GiB]
     # light-oltp per connection: 512K + 512K + 128K + 384K + binlog 32K + stack 1024K + 2 x 16K = 2624 KiB
     assert terms["connection_buffers"] == 2624 * 1024 * 100
     assert terms["page_cache_reserve"] == 385_666_253  # ceil(5% of the limit = 385,666,252.8)
-    # what is left: 7,713,325,056 - 1,699,196,436 (the terms above + 300 MiB) = 6,014,128,620 B = 5735.5 MiB;
-    # one instance (2500m < 4 CPUs), so the pool is 5735 MiB; 5735 = 5 x 31 x 37: its largest divisor
-    # <= 1000 is 185, so 185 chunks of 31 MiB
-    assert result.mysqld["innodb_buffer_pool_size"] == str(5735 * MIB)
-    assert result.mysqld["innodb_buffer_pool_chunk_size"] == str(31 * MIB)
+    # performance_schema: 128 MiB + 100 x 384 KiB = 134,217,728 + 39,321,600
+    assert terms["performance_schema"] == 173_539_328
+    # fragmentation: 10% of the heap terms (log buffer, temporary tables, connections, 300 MiB overhead,
+    # performance_schema) = ceil(1,004,986,695 / 10)
+    assert terms["allocator_fragmentation"] == 100_498_670
+    # the other terms sum to 1,973,234,434 B, leaving 5,740,090,622 B for the pool and its descriptors:
+    # (5,740,090,622 - 1000 chunks x 16 KiB of rounding) x 16384 / (16384 + 512) = 5,550,260,966 B =
+    # 5293.1 MiB; one instance (2500m < 4 CPUs), so the pool is 5293 MiB = 67 x 79: 79 chunks of 67 MiB
+    assert result.mysqld["innodb_buffer_pool_size"] == str(5293 * MIB)
+    assert result.mysqld["innodb_buffer_pool_chunk_size"] == str(67 * MIB)
     assert result.mysqld["innodb_buffer_pool_instances"] == "1"
-    assert result.memory.buffer_pool_rounded == 5735 * MIB
-    assert result.memory.headroom_bytes == 6_014_128_620 - 5735 * MIB  # only the sub-MiB remainder is unused
-    assert result.mysqld["innodb_redo_log_capacity"] == str(2867 * MIB)  # light-oltp: half the pool, whole MiB
+    assert result.memory.buffer_pool_rounded == 5293 * MIB
+    # descriptors (buf_chunk_init): per 67 MiB chunk 4288 pages x 512 B = 134 whole pages; x 79 chunks
+    assert terms["buffer_pool_descriptors"] == 79 * 134 * 16384 == 173_441_024
+    assert result.memory.headroom_bytes == 5_740_090_622 - 5293 * MIB - 173_441_024  # the rounding slack
+    # redo: light-oltp's half of the pool (2646.5 MiB -> 2646 MiB) is below every bound: 90% of the pool,
+    # and recovery within 300 s at 3000 IOPS x 16 KiB / 2 = 7,372,800,000 B
+    assert result.mysqld["innodb_redo_log_capacity"] == str(2646 * MIB)
 
 
 def test_pxc_flow_control_by_hand():
     result = size(PXC_4_CPU_8_GIB)
     assert result.mysqld["wsrep_applier_threads"] == "10"  # 4 per core x 2.5 cores
-    assert result.apply_rate_tps == 125.0  # 10 x 12.5 tps
-    # fc_limit: min(100, 30 s x 125 / sqrt(3)) = 100; effective queue 100 x sqrt(3) = 173.2
+    assert result.apply_rate_tps == 500.0  # 10 x 50 tps (seed 002: 400 events x 4 writes / 32 appliers)
+    # fc_limit: min(100, 30 s x 500 / sqrt(3)) = 100; effective queue 100 x sqrt(3) = 173.2; Galera's
+    # flow control is event-driven, so no polling overshoot is added
     assert "gcs.fc_limit=100" in result.mysqld["wsrep_provider_options"]
     assert "gcs.fc_factor=1.0" in result.mysqld["wsrep_provider_options"]
-    assert result.brownout_seconds == pytest.approx(173.205 / 125, rel=1e-3)
+    assert result.brownout_seconds == pytest.approx(173.205 / 500, rel=1e-3)
     assert result.mysqld["wsrep_sync_wait"] == "1"
     assert "replica_parallel_workers" not in result.mysqld  # F6: no effect on PXC
     assert result.mysqld["innodb_flush_log_at_trx_commit"] == "1"
@@ -73,7 +85,14 @@ def test_group_replication_settings():
     workers = int(m["replica_parallel_workers"])
     assert workers == int(result.mysqld_cpu_millicores / 1000 * 2.5)  # F6
     assert m["loose_group_replication_message_cache_size"] == str(GIB)  # limit > 16 GiB: the 1 GiB default
-    assert result.brownout_seconds == pytest.approx(500 / (workers * 12.5))
+    # F5: the rate counts at most the 32 appliers measured, 50 tps each; the queue is the threshold plus
+    # one 1 s period at (5 - 1) x the rate: brownout = (500 + 4 x rate) / rate = 500 / rate + 4 s
+    rate = min(workers, 32) * 50.0
+    assert result.apply_rate_tps == rate
+    assert result.queue_bound == 500 + 4 * rate
+    assert result.brownout_seconds == pytest.approx(500 / rate + 4)
+    # M5: rate x 60 s GC period + the queue, 4 KiB each, inside [128 MiB, 1.5 GiB]
+    assert result.memory.terms["certification_info"] == max(128 * MIB, min(1536 * MIB, int((rate * 60 + 500 + 4 * rate) * 4096)))
     assert m["binlog_transaction_dependency_tracking"] == "WRITESET"
 
 
@@ -162,3 +181,57 @@ def test_bad_input_names_the_key_and_the_rule(overrides, key, rule):
 def test_unsafe_small_cluster_is_allowed_for_ephemeral_stacks():
     result = size(SizingInput(**{**PXC_4_CPU_8_GIB.__dict__, "cluster_size": 1, "allow_unsafe_size": True}))
     assert any("T1" in note for note in result.notes)
+
+
+@pytest.mark.parametrize(("node_type", "provider"), [("n2-standard-16", "gke"), ("m6i.4xlarge", "eks")])
+@pytest.mark.parametrize("engine", ["pxc", "group-replication"])
+def test_node_sizing_leaves_the_daemonsets_and_the_margin(node_type, provider, engine):
+    """K1/K5: the member plus the provider's DaemonSets plus the margin fit the allocatable, so the pod schedules."""
+    result = size(SizingInput(engine=engine, node_type=node_type, provider=provider))
+    node = result.node
+    assert node.daemonset_cpu_millicores > 0 and node.daemonset_memory_bytes > 0  # the provider's default
+    member = result.member_total
+    assert member.cpu_millicores + node.daemonset_cpu_millicores + node.margin_cpu_millicores <= node.allocatable_cpu_millicores
+    assert member.memory_bytes + node.daemonset_memory_bytes + node.margin_memory_bytes <= node.allocatable_memory_bytes
+    # the margin is really left: at least 2% of the allocatable is unrequested
+    assert node.allocatable_cpu_millicores - member.cpu_millicores - node.daemonset_cpu_millicores >= node.allocatable_cpu_millicores * 0.02
+    assert node.allocatable_memory_bytes - member.memory_bytes - node.daemonset_memory_bytes >= node.allocatable_memory_bytes * 0.02
+
+
+def test_r6i_8xlarge_terms_the_issue_names():
+    """Issue 13 §2/§5 on an r6i.8xlarge (32 vCPU / 256 GiB) group replication member, default 3000-IOPS disk."""
+    result = size(SizingInput(engine="group-replication", node_type="r6i.8xlarge", provider="eks"))
+    terms = result.memory.terms
+    # temptable_max_ram: 3% of a ~240 GiB limit is ~7.2 GiB; MySQL 8.4's rule caps it at 4 GiB
+    assert result.mysqld["temptable_max_ram"] == str(4 * GIB) and terms["temporary_tables"] == 4 * GIB
+    # certification: 80 workers, but 32 counted x 50 = 1600 tps; queue 500 + 4 x 1600 = 6900;
+    # 1600 x 60 + 6900 = 102,900 transactions x 4 KiB = 421,478,400 B (11% of the limit was 27.7 GiB)
+    assert result.apply_rate_tps == 1600.0
+    assert terms["certification_info"] == 102_900 * 4096
+    # redo: recovery within 300 s at 3000 IOPS x 16 KiB / 2 = 7,372,800,000 B -> 7031 whole MiB (was 128 GiB)
+    assert result.mysqld["innodb_redo_log_capacity"] == str(7031 * MIB)
+    # descriptors: 512 B per 16 KiB page = 1/32 of the pool, within one page per chunk
+    pool = result.memory.buffer_pool_rounded
+    chunks = pool // int(result.mysqld["innodb_buffer_pool_chunk_size"])
+    assert pool // 32 <= terms["buffer_pool_descriptors"] <= pool // 32 + chunks * 16384
+
+
+def test_redo_is_bounded_by_the_volume():
+    # 20 GiB volume: 10% = 2 GiB, below the recovery bound (7031 MiB) and half of the light-oltp pool
+    result = size(SizingInput(engine="pxc", cpu_millicores=8000, memory_bytes=32 * GIB, volume_bytes=20 * GIB))
+    assert result.mysqld["innodb_redo_log_capacity"] == str(2048 * MIB)
+    with pytest.raises(InputError) as raised:
+        size(SizingInput(engine="pxc", cpu_millicores=8000, memory_bytes=32 * GIB, volume_bytes=1024))
+    assert (raised.value.key, raised.value.rule) == ("volume_bytes", "K6")
+
+
+def test_faster_disk_allows_more_redo():
+    slow = size(SizingInput(engine="pxc", cpu_millicores=8000, memory_bytes=32 * GIB, load="write-heavy", disk_iops=3000))
+    fast = size(SizingInput(engine="pxc", cpu_millicores=8000, memory_bytes=32 * GIB, load="write-heavy", disk_iops=16000))
+    assert int(slow.mysqld["innodb_redo_log_capacity"]) == 7031 * MIB  # the recovery bound at 3000 IOPS
+    assert int(fast.mysqld["innodb_redo_log_capacity"]) > int(slow.mysqld["innodb_redo_log_capacity"])
+
+
+def test_the_redo_bound_is_named_in_the_notes():
+    result = size(SizingInput(engine="pxc", cpu_millicores=8000, memory_bytes=32 * GIB, volume_bytes=20 * GIB))
+    assert "K6: innodb_redo_log_capacity 2048 MiB, set by the 10% of the volume" in result.notes

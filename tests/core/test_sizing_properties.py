@@ -10,9 +10,11 @@ from dataclasses import replace
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from percona_mysql_k8s.core.errors import InputError
+from percona_mysql_k8s.core.machines import catalog
 from percona_mysql_k8s.core.mycnf import normalize_key, parse_provider_options
 from percona_mysql_k8s.core.probes import OPERATOR_DEFAULTS
 from percona_mysql_k8s.core.profiles import LOADS
+from percona_mysql_k8s.core.redo import MAX_CRASH_RECOVERY_SECONDS, MAX_REDO_VOLUME_FRACTION, REDO_MIN, recovery_bytes_per_second
 from percona_mysql_k8s.core.report import to_json
 from percona_mysql_k8s.core.sizing import SizingInput, size
 from percona_mysql_k8s.core.units import GIB, MIB
@@ -82,6 +84,7 @@ def inputs(draw):
         mysql_version=draw(st.sampled_from(("8.0", "8.4"))),
         cluster_size=draw(st.sampled_from(sizes)),
         disk_iops=draw(st.integers(100, 200_000)),
+        volume_bytes=draw(st.one_of(st.none(), st.integers(GIB, 16 * 1024 * GIB))),
         cpu_millicores=draw(st.integers(250, 128_000)),
         memory_bytes=draw(st.integers(512 * MIB, 512 * GIB)),
     )
@@ -140,6 +143,8 @@ def test_every_answer_fits_or_is_a_clean_error(inp):
             default = OPERATOR_DEFAULTS[(inp.engine, component)][kind]
             assert probe.timeoutSeconds >= default.timeoutSeconds  # K6
             assert probe.failureThreshold >= default.failureThreshold
+    # K6/F5: a mysqld draining a failover backlog (with the flow-control overshoot) is not killed mid-drain
+    assert result.probes["mysqld"]["liveness"].timeoutSeconds >= result.brownout_seconds
 
 
 @settings(max_examples=200, deadline=None)
@@ -162,3 +167,41 @@ def test_group_replication_gets_a_smaller_buffer_pool_than_pxc(inp):
     group = _sized(SizingInput(engine="group-replication", **common))
     assume(pxc is not None and group is not None)
     assert group.memory.buffer_pool_rounded < pxc.memory.buffer_pool_rounded
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(inputs())
+def test_certification_reserve_within_floor_and_cap(inp):
+    # every drawn budget as a group replication member (drawing the engine would discard half the inputs)
+    result = _sized(replace(inp, engine="group-replication", proxy="haproxy", log_collector=None, cluster_size=3))
+    assume(result is not None)
+    reserve = result.memory.terms["certification_info"]
+    t = result.thresholds
+    assert t["certification_min_bytes"] <= reserve <= t["certification_max_bytes"]  # M5
+    # and never below what one GC period at the apply rate plus the queue bound needs, unless capped
+    needed = (result.apply_rate_tps * t["certification_gc_period_seconds"] + result.queue_bound) * t["certification_bytes_per_transaction"]
+    assert reserve >= min(needed, t["certification_max_bytes"])
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(inputs())
+def test_redo_recoverable_within_the_probes_and_a_share_of_the_volume(inp):
+    result = _sized(inp)
+    assume(result is not None)
+    redo = int(result.mysqld["innodb_redo_log_capacity"])
+    # K6: recovery at IOPS x 16 KiB / 2 finishes within 300 s (the PXC liveness delay)
+    assert redo <= max(REDO_MIN, MAX_CRASH_RECOVERY_SECONDS * recovery_bytes_per_second(inp.disk_iops))
+    if inp.volume_bytes is not None:
+        assert redo <= max(REDO_MIN, inp.volume_bytes * MAX_REDO_VOLUME_FRACTION)
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(catalog()), st.sampled_from(("pxc", "group-replication")), st.sampled_from(LOADS))
+def test_node_sizings_leave_the_daemonsets_and_the_margin(machine, engine, load):
+    """K1/K5: on every catalog node, member + provider DaemonSets + margin <= allocatable (or a clean refusal)."""
+    result = _sized(SizingInput(engine=engine, load=load, node_type=machine.name, provider=machine.provider))
+    assume(result is not None)
+    node, member = result.node, result.member_total
+    assert node.daemonset_cpu_millicores > 0 and node.margin_cpu_millicores >= 100
+    assert member.cpu_millicores + node.daemonset_cpu_millicores + node.margin_cpu_millicores <= node.allocatable_cpu_millicores
+    assert member.memory_bytes + node.daemonset_memory_bytes + node.margin_memory_bytes <= node.allocatable_memory_bytes

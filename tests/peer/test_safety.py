@@ -44,10 +44,13 @@ def test_an_answer_without_settings_is_never_safe():
 
 
 def test_a_safe_answer_meets_every_condition():
-    answer = calculate(PXC, 2000, 16 * GIB, 1, 0)
+    # 2 CPU / 16 GiB read-heavy was safe before the model counted performance_schema, the buffer-pool
+    # descriptors and allocator fragmentation (~1 GB more than that peer limit); heavy OLTP on 4 CPU /
+    # 64 GiB still fits: the peer leaves that much unassigned there.
+    answer = calculate(PXC, 4000, 64 * GIB, 3, 0)
     safety = judge(answer)
     assert safety.safe, safety.problems
     assert safety.memory.peak_bytes <= answer.limit_memory("mysql")
-    assert answer.limit_memory("pmm") >= pmm_client(16 * GIB, 4000).memory_bytes
+    assert answer.limit_memory("pmm") >= pmm_client(64 * GIB, 4000).memory_bytes
     needed = proxy_container("haproxy", answer.max_connections, answer.mysql_cpu).memory_bytes + MONIT_SIDECAR.memory_bytes
     assert answer.limit_memory("proxy") >= needed

@@ -6,6 +6,7 @@ import sys
 
 import pytest
 from percona_mysql_k8s.core.report import CONTRACT_KEYS
+from percona_mysql_k8s.sizing.cli import main
 
 GR_EXAMPLE = ["--engine", "group-replication", "--cpu", "4000m", "--memory", "8Gi", "--load", "heavy-oltp",
               "--connections", "0", "--proxy", "haproxy"]
@@ -98,3 +99,19 @@ def test_bad_input_is_one_line_naming_flag_and_rule(args, expected):
     lines = completed.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: ") and expected in lines[0], completed.stderr
     assert "Traceback" not in completed.stderr
+
+
+def test_every_memory_term_is_in_the_report_the_table_and_the_picture(tmp_path, capsys):
+    """M1: the new terms (descriptors, performance_schema, fragmentation, certification) reach every view."""
+    args = ["--engine", "group-replication", "--node-type", "n2-standard-16", "--provider", "gke"]
+    assert main([*args, "--format", "json"]) == 0
+    terms = json.loads(capsys.readouterr().out)["memory_model"]["terms"]
+    new = {"buffer_pool_descriptors", "performance_schema", "allocator_fragmentation", "certification_info"}
+    assert new <= set(terms)
+    picture = tmp_path / "split.svg"
+    assert main([*args, "--plot", str(picture)]) == 0
+    table = capsys.readouterr().out
+    svg = picture.read_text()
+    for term in terms:
+        assert term in table, term
+        assert term in svg, term

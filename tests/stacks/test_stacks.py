@@ -81,6 +81,8 @@ def _engine_answer(stack: str):
         log_collector=expected["log_collector"], mysql_version="8.4", load="light-oltp",
         disk_iops={"gke": 6000}.get(stack, 3000), allow_unsafe_size=stack == "kind",
         connections={"gke": 2000, "eks": 2000}.get(stack, 0),
+        # storageSize of stacks/Pulumi.<stack>.yaml: it bounds the redo log (K6)
+        volume_bytes={"kind": 10, "gke": 200, "eks": 200, "existing": 100}[stack] * GIB,
         cpu_millicores=cpu, memory_bytes=memory,
     ))
 

@@ -56,8 +56,9 @@ CONFIG_KEYS: dict[str, tuple[type, object]] = {
     "databaseDiskSizeGb": (int, 100),
     "monitoringNodeType": (str, ""),
     "monitoringNodeCount": (int, 1),
-    "daemonsetCpu": (str, "0"),
-    "daemonsetMemory": (str, "0"),
+    # "" = the provider's default DaemonSet requests (core.allocatable.DEFAULT_DAEMONSETS, K1)
+    "daemonsetCpu": (str, ""),
+    "daemonsetMemory": (str, ""),
     "gcpProject": (str, ""),
     "gcpRegion": (str, ""),
     "gcpZones": (list, []),
@@ -354,6 +355,11 @@ def _quantity(values: _Values, key: str, parse: Callable[[object], int]) -> int:
         raise InputError(key, str(error), rule="K1") from None
 
 
+def _daemonset(values: _Values, key: str, parse: Callable[[object], int]) -> int | None:
+    """A DaemonSet request; unset ("") means the provider's default (K1)."""
+    return _quantity(values, key, parse) if values.text(key) else None
+
+
 def _pools(cluster_name: str, machine: tuple[str | None, str | None], counts: tuple[int, int],
            budgets: tuple[NodeBudget, NodeBudget]) -> tuple[PoolShape, PoolShape]:
     """The two pools our own clusters have: labeled and tainted with the core's constants (K4)."""
@@ -406,7 +412,7 @@ def cluster_settings_from_config(
     disk = v.integer("databaseDiskSizeGb", MIN_DISK_SIZE_GB, why=" GB for a node boot disk")
     monitoring_count = v.integer("monitoringNodeCount", 1, rule="K4",
                              why=": the PMM server and sysbench need a monitoring node to run on (K4, B1)")
-    daemonset = (_quantity(v, "daemonsetCpu", cpu_to_millicores), _quantity(v, "daemonsetMemory", memory_to_bytes))
+    daemonset = (_daemonset(v, "daemonsetCpu", cpu_to_millicores), _daemonset(v, "daemonsetMemory", memory_to_bytes))
     common = {"target": target, "cluster_name": name, "cluster_size": cluster_size, "ephemeral": ephemeral,
               "database_disk_size_gb": disk}
 
@@ -642,8 +648,12 @@ def _lookup(name: str, key: str) -> MachineType:
         raise _rekey(error, key) from None
 
 
-def _declared_budget(v: _Values, daemonset: tuple[int, int]) -> NodeBudget:
-    """A node budget from allocatable as ``kubectl describe node`` reports it (existingNodeCpu/Memory)."""
+def _declared_budget(v: _Values, daemonset: tuple[int | None, int | None]) -> NodeBudget:
+    """A node budget from allocatable as ``kubectl describe node`` reports it (existingNodeCpu/Memory).
+
+    An existing cluster's DaemonSets are unknown to us: unset requests count as 0 (declare them).
+    """
+    daemonset = (daemonset[0] or 0, daemonset[1] or 0)
     hint = "set databaseNodeType (a catalog machine) or existingNodeCpu and existingNodeMemory (one database node's allocatable)"
     if not v.text("existingNodeCpu"):
         raise InputError("existingNodeCpu", f"the existing target cannot size against an unknown node: {hint}", rule="K1")

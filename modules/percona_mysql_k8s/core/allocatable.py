@@ -8,7 +8,7 @@ usable = capacity − kube/system reserved − eviction threshold − DaemonSet 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from numbers import Real
 
@@ -47,6 +47,56 @@ DEFAULT_MAX_PODS = 110
 
 
 @dataclass(frozen=True)
+class DaemonSetOverhead:
+    """The requests of the system DaemonSets a provider runs on every node, with where the figure comes from."""
+
+    cpu_millicores: int
+    memory_bytes: int
+    components: str
+    source: str
+
+
+# K1: what the providers' own DaemonSets request per node when the stack does not say (daemonsetCpu /
+# daemonsetMemory override it). They tolerate every taint, so they land on the database pool too.
+DEFAULT_DAEMONSETS: dict[str, DaemonSetOverhead] = {
+    # Seed 000's worked GKE node (`kubectl describe node`, 16 CPU / 64 GB): "cpu 702m (4%) ... memory 645Mi
+    # (1%)" requested by system pods. Measured GKE 1.27 clusters request 228-344m / 480-596Mi for the
+    # DaemonSets alone (2i2c-org/infrastructure, deployer/.../daemonset_requests.yaml), plus the 100m of
+    # GKE's kube-proxy static pod: the seed's figure covers both.
+    "gke": DaemonSetOverhead(
+        702, 645 * MIB,
+        "kube-proxy (static pod), fluentbit-gke, gke-metrics-agent, netd, pdcsi-node, gke-metadata-server, "
+        "calico-node/anetd, ip-masq-agent",
+        "seed 000: 702m / 645Mi requested on the worked n2-standard-16 node",
+    ),
+    # EKS managed add-ons: aws-node (VPC CNI), kube-proxy, ebs-csi-node. Measured on EKS 1.27-1.29 with
+    # two small agents besides: 170-195m / 250Mi (2i2c-org/infrastructure daemonset_requests.yaml),
+    # rounded up.
+    "eks": DaemonSetOverhead(
+        200, 256 * MIB, "aws-node, kube-proxy, ebs-csi-node",
+        "measured 170-195m / 250Mi on EKS 1.27-1.29 nodes, rounded up",
+    ),
+    # kind runs kindnet (its manifest requests 100m / 50Mi); its kube-proxy requests nothing.
+    "kind": DaemonSetOverhead(100, 50 * MIB, "kindnet", "kind's kindnetd manifest: 100m / 50Mi"),
+}
+
+# K1/K5: a margin kept free on every node beyond the DaemonSets above. DaemonSet requests drift with
+# versions and features (the measured GKE clusters differ by 116m / 116Mi with network policy and the
+# metrics agent on or off), and a platform team may add an agent: 2% of the allocatable, at least
+# 100m and 128 MiB, so a pod sized here still schedules.
+NODE_MARGIN_FRACTION = Fraction(2, 100)
+NODE_MARGIN_MIN_CPU_MILLICORES = 100
+NODE_MARGIN_MIN_MEMORY_BYTES = 128 * MIB
+
+
+def node_margin(allocatable_cpu_millicores: int, allocatable_memory_bytes: int) -> tuple[int, int]:
+    """(CPU millicores, memory bytes) kept free on a node of this allocatable (K1, K5), rounded up."""
+    cpu = max(NODE_MARGIN_MIN_CPU_MILLICORES, math.ceil(allocatable_cpu_millicores * NODE_MARGIN_FRACTION))
+    memory = max(NODE_MARGIN_MIN_MEMORY_BYTES, math.ceil(allocatable_memory_bytes * NODE_MARGIN_FRACTION))
+    return cpu, memory
+
+
+@dataclass(frozen=True)
 class Allocatable:
     """CPU, memory and pod slots a node offers, with notes on how they were derived."""
 
@@ -74,6 +124,8 @@ class NodeBudget:
     daemonset_memory_bytes: int
     max_pods: int
     notes: tuple[str, ...] = ()
+    margin_cpu_millicores: int = 0
+    margin_memory_bytes: int = 0
 
     @property
     def allocatable_cpu_millicores(self) -> int:
@@ -85,11 +137,11 @@ class NodeBudget:
 
     @property
     def usable_cpu_millicores(self) -> int:
-        return self.allocatable_cpu_millicores - self.daemonset_cpu_millicores
+        return max(0, self.allocatable_cpu_millicores - self.daemonset_cpu_millicores - self.margin_cpu_millicores)
 
     @property
     def usable_memory_bytes(self) -> int:
-        return self.allocatable_memory_bytes - self.daemonset_memory_bytes
+        return max(0, self.allocatable_memory_bytes - self.daemonset_memory_bytes - self.margin_memory_bytes)
 
     @property
     def allocatable(self) -> Allocatable:
@@ -110,6 +162,7 @@ class NodeBudget:
             ("- eviction threshold", 0, self.eviction_memory_bytes),
             ("= allocatable", self.allocatable_cpu_millicores, self.allocatable_memory_bytes),
             ("- DaemonSet requests", self.daemonset_cpu_millicores, self.daemonset_memory_bytes),
+            ("- scheduling margin", self.margin_cpu_millicores, self.margin_memory_bytes),
             ("= usable", self.usable_cpu_millicores, self.usable_memory_bytes),
         )
 
@@ -158,7 +211,10 @@ def eks_max_pods(machine: MachineType) -> tuple[int, str]:
     )
 
 
-def _overhead(value: object, key: str) -> int:
+def _overhead(value: object, key: str, default: int) -> int:
+    """A DaemonSet request as given; None means the provider's default (K1)."""
+    if value is None:
+        return default
     if isinstance(value, bool) or not isinstance(value, int):
         raise InputError(key, f"{value!r} is not a whole number", rule="K1")
     if value < 0:
@@ -186,13 +242,27 @@ def _check_fits(budget: NodeBudget) -> NodeBudget:
     return budget
 
 
+def _with_margin(budget: NodeBudget) -> NodeBudget:
+    cpu, memory = node_margin(budget.allocatable_cpu_millicores, budget.allocatable_memory_bytes)
+    notes = budget.notes + (
+        f"K1: {budget.daemonset_cpu_millicores}m / {budget.daemonset_memory_bytes // MIB} MiB of DaemonSet requests "
+        f"and a scheduling margin of {cpu}m / {memory // MIB} MiB (2% of allocatable, at least 100m / 128 MiB) "
+        "are left free on every node",
+    )
+    return replace(budget, margin_cpu_millicores=cpu, margin_memory_bytes=memory, notes=notes)
+
+
 def node_budget(
     machine: str | MachineType,
     provider: str,
-    daemonset_cpu_millicores: int = 0,
-    daemonset_memory_bytes: int = 0,
+    daemonset_cpu_millicores: int | None = None,
+    daemonset_memory_bytes: int | None = None,
 ) -> NodeBudget:
-    """The K1 budget of one GKE or EKS node of a catalog machine type."""
+    """The K1 budget of one GKE or EKS node of a catalog machine type.
+
+    DaemonSet requests left as None take the provider's default (:data:`DEFAULT_DAEMONSETS`); 0 says the
+    node runs none. The scheduling margin (:func:`node_margin`) is always kept.
+    """
     if not isinstance(provider, str) or provider.strip().lower() not in PROVIDERS:
         raise InputError("provider", f"{provider!r} is not one of {', '.join(PROVIDERS)}", rule="K1")
     provider = provider.strip().lower()
@@ -202,8 +272,9 @@ def node_budget(
         raise InputError(
             "provider", f"{machine.name} is a {machine.provider} machine type, not a {provider} one", rule="K1"
         )
-    daemonset_cpu = _overhead(daemonset_cpu_millicores, "daemonset_cpu")
-    daemonset_memory = _overhead(daemonset_memory_bytes, "daemonset_memory")
+    default = DEFAULT_DAEMONSETS[provider]
+    daemonset_cpu = _overhead(daemonset_cpu_millicores, "daemonset_cpu", default.cpu_millicores)
+    daemonset_memory = _overhead(daemonset_memory_bytes, "daemonset_memory", default.memory_bytes)
 
     if provider == "gke":
         max_pods, pods_note = DEFAULT_MAX_PODS, f"GKE Standard: at most {DEFAULT_MAX_PODS} pods per node"
@@ -212,7 +283,7 @@ def node_budget(
         max_pods, pods_note = eks_max_pods(machine)
         reserved_memory = eks_memory_reserve_bytes(max_pods)
 
-    return _check_fits(
+    return _with_margin(_check_fits(
         NodeBudget(
             machine=machine,
             provider=provider,
@@ -226,7 +297,7 @@ def node_budget(
             max_pods=max_pods,
             notes=(pods_note,),
         )
-    )
+    ))
 
 
 def _host_amount(value: object, key: str) -> int:
@@ -239,8 +310,8 @@ def kind_node_budget(
     host_cpu_millicores: int,
     host_memory_bytes: int,
     share: float,
-    daemonset_cpu_millicores: int = 0,
-    daemonset_memory_bytes: int = 0,
+    daemonset_cpu_millicores: int | None = None,
+    daemonset_memory_bytes: int | None = None,
 ) -> NodeBudget:
     """The K1 budget of a kind node modeled as ``share`` (0 < share ≤ 1) of the host.
 
@@ -262,6 +333,15 @@ def kind_node_budget(
             f"the {EVICTION_MEMORY_BYTES} bytes eviction threshold",
             rule="K1",
         )
+    kindnet = DEFAULT_DAEMONSETS["kind"]  # no margin: kind's DaemonSets are fixed by its own manifest
+    defaulted = daemonset_cpu_millicores is None or daemonset_memory_bytes is None
+    if defaulted and (capacity_cpu <= kindnet.cpu_millicores or capacity_memory - EVICTION_MEMORY_BYTES <= kindnet.memory_bytes):
+        raise InputError(
+            "kind.hostShare",
+            f"{share!r} of the host leaves {capacity_cpu}m CPU and {capacity_memory} bytes, not more than kindnet's "
+            f"{kindnet.cpu_millicores}m / {kindnet.memory_bytes} bytes of requests",
+            rule="K1",
+        )
     return _check_fits(
         NodeBudget(
             machine=None,
@@ -271,8 +351,8 @@ def kind_node_budget(
             reserved_cpu_millicores=0,
             reserved_memory_bytes=0,
             eviction_memory_bytes=EVICTION_MEMORY_BYTES,
-            daemonset_cpu_millicores=_overhead(daemonset_cpu_millicores, "daemonset_cpu"),
-            daemonset_memory_bytes=_overhead(daemonset_memory_bytes, "daemonset_memory"),
+            daemonset_cpu_millicores=_overhead(daemonset_cpu_millicores, "daemonset_cpu", kindnet.cpu_millicores),
+            daemonset_memory_bytes=_overhead(daemonset_memory_bytes, "daemonset_memory", kindnet.memory_bytes),
             max_pods=DEFAULT_MAX_PODS,
             notes=(
                 (

@@ -30,9 +30,32 @@ def galera_applier_threads(cpu_millicores: int, thresholds: Mapping[str, float])
 def apply_rate_tps(appliers: int, thresholds: Mapping[str, float]) -> float:
     """F5: the apply rate the brownout estimate assumes (transactions per second).
 
+    applier_tps_per_worker is seed 002's measurement in transactions (400 sysbench events/s x 4
+    autocommitted writes / 32 appliers); it scales linearly only up to the 32 appliers measured
+    (applier_scaling_max_workers), so more appliers never shorten the estimate beyond what was seen.
     Zero parallel workers still leaves one applier thread.
     """
-    return max(1, appliers) * thresholds["applier_tps_per_worker"]
+    counted = min(max(1, appliers), int(thresholds["applier_scaling_max_workers"]))
+    return counted * thresholds["applier_tps_per_worker"]
+
+
+# group_replication_flow_control_period as F4 sets it (seconds): how often flow control looks at the queues.
+GR_FLOW_CONTROL_PERIOD_SECONDS = 1
+
+
+def gr_overshoot(rate_tps: float, thresholds: Mapping[str, float], period: float = GR_FLOW_CONTROL_PERIOD_SECONDS) -> float:
+    """F5: transactions a group replication queue gains past its threshold before flow control reacts.
+
+    Flow control polls the queues once a period (seed 000: a spike "will not even notice ... until the
+    next 1 second polling interval"), so for one period the primary commits at up to
+    primary_to_applier_rate_ratio times the apply rate while the laggard applies at the apply rate.
+    """
+    return max(0.0, thresholds["primary_to_applier_rate_ratio"] - 1) * rate_tps * period
+
+
+def gr_queue_bound(threshold: float, rate_tps: float, thresholds: Mapping[str, float]) -> float:
+    """F5: the largest apply queue group replication lets build: the threshold plus one period's overshoot."""
+    return threshold + gr_overshoot(rate_tps, thresholds)
 
 
 def galera_effective_queue(fc_limit: float, cluster_size: int) -> float:
@@ -41,13 +64,17 @@ def galera_effective_queue(fc_limit: float, cluster_size: int) -> float:
 
 
 def brownout_seconds(queue_bound: float, rate_tps: float) -> float:
-    """F5: worst-case write outage after failover ~ queue bound / apply rate."""
+    """F5: worst-case write outage after failover ~ queue bound / apply rate.
+
+    Galera's queue bound is gcs.fc_limit scaled by sqrt(size): its flow control is event-driven (a node
+    sends a pause as soon as its queue reaches the limit, seed 002), so it has no polling overshoot.
+    """
     return math.inf if rate_tps <= 0 else queue_bound / rate_tps
 
 
 def gr_applier_threshold(rate_tps: float, thresholds: Mapping[str, float]) -> int:
-    """F2/F5: the strict threshold, lowered further when the brownout budget needs it."""
-    by_brownout = math.floor(thresholds["max_failover_brownout_seconds"] * rate_tps)
+    """F2/F5: the strict threshold, lowered further when the brownout budget, less the overshoot, needs it."""
+    by_brownout = math.floor(thresholds["max_failover_brownout_seconds"] * rate_tps - gr_overshoot(rate_tps, thresholds))
     return max(1, min(int(thresholds["strict_applier_threshold"]), int(thresholds["max_applier_threshold"]), by_brownout))
 
 
@@ -55,3 +82,17 @@ def galera_fc_limit(rate_tps: float, cluster_size: int, thresholds: Mapping[str,
     """G1/F5: gcs.fc_limit at most max_fc_limit, and small enough that the effective queue drains in budget."""
     by_brownout = math.floor(thresholds["max_failover_brownout_seconds"] * rate_tps / math.sqrt(max(1, cluster_size)))
     return max(1, min(int(thresholds["max_fc_limit"]), by_brownout))
+
+
+def certification_reserve_bytes(rate_tps: float, queue_bound: float, thresholds: Mapping[str, float]) -> int:
+    """M5: certification info a group replication member holds, within [floor, cap].
+
+    Write-sets are garbage-collected once every member has applied them, which the members learn from
+    the stable-set broadcast every certification_gc_period_seconds. So the info holds at most one period
+    of certified transactions at the rate flow control lets through (the apply rate) plus the apply
+    queue a laggard may hold (its bound, F5), each costing certification_bytes_per_transaction.
+    """
+    transactions = rate_tps * thresholds["certification_gc_period_seconds"] + queue_bound
+    raw = math.ceil(transactions * thresholds["certification_bytes_per_transaction"])
+    floor, cap = int(thresholds["certification_min_bytes"]), int(thresholds["certification_max_bytes"])
+    return max(floor, min(cap, raw))

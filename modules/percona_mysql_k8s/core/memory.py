@@ -12,6 +12,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from . import flow_control
 from .mycnf import PROVIDER_OPTIONS, parse_provider_options
 from .units import GIB, MIB, parse_mysql_size
 
@@ -33,7 +34,17 @@ _DEFAULTS = {
     "thread_stack": 1024 * 1024,
     "net_buffer_length": 16 * 1024,
     "group_replication_message_cache_size": GIB,
+    # F5/M5 inputs of the certification reserve (MySQL 8.0.27+ / 8.4 defaults)
+    "replica_parallel_workers": 4,
+    "group_replication_flow_control_applier_threshold": 25000,
+    "group_replication_flow_control_certifier_threshold": 25000,
 }
+INNODB_PAGE_BYTES = 16 * 1024  # innodb_page_size default: the unit buf_chunk_init reserves descriptors in
+# temptable_max_ram (MySQL 8.4): 3% of the memory, within [1 GiB, 4 GiB]
+TEMPTABLE_SHARE_PERCENT = 3
+TEMPTABLE_MIN, TEMPTABLE_MAX = GIB, 4 * GIB
+# Terms mmapped in large blocks, outside malloc's arenas: no fragmentation is charged on them (M1).
+_MMAPPED_TERMS = ("buffer_pool", "buffer_pool_descriptors", "gcache", "page_cache_reserve")
 _LOG_BUFFER_DEFAULT = {"8.0": 16 * MIB, "8.4": 64 * MIB}
 GALERA_GCACHE_DEFAULT = 128 * MIB
 # group_replication_message_cache_size bounds (M4): default 1 GiB, minimum 128 MiB.
@@ -107,11 +118,83 @@ def round_buffer_pool(pool_bytes: int, chunk_bytes: int, instances: int) -> int:
     return math.ceil(pool_bytes / unit) * unit
 
 
+def _chunk_after_truncation(pool_bytes: int, chunk_bytes: int, instances: int) -> int:
+    """The chunk mysqld really uses (see :func:`round_buffer_pool`)."""
+    if pool_bytes < MULTI_INSTANCE_MIN_POOL:
+        instances = 1
+    instances = max(1, min(instances, MAX_BUFFER_POOL_INSTANCES))
+    chunk = max(MIB, chunk_bytes // MIB * MIB)
+    if chunk * instances > pool_bytes:
+        chunk = max(MIB, pool_bytes // instances // MIB * MIB)
+    return chunk
+
+
 def temptable_default(version: str, limit_bytes: int) -> int:
     """temptable_max_ram default: 1 GiB on 8.0; 3% of memory within 1-4 GiB on 8.4."""
     if version == "8.0":
         return GIB
-    return min(4 * GIB, max(GIB, int(limit_bytes * 0.03)))
+    return min(TEMPTABLE_MAX, max(TEMPTABLE_MIN, int(limit_bytes * TEMPTABLE_SHARE_PERCENT / 100)))
+
+
+def temptable_for_container(limit_bytes: int) -> int:
+    """The temptable_max_ram sizing sets: MySQL 8.4's rule (:func:`temptable_default`) on the container.
+
+    Its 4 GiB cap applies. Its 1 GiB floor does not below a 33 GiB container: there 1 GiB would take
+    more than 3% of the limit from the buffer pool, and a temporary table beyond temptable_max_ram only
+    moves to disk (InnoDB), which costs speed, not memory. At least 2 MiB, so tiny containers still work.
+    """
+    return max(2 * MIB, min(temptable_default("8.4", limit_bytes), limit_bytes * TEMPTABLE_SHARE_PERCENT // 100))
+
+
+def buffer_pool_descriptor_bytes(pool_rounded: int, chunk_bytes: int, descriptor_bytes: int) -> int:
+    """M1: what InnoDB allocates beside the pages: one block descriptor per page, per chunk.
+
+    buf_chunk_init (storage/innobase/buf/buf0buf.cc) adds (pages x sizeof(buf_block_t)) rounded up to
+    whole pages to every chunk it allocates; the pool is a whole number of chunks after rounding.
+    """
+    if pool_rounded <= 0:
+        return 0
+    chunk = max(INNODB_PAGE_BYTES, min(chunk_bytes, pool_rounded))
+    chunks = math.ceil(pool_rounded / chunk)
+    per_chunk = math.ceil(chunk // INNODB_PAGE_BYTES * descriptor_bytes / INNODB_PAGE_BYTES) * INNODB_PAGE_BYTES
+    return chunks * per_chunk
+
+
+def pool_within(available: int, descriptor_bytes: int, max_chunks: int) -> int:
+    """The largest pool whose pages and descriptors fit ``available`` bytes, for at most ``max_chunks`` chunks.
+
+    Inverts :func:`buffer_pool_descriptor_bytes`: each page costs 16 KiB + descriptor_bytes, and each
+    chunk's descriptors are rounded up by less than one page.
+    """
+    room = available - max_chunks * INNODB_PAGE_BYTES
+    if room <= 0:
+        return 0
+    return room * INNODB_PAGE_BYTES // (INNODB_PAGE_BYTES + descriptor_bytes)
+
+
+def _performance_schema(options: Mapping[str, str], connections: int, thresholds: Mapping[str, float]) -> int:
+    """M1: performance_schema memory, which seed 000's ~300 MB query filters out (memory/performance%).
+
+    Its per-thread buffers are autosized: allocated as threads connect and never freed (MySQL manual,
+    "The Performance Schema Memory-Allocation Model"), so max_connections threads are charged.
+    """
+    if options.get("performance_schema", "ON").strip().upper() in ("OFF", "0", "FALSE"):
+        return 0
+    return int(thresholds["performance_schema_fixed_bytes"]) + connections * int(thresholds["performance_schema_bytes_per_connection"])
+
+
+def _certification_info(options: Mapping[str, str], thresholds: Mapping[str, float]) -> int:
+    """M5: from the write rate flow control lets through and the apply queue it allows (F5)."""
+    workers = options.get("replica_parallel_workers", options.get("slave_parallel_workers"))  # 8.0's older name
+    appliers = int(parse_mysql_size(workers if workers is not None else str(_DEFAULTS["replica_parallel_workers"])))
+    threshold = max(
+        int(parse_mysql_size(options.get(key, str(_DEFAULTS[key]))))
+        for key in ("group_replication_flow_control_applier_threshold", "group_replication_flow_control_certifier_threshold")
+    )
+    if options.get("group_replication_flow_control_mode", "QUOTA").strip().upper() == "DISABLED":
+        return int(thresholds["certification_max_bytes"])  # unbounded queue: the cap (M5 rejects this)
+    rate = flow_control.apply_rate_tps(appliers, thresholds)
+    return flow_control.certification_reserve_bytes(rate, flow_control.gr_queue_bound(threshold, rate, thresholds), thresholds)
 
 
 def model(
@@ -144,10 +227,14 @@ def model(
 
     terms: dict[str, int] = {
         "buffer_pool": pool_rounded,
+        "buffer_pool_descriptors": buffer_pool_descriptor_bytes(
+            pool_rounded, _chunk_after_truncation(pool, chunk, instances), int(thresholds["buffer_pool_descriptor_bytes"])
+        ),
         "log_buffer": _size(options, "innodb_log_buffer_size", _LOG_BUFFER_DEFAULT[version]),
         "connection_buffers": per_connection * connections,
         "temporary_tables": _size(options, "temptable_max_ram", temptable_default(version, limit_bytes)),
         "server_overhead": int(thresholds["fixed_server_overhead_bytes"]),
+        "performance_schema": _performance_schema(options, connections, thresholds),
         "page_cache_reserve": math.ceil(limit_bytes * thresholds["page_cache_reserve_fraction"]),
     }
     if engine == PXC:
@@ -157,5 +244,7 @@ def model(
     else:
         cache = _size(options, "group_replication_message_cache_size", _DEFAULTS["group_replication_message_cache_size"])
         terms["xcom_cache"] = cache + int(thresholds["xcom_structures_bytes"])  # M4
-        terms["certification_info"] = math.ceil(limit_bytes * thresholds["gr_memory_premium_fraction"])  # M5
+        terms["certification_info"] = _certification_info(options, thresholds)  # M5
+    heap = sum(value for name, value in terms.items() if name not in _MMAPPED_TERMS)
+    terms["allocator_fragmentation"] = math.ceil(heap * thresholds["allocator_fragmentation_fraction"])
     return MemoryModel(limit_bytes=limit_bytes, terms=terms, buffer_pool_configured=pool, buffer_pool_rounded=pool_rounded)

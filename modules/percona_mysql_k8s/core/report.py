@@ -66,6 +66,7 @@ def to_json(result: SizingResult) -> dict[str, Any]:
             "queue_bound": result.queue_bound,
             "apply_rate_tps": result.apply_rate_tps,
             "assumed_tps_per_applier": result.thresholds["applier_tps_per_worker"],
+            "appliers_counted_at_most": result.thresholds["applier_scaling_max_workers"],
         },
         "probes": {
             component: {kind: probe.as_dict() for kind, probe in kinds.items()}

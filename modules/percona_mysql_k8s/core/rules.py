@@ -46,6 +46,13 @@ class Rule:
 
 M, A = Level.MANDATORY, Level.ADVISORY
 
+# F5's apply rate, from source 002 (sysbench oltp_read_write --skip_trx=on --rate=400 with 32 applier
+# threads ran without flow control). sysbench counts events; each event of oltp_read_write runs one
+# index update, one non-index update, one delete and one insert, each autocommitted with --skip_trx=on.
+SEED_002_EVENTS_PER_SECOND = 400
+OLTP_READ_WRITE_WRITES_PER_EVENT = 4
+SEED_002_APPLIER_THREADS = 32
+
 _RULES = (
     # K. Kubernetes capacity
     Rule("K1", "Size against allocatable",
@@ -79,6 +86,25 @@ _RULES = (
           Threshold("page_cache_reserve_fraction", 0.05,
                     "Share of the mysqld limit kept for page cache that counts against memory.max "
                     "(binary and relay logs, active file pages; source 000 on working set size).",
+                    "number"),
+          Threshold("buffer_pool_descriptor_bytes", 512,
+                    "Bytes InnoDB allocates per 16 KiB buffer-pool page for its block descriptor, on top "
+                    "of innodb_buffer_pool_size (buf_chunk_init reserves pages x sizeof(buf_block_t) per "
+                    "chunk, storage/innobase/buf/buf0buf.cc); a bound on sizeof(buf_block_t) of 64-bit "
+                    "release builds: 3.1% of the pool.", "integer"),
+          Threshold("performance_schema_fixed_bytes", 128 * 1024**2,
+                    "performance_schema memory that does not grow with connections (the _history_long "
+                    "tables, digests, global summaries); source 000's ~300 MB excludes it "
+                    "(it filters memory/performance% out).", "integer"),
+          Threshold("performance_schema_bytes_per_connection", 384 * 1024,
+                    "performance_schema memory per connected thread (per-thread summaries over every "
+                    "instrument class, error summaries, the statement stack and the 10-row histories); "
+                    "allocated as threads connect and never freed, so charged for max_connections.",
+                    "integer"),
+          Threshold("allocator_fragmentation_fraction", 0.10,
+                    "Share of the heap-allocated terms (everything but the buffer pool and the gcache, "
+                    "which are mmapped) kept for allocator fragmentation: glibc malloc keeps freed "
+                    "memory in per-thread arenas, so RSS exceeds the bytes mysqld has in use.",
                     "number"))),
     Rule("M2", "No bare-metal rule of thumb",
          "The buffer pool is what is left of the container limit after every other term; the "
@@ -96,9 +122,19 @@ _RULES = (
          "Group replication certification info grows while a member lags and is bounded only by "
          "bounding the apply queue; reserve for it (GR uses 9-11% more memory than PXC).",
          M, ("000",),
-         (Threshold("gr_memory_premium_fraction", 0.11,
-                    "Share of the mysqld limit reserved for certification info (upper end of the "
-                    "measured 9-11% group replication premium).", "number"),)),
+         (Threshold("certification_gc_period_seconds", 60,
+                    "Period of group replication's stable-set broadcast, after which certification info "
+                    "is garbage-collected (Certifier_broadcast_thread::BROADCAST_GTID_EXECUTED_PERIOD, "
+                    "plugin/group_replication/include/certifier.h).", "number", 1),
+          Threshold("certification_bytes_per_transaction", 4096,
+                    "Certification info per certified transaction: ~48 write-set items (~80 bytes each, a "
+                    "map node with its hashed key) and the snapshot GTID set; TPC-C's new-order writes "
+                    "~23 rows.", "integer", 1),
+          Threshold("certification_min_bytes", 128 * 1024**2,
+                    "Floor of the certification reserve: source 000 measured 92 MB steady.", "integer"),
+          Threshold("certification_max_bytes", 1536 * 1024**2,
+                    "Cap of the certification reserve: source 000 measured 1.4 GB while the queue ran under "
+                    "the default 25,000 threshold, 50 times the strict bound.", "integer"))),
     Rule("M6", "Derive max_connections",
          "connections = 0 means: derive the largest max_connections the memory model allows.",
          A, ("000",),
@@ -132,9 +168,20 @@ _RULES = (
          "max_failover_brownout_seconds.", M, ("000",),
          (Threshold("max_failover_brownout_seconds", 30,
                     "Longest accepted estimated write outage after a failover (seconds).", "number"),
-          Threshold("applier_tps_per_worker", 12.5,
-                    "Assumed apply rate per applier thread: source 002 sustained 400 tps without "
-                    "flow control with 32 applier threads on n2-standard-16.", "number", 0.001))),
+          Threshold("applier_tps_per_worker", SEED_002_EVENTS_PER_SECOND * OLTP_READ_WRITE_WRITES_PER_EVENT
+                    / SEED_002_APPLIER_THREADS,
+                    "Assumed apply rate per applier thread (transactions/s): source 002 ran sysbench "
+                    "oltp_read_write --skip_trx=on at --rate=400 events/s without flow control with 32 "
+                    "applier threads; each event autocommits 4 writes (index update, non-index update, "
+                    "delete, insert), so 400 x 4 / 32 = 50.", "number", 0.001),
+          Threshold("applier_scaling_max_workers", SEED_002_APPLIER_THREADS,
+                    "Appliers beyond this count add no assumed apply rate: source 002 measured 32, and "
+                    "parallel apply is not linear beyond what was measured.", "integer", 1),
+          Threshold("primary_to_applier_rate_ratio", 5,
+                    "How much faster than a secondary applies the primary may commit while flow control "
+                    "has not yet reacted (source 000: 'write, say, 10,000 transactions per second, while the "
+                    "secondary is only applying 2,000'); the group replication queue overshoots its "
+                    "threshold by (ratio - 1) x apply rate x flow-control period.", "number", 1))),
     Rule("F6", "Parallel appliers per core",
          "replica_parallel_workers ~ 2.5 per CPU core of the mysqld container (14000m -> 35); more is "
          "rejected. No effect on PXC, which uses wsrep_applier_threads.", M, ("000", "002"),

@@ -17,9 +17,19 @@ from . import flow_control, probes
 from .allocatable import NodeBudget, node_budget
 from .connections import buffer_pool_floor_bytes
 from .errors import InputError
-from .memory import ENGINES, GROUP_REPLICATION, MYSQL_VERSIONS, PXC, MemoryModel, model
+from .memory import (
+    ENGINES,
+    GROUP_REPLICATION,
+    MYSQL_VERSIONS,
+    PXC,
+    MemoryModel,
+    model,
+    pool_within,
+    temptable_for_container,
+)
 from .mycnf import PROVIDER_OPTIONS, normalize_key, render_provider_options
 from .profiles import LOADS, PROFILES, LoadProfile
+from .redo import redo_capacity
 from .rules import resolve_thresholds
 from .sidecars import (
     BACKUP_SIDECAR,
@@ -41,9 +51,9 @@ from .units import GIB, MIB
 
 MAX_CONNECTIONS_LIMIT = 100_000  # mysqld's maximum max_connections
 MIN_MYSQLD_CPU = 250  # below a quarter core the probes' queries time out under any load
-REDO_MIN, REDO_MAX = 8 * MIB, 128 * GIB  # innodb_redo_log_capacity range
 DEFAULT_DISK_IOPS = 3000  # seed 000's volumes (~3k IOPS), also the gp3 baseline
 CLUSTER_SIZES = {PXC: (3, 5), GROUP_REPLICATION: (3, 5, 7)}  # T1
+MAX_POOL_CHUNKS = 1000  # InnoDB's guidance; _buffer_pool_layout never uses more
 
 
 @dataclass(frozen=True)
@@ -59,12 +69,13 @@ class SizingInput:
     cluster_size: int = 3
     allow_unsafe_size: bool = False
     disk_iops: int = DEFAULT_DISK_IOPS
+    volume_bytes: int | None = None  # the data volume; bounds the redo log (K6)
     cpu_millicores: int | None = None
     memory_bytes: int | None = None
     node_type: str | None = None
     provider: str | None = None
-    daemonset_cpu_millicores: int = 0
-    daemonset_memory_bytes: int = 0
+    daemonset_cpu_millicores: int | None = None  # None: the provider's default DaemonSets (K1)
+    daemonset_memory_bytes: int | None = None
     thresholds: Mapping[str, float] = field(default_factory=dict)
 
     @property
@@ -144,6 +155,8 @@ def validate(inp: SizingInput) -> dict[str, float]:
         raise InputError("log_collector", "the PS operator has no log collector sidecar; leave it off", "M3")
     _require_int("connections", inp.connections, 0, "M6")
     _require_int("disk_iops", inp.disk_iops, 100)
+    if inp.volume_bytes is not None:
+        _require_int("volume_bytes", inp.volume_bytes, GIB, "K6")
     size = _require_int("cluster_size", inp.cluster_size, 1, "T1")
     allowed = CLUSTER_SIZES[inp.engine]
     if size not in allowed and not (inp.allow_unsafe_size and size < min(allowed)):
@@ -246,11 +259,24 @@ def _retention_cache_bytes(limit: int) -> int:
     return min(GIB, max(128 * MIB, limit // 16))
 
 
-def _memory_options(inp: SizingInput, profile: LoadProfile, limit: int, connections: int, cpu: int) -> dict[str, str]:
+def _gr_queue_options(cpu: int, thresholds: Mapping[str, float]) -> dict[str, str]:
+    """F2/F3/F6: the appliers and the queue threshold, which also size certification info (M5)."""
+    appliers = flow_control.replica_workers(cpu, thresholds)
+    threshold = flow_control.gr_applier_threshold(flow_control.apply_rate_tps(appliers, thresholds), thresholds)
+    return {
+        "replica_parallel_workers": str(appliers),
+        "loose_group_replication_flow_control_applier_threshold": str(threshold),
+        "loose_group_replication_flow_control_certifier_threshold": str(threshold),
+    }
+
+
+def _memory_options(
+    inp: SizingInput, profile: LoadProfile, limit: int, connections: int, cpu: int, thresholds: Mapping[str, float]
+) -> dict[str, str]:
     """Everything that enters the memory model except the buffer pool."""
     log_buffer = max(MIB, min(profile.log_buffer_bytes, limit // 64 // 1024 * 1024))
-    # MySQL 8.4's own temptable_max_ram default is 3% of memory; applied to the container limit.
-    temptable = max(2 * MIB, limit * 3 // 100)
+    # MySQL 8.4's own temptable_max_ram rule (3% of memory, at most 4 GiB), applied to the container limit.
+    temptable = temptable_for_container(limit)
     tmp_table = min(16 * MIB, temptable)
     options = {
         "max_connections": str(connections),
@@ -264,6 +290,7 @@ def _memory_options(inp: SizingInput, profile: LoadProfile, limit: int, connecti
         options["temptable_max_mmap"] = "0"  # overflow to InnoDB on disk, not to page-cache mmap files
     if inp.engine == GROUP_REPLICATION:
         options["loose_group_replication_message_cache_size"] = str(_retention_cache_bytes(limit))
+        options.update(_gr_queue_options(cpu, thresholds))  # they size the certification reserve (M5)
     else:
         options[PROVIDER_OPTIONS] = render_provider_options({"gcache.size": _retention_cache_bytes(limit)})
     return options
@@ -302,7 +329,7 @@ def _buffer_pool_layout(raw: int, cpu: int) -> tuple[int, int, int]:
     raw_mib = raw // MIB
     instances = _buffer_pool_instances(raw_mib, cpu)
     per_instance = raw_mib // instances
-    chunks_per_instance = next(d for d in range(min(per_instance, 1000 // instances), 0, -1) if per_instance % d == 0)
+    chunks_per_instance = next(d for d in range(min(per_instance, MAX_POOL_CHUNKS // instances), 0, -1) if per_instance % d == 0)
     return per_instance * instances * MIB, per_instance // chunks_per_instance * MIB, instances
 
 
@@ -329,9 +356,10 @@ def size(inp: SizingInput) -> SizingResult:
         limit = limit_for(connections)
         if limit <= 0:
             return limit, -1
-        options = _memory_options(inp, profile, limit, connections, mysqld_cpu)
+        options = _memory_options(inp, profile, limit, connections, mysqld_cpu, thresholds)
         others = _evaluate(inp, {**options, "innodb_buffer_pool_size": "0"}, limit, thresholds, mysqld_cpu).peak_bytes
-        return limit, limit - others
+        # M1: the pool's block descriptors come on top of it; the layout keeps at most 1000 chunks
+        return limit, pool_within(limit - others, int(thresholds["buffer_pool_descriptor_bytes"]), MAX_POOL_CHUNKS)
 
     # M6: connections may grow until the buffer pool would fall below its share of the member budget;
     # HAProxy's memory grows with them too, so the limit is recomputed for every count.
@@ -371,7 +399,7 @@ def size(inp: SizingInput) -> SizingResult:
 
     limit, raw = raw_pool(connections)
     pool, chunk, instances = _buffer_pool_layout(raw, mysqld_cpu)
-    options = _memory_options(inp, profile, limit, connections, mysqld_cpu)
+    options = _memory_options(inp, profile, limit, connections, mysqld_cpu, thresholds)
     options = {
         "innodb_buffer_pool_size": str(pool),
         "innodb_buffer_pool_chunk_size": str(chunk),
@@ -379,8 +407,10 @@ def size(inp: SizingInput) -> SizingResult:
         **options,
     }
     cores = mysqld_cpu / 1000
-    redo = min(REDO_MAX, pool * 9 // 10, max(REDO_MIN, int(pool * profile.redo_share_of_buffer_pool) // MIB * MIB))
-    redo = max(REDO_MIN, redo // MIB * MIB)
+    redo, redo_bound = redo_capacity(
+        pool, profile.redo_share_of_buffer_pool, engine=inp.engine, disk_iops=inp.disk_iops,
+        volume_bytes=inp.volume_bytes,
+    )  # K6: recoverable within the probes' allowance, and a bounded share of the volume
     io_capacity = max(100, inp.disk_iops // 2)
     options.update({
         "innodb_redo_log_capacity": str(redo),
@@ -402,7 +432,7 @@ def size(inp: SizingInput) -> SizingResult:
         appliers = flow_control.replica_workers(mysqld_cpu, thresholds)
         rate = flow_control.apply_rate_tps(appliers, thresholds)
         threshold = flow_control.gr_applier_threshold(rate, thresholds)
-        queue_bound = float(threshold)
+        queue_bound = flow_control.gr_queue_bound(threshold, rate, thresholds)  # F5: with the polling overshoot
         options.update({
             "loose_group_replication_flow_control_mode": "QUOTA",
             "loose_group_replication_flow_control_applier_threshold": str(threshold),
@@ -449,6 +479,7 @@ def size(inp: SizingInput) -> SizingResult:
     notes = []
     if node is not None:
         notes.extend(node.notes)
+    notes.append(f"K6: innodb_redo_log_capacity {redo // MIB} MiB, set by the {redo_bound}")
     if inp.backup and inp.engine == PXC:
         notes.append("PXC runs backups as separate jobs: no backup sidecar is budgeted in the member.")
     if inp.proxy == ROUTER:

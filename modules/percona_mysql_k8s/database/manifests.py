@@ -205,6 +205,7 @@ def sizing_input(spec: DatabaseSpec, pool: PoolShape, members_per_node: int = 1)
         cluster_size=spec.cluster_size,
         allow_unsafe_size=spec.ephemeral,
         disk_iops=spec.disk_iops,
+        volume_bytes=spec.storage_bytes,
         cpu_millicores=pool.node.usable_cpu_millicores // members_per_node,
         memory_bytes=pool.node.usable_memory_bytes // members_per_node,
     )

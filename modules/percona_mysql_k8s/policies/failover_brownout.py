@@ -2,7 +2,9 @@
 
 A new primary refuses writes until its apply queue drains, so the worst case is the queue bound divided
 by the apply rate (percona_mysql_k8s.core.flow_control.brownout_seconds). Group replication: the bound is the larger
-of the applier and certifier thresholds, the rate replica_parallel_workers x applier_tps_per_worker.
+of the applier and certifier thresholds plus the overshoot of one flow-control period
+(flow_control.gr_queue_bound), the rate replica_parallel_workers x applier_tps_per_worker (at most
+applier_scaling_max_workers counted).
 Galera: the bound is gcs.fc_limit scaled by sqrt(cluster size) (unless gcs.fc_single_primary), the rate
 wsrep_applier_threads x applier_tps_per_worker. Server defaults apply to unset options.
 """
@@ -33,7 +35,8 @@ SPEC = Spec(
     rules=("F5",), applies_to=database_types,
     description="the estimated write outage after a failover (queue bound / apply rate) is at most "
     "max_failover_brownout_seconds",
-    thresholds=("max_failover_brownout_seconds", "applier_tps_per_worker", "strict_applier_threshold",
+    thresholds=("max_failover_brownout_seconds", "applier_tps_per_worker", "applier_scaling_max_workers",
+                "primary_to_applier_rate_ratio", "strict_applier_threshold",
                 "max_applier_threshold", "max_fc_limit", "replica_workers_per_core", "galera_applier_threads_per_core"),
     remediation="Lower the queue bound (group replication thresholds, gcs.fc_limit) or raise the appliers, "
     "to the values python -m percona_mysql_k8s.sizing reports.",
@@ -51,12 +54,13 @@ def check(ctx: Context) -> None:
         where = view.path(view.config_rel)
         if kind == GROUP_REPLICATION:
             applier, certifier, _, _ = gr_thresholds(view)
-            queue = max(applier, certifier)
+            threshold = max(applier, certifier)
             appliers = gr_appliers(view)
             rate = flow_control.apply_rate_tps(appliers.count, th)
+            queue = flow_control.gr_queue_bound(threshold, rate, th)
             brownout = flow_control.brownout_seconds(queue, rate)
             if brownout > limit:
-                bound = max(1, math.floor(limit * rate))
+                bound = max(1, math.floor(limit * rate - flow_control.gr_overshoot(rate, th)))
                 chosen = flow_control.gr_applier_threshold(rate, th)
                 cpu = mysqld_cpu(view)
                 more = ""
@@ -64,12 +68,17 @@ def check(ctx: Context) -> None:
                     workers = flow_control.replica_workers(cpu, th)
                     if workers > appliers.count:
                         more = f", or raise replica_parallel_workers to {workers} (sizing's value for {cpu}m, F6)"
+                fits = (f"set both thresholds to {chosen} (sizing's value; at most {bound} fits the budget)"
+                        if limit * rate - flow_control.gr_overshoot(rate, th) >= 1 else
+                        f"no threshold fits: one flow-control period's overshoot alone drains in "
+                        f"{flow_control.gr_overshoot(rate, th) / rate:g} s; raise max_failover_brownout_seconds or the appliers")
                 ctx.violation(
                     "F5",
-                    f"{where} bounds the apply queue at {queue} transactions ({APPLIER_THRESHOLD}/{CERTIFIER_THRESHOLD}) "
+                    f"{where} bounds the apply queue at {threshold} transactions ({APPLIER_THRESHOLD}/{CERTIFIER_THRESHOLD}), "
+                    f"{queue:.0f} with one flow-control period's overshoot, "
                     f"with {appliers.source} applying ~{rate:g} tps: an estimated failover brownout of {brownout:.0f} s",
                     f"the rule allows at most {limit:g} s (config max_failover_brownout_seconds)",
-                    f"set both thresholds to {chosen} (sizing's value; at most {bound} fits the budget){more}",
+                    f"{fits}{more}",
                 )
         elif kind == PXC:
             fc_limit = provider_number(view, "gcs.fc_limit")

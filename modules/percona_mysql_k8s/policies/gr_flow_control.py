@@ -26,7 +26,8 @@ SPEC = Spec(
     rules=("F1", "F2", "F3"), applies_to=database_types,
     description="group replication flow control is QUOTA, and the applier and certifier thresholds are set, "
     "equal and at most max_applier_threshold",
-    thresholds=("max_applier_threshold", "strict_applier_threshold", "applier_tps_per_worker",
+    thresholds=("max_applier_threshold", "strict_applier_threshold", "applier_tps_per_worker", "applier_scaling_max_workers",
+                "primary_to_applier_rate_ratio",
                 "replica_workers_per_core", "max_failover_brownout_seconds"),
     remediation="In mysql.configuration set group_replication_flow_control_mode=QUOTA and both "
     "group_replication_flow_control_applier_threshold and _certifier_threshold to the value sizing reports (500 or less).",

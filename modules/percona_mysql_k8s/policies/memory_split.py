@@ -26,8 +26,11 @@ SPEC = Spec(
     description="the modeled mysqld peak (buffer pool, log buffer, connections, temporary tables, overhead, "
     "page cache, gcache or XCom cache and certification info) fits the container's memory limit; the buffer "
     "pool is explicit, never the operators' auto-tuning",
-    thresholds=("fixed_server_overhead_bytes", "page_cache_reserve_fraction", "xcom_structures_bytes",
-                "gr_memory_premium_fraction"),
+    thresholds=("fixed_server_overhead_bytes", "page_cache_reserve_fraction", "buffer_pool_descriptor_bytes",
+                "performance_schema_fixed_bytes", "performance_schema_bytes_per_connection",
+                "allocator_fragmentation_fraction", "xcom_structures_bytes", "certification_gc_period_seconds",
+                "certification_bytes_per_transaction", "certification_min_bytes", "certification_max_bytes",
+                "applier_tps_per_worker", "applier_scaling_max_workers", "primary_to_applier_rate_ratio"),
     remediation="Set innodb_buffer_pool_size to what is left of limits.memory after every other term "
     "(python -m percona_mysql_k8s.sizing prints the split), or raise the limit.",
 )
@@ -124,13 +127,13 @@ def check(ctx: Context) -> None:
     with ctx.checking("M5"):
         mode = view.option(FLOW_CONTROL_MODE) if view.memory_engine() == GROUP_REPLICATION else None
         if mode is not None and mode[1].strip().upper() == "DISABLED":
-            share = ctx.thresholds["gr_memory_premium_fraction"]
+            cap = int(ctx.thresholds["certification_max_bytes"])
             ctx.violation(
                 "M5",
                 f"{view.path(view.config_rel)} sets {FLOW_CONTROL_MODE}=DISABLED, so the apply queue and with it the "
                 "certification info of a lagging member grow without bound",
-                f"the rule reserves {share:.0%} of the limit for certification info, which holds only while flow control "
-                "bounds the apply queue",
+                f"the rule reserves certification info from the apply rate and the bounded queue (at most {mem(cap)}), "
+                "which holds only while flow control bounds the apply queue",
                 f"set {FLOW_CONTROL_MODE}=QUOTA with bounded thresholds (F1-F3)",
             )
 

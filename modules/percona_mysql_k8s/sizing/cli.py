@@ -38,6 +38,7 @@ FLAGS = {
     "mysql_version": "--mysql-version",
     "log_collector": "--log-collector",
     "disk_iops": "--disk-iops",
+    "volume_bytes": "--volume",
     "thresholds": "--threshold",
     "threshold": "--threshold",
 }
@@ -65,8 +66,8 @@ def _parser() -> argparse.ArgumentParser:
     budget.add_argument("--memory", help="per-member memory (Kubernetes quantity: 8Gi, 8G)")
     budget.add_argument("--node-type", help="machine type of the database pool, e.g. n2-standard-16, m6i.4xlarge")
     budget.add_argument("--provider", help="provider of --node-type: gke or eks")
-    budget.add_argument("--daemonset-cpu", default="0", help="CPU requested per node by DaemonSets (default 0)")
-    budget.add_argument("--daemonset-memory", default="0", help="memory requested per node by DaemonSets (default 0)")
+    budget.add_argument("--daemonset-cpu", help="CPU requested per node by DaemonSets (default: the provider's, K1)")
+    budget.add_argument("--daemonset-memory", help="memory requested per node by DaemonSets (default: the provider's, K1)")
     parser.add_argument("--load", default="light-oltp", help=f"load profile: {', '.join(LOADS)} (default light-oltp)")
     parser.add_argument("--connections", type=int, default=0, help="max_connections; 0 derives the largest that fits (M6)")
     parser.add_argument("--proxy", default="haproxy", help=f"{', '.join(PROXIES)}: haproxy (default), proxysql (PXC), router (GR)")
@@ -78,6 +79,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--mysql-version", default="8.0", help=f"{' or '.join(MYSQL_VERSIONS)} (default 8.0)")
     parser.add_argument("--size", type=int, default=3, help="cluster size (T1: PXC 3/5, GR 3/5/7)")
     parser.add_argument("--allow-unsafe-size", action="store_true", help="allow fewer members (ephemeral stacks only)")
+    parser.add_argument("--volume", help="data volume size (Kubernetes quantity: 200Gi); bounds the redo log (K6)")
     parser.add_argument("--disk-iops", type=int, default=DEFAULT_DISK_IOPS, help=f"data volume IOPS (default {DEFAULT_DISK_IOPS})")
     parser.add_argument("--threshold", action="append", default=[], metavar="NAME=VALUE",
                         help=f"override a rule threshold; names: {', '.join(sorted(THRESHOLDS))}")
@@ -121,12 +123,13 @@ def input_from_args(args: argparse.Namespace) -> SizingInput:
         cluster_size=args.size,
         allow_unsafe_size=args.allow_unsafe_size,
         disk_iops=args.disk_iops,
+        volume_bytes=_quantity("volume", args.volume, memory_to_bytes),
         cpu_millicores=_quantity("cpu", args.cpu, cpu_to_millicores),
         memory_bytes=_quantity("memory", args.memory, memory_to_bytes),
         node_type=args.node_type,
         provider=args.provider,
-        daemonset_cpu_millicores=_quantity("daemonset_cpu", args.daemonset_cpu, cpu_to_millicores) or 0,
-        daemonset_memory_bytes=_quantity("daemonset_memory", args.daemonset_memory, memory_to_bytes) or 0,
+        daemonset_cpu_millicores=_quantity("daemonset_cpu", args.daemonset_cpu, cpu_to_millicores),
+        daemonset_memory_bytes=_quantity("daemonset_memory", args.daemonset_memory, memory_to_bytes),
         thresholds=_thresholds(args.threshold),
     )
 

@@ -11,7 +11,8 @@ from percona_mysql_k8s.core.mycnf import render as render_mycnf
 from percona_mysql_k8s.core.sizing import SizingResult
 from percona_mysql_k8s.core.units import format_cpu, format_memory, human_bytes
 
-_TERM_COLOURS = ("green", "cyan", "magenta", "yellow", "blue", "red", "bright_black", "bright_green", "bright_cyan")
+_TERM_COLOURS = ("green", "cyan", "magenta", "yellow", "blue", "red", "bright_black", "bright_green", "bright_cyan",
+                 "bright_magenta", "bright_yellow", "bright_blue", "bright_red")
 
 
 def _mycnf(result: SizingResult) -> Panel:
@@ -46,7 +47,8 @@ def _bar(result: SizingResult, width: int = 60) -> Text:
     memory = result.memory
     text = Text()
     legend = Text()
-    for colour, (term, amount) in zip(_TERM_COLOURS, memory.terms.items(), strict=False):
+    for index, (term, amount) in enumerate(memory.terms.items()):
+        colour = _TERM_COLOURS[index % len(_TERM_COLOURS)]  # every term is drawn, even beyond the palette
         cells = max(1, round(width * amount / memory.limit_bytes)) if amount else 0
         text.append("█" * cells, style=colour)
         legend.append(f"■ {term} {human_bytes(amount)}  ", style=colour)

@@ -96,6 +96,9 @@ def fitting_buffer_pool(view: DatabaseView, options: Mapping[str, str], limit: i
 
 TERM_LABELS = {
     "buffer_pool": "buffer pool",
+    "buffer_pool_descriptors": "buffer-pool block descriptors",
+    "performance_schema": "performance_schema",
+    "allocator_fragmentation": "allocator fragmentation",
     "log_buffer": "log buffer",
     "connection_buffers": "per-connection buffers",
     "temporary_tables": "temporary tables",
