@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 import yaml
 from harness import resolve_resource
-from percona_mysql_k8s.offline import REPOSITORY
 from percona_mysql_k8s.policies import check
+
+REPOSITORY = Path(__file__).resolve().parents[2]
 
 PROGRAM = '''
 import json, pulumi, pulumi_kubernetes as k8s

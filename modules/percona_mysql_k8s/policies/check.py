@@ -9,6 +9,10 @@ never shows a pack: that the stack config keeps password-like keys ``secure:`` (
     python -m percona_mysql_k8s.policies.check --stack kind
     python -m percona_mysql_k8s.policies.check --stack gke --policy-config policy-config.json
     python -m percona_mysql_k8s.policies.check --program path/to/program --stack dev --project myproj
+
+The project is the one around the working directory (or ``--cwd DIR``), found as the CLI finds it, up to
+its ``Pulumi.yaml``; the pack is the project's ``policies/`` (or ``--policy-pack DIR``).
+Installed, it is also the ``percona-mysql-policy-check`` command.
 """
 
 from __future__ import annotations
@@ -24,7 +28,9 @@ from typing import Any
 
 import yaml
 
-from percona_mysql_k8s.policies._engine import PACK_DIR, REPOSITORY, Diagnostic, Pack, Resource
+from percona_mysql_k8s.core.errors import InputError
+from percona_mysql_k8s.policies._engine import Diagnostic, Pack, Resource
+from percona_mysql_k8s.project import POLICY_PACK_FILE, find_project, policy_pack_dir, project_file
 
 PASSWORD_CONFIG_KEY = re.compile(r"(password|passwd|token|secret|apikey|api_key)", re.IGNORECASE)
 
@@ -47,8 +53,9 @@ class Report:
         return [f for f in self.findings if f.diagnostic.level == "mandatory"]
 
 
-def pack_version() -> str:
-    return str(yaml.safe_load((PACK_DIR / "PulumiPolicy.yaml").read_text()).get("version", "0.0.1"))
+def pack_version(pack_dir: Path | None = None) -> str:
+    """The version PulumiPolicy.yaml declares (the pack reports no version of its own over the protocol)."""
+    return str(yaml.safe_load((policy_pack_dir(pack_dir) / POLICY_PACK_FILE).read_text()).get("version", "0.0.1"))
 
 
 def to_resources(registrations: Iterable, *, outputs: bool = False) -> list[Resource]:
@@ -59,11 +66,12 @@ def to_resources(registrations: Iterable, *, outputs: bool = False) -> list[Reso
 
 
 def check_registrations(registrations: list, *, stack: str, project: str, config: Mapping[str, str] | None = None,
-                        policy_config: Mapping[str, Mapping[str, Any]] | None = None) -> Report:
+                        policy_config: Mapping[str, Mapping[str, Any]] | None = None,
+                        pack_dir: Path | None = None) -> Report:
     registrations = list(registrations)
     by_urn = {r.urn: r for r in registrations}
-    report = Report(pack="percona-mysql", version=pack_version())
-    with Pack(stack=stack, project=project, config=config) as pack:
+    report = Report(pack="percona-mysql", version=pack_version(pack_dir))
+    with Pack(pack_dir, stack=stack, project=project, config=config) as pack:
         report.pack = pack.info().name
         pack.configure(policy_config or {})
         for resource in to_resources(registrations):
@@ -75,7 +83,7 @@ def check_registrations(registrations: list, *, stack: str, project: str, config
     return report
 
 
-def config_findings(stack_file: Path) -> list[Finding]:
+def config_findings(stack_file: Path, version: str = "") -> list[Finding]:
     """S1 on the stack config: password-like keys must be ``secure:`` values, never plain text."""
     if not stack_file.exists():
         return []
@@ -86,7 +94,7 @@ def config_findings(stack_file: Path) -> list[Finding]:
             message = (f"S1: plain-text passwords never appear in stack config\n"
                        f"S1: {stack_file.name} sets {key} in plain text; the rule keeps every password a Pulumi secret. "
                        f"Fix: pulumi config set --secret {key.split(':')[-1]} (it is then stored as secure:).")
-            findings.append(Finding(Diagnostic("no-plaintext-passwords", "percona-mysql", pack_version(), "mandatory",
+            findings.append(Finding(Diagnostic("no-plaintext-passwords", "percona-mysql", version, "mandatory",
                                                message, "", ""), "stack config", stack_file.name))
     return findings
 
@@ -109,6 +117,9 @@ def render(report: Report, pack_path: str = "policies") -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m percona_mysql_k8s.policies.check", description=__doc__.split("\n\n")[0])
     parser.add_argument("--stack", required=True, help="stack name: stacks/Pulumi.<stack>.yaml")
+    parser.add_argument("-C", "--cwd", type=Path, help="run as if started in DIR: the project is the one around it "
+                                                       "(default: the working directory), as `pulumi -C DIR`")
+    parser.add_argument("--policy-pack", type=Path, help="the pack's directory (default: the project's policies/)")
     parser.add_argument("--program", type=Path, help="a program directory other than stacks/ (config from --config)")
     parser.add_argument("--project", help="project name for --program (default: Pulumi.yaml's)")
     parser.add_argument("--config", type=Path, help="JSON object of config for --program (project:key -> value)")
@@ -126,23 +137,30 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     policy_config = json.loads(args.policy_config.read_text()) if args.policy_config else {}
     try:
+        root = find_project(args.cwd) if not args.program or not args.project else None
+        pack_dir = policy_pack_dir(args.policy_pack, project=root or args.cwd)
+    except InputError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    try:
         if args.program:
-            project = args.project or offline.project_name()
+            project = args.project or offline.project_name(root)
             config = json.loads(args.config.read_text()) if args.config else {}
             registrations = offline.run_program(args.program, stack=args.stack, config=config, project=project, preview=True)
             extra: list[Finding] = []
         else:
-            project = offline.project_name()
+            project = offline.project_name(root)
             overrides = dict(pair.split("=", 1) for pair in args.set)
-            config = offline.stack_config(args.stack)
+            config = offline.stack_config(args.stack, root)
             config.update({f"{project}:{key}": value for key, value in overrides.items()})
-            registrations = offline.run_stack(args.stack, preview=True, overrides=overrides)
-            stack_dir = yaml.safe_load((REPOSITORY / "Pulumi.yaml").read_text()).get("stackConfigDir", ".")
-            extra = config_findings(REPOSITORY / stack_dir / f"Pulumi.{args.stack}.yaml")
+            registrations = offline.run_stack(args.stack, repository=root, preview=True, overrides=overrides)
+            stack_dir = yaml.safe_load(project_file(root).read_text()).get("stackConfigDir", ".")
+            extra = config_findings(root / stack_dir / f"Pulumi.{args.stack}.yaml", pack_version(pack_dir))
     except Exception as error:  # noqa: BLE001 - a program error is the user's to read, not a traceback
         print(f"error: the stack program failed under mocks: {error}", file=sys.stderr)
         return 2
-    report = check_registrations(registrations, stack=args.stack, project=project, config=config, policy_config=policy_config)
+    report = check_registrations(registrations, stack=args.stack, project=project, config=config, policy_config=policy_config,
+                                 pack_dir=pack_dir)
     report.findings.extend(extra)
     if args.json:
         print(json.dumps([{"policy": f.diagnostic.policy, "level": f.diagnostic.level, "rule": f.diagnostic.rule,
