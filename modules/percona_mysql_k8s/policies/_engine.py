@@ -140,8 +140,10 @@ class Pack:
             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         line = self.process.stdout.readline().decode().strip()
         if not line.isdigit():
+            self.process.kill()
+            errors = self.process.stderr.read().decode()[-2000:]
             self.close()
-            raise RuntimeError(f"the policy pack did not start: {line!r} {self.process.stderr.read().decode()[-2000:]}")
+            raise RuntimeError(f"the policy pack did not start: {line!r} {errors}")
         self.port = int(line)
         self.channel = grpc.insecure_channel(f"127.0.0.1:{self.port}",
                                              options=[("grpc.max_receive_message_length", 400 * 1024 * 1024)])
