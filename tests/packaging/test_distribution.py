@@ -92,6 +92,7 @@ def test_extras_console_scripts_version_and_license():
     for target in PROJECT["scripts"].values():
         module, function = target.split(":")
         assert callable(getattr(__import__(module, fromlist=[function]), function))
+    assert PROJECT["license"] == "Apache-2.0" and PROJECT["license-files"] == ["LICENSE"]
     assert PYPROJECT["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "percona_mysql_k8s.__version__"}
     assert f"## {percona_mysql_k8s.__version__}" in (REPOSITORY / "CHANGELOG.md").read_text()
     license_text = (REPOSITORY / "LICENSE").read_text()
@@ -173,6 +174,9 @@ def test_bundle_vendors_the_pure_code_and_no_tooling(tmp_path):
     (tmp_path / "other" / "notes.txt").write_text("mine")
     with pytest.raises(bundle.BundleError, match="not empty and holds no pack"):
         bundle.build(tmp_path / "other")
+    with pytest.raises(bundle.BundleError, match="holds a pack this command did not build"):
+        bundle.build(REPOSITORY / "policies")  # the checkout's shell stays as it is, running the installed library
+    assert not (REPOSITORY / "policies" / "_vendor").exists()
 
 
 def test_bundle_refuses_a_directory_publish_would_leave_out(tmp_path):

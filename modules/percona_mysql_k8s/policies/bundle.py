@@ -53,6 +53,8 @@ def build(out: Path) -> Path:
     if out.exists() and any(out.iterdir()):
         if not (out / "PulumiPolicy.yaml").is_file():
             raise BundleError(f"{out} is not empty and holds no pack; name a new or empty directory")
+        if not (out / VENDOR).is_dir():  # e.g. the checkout's policies/, which runs the installed library
+            raise BundleError(f"{out} holds a pack this command did not build (no {VENDOR}/); name a new or empty directory")
         for name in (*SHELL_FILES, VENDOR):
             target = out / name
             if target.is_dir():
