@@ -41,7 +41,8 @@ def test_hand_written_resources_are_rejected_with_rule_ids(tmp_path, capsys):
     code = check.main(["--program", str(program), "--stack", "test", "--project", "p"])
     out = capsys.readouterr().out
     assert code == 1
-    assert out.startswith("Policies:\n    ❌ percona-mysql@v0.1.0 (local: policies)")
+    # the pack's version is PulumiPolicy.yaml's; the pack's path is shown relative to the working directory (the project)
+    assert out.startswith(f"Policies:\n    ❌ percona-mysql@v{check.pack_version()} (local: policies)")
     assert "- [mandatory]  galera-flow-control  (kubernetes:pxc.percona.com/v1:PerconaXtraDBCluster: shop)" in out
     assert "G1: spec.pxc.configuration sets gcs.fc_limit=500" in out
     # the ps-db release with chart defaults: flow control unbounded, memory auto-tuned

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import sys
 from collections.abc import Iterable, Mapping
@@ -167,7 +168,7 @@ def main(argv: list[str] | None = None) -> int:
                            "resource": f"{f.resource_type}: {f.resource_name}" if f.resource_type else None,
                            "message": f.diagnostic.message} for f in report.findings], indent=2))
     else:
-        print(render(report))
+        print(render(report, os.path.relpath(pack_dir)))
         print(f"\n{len(report.mandatory)} mandatory and {len(report.findings) - len(report.mandatory)} advisory violation(s) "
               f"in {len(registrations)} resources.")
     return 1 if report.mandatory else 0
