@@ -59,6 +59,13 @@ def test_installed_sizing_command_prints_the_cores_answer(library_venv):
     assert json.loads(result.stdout) == json.loads(here.getvalue())
 
 
+def test_plot_without_the_plot_extra_names_the_extra(library_venv, tmp_path):
+    # matplotlib is the `plot` extra, not a runtime dependency: the plain install says how to get it.
+    result = library_venv.run(library_venv.bin("percona-mysql-sizing"), *SIZING_ARGS, "--plot", str(tmp_path / "split.png"))
+    assert not library_venv.has("matplotlib")
+    assert result.returncode == 2 and "percona-mysql-k8s[plot]" in result.stderr and "Traceback" not in result.stderr
+
+
 def test_installed_package_is_not_the_checkout_and_ships_the_packs_shell(library_venv):
     site = _site_packages(library_venv)
     where = library_venv.run(library_venv.python, "-c", "import percona_mysql_k8s; print(percona_mysql_k8s.__file__)",

@@ -12,7 +12,10 @@ def write_plot(result: SizingResult, path: str) -> None:
     suffix = Path(path).suffix.lower()
     if suffix not in (".png", ".svg"):
         raise ValueError(f"{path}: the picture must be .png or .svg")
-    import matplotlib
+    try:
+        import matplotlib
+    except ModuleNotFoundError:  # an optional dependency: the `plot` extra
+        raise ValueError("--plot needs matplotlib: pip install 'percona-mysql-k8s[plot]'") from None
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
