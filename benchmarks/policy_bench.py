@@ -22,17 +22,14 @@ import argparse
 import json
 import os
 import statistics
-import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-REPOSITORY = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPOSITORY))
+from percona_mysql_k8s.policies._engine import Pack, Resource, analyze_request
+from pulumi.runtime.proto import analyzer_pb2
 
-from percona_mysql_k8s.policies._engine import Pack, Resource, analyze_request  # noqa: E402
-from pulumi.runtime.proto import analyzer_pb2  # noqa: E402
-
+REPOSITORY = Path(__file__).resolve().parent.parent  # the test tree's resource bases, not the package
 BASES = REPOSITORY / "tests" / "policies" / "_bases"
 
 

@@ -10,18 +10,13 @@ sizings: answering "no" is part of the work. Run from the repository root:
 from __future__ import annotations
 
 import itertools
-import sys
 import time
-from pathlib import Path
 
-# Run as a plain script: make the repository root importable without installing the package.
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from percona_mysql_k8s.core.errors import InputError  # noqa: E402
-from percona_mysql_k8s.core.memory import ENGINES  # noqa: E402
-from percona_mysql_k8s.core.profiles import LOADS  # noqa: E402
-from percona_mysql_k8s.core.sizing import SizingInput, size  # noqa: E402
-from percona_mysql_k8s.core.units import GIB  # noqa: E402
+from percona_mysql_k8s.core.errors import InputError
+from percona_mysql_k8s.core.memory import ENGINES
+from percona_mysql_k8s.core.profiles import LOADS
+from percona_mysql_k8s.core.sizing import SizingInput, size
+from percona_mysql_k8s.core.units import GIB
 
 CORES = range(1, 17)
 MEMORY_GIB = range(2, 65)

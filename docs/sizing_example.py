@@ -16,7 +16,8 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-# Run as a plain script: the peer model lives in the test tree, importable from the repository root.
+# The package is the installed one (the command below); only the peer model, test code that is no part of
+# the distribution, is read from the repository's test tree.
 sys.path.insert(0, str(ROOT))
 
 from percona_mysql_k8s.core.flow_control import apply_rate_tps, brownout_seconds, gr_queue_bound  # noqa: E402

@@ -1,9 +1,30 @@
-"""The policy pack. The engine runs it as ``python -u -m pulumi.policy <engine> .`` in this directory."""
+"""The policy pack. The engine runs it as ``python -u -m pulumi.policy <engine> <this directory>`` here.
 
-from percona_mysql_k8s.policies._catalog import ALL_POLICIES, PACK_DESCRIPTION, PACK_NAME
-from percona_mysql_k8s.policies._sdk import share_deserialization
-from percona_mysql_k8s.policies._server import serve_on_event_loop
-from pulumi_policy import PolicyPack
+A pack built by ``percona-mysql-policy-bundle DIR`` carries the library's core and policies in ``_vendor/``
+and runs exactly that code, on requirements.txt alone (what ``pulumi policy publish`` uploads and the
+service's installs rebuild). Without ``_vendor/`` (the checkout's ``policies/``), the library installed in
+the pack's virtualenv runs: ``venv/bin/pip install -r requirements.txt -e ..`` from this directory.
+"""
+
+import sys
+from pathlib import Path
+
+VENDOR = Path(__file__).resolve().parent / "_vendor"
+if VENDOR.is_dir():
+    sys.path.insert(0, str(VENDOR))
+
+try:
+    from percona_mysql_k8s.policies._catalog import ALL_POLICIES, PACK_DESCRIPTION, PACK_NAME
+    from percona_mysql_k8s.policies._sdk import share_deserialization
+    from percona_mysql_k8s.policies._server import serve_on_event_loop
+except ModuleNotFoundError as error:
+    if error.name != "percona_mysql_k8s":
+        raise
+    sys.exit(f"error: the policy pack's code (percona_mysql_k8s) is neither in {VENDOR} nor installed in this "
+             f"virtualenv ({sys.prefix}). Build a self-contained pack with `percona-mysql-policy-bundle DIR`, or "
+             "in a checkout run `venv/bin/pip install -r requirements.txt -e ..` in policies/.")
+
+from pulumi_policy import PolicyPack  # noqa: E402 - after the library is found
 
 share_deserialization()
 serve_on_event_loop()

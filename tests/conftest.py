@@ -1,5 +1,6 @@
 """Shared test fixtures: where ../shared lives and how to skip when it is absent."""
 
+import os
 from pathlib import Path
 
 import pytest
@@ -15,3 +16,13 @@ def reference_dir() -> Path:
     if not REFERENCE.is_dir():
         pytest.skip(f"{REFERENCE} is absent: this test reads the shared reference files (RULES.md, Percona CRDs)")
     return REFERENCE
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _in_the_project():
+    """Run from the project directory, as the Pulumi CLI does: the library finds the project from the working
+    directory (percona_mysql_k8s.project), wherever pytest was started."""
+    previous = Path.cwd()
+    os.chdir(REPOSITORY)
+    yield
+    os.chdir(previous)

@@ -5,15 +5,10 @@ three r6i.2xlarge (memory-optimized: a larger buffer pool per core), sized by th
 allocatable; the ProxySQL pods get their own sizes and a 2Gi volume.
 """
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository's `modules` package
-
-import pulumi  # noqa: E402
-from percona_mysql_k8s.clusters import build_cluster, cluster_settings_from_config  # noqa: E402
-from percona_mysql_k8s.core import monitoring  # noqa: E402
-from percona_mysql_k8s.database import (  # noqa: E402
+import pulumi
+from percona_mysql_k8s.clusters import build_cluster, cluster_settings_from_config
+from percona_mysql_k8s.core import monitoring
+from percona_mysql_k8s.database import (
     DatabaseCluster,
     DatabaseClusterArgs,
     DatabaseSpec,

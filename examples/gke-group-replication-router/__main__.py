@@ -4,15 +4,10 @@ The modules used directly, without the stack program: cluster settings -> cluste
 database cluster. Every size comes from the sizing engine for an n2-standard-8 database node.
 """
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository's `modules` package
-
-import pulumi  # noqa: E402
-from percona_mysql_k8s.clusters import build_cluster, cluster_settings_from_config  # noqa: E402
-from percona_mysql_k8s.core import monitoring  # noqa: E402
-from percona_mysql_k8s.database import (  # noqa: E402
+import pulumi
+from percona_mysql_k8s.clusters import build_cluster, cluster_settings_from_config
+from percona_mysql_k8s.core import monitoring
+from percona_mysql_k8s.database import (
     DatabaseCluster,
     DatabaseClusterArgs,
     DatabaseSpec,

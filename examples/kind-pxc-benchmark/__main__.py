@@ -5,15 +5,10 @@ member sized against a quarter of this machine, a data set sized against its buf
 warm-up (B2) and a short thread ladder with B3's reporting. The results land in a ConfigMap.
 """
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository's `modules` package
-
-import pulumi  # noqa: E402
-from percona_mysql_k8s.clusters import build_cluster, cluster_settings_from_config  # noqa: E402
-from percona_mysql_k8s.core import monitoring  # noqa: E402
-from percona_mysql_k8s.database import (  # noqa: E402
+import pulumi
+from percona_mysql_k8s.clusters import build_cluster, cluster_settings_from_config
+from percona_mysql_k8s.core import monitoring
+from percona_mysql_k8s.database import (
     DatabaseCluster,
     DatabaseClusterArgs,
     DatabaseSpec,

@@ -5,7 +5,8 @@ cluster: ``python -m percona_mysql_k8s.policies.check`` feeds the result to the 
 it, and the API-server tier applies its Kubernetes objects to a real API server.
 
 What the Pulumi CLI does before running a program is mimicked: stack config from
-``stacks/Pulumi.<stack>.yaml`` on top of the defaults declared in ``Pulumi.yaml``. Computed outputs
+``stacks/Pulumi.<stack>.yaml`` on top of the defaults declared in ``Pulumi.yaml``. The project is the one
+around the working directory, or the directory passed as ``repository`` (percona_mysql_k8s.project). Computed outputs
 that providers would return (cluster endpoints, generated passwords) are filled with deterministic
 placeholders by :class:`OfflineMocks`.
 """
@@ -28,7 +29,7 @@ from pulumi.runtime.settings import SETTINGS
 from pulumi.runtime.stack import run_pulumi_func
 from pulumi.runtime.sync_await import _sync_await
 
-REPOSITORY = Path(__file__).resolve().parents[2]
+from percona_mysql_k8s.project import find_project, project_file
 
 _FAKE_CA = "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCm9mZmxpbmUKLS0tLS1FTkQgQ0VSVElGSUNBVEUtLS0tLQo="
 
@@ -157,17 +158,22 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def project_name(repository: Path = REPOSITORY) -> str:
-    return yaml.safe_load((repository / "Pulumi.yaml").read_text())["name"]
+def _project(repository: Path | None) -> tuple[Path, dict[str, Any]]:
+    root = find_project(repository)
+    return root, yaml.safe_load(project_file(root).read_text())
 
 
-def stack_config(stack: str, repository: Path = REPOSITORY) -> dict[str, str]:
+def project_name(repository: Path | None = None) -> str:
+    return _project(repository)[1]["name"]
+
+
+def stack_config(stack: str, repository: Path | None = None) -> dict[str, str]:
     """Config as the CLI hands it to a program: ``project:key`` -> string (JSON for non-strings).
 
     Pulumi.yaml defaults first, then ``stacks/Pulumi.<stack>.yaml``. Secure values (``secure:``) cannot
     be decrypted offline and are replaced by a placeholder.
     """
-    project = yaml.safe_load((repository / "Pulumi.yaml").read_text())
+    repository, project = _project(repository)
     name = project["name"]
     values: dict[str, Any] = {}
     for key, spec in (project.get("config") or {}).items():
@@ -212,11 +218,20 @@ def run_program(
     return monitor.registrations
 
 
-def run_stack(stack: str, *, repository: Path = REPOSITORY, overrides: Mapping[str, Any] | None = None,
+def program_dir(repository: Path | None = None) -> Path:
+    """The program the CLI runs: ``main`` of Pulumi.yaml (default the project directory), as the engine resolves it."""
+    root, project = _project(repository)
+    return (root / project.get("main", ".")).resolve()
+
+
+def run_stack(stack: str, *, repository: Path | None = None, overrides: Mapping[str, Any] | None = None,
               preview: bool = False) -> list[Registration]:
-    """Run ``stacks/`` with the config of ``stacks/Pulumi.<stack>.yaml``; ``overrides`` are bare keys."""
+    """Run the project's program with the config of ``Pulumi.<stack>.yaml``; ``overrides`` are bare keys.
+
+    ``repository`` is the project directory (or one inside it); default: the one around the working directory.
+    """
     name = project_name(repository)
     config = stack_config(stack, repository)
     for key, value in (overrides or {}).items():
         config[f"{name}:{key}"] = value if isinstance(value, str) else json.dumps(value)
-    return run_program(repository / "stacks", stack=stack, config=config, project=name, preview=preview)
+    return run_program(program_dir(repository), stack=stack, config=config, project=name, preview=preview)

@@ -22,9 +22,10 @@ from apiserver_cluster import Cluster, apply_and_verify, error_message
 from apiserver_objects import Collected, KubeObject, collect, crd_files, from_manifests
 from kubernetes.dynamic.exceptions import DynamicApiError
 from percona_mysql_k8s.clusters import settings as cluster_settings
-from percona_mysql_k8s.offline import REPOSITORY, run_stack
+from percona_mysql_k8s.offline import run_stack
 
 pytestmark = pytest.mark.apiserver
+REPOSITORY = Path(__file__).resolve().parents[2]
 
 STACKS = sorted(path.name[len("Pulumi."):-len(".yaml")] for path in (REPOSITORY / "stacks").glob("Pulumi.*.yaml"))
 NO_STACKS = pytest.param(None, marks=pytest.mark.skip(reason="no stacks/Pulumi.*.yaml in this clone yet (they come with the database layer)"))

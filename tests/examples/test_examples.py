@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from database import crd
 from database.harness import SecretAwareMonitor, plaintext_secrets
@@ -11,7 +13,7 @@ from percona_mysql_k8s.core.pools import DATABASE_TAINT, POOL_LABEL
 from percona_mysql_k8s.core.units import GIB
 from percona_mysql_k8s.database import versions
 
-EXAMPLES = offline.REPOSITORY / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 CR_TYPES = ("kubernetes:pxc.percona.com/v1:PerconaXtraDBCluster", "kubernetes:ps.percona.com/v1:PerconaServerMySQL")
 
 

@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 import yaml
 from harness import resolve_resource
-from percona_mysql_k8s.offline import REPOSITORY
 from percona_mysql_k8s.policies import check
+
+REPOSITORY = Path(__file__).resolve().parents[2]
 
 PROGRAM = '''
 import json, pulumi, pulumi_kubernetes as k8s
@@ -40,7 +41,8 @@ def test_hand_written_resources_are_rejected_with_rule_ids(tmp_path, capsys):
     code = check.main(["--program", str(program), "--stack", "test", "--project", "p"])
     out = capsys.readouterr().out
     assert code == 1
-    assert "\n\nPolicies:\n    ❌ percona-mysql@v0.1.0 (local: policies)" in out  # after the resource listing
+    # after the resource listing; the pack's version is PulumiPolicy.yaml's, its path relative to the working directory
+    assert f"\n\nPolicies:\n    ❌ percona-mysql@v{check.pack_version()} (local: policies)" in out
     assert "- [mandatory]  galera-flow-control  (kubernetes:pxc.percona.com/v1:PerconaXtraDBCluster: shop)" in out
     assert "G1: spec.pxc.configuration sets gcs.fc_limit=500" in out
     # the ps-db release with chart defaults: flow control unbounded, memory auto-tuned

@@ -13,11 +13,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import percona_mysql_k8s
 import pytest
 import yaml
 from harness import SHARED, resolve_resource
 from percona_mysql_k8s.policies import check
-from percona_mysql_k8s.policies._engine import LIBRARY_ROOT, Resource
+from percona_mysql_k8s.policies._engine import Resource
 from percona_mysql_k8s.policies.manifests import ManifestError, read_manifests, type_token
 
 
@@ -180,7 +181,7 @@ def test_the_stdin_pipe_of_a_real_process(tmp_path):
     """`helm template ... | python -m percona_mysql_k8s.policies.check --manifests -`: the engine's Policies: output."""
     result = subprocess.run([sys.executable, "-m", "percona_mysql_k8s.policies.check", "--manifests", "-"],
                             input=HELM_TEMPLATE.read_text(), capture_output=True, text=True, timeout=120,
-                            env={"PYTHONPATH": str(LIBRARY_ROOT), "PATH": "/usr/bin:/bin"})
+                            env={"PYTHONPATH": str(Path(percona_mysql_k8s.__file__).resolve().parents[1]), "PATH": "/usr/bin:/bin"})
     assert result.returncode == 1, result.stderr
     assert result.stdout.startswith("Policies:\n    ❌ percona-mysql@v")
     assert ("- [mandatory]  memory-split  (kubernetes:pxc.percona.com/v1:PerconaXtraDBCluster: db/shop-pxc-db "

@@ -12,10 +12,21 @@ def test_workflow_runs_offline_check_then_preview_with_the_pack():
     assert "pull_request" in workflow[True]  # YAML reads the key `on` as True
     jobs = workflow["jobs"]
     offline = jobs["offline"]
-    assert any("python -m percona_mysql_k8s.policies.check --stack" in step.get("run", "") for step in offline["steps"])
+    assert any("percona-mysql-policy-check --stack" in step.get("run", "") for step in offline["steps"])
+    assert any("pip install --no-deps ." in step.get("run", "") for step in offline["steps"])  # the distribution, installed
     assert not any("secrets." in str(step) for step in offline["steps"])  # credential-free
     preview = jobs["preview"]
     assert "offline" in preview["needs"]
     action = next(step for step in preview["steps"] if str(step.get("uses", "")).startswith("pulumi/actions@"))
     assert action["with"]["command"] == "preview" and action["with"]["policyPacks"] == "policies"
     assert offline["strategy"]["matrix"]["stack"] == preview["strategy"]["matrix"]["stack"]
+
+
+def test_workflow_runs_the_test_suite_with_current_actions():
+    workflow = yaml.safe_load(WORKFLOW.read_text())
+    tests = workflow["jobs"]["tests"]
+    assert any("scripts/test.sh" in step.get("run", "") for step in tests["steps"])
+    # Current majors (the workflow's header cites the releases): checkout v7, setup-python v7, pulumi/actions v7.
+    current = {"actions/checkout": "v7", "actions/setup-python": "v7", "pulumi/actions": "v7"}
+    used = [step["uses"] for job in workflow["jobs"].values() for step in job["steps"] if "uses" in step]
+    assert used and all(use.split("@")[1] == current[use.split("@")[0]] for use in used), used

@@ -4,6 +4,8 @@ password (S1); bad config stops the program before anything is registered."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from database import crd
 from database.harness import SecretAwareMonitor, plaintext_secrets, stack_outputs
@@ -15,6 +17,8 @@ from percona_mysql_k8s.core.pools import DATABASE_TAINT, POOL_LABEL
 from percona_mysql_k8s.core.sizing import SizingInput, size
 from percona_mysql_k8s.core.units import GIB, cpu_to_millicores, memory_to_bytes
 from percona_mysql_k8s.database import versions
+
+REPOSITORY = Path(__file__).resolve().parents[2]
 
 STACKS = ("kind", "gke", "eks", "existing")
 LAPTOP = (8000, 32 * GIB)  # the machine kind runs on, fixed so the kind stack sizes the same everywhere
@@ -256,7 +260,7 @@ def test_every_database_key_is_declared_in_pulumi_yaml_with_the_same_default():
     import yaml
     from percona_mysql_k8s.stack.settings import CONFIG_KEYS
 
-    declared = yaml.safe_load((offline.REPOSITORY / "Pulumi.yaml").read_text())["config"]
+    declared = yaml.safe_load((REPOSITORY / "Pulumi.yaml").read_text())["config"]
     for key, (_, default) in CONFIG_KEYS.items():
         assert key in declared, key
         assert declared[key]["default"] == default, key
@@ -274,8 +278,8 @@ def test_every_key_of_the_stack_file_is_declared_in_pulumi_yaml(stack):
     project configuration"), so a stack file may only use declared keys."""
     import yaml
 
-    project = yaml.safe_load((offline.REPOSITORY / "Pulumi.yaml").read_text())
-    stack_file = offline.REPOSITORY / "stacks" / f"Pulumi.{stack}.yaml"
+    project = yaml.safe_load((REPOSITORY / "Pulumi.yaml").read_text())
+    stack_file = REPOSITORY / "stacks" / f"Pulumi.{stack}.yaml"
     keys = yaml.safe_load(stack_file.read_text())["config"]
     for key in keys:
         namespace, _, name = key.partition(":")

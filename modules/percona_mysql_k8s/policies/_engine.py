@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import json
 import os
+import site
 import subprocess
 import sys
+import sysconfig
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,9 +26,17 @@ import grpc
 from google.protobuf import empty_pb2, json_format, struct_pb2
 from pulumi.runtime.proto import analyzer_pb2, analyzer_pb2_grpc
 
-REPOSITORY = Path(__file__).resolve().parents[3]
-PACK_DIR = REPOSITORY / "policies"
-LIBRARY_ROOT = Path(__file__).resolve().parents[2]  # holds the percona_mysql_k8s package
+import percona_mysql_k8s
+from percona_mysql_k8s.project import policy_pack_dir
+
+# The directory this library was imported from (site-packages, or modules/ of a checkout).
+LIBRARY_PATH = Path(percona_mysql_k8s.__file__).resolve().parent.parent
+
+
+def _installed() -> bool:
+    """Whether this library comes from the interpreter's site-packages (then a child finds it there itself)."""
+    sites = {sysconfig.get_paths()["purelib"], *site.getsitepackages(), site.getusersitepackages()}
+    return any(Path(path).resolve() == LIBRARY_PATH for path in sites if path)
 LEVELS = {analyzer_pb2.ADVISORY: "advisory", analyzer_pb2.MANDATORY: "mandatory",
           analyzer_pb2.REMEDIATE: "remediate", analyzer_pb2.DISABLED: "disabled"}
 LEVEL_VALUES = {name: value for value, name in LEVELS.items()}
@@ -104,21 +114,36 @@ def stack_request(resources: Iterable[Resource]) -> analyzer_pb2.AnalyzeStackReq
 class Pack:
     """A running policy pack process and a client for it."""
 
-    def __init__(self, pack_dir: Path = PACK_DIR, *, stack: str = "dev", project: str = "project",
-                 config: Mapping[str, str] | None = None, dry_run: bool = True, python: str = sys.executable):
+    def __init__(self, pack_dir: Path | None = None, *, stack: str = "dev", project: str = "project",
+                 config: Mapping[str, str] | None = None, dry_run: bool = True, python: str | None = None):
+        """Start the pack in ``pack_dir`` (default: the project's ``policies/``, percona_mysql_k8s.project).
+
+        With ``python`` (the interpreter of the pack's own virtualenv, as PulumiPolicy.yaml names it) the
+        pack runs on what that environment provides and nothing of this process's. Without it, it runs on
+        this interpreter with this very library first on its path, so the pack and its caller agree.
+        """
+        pack_dir = policy_pack_dir(pack_dir)
         env = dict(os.environ)
         env.update({"PULUMI_STACK": stack, "PULUMI_PROJECT": project, "PULUMI_DRY_RUN": "true" if dry_run else "false",
                     "PULUMI_CONFIG": json.dumps(dict(config or {}))})
-        # The CLI runs the pack in its virtualenv, where `-e ..` (requirements.txt) makes the repository
-        # importable; from a checkout without that install, put the repository on the path instead.
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(LIBRARY_ROOT), env.get("PYTHONPATH", "")]))
+        if python is None:
+            python = sys.executable
+            if not _installed():  # a checkout on PYTHONPATH or an editable install: hand the child the same path
+                env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(LIBRARY_PATH), env.get("PYTHONPATH", "")]))
+        else:
+            env.pop("PYTHONPATH", None)
+            env.pop("PYTHONHOME", None)  # as the CLI activates a virtualenv (sdk/python/toolchain ActivateVirtualEnv)
+        # The language host starts a pack as `python -u -m pulumi.policy <engine> <pack dir>` with the pack
+        # directory as working directory (sdk/python/cmd/pulumi-language-python/main.go, RunPlugin).
         self.process = subprocess.Popen(
-            [python, "-u", "-m", "pulumi.policy", "127.0.0.1:1", "."], cwd=pack_dir, env=env,
+            [python, "-u", "-m", "pulumi.policy", "127.0.0.1:1", str(pack_dir)], cwd=pack_dir, env=env,
             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         line = self.process.stdout.readline().decode().strip()
         if not line.isdigit():
+            self.process.kill()
+            errors = self.process.stderr.read().decode()[-2000:]
             self.close()
-            raise RuntimeError(f"the policy pack did not start: {line!r} {self.process.stderr.read().decode()[-2000:]}")
+            raise RuntimeError(f"the policy pack did not start: {line!r} {errors}")
         self.port = int(line)
         self.channel = grpc.insecure_channel(f"127.0.0.1:{self.port}",
                                              options=[("grpc.max_receive_message_length", 400 * 1024 * 1024)])

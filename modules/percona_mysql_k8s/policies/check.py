@@ -11,6 +11,10 @@ never shows a pack: that the stack config keeps password-like keys ``secure:`` (
     python -m percona_mysql_k8s.policies.check --program examples/eks-pxc-proxysql --stack dev
     python -m percona_mysql_k8s.policies.check --stack kind --json
 
+The project is the one around the working directory (or ``--cwd DIR``), found as the CLI finds it, up to
+its ``Pulumi.yaml``; the pack is the project's ``policies/`` (or ``--policy-pack DIR``).
+Installed, it is also the ``percona-mysql-policy-check`` command.
+
 Before the violations it lists every resource the stack would create, with its key sizes (CPU and
 memory of each container, storage, member counts, machine types); ``--json`` prints all of it as one
 document (``resources``, ``diagnostics``, ``summary``).
@@ -28,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import sys
 from collections.abc import Iterable, Mapping
@@ -37,12 +42,15 @@ from typing import Any
 
 import yaml
 
-from percona_mysql_k8s.policies._engine import PACK_DIR, REPOSITORY, Diagnostic, Pack, Resource
+from percona_mysql_k8s.core.errors import InputError
+from percona_mysql_k8s.policies._engine import Diagnostic, Pack, Resource
 from percona_mysql_k8s.policies._readers.helm import HELM_TYPES, PMM, PS_DB, PXC_DB
 from percona_mysql_k8s.policies._readers.values import deep_merge
 from percona_mysql_k8s.policies.manifests import STDIN, ManifestError, ManifestObject, read_manifests, read_values
+from percona_mysql_k8s.project import POLICY_PACK_FILE, find_project, policy_pack_dir, project_file
 
 MANIFESTS = "manifests"  # the project and stack part of a manifest object's URN
+SHIPPED_PACK = Path(__file__).resolve().parent / "pack"  # PulumiPolicy.yaml and __main__.py as package data
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 PASSWORD_CONFIG_KEY = re.compile(r"(password|passwd|token|secret|apikey|api_key)", re.IGNORECASE)
 
@@ -65,8 +73,9 @@ class Report:
         return [f for f in self.findings if f.diagnostic.level == "mandatory"]
 
 
-def pack_version() -> str:
-    return str(yaml.safe_load((PACK_DIR / "PulumiPolicy.yaml").read_text()).get("version", "0.0.1"))
+def pack_version(pack_dir: Path | None = None) -> str:
+    """The version PulumiPolicy.yaml declares (the pack reports no version of its own over the protocol)."""
+    return str(yaml.safe_load((policy_pack_dir(pack_dir) / POLICY_PACK_FILE).read_text()).get("version", "0.0.1"))
 
 
 def to_resources(registrations: Iterable, *, outputs: bool = False) -> list[Resource]:
@@ -90,11 +99,12 @@ def analyze(pack: Pack, inputs: list[Resource], outputs: list[Resource],
 
 
 def check_registrations(registrations: list, *, stack: str, project: str, config: Mapping[str, str] | None = None,
-                        policy_config: Mapping[str, Mapping[str, Any]] | None = None) -> Report:
+                        policy_config: Mapping[str, Mapping[str, Any]] | None = None,
+                        pack_dir: Path | None = None) -> Report:
     registrations = list(registrations)
     subjects = {r.urn: (r.type, r.name) for r in registrations}
-    report = Report(pack="percona-mysql", version=pack_version())
-    with Pack(stack=stack, project=project, config=config) as pack:
+    report = Report(pack="percona-mysql", version=pack_version(pack_dir))
+    with Pack(pack_dir, stack=stack, project=project, config=config) as pack:
         report.pack = pack.info().name
         pack.configure(policy_config or {})
         report.findings = analyze(pack, to_resources(registrations), to_resources(registrations, outputs=True), subjects)
@@ -115,13 +125,13 @@ def manifest_resources(objects: Iterable[ManifestObject]) -> tuple[list[Resource
 
 
 def check_manifests(objects: Iterable[ManifestObject], *, policy_config: Mapping[str, Mapping[str, Any]] | None = None,
-                    pack: Pack | None = None) -> Report:
+                    pack: Pack | None = None, pack_dir: Path | None = None) -> Report:
     """The pack's verdict on Kubernetes objects (percona_mysql_k8s.policies.manifests). There is no Pulumi
     stack: the pack gets no stack name, so S4 judges finalizers but not Pulumi's ``protect``."""
     resources, subjects = manifest_resources(objects)
-    report = Report(pack="percona-mysql", version=pack_version())
+    report = Report(pack="percona-mysql", version=pack_version(pack_dir))
     owned = pack is None
-    pack = pack or Pack(stack="", project=MANIFESTS)
+    pack = pack or Pack(pack_dir, stack="", project=MANIFESTS)
     try:
         report.pack = pack.info().name
         pack.configure(policy_config or {})
@@ -168,7 +178,7 @@ def read_manifest_paths(paths: Iterable[str], stdin=None) -> list[ManifestObject
     return objects
 
 
-def config_findings(stack_file: Path) -> list[Finding]:
+def config_findings(stack_file: Path, version: str = "") -> list[Finding]:
     """S1 on the stack config: password-like keys must be ``secure:`` values, never plain text."""
     if not stack_file.exists():
         return []
@@ -179,7 +189,7 @@ def config_findings(stack_file: Path) -> list[Finding]:
             message = (f"S1: plain-text passwords never appear in stack config\n"
                        f"S1: {stack_file.name} sets {key} in plain text; the rule keeps every password a Pulumi secret. "
                        f"Fix: pulumi config set --secret {key.split(':')[-1]} (it is then stored as secure:).")
-            findings.append(Finding(Diagnostic("no-plaintext-passwords", "percona-mysql", pack_version(), "mandatory",
+            findings.append(Finding(Diagnostic("no-plaintext-passwords", "percona-mysql", version, "mandatory",
                                                message, "", ""), "stack config", stack_file.name))
     return findings
 
@@ -270,17 +280,28 @@ def _check_manifests(args) -> int:
         if args.chart:
             objects.append(chart_release(args.chart, args.values, args.release))
         policy_config = _policy_config(args.policy_config)
-    except (ManifestError, ValueError) as error:
+        root = _project_or_none(args.cwd)
+        # outside a project (a GitOps job with the installed package), the pack shell the package ships
+        pack_dir = policy_pack_dir(args.policy_pack, project=root) if args.policy_pack or root else SHIPPED_PACK
+    except (ManifestError, ValueError, InputError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    report = check_manifests(objects, policy_config=policy_config)
+    report = check_manifests(objects, policy_config=policy_config, pack_dir=pack_dir)
     if args.json:
         print(json.dumps(manifests_document(report, objects), indent=2))
     else:
-        print(render(report))
+        print(render(report, os.path.relpath(pack_dir)))
         print(f"\n{len(report.mandatory)} mandatory and {len(report.findings) - len(report.mandatory)} advisory violation(s) "
               f"in {len(objects)} resources.")
     return 1 if report.mandatory else 0
+
+
+def _project_or_none(cwd: Path | None) -> Path | None:
+    """Manifests need no project: outside one, the pack is the installed library's own (policy_pack_dir)."""
+    try:
+        return find_project(cwd)
+    except InputError:
+        return None
 
 
 def _policy_config(path: Path | None) -> dict:
@@ -327,6 +348,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--values", action="append", metavar="FILE",
                         help="a values file for --chart (repeatable, merged in order as helm -f does; - for stdin)")
     parser.add_argument("--release", help="the release name shown for --chart (default: the chart name)")
+    parser.add_argument("-C", "--cwd", type=Path, help="run as if started in DIR: the project is the one around it "
+                                                       "(default: the working directory), as `pulumi -C DIR`")
+    parser.add_argument("--policy-pack", type=Path, help="the pack's directory (default: the project's policies/)")
     parser.add_argument("--program", type=Path, help="a program directory other than stacks/ (its Pulumi.yaml names the project)")
     parser.add_argument("--project", help="project name for --program (default: the name in the program's Pulumi.yaml)")
     parser.add_argument("--config", type=Path, help="JSON object of config for --program (project:key -> value)")
@@ -355,15 +379,20 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {error}", file=sys.stderr)
         return 2
     overrides = dict(pair.split("=", 1) for pair in args.set)
+    try:
+        root = find_project(args.cwd) if not args.program else _project_or_none(args.cwd)
+        pack_dir = policy_pack_dir(args.policy_pack, project=root or args.cwd)
+    except InputError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     if not args.program:
-        stack_dir = REPOSITORY / (yaml.safe_load((REPOSITORY / "Pulumi.yaml").read_text()).get("stackConfigDir") or ".")
+        stack_dir = root / (yaml.safe_load(project_file(root).read_text()).get("stackConfigDir") or ".")
         stack_file = stack_dir / f"Pulumi.{args.stack}.yaml"
         if not stack_file.exists():
             known = sorted(path.name[len("Pulumi."):-len(".yaml")] for path in stack_dir.glob("Pulumi.*.yaml"))
-            print(f"error: --stack {args.stack}: no {stack_file.relative_to(REPOSITORY)}; valid stacks: {', '.join(known)}",
+            print(f"error: --stack {args.stack}: no {stack_file.relative_to(root)}; valid stacks: {', '.join(known)}",
                   file=sys.stderr)
             return 2
-    project = args.project or offline.project_name()
     try:
         if args.program:
             project, config = program_config(args.program, args.stack, args.project)
@@ -372,17 +401,20 @@ def main(argv: list[str] | None = None) -> int:
             config.update({f"{project}:{key}": value for key, value in overrides.items()})
             registrations = offline.run_program(args.program, stack=args.stack, config=config, project=project, preview=True)
             has_project = (args.program / "Pulumi.yaml").exists()
-            extra: list[Finding] = config_findings(_stack_file(args.program, args.stack)) if has_project else []
+            extra: list[Finding] = (config_findings(_stack_file(args.program, args.stack), pack_version(pack_dir))
+                                    if has_project else [])
         else:
-            config = offline.stack_config(args.stack)
+            project = offline.project_name(root)
+            config = offline.stack_config(args.stack, root)
             config.update({f"{project}:{key}": value for key, value in overrides.items()})
-            registrations = offline.run_stack(args.stack, preview=True, overrides=overrides)
-            extra = config_findings(stack_file)
+            registrations = offline.run_stack(args.stack, repository=root, preview=True, overrides=overrides)
+            extra = config_findings(stack_file, pack_version(pack_dir))
     except Exception as error:  # noqa: BLE001 - a program error is the user's to read, not a traceback
         hint = _missing_config_hint(error)
         print(f"error: the stack program failed under mocks: {error}{hint}", file=sys.stderr)
         return 2
-    report = check_registrations(registrations, stack=args.stack, project=project, config=config, policy_config=policy_config)
+    report = check_registrations(registrations, stack=args.stack, project=project, config=config, policy_config=policy_config,
+                                 pack_dir=pack_dir)
     report.findings.extend(extra)
     entries = inventory(registrations)
     if args.json:
@@ -390,7 +422,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         print(render_inventory(entries))
         print()
-        print(render(report))
+        print(render(report, os.path.relpath(pack_dir)))
         print(f"\n{len(report.mandatory)} mandatory and {len(report.findings) - len(report.mandatory)} advisory violation(s) "
               f"in {sum(1 for entry in entries if entry.custom)} resources.")
     return 1 if report.mandatory else 0

@@ -14,9 +14,9 @@ def write_plot(result: SizingResult, path: str) -> None:
         raise ValueError(f"{path}: the picture must be .png or .svg")
     try:
         import matplotlib
-    except ImportError:  # a development dependency (requirements-dev.txt): `pulumi up` never needs it
-        raise ValueError("--plot needs matplotlib, which the runtime requirements leave out: "
-                         "pip install -r requirements-dev.txt (or pip install matplotlib)") from None
+    except ModuleNotFoundError:  # an optional dependency (the `plot` extra): `pulumi up` never needs it
+        raise ValueError("--plot needs matplotlib: pip install 'percona-mysql-k8s[plot]' "
+                         "(in a checkout: pip install -r requirements-dev.txt)") from None
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt

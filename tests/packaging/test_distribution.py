@@ -1,0 +1,193 @@
+"""The distribution's metadata, the project and pack lookup, and the pack builder (fast: no venv, no network)."""
+
+from __future__ import annotations
+
+import ast
+import re
+import subprocess
+import sys
+import tomllib
+from importlib.metadata import packages_distributions
+from pathlib import Path
+
+import percona_mysql_k8s
+import pytest
+import yaml
+from packaging.requirements import Requirement
+from percona_mysql_k8s.core.errors import InputError
+from percona_mysql_k8s.policies import _sdk, bundle, check
+from percona_mysql_k8s.project import find_project, policy_pack_dir
+
+REPOSITORY = Path(__file__).resolve().parents[2]
+PACKAGE = REPOSITORY / "modules" / "percona_mysql_k8s"
+PYPROJECT = tomllib.loads((REPOSITORY / "pyproject.toml").read_text())
+PROJECT = PYPROJECT["project"]
+SHELL_FILES = ("PulumiPolicy.yaml", "__main__.py", "requirements.txt")
+PIN = re.compile(r"^([A-Za-z0-9_.-]+)==([A-Za-z0-9_.+-]+)$")
+
+
+def _pins(path: Path) -> dict[str, str]:
+    """name -> version of every ``name==version`` line (comments and blanks skipped)."""
+    lines = [line.split("#", 1)[0].strip() for line in path.read_text().splitlines()]
+    return {match[1].lower(): match[2] for line in lines if line and (match := PIN.match(line))}
+
+
+def _requirement_lines(path: Path) -> list[str]:
+    return [line.strip() for line in path.read_text().splitlines() if line.strip() and not line.lstrip().startswith("#")]
+
+
+def _third_party_imports(paths) -> set[str]:
+    """Top-level modules imported anywhere in ``paths`` that are neither stdlib nor this package."""
+    found = set()
+    for path in paths:
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                found |= {alias.name.split(".")[0] for alias in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                found.add(node.module.split(".")[0])
+    return {name for name in found if name not in sys.stdlib_module_names and name not in ("percona_mysql_k8s", "__future__")}
+
+
+def _declared(requirements: list[str]) -> set[str]:
+    return {Requirement(text).name.lower().replace("_", "-") for text in requirements}
+
+
+def test_every_import_of_the_package_is_a_declared_dependency():
+    # The defect: `pip install .` declared nothing, so the sizing command died on `import rich`.
+    # Each third-party module the package imports maps to the distribution providing it (this venv's
+    # metadata); it must be a runtime dependency, or matplotlib's `plot` extra (imported only for --plot).
+    providers = packages_distributions()
+    runtime = _declared(PROJECT["dependencies"]) | {"pulumi"}  # pulumi.* subpackages ship with pulumi itself
+    plot = _declared(PROJECT["optional-dependencies"]["plot"])
+    for module in sorted(_third_party_imports(PACKAGE.rglob("*.py"))):
+        distributions = {name.lower().replace("_", "-") for name in providers.get(module, [module])}
+        allowed = plot if module == "matplotlib" else runtime
+        # grpc and google.protobuf come with pulumi (a declared dependency), which requires them
+        if module in ("grpc", "google"):
+            allowed = allowed | {"grpcio", "protobuf"}
+        assert distributions & allowed, f"{module} (from {distributions}) is imported but not declared in pyproject.toml"
+
+
+def test_dependency_ranges_hold_the_programs_lock():
+    # requirements.txt stays the pinned lock of the program; each pin must satisfy pyproject's range.
+    lock = _pins(REPOSITORY / "requirements.txt")
+    every = PROJECT["dependencies"] + [text for extra in PROJECT["optional-dependencies"].values() for text in extra]
+    checked = 0
+    for text in every:
+        requirement = Requirement(text)
+        name = requirement.name.lower()
+        if name in lock:
+            assert requirement.specifier.contains(lock[name]), f"{name}=={lock[name]} (requirements.txt) is outside {text}"
+            checked += 1
+    assert checked >= len(PROJECT["dependencies"])  # every runtime dependency is pinned in the lock
+
+
+def test_extras_console_scripts_version_and_license():
+    assert set(PROJECT["optional-dependencies"]) >= {"plot", "test", "dev"}
+    assert PROJECT["scripts"] == {
+        "percona-mysql-sizing": "percona_mysql_k8s.sizing.cli:main",
+        "percona-mysql-policy-check": "percona_mysql_k8s.policies.check:main",
+        "percona-mysql-policy-bundle": "percona_mysql_k8s.policies.bundle:main",
+    }
+    for target in PROJECT["scripts"].values():
+        module, function = target.split(":")
+        assert callable(getattr(__import__(module, fromlist=[function]), function))
+    assert PROJECT["license"] == "Apache-2.0" and PROJECT["license-files"] == ["LICENSE"]
+    assert PYPROJECT["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "percona_mysql_k8s.__version__"}
+    assert f"## {percona_mysql_k8s.__version__}" in (REPOSITORY / "CHANGELOG.md").read_text()
+    license_text = (REPOSITORY / "LICENSE").read_text()
+    assert "Apache License" in license_text and "Version 2.0, January 2004" in license_text
+    assert "END OF TERMS AND CONDITIONS" in license_text  # the full text, not a pointer to it
+
+
+def test_the_pack_carries_the_librarys_version():
+    pack = yaml.safe_load((REPOSITORY / "policies" / "PulumiPolicy.yaml").read_text())
+    assert str(pack["version"]) == percona_mysql_k8s.__version__
+
+
+def test_the_checkouts_pack_shell_is_the_one_the_package_ships():
+    for name in SHELL_FILES:
+        assert (REPOSITORY / "policies" / name).read_text() == (PACKAGE / "policies" / "pack" / name).read_text(), (
+            f"policies/{name} differs from modules/percona_mysql_k8s/policies/pack/{name}: edit both")
+
+
+def test_pack_requirements_are_pinned_pypi_packages_only():
+    # The defect: `-e ..` resolves against wherever the CLI installs a published pack, not this repository.
+    lines = _requirement_lines(REPOSITORY / "policies" / "requirements.txt")
+    assert lines and all(PIN.match(line) for line in lines), lines
+    pins = _pins(REPOSITORY / "policies" / "requirements.txt")
+    lock = _pins(REPOSITORY / "requirements.txt")
+    for name in ("pulumi-policy", "pulumi"):
+        assert pins[name] == lock[name], f"{name}: the pack pins {pins[name]}, the program {lock[name]}"
+    assert pins["pulumi-policy"] in _sdk.SUPPORTED_VERSIONS
+
+
+def test_examples_benchmarks_and_the_pack_import_the_installed_package():
+    scripts = [*REPOSITORY.glob("examples/*/__main__.py"), *REPOSITORY.glob("benchmarks/*.py"), REPOSITORY / "stacks" / "__main__.py"]
+    for script in scripts:
+        assert "sys.path" not in script.read_text(), f"{script.relative_to(REPOSITORY)} edits sys.path"
+
+
+def test_project_is_found_by_walking_up_to_pulumi_yaml(tmp_path):
+    assert find_project(REPOSITORY / "stacks") == REPOSITORY
+    assert find_project(REPOSITORY / "modules" / "percona_mysql_k8s" / "core") == REPOSITORY
+    (tmp_path / "app" / "deep").mkdir(parents=True)
+    (tmp_path / "app" / "Pulumi.yml").write_text("name: app\nruntime: python\n")
+    assert find_project(tmp_path / "app" / "deep") == tmp_path / "app"
+
+
+def test_outside_a_project_the_error_says_what_to_pass(tmp_path):
+    with pytest.raises(InputError, match=r"no Pulumi.yaml in .* or any parent directory.*--cwd DIR"):
+        find_project(tmp_path)
+    with pytest.raises(InputError, match="does not exist"):
+        find_project(tmp_path / "missing")
+
+
+def test_the_pack_is_named_or_the_projects_own(tmp_path):
+    assert policy_pack_dir(project=REPOSITORY) == REPOSITORY / "policies"
+    assert policy_pack_dir(REPOSITORY / "policies") == REPOSITORY / "policies"
+    with pytest.raises(InputError, match="has no PulumiPolicy.yaml; --policy-pack"):
+        policy_pack_dir(tmp_path)
+    (tmp_path / "Pulumi.yaml").write_text("name: other\n")
+    with pytest.raises(InputError, match="has no policies/PulumiPolicy.yaml.*--policy-pack DIR"):
+        policy_pack_dir(project=tmp_path)
+
+
+def test_policy_check_outside_a_project_is_an_error_not_a_traceback(tmp_path, capsys):
+    assert check.main(["--stack", "kind", "--cwd", str(tmp_path)]) == 2
+    assert "error: project directory: no Pulumi.yaml" in capsys.readouterr().err
+
+
+def test_bundle_vendors_the_pure_code_and_no_tooling(tmp_path):
+    out = bundle.build(tmp_path / "pack")
+    assert sorted(path.name for path in out.iterdir()) == sorted([*SHELL_FILES, "_vendor"])
+    vendored = {path.relative_to(out / "_vendor" / "percona_mysql_k8s").as_posix() for path in (out / "_vendor").rglob("*.py")}
+    expected = {path.relative_to(PACKAGE).as_posix() for name in ("core", "policies") for path in (PACKAGE / name).rglob("*.py")}
+    tooling = {"policies/check.py", "policies/_engine.py", "policies/bundle.py", "policies/manifests.py", "policies/_inventory.py",
+               "policies/pack/__main__.py"}
+    assert vendored == (expected - tooling) | {"__init__.py"}
+    assert not {path.name for path in (out / "_vendor").rglob("*") if path.suffix == ".pyc" or path.name == "__pycache__"}
+    # A second build replaces the first (no stale module survives), a foreign directory is refused.
+    (out / "_vendor" / "percona_mysql_k8s" / "core" / "stale.py").write_text("")
+    bundle.build(out)
+    assert not (out / "_vendor" / "percona_mysql_k8s" / "core" / "stale.py").exists()
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "notes.txt").write_text("mine")
+    with pytest.raises(bundle.BundleError, match="not empty and holds no pack"):
+        bundle.build(tmp_path / "other")
+    with pytest.raises(bundle.BundleError, match="holds a pack this command did not build"):
+        bundle.build(REPOSITORY / "policies")  # the checkout's shell stays as it is, running the installed library
+    assert not (REPOSITORY / "policies" / "_vendor").exists()
+
+
+def test_bundle_refuses_a_directory_publish_would_leave_out(tmp_path):
+    # `pulumi policy publish` skips files any .gitignore in the pack's directory or a parent ignores
+    # (pulumi sdk/go/common/util/archive/archive.go): a bundle there would upload without its code.
+    if subprocess.run(["git", "--version"], capture_output=True, check=False).returncode != 0:
+        pytest.skip("git is not installed: the builder cannot ask which files a .gitignore excludes")
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    (tmp_path / ".gitignore").write_text("/dist/\n")
+    with pytest.raises(bundle.BundleError, match="ignored by a .gitignore.*leaves ignored files out of the upload"):
+        bundle.build(tmp_path / "dist" / "pack")
+    assert not (tmp_path / "dist" / "pack" / "_vendor").exists()
+    assert bundle.build(tmp_path / "published" / "pack").is_dir()  # not ignored: built
