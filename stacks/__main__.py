@@ -43,6 +43,8 @@ except InputError as error:
 
 for note in settings.sizing.notes:
     pulumi.log.info(note)
+for note in settings.notes:  # what the kind fit gave up on this machine: said loudly, it changes the stack
+    pulumi.log.warn(note)
 
 database = settings.database
 persistent = not database.ephemeral

@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from percona_mysql_k8s.clusters import settings as cluster_layer
 from percona_mysql_k8s.clusters.settings import ClusterSettings, cluster_settings_from_config
@@ -32,6 +32,8 @@ from percona_mysql_k8s.core.monitoring import MonitoringPlan
 from percona_mysql_k8s.core.sizing import SizingResult
 from percona_mysql_k8s.core.units import format_cpu, human_bytes
 from percona_mysql_k8s.database.manifests import DatabaseSpec, Placement, size_for_pool
+
+from . import kind_fit
 
 # The database layer's keys with their type and the default declared in Pulumi.yaml (a test keeps the
 # two in step).
@@ -99,6 +101,7 @@ class StackSettings:
     sizing: SizingResult
     monitoring: MonitoringPlan
     benchmark: Benchmark | None
+    notes: tuple[str, ...] = ()  # what the kind fit gave up on this host (stack.kind_fit)
 
 
 def _decode(key: str, value: object, kind: type) -> object:
@@ -205,9 +208,21 @@ def stack_settings_from_config(
     """Everything the stack needs, validated; raises InputError naming the config key.
 
     ``host`` reports this machine's (CPU millicores, memory bytes) for kind's allocatable model; by
-    default ``percona_mysql_k8s.clusters.settings.host_resources``, looked up at call time.
+    default ``percona_mysql_k8s.clusters.settings.host_resources``, looked up at call time. On the kind
+    target with ``kindHostShare: auto`` the layout is the richest the host holds (stack.kind_fit).
     """
-    cluster = cluster_settings_from_config(values, host or cluster_layer.host_resources)
+    host = host or cluster_layer.host_resources
+    if kind_fit.applies(values):
+        machine = cluster_layer.kind_host_from_config(values, host)
+        measured = (machine.cpu_millicores, machine.memory_bytes)
+        settings, notes = kind_fit.fit(values, lambda fitted: _settings(fitted, pmm_token_set, lambda: measured),
+                                       measured, machine.source)
+        return replace(settings, notes=notes)
+    return _settings(values, pmm_token_set, host)
+
+
+def _settings(values: Mapping[str, object], pmm_token_set: bool, host: Callable[[], tuple[int, int]]) -> StackSettings:
+    cluster = cluster_settings_from_config(values, host)
     database = database_spec_from_config(values, cluster)
     v = _Values(values)
     install_operator = v.get("installOperator")
@@ -252,9 +267,11 @@ def _sized(database: DatabaseSpec, cluster: ClusterSettings) -> tuple[Placement,
             raise
         if cluster.target == "kind" and key == "kindHostShare":
             host = cluster.kind
-            error = InputError(error.key, f"{error.message} (each kind node is modeled as {host.host_share:g} of this "
+            modeled = (f"modeled as {host.host_share:g} of" if host.host_share is not None
+                       else "an equal part of what is left of")
+            error = InputError(error.key, f"{error.message} (each kind node is {modeled} this "
                                f"machine's {format_cpu(host.host_cpu_millicores)} CPU and {human_bytes(host.host_memory_bytes)}: "
-                               "raise the share or use a larger machine)", error.rule)
+                               f"{'raise the share or ' if host.host_share is not None else ''}use a larger machine)", error.rule)
         prefix = (f"{error.rule}: " if error.rule else "") + f"{error.key}: "
         message = str(error)
         raise InputError(key, message[len(prefix):] if message.startswith(prefix) else message, error.rule) from None
