@@ -12,8 +12,9 @@ split, M3/M6) and the monitoring plan's (K5), tried from the richest down:
 4. one member, PMM off.
 
 A layout is the ordinary validated stack with ``clusterSize``, ``pmmEnabled`` and ``installPmm``
-overridden, so every size still comes from the engine, and sysbench shrinks with it (its data follows
-the buffer pool, its pod what the monitoring worker has left). The first layout accepted wins, and a
+overridden, so every size still comes from the engine, and sysbench shrinks with it: its data follows
+the buffer pool, its pod what the monitoring worker has left, and its thread ladder loses the steps the
+member's max_connections cannot serve (B3). The first layout accepted wins, and a
 note says what was given up. When none is, one line gives the smallest host that holds the last
 layout and the key describing the host.
 """
@@ -24,6 +25,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TypeVar
 
+from percona_mysql_k8s.core.benchmark import RESERVED_CONNECTIONS
 from percona_mysql_k8s.core.errors import InputError
 from percona_mysql_k8s.core.units import GIB, MIB, format_cpu, human_bytes
 
@@ -112,10 +114,10 @@ def minimum_host(values: Mapping[str, object], layout: Layout, build: Callable[[
     """(CPU millicores, memory bytes) of the smallest host that holds ``layout``, on a 100m / 256 MiB grid.
 
     CPU is searched with ample memory (the CPU split does not depend on memory once PMM is off), then
-    memory at that CPU or the host's, whichever is larger. The volume is made ample too: its size is the
-    user's to choose (B4 says so on its own key), not the host's.
+    memory at that CPU or the host's, whichever is larger. The volume is made ample and the ladder one
+    step: the volume is the user's to choose (B4 says so on its own key), and fit() shortens the ladder.
     """
-    base = {**values, **layout.overrides(), "storageSize": AMPLE_VOLUME}
+    base = {**values, **layout.overrides(), "storageSize": AMPLE_VOLUME, "sysbenchThreads": [1]}
 
     def with_host(cpu: int, memory: int) -> dict[str, object]:
         return {**base, "kindHostCpu": f"{cpu}m", "kindHostMemory": str(memory)}
@@ -130,27 +132,42 @@ def minimum_host(values: Mapping[str, object], layout: Layout, build: Callable[[
 
 
 def fit(values: Mapping[str, object], build: Callable[[Mapping[str, object]], S],
-        host: tuple[int, int], source: str) -> tuple[S, tuple[str, ...]]:
+        host: tuple[int, int], source: str,
+        ladder: Callable[[Mapping[str, object]], tuple[int, ...] | None] = lambda values: None) -> tuple[S, tuple[str, ...]]:
     """The first layout ``build`` accepts, with notes saying what it gave up; or one clear InputError.
 
-    ``host`` is the (CPU millicores, memory bytes) the kind nodes share and ``source`` where it came from.
+    ``host`` is the (CPU millicores, memory bytes) the kind nodes share and ``source`` where it came from;
+    ``ladder`` reads the configured sysbench thread ladder (None when sysbench is off). A layout is first
+    built without sysbench to learn its max_connections; ladder steps above what they leave for sysbench
+    (B3) are dropped, so a small member gets a shorter ladder instead of a refusal.
     """
-    candidates = layouts(values)
     refused: list[tuple[Layout, InputError]] = []
-    for layout in candidates:
+    for layout in layouts(values):
+        fitted = {**values, **layout.overrides()}
+        notes: list[str] = []
         try:
-            result = build({**values, **layout.overrides()})
+            probe = build({**fitted, "sysbenchEnabled": False})
+            threads = ladder(fitted)
+            if threads:
+                room = probe.sizing.connections - RESERVED_CONNECTIONS
+                kept = [count for count in threads if count <= room] or [max(room, 1)]
+                if kept != list(threads):
+                    fitted["sysbenchThreads"] = kept
+                    notes.append(f"kind: sysbench runs {kept} threads, not {list(threads)}: the member is sized for "
+                                 f"max_connections={probe.sizing.connections}, {RESERVED_CONNECTIONS} of them kept for "
+                                 "the operator and PMM (B3)")
+            result = build(fitted)
         except InputError as error:
             if not _is_capacity(error):
                 raise
             refused.append((layout, error))
             continue
-        notes: tuple[str, ...] = ()
         if refused:
             wanted, why = refused[0]
-            notes = (f"kind: {source} ({format_cpu(host[0])} CPU, {human_bytes(host[1])}) does not hold {wanted.describe()} "
-                     f"({why}); deploying {layout.describe()}, the richest layout it holds (ephemeral stack)",)
-        return result, notes
+            notes.insert(0, f"kind: {source} ({format_cpu(host[0])} CPU, {human_bytes(host[1])}) does not hold "
+                            f"{wanted.describe()} ({why}); deploying {layout.describe()}, the richest layout it holds "
+                            "(ephemeral stack)")
+        return result, tuple(notes)
     smallest, why = refused[-1]
     found = f"{source} has {format_cpu(host[0])} CPU and {human_bytes(host[1])}"
     need = minimum_host(values, smallest, build, host)

@@ -216,9 +216,14 @@ def stack_settings_from_config(
         machine = cluster_layer.kind_host_from_config(values, host)
         measured = (machine.cpu_millicores, machine.memory_bytes)
         settings, notes = kind_fit.fit(values, lambda fitted: _settings(fitted, pmm_token_set, lambda: measured),
-                                       measured, machine.source)
+                                       measured, machine.source, ladder=_ladder)
         return replace(settings, notes=notes)
     return _settings(values, pmm_token_set, host)
+
+
+def _ladder(values: Mapping[str, object]) -> tuple[int, ...] | None:
+    sysbench = sysbench_settings_from_config(values)
+    return None if sysbench is None else sysbench.threads
 
 
 def _settings(values: Mapping[str, object], pmm_token_set: bool, host: Callable[[], tuple[int, int]]) -> StackSettings:
