@@ -13,7 +13,8 @@ import json
 import subprocess
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from percona_mysql_k8s import offline
 from percona_mysql_k8s.clusters import settings as cluster_settings
 from percona_mysql_k8s.core.errors import InputError
