@@ -61,7 +61,8 @@ if settings.install_operator:
     namespace_ready = [namespace]
     operator = PerconaOperator(
         f"{database.name}-operator",
-        OperatorArgs(engine=database.engine, namespace=database.namespace, target=target, depends_on=namespace_ready),
+        OperatorArgs(engine=database.engine, namespace=database.namespace, target=target, depends_on=namespace_ready,
+                     chart=settings.sources.operator_chart, crds=settings.sources.operator_crds),
     )
 
 # 4. PMM
@@ -77,6 +78,7 @@ if settings.pmm.install:
             storage_size=settings.pmm.storage_size,
             protect=persistent,
             depends_on=namespace_ready,
+            chart=settings.sources.pmm_chart,
         ),
     )
 elif settings.pmm.enabled:

@@ -25,8 +25,9 @@ from percona_mysql_k8s.core.pools import PoolShape
 from percona_mysql_k8s.core.sidecars import ContainerSize
 
 from . import scripts, versions
-from .common import PACKAGE, child_options, labels, pod_resources, pool_scheduling, restricted_security
+from .common import PACKAGE, child_options, labels, pod_resources, pool_scheduling, release_chart, restricted_security
 from .manifests import PMM_TOKEN_KEY
+from .sources import ChartSource, chart_source
 
 PMM_SECRET = "pmm-secret"
 PMM_PASSWORD_KEY = "PMM_ADMIN_PASSWORD"
@@ -43,6 +44,7 @@ class PmmServerArgs:
     storage_size: str = PMM_STORAGE
     protect: bool = False
     depends_on: Sequence[pulumi.Resource] = field(default=())
+    chart: ChartSource | None = None  # None: the pinned chart from the public repository (database.sources)
 
 
 def helm_values(args: PmmServerArgs, size: ContainerSize) -> dict:
@@ -86,9 +88,7 @@ class PmmServer(pulumi.ComponentResource):
         self.release = k8s.helm.v3.Release(
             f"{name}-release",
             name="pmm",
-            chart=versions.PMM.chart,
-            version=versions.PMM.chart_version,
-            repository_opts=k8s.helm.v3.RepositoryOptsArgs(repo=versions.HELM_REPOSITORY),
+            **release_chart(args.chart or chart_source("pmmChart", "", versions.PMM.chart, versions.PMM.chart_version)),
             namespace=args.namespace,
             create_namespace=False,
             max_history=5,

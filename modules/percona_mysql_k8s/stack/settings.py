@@ -31,7 +31,9 @@ from percona_mysql_k8s.core.errors import InputError
 from percona_mysql_k8s.core.monitoring import MonitoringPlan
 from percona_mysql_k8s.core.sizing import SizingResult
 from percona_mysql_k8s.core.units import format_cpu, human_bytes
+from percona_mysql_k8s.database import sources, versions
 from percona_mysql_k8s.database.manifests import DatabaseSpec, Placement, size_for_pool
+from percona_mysql_k8s.database.sources import ChartSource
 
 from . import kind_fit
 
@@ -61,6 +63,10 @@ CONFIG_KEYS: dict[str, tuple[type, object]] = {
     "sysbenchWarmup": (int, 300),
     "sysbenchRate": (int, 0),
     "sysbenchCleanup": (bool, False),
+    # Air-gapped installs (database.sources): "" = the public pinned chart / CRDs.
+    "operatorChart": (str, ""),
+    "pmmChart": (str, ""),
+    "operatorCrds": (str, ""),
 }
 OPTIONAL_KEYS: dict[str, tuple[type, object]] = {
     # Name of the database custom resource; empty = clusterName (at most 22 characters, PXC's limit).
@@ -91,6 +97,28 @@ class SysbenchSettings:
 
 
 @dataclass(frozen=True)
+class Sources:
+    operator_chart: ChartSource
+    pmm_chart: ChartSource
+    operator_crds: str  # URL or absolute path for yaml.v2.ConfigFile
+
+
+def sources_from_config(values: Mapping[str, object], engine: str) -> Sources:
+    """The chart and CRD sources, each checked (a path exists and holds the pinned chart, a URL has a
+    scheme Helm reads); errors name operatorChart, pmmChart or operatorCrds."""
+    v = _Values(values)
+    try:
+        release = versions.operator_for(engine)
+    except KeyError as error:
+        raise InputError("engine", str(error).strip('"')) from None
+    return Sources(
+        operator_chart=sources.chart_source("operatorChart", v.get("operatorChart"), release.chart, release.chart_version),
+        pmm_chart=sources.chart_source("pmmChart", v.get("pmmChart"), versions.PMM.chart, versions.PMM.chart_version),
+        operator_crds=sources.crd_source("operatorCrds", v.get("operatorCrds"), release),
+    )
+
+
+@dataclass(frozen=True)
 class StackSettings:
     cluster: ClusterSettings
     database: DatabaseSpec
@@ -102,6 +130,7 @@ class StackSettings:
     monitoring: MonitoringPlan
     benchmark: Benchmark | None
     notes: tuple[str, ...] = ()  # what the kind fit gave up on this host (stack.kind_fit)
+    sources: Sources | None = None  # where the charts and CRDs come from (database.sources)
 
 
 def _decode(key: str, value: object, kind: type) -> object:
@@ -248,7 +277,9 @@ def _settings(values: Mapping[str, object], pmm_token_set: bool, host: Callable[
             warmup_seconds=sysbench.warmup_seconds,
             rate=sysbench.rate,
         )
-    return StackSettings(cluster, database, install_operator, pmm, sysbench, placement, sizing, plan, benchmark)
+    chart_sources = sources_from_config(values, database.engine)
+    return StackSettings(cluster, database, install_operator, pmm, sysbench, placement, sizing, plan, benchmark,
+                         sources=chart_sources)
 
 
 _SIZING_KEYS = {"connections": "connections", "cluster_size": "clusterSize", "proxy": "proxy", "log_collector": "logCollector"}
