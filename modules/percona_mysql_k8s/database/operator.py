@@ -27,7 +27,6 @@ from .common import PACKAGE, child_options, pod_resources, pool_scheduling, rele
 from .sources import ChartSource, chart_source
 
 
-
 @dataclass(frozen=True)
 class OperatorArgs:
     engine: str

@@ -105,6 +105,13 @@ def chart_source(key: str, text: str, chart: str, version: str) -> ChartSource:
             return ChartSource(text, None, None, "archive-url")
         return ChartSource(chart, version, text, "mirror")
     path = _absolute(key, text)
+    # The policy pack recognises a chart by the last segment of ``chart`` (its version suffix dropped), as
+    # `helm pull --untar` (a directory named after the chart) and `helm package` (<chart>-<version>.tgz) name it.
+    base = os.path.basename(path.rstrip("/"))
+    expected = chart if os.path.isdir(path) else f"{chart}-{version}.tgz"
+    if base != expected:
+        raise InputError(key, f"{path}: name it {expected} (as helm pull / helm package do), so the policy pack "
+                              f"recognises the {chart} chart")
     found = _chart_yaml(key, path)
     if found.get("name") != chart or str(found.get("version")) != version:
         raise InputError(key, f"{path} is the chart {found.get('name')!r} {found.get('version')!r}; this stack pins {chart} "
