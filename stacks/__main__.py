@@ -62,7 +62,8 @@ if settings.install_operator:
     operator = PerconaOperator(
         f"{database.name}-operator",
         OperatorArgs(engine=database.engine, namespace=database.namespace, target=target, depends_on=namespace_ready,
-                     chart=settings.sources.operator_chart, crds=settings.sources.operator_crds),
+                     chart=settings.sources.operator_chart, crds=settings.sources.operator_crds,
+                     image_registry=settings.sources.image_registry),
     )
 
 # 4. PMM
@@ -79,6 +80,7 @@ if settings.pmm.install:
             protect=persistent,
             depends_on=namespace_ready,
             chart=settings.sources.pmm_chart,
+            image_registry=settings.sources.image_registry,
         ),
     )
 elif settings.pmm.enabled:
@@ -88,7 +90,8 @@ elif settings.pmm.enabled:
 cluster = DatabaseCluster(
     database.name,
     DatabaseClusterArgs(spec=database, target=target, operator=operator, pmm=pmm if database.pmm_enabled else None,
-                        helper_resources=plan.helper, depends_on=namespace_ready),
+                        helper_resources=plan.helper, depends_on=namespace_ready,
+                        image_registry=settings.sources.image_registry),
 )
 assert cluster.sizing == settings.sizing  # the engine's answer, computed once at validation
 
@@ -107,6 +110,7 @@ if settings.sysbench is not None:
             cleanup=settings.sysbench.cleanup,
             resources=plan.sysbench,
             helper_resources=plan.helper,
+            image_registry=settings.sources.image_registry,
         ),
     )
 

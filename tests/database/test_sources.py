@@ -230,3 +230,51 @@ def test_the_releases_are_registered_from_the_source(kind, tmp_path):
 def test_a_bad_source_stops_the_stack_before_any_resource(overrides, message):
     with pytest.raises(pulumi.RunError, match=message):
         offline.run_stack("gke", overrides=overrides)
+
+
+def _images(value) -> list[str]:
+    """Every image a manifest or chart values name (string image or image.repository:tag)."""
+    if isinstance(value, list):
+        return [image for item in value for image in _images(item)]
+    if not isinstance(value, dict):
+        return []
+    found = []
+    for key, item in value.items():
+        if key == "image" and isinstance(item, str):
+            found.append(item)
+        elif key == "image" and isinstance(item, dict) and "repository" in item:
+            found.append(f"{item['repository']}:{item.get('tag', '')}")
+        else:
+            found.extend(_images(item))
+    return found
+
+
+def test_images_already_naming_a_registry_are_left_alone():
+    from percona_mysql_k8s.database.sources import mirror_images, mirrored
+
+    assert mirrored("percona/haproxy:2.8.18-1", "registry.corp.local:5000") == "registry.corp.local:5000/percona/haproxy:2.8.18-1"
+    assert mirrored("quay.io/jetstack/cert-manager:v1", "registry.corp.local") == "quay.io/jetstack/cert-manager:v1"
+    assert mirrored("localhost/sysbench:1", "registry.corp.local") == "localhost/sysbench:1"
+    values = {"image": {"repository": "percona/pmm-server", "tag": "3.8.1"}, "containers": [{"image": "alpine/k8s:1.33.4"}],
+              "imagePullPolicy": "IfNotPresent"}
+    assert mirror_images(values, "mirror.local") == {
+        "image": {"repository": "mirror.local/percona/pmm-server", "tag": "3.8.1"},
+        "containers": [{"image": "mirror.local/alpine/k8s:1.33.4"}], "imagePullPolicy": "IfNotPresent"}
+    assert mirror_images(values, "") is values
+
+
+@pytest.mark.parametrize("stack", ["gke", "eks"])
+def test_an_image_registry_mirror_prefixes_every_image_the_stack_names(stack):
+    mirror = "registry.corp.local:5000/dockerhub"
+    plain = offline.run_stack(stack)
+    mirrored_run = offline.run_stack(stack, overrides={"imageRegistry": mirror})
+    before = sorted(image for r in plain for image in _images(r.inputs))
+    after = sorted(image for r in mirrored_run for image in _images(r.inputs))
+    # every image of the CR (mysql, proxy, pmm-client...), the operator and pmm chart values and the jobs
+    assert len(before) >= 6 and len(after) == len(before)
+    assert after == sorted(f"{mirror}/{image}" for image in before)
+
+
+def test_a_bad_image_registry_stops_the_stack():
+    with pytest.raises(pulumi.RunError, match="imageRegistry: 'https://registry.corp.local' is not a registry host"):
+        offline.run_stack("gke", overrides={"imageRegistry": "https://registry.corp.local"})

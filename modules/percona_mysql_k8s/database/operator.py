@@ -24,7 +24,7 @@ from percona_mysql_k8s.core.sidecars import ContainerSize
 
 from . import versions
 from .common import PACKAGE, child_options, pod_resources, pool_scheduling, release_chart
-from .sources import ChartSource, chart_source
+from .sources import ChartSource, chart_source, mirror_images
 
 
 @dataclass(frozen=True)
@@ -38,6 +38,7 @@ class OperatorArgs:
     # or directory, and the CRDs from a mirror URL or a local file. None / "": the public pinned sources.
     chart: ChartSource | None = None
     crds: str = ""
+    image_registry: str = ""  # a mirror of Docker Hub for the operator image (database.sources)
 
 
 def helm_values(release: versions.OperatorRelease, args: OperatorArgs) -> dict:
@@ -83,7 +84,7 @@ class PerconaOperator(pulumi.ComponentResource):
             skip_crds=True,
             max_history=5,
             timeout=600,  # seconds: the operator image pull on a fresh node
-            values=helm_values(info, args),
+            values=mirror_images(helm_values(info, args), args.image_registry),
             opts=child_options(self, provider, [self.crds, *after_target]),
         )
         self.namespace = args.namespace

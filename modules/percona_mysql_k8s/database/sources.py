@@ -26,6 +26,7 @@ import os
 import re
 import tarfile
 from dataclasses import dataclass
+from typing import Any
 
 import yaml
 
@@ -156,5 +157,30 @@ def image_registry(key: str, text: str) -> str:
 
 
 def mirrored(image: str, registry: str) -> str:
-    """``percona/pmm-server:3.8.1`` from Docker Hub as ``<registry>/percona/pmm-server:3.8.1``; unchanged without a mirror."""
-    return f"{registry}/{image}" if registry else image
+    """``percona/pmm-server:3.8.1`` from Docker Hub as ``<registry>/percona/pmm-server:3.8.1``; unchanged
+    without a mirror, and for an image that names its own registry (a first segment with ``.`` or ``:``,
+    or ``localhost``, as the Docker reference grammar tells a registry host from a Docker Hub namespace)."""
+    first = image.split("/", 1)[0]
+    names_registry = "/" in image and ("." in first or ":" in first or first == "localhost")
+    return image if not registry or names_registry else f"{registry}/{image}"
+
+
+def mirror_images(value: Any, registry: str) -> Any:
+    """A manifest or chart values with every ``image`` under ``registry``: a string ``image`` (custom
+    resources, pod specs, the pxc-operator chart) or an ``image.repository`` (the ps-operator and pmm
+    charts). Everything else, Pulumi outputs included, passes unchanged."""
+    if not registry:
+        return value
+    if isinstance(value, list):
+        return [mirror_images(item, registry) for item in value]
+    if not isinstance(value, dict):
+        return value
+    result = {}
+    for key, item in value.items():
+        if key == "image" and isinstance(item, str):
+            result[key] = mirrored(item, registry)
+        elif key == "image" and isinstance(item, dict) and isinstance(item.get("repository"), str):
+            result[key] = {**item, "repository": mirrored(item["repository"], registry)}
+        else:
+            result[key] = mirror_images(item, registry)
+    return result

@@ -67,6 +67,7 @@ CONFIG_KEYS: dict[str, tuple[type, object]] = {
     "operatorChart": (str, ""),
     "pmmChart": (str, ""),
     "operatorCrds": (str, ""),
+    "imageRegistry": (str, ""),
 }
 OPTIONAL_KEYS: dict[str, tuple[type, object]] = {
     # Name of the database custom resource; empty = clusterName (at most 22 characters, PXC's limit).
@@ -101,6 +102,7 @@ class Sources:
     operator_chart: ChartSource
     pmm_chart: ChartSource
     operator_crds: str  # URL or absolute path for yaml.v2.ConfigFile
+    image_registry: str = ""  # a mirror of Docker Hub: "" = the images as versions.py names them
 
 
 def sources_from_config(values: Mapping[str, object], engine: str) -> Sources:
@@ -115,6 +117,7 @@ def sources_from_config(values: Mapping[str, object], engine: str) -> Sources:
         operator_chart=sources.chart_source("operatorChart", v.get("operatorChart"), release.chart, release.chart_version),
         pmm_chart=sources.chart_source("pmmChart", v.get("pmmChart"), versions.PMM.chart, versions.PMM.chart_version),
         operator_crds=sources.crd_source("operatorCrds", v.get("operatorCrds"), release),
+        image_registry=sources.image_registry("imageRegistry", v.get("imageRegistry")),
     )
 
 
