@@ -43,6 +43,8 @@ except InputError as error:
 
 for note in settings.sizing.notes:
     pulumi.log.info(note)
+for note in settings.notes:  # what the kind fit gave up on this machine: said loudly, it changes the stack
+    pulumi.log.warn(note)
 
 database = settings.database
 persistent = not database.ephemeral
@@ -59,7 +61,9 @@ if settings.install_operator:
     namespace_ready = [namespace]
     operator = PerconaOperator(
         f"{database.name}-operator",
-        OperatorArgs(engine=database.engine, namespace=database.namespace, target=target, depends_on=namespace_ready),
+        OperatorArgs(engine=database.engine, namespace=database.namespace, target=target, depends_on=namespace_ready,
+                     chart=settings.sources.operator_chart, crds=settings.sources.operator_crds,
+                     image_registry=settings.sources.image_registry),
     )
 
 # 4. PMM
@@ -75,6 +79,8 @@ if settings.pmm.install:
             storage_size=settings.pmm.storage_size,
             protect=persistent,
             depends_on=namespace_ready,
+            chart=settings.sources.pmm_chart,
+            image_registry=settings.sources.image_registry,
         ),
     )
 elif settings.pmm.enabled:
@@ -84,7 +90,8 @@ elif settings.pmm.enabled:
 cluster = DatabaseCluster(
     database.name,
     DatabaseClusterArgs(spec=database, target=target, operator=operator, pmm=pmm if database.pmm_enabled else None,
-                        helper_resources=plan.helper, depends_on=namespace_ready),
+                        helper_resources=plan.helper, depends_on=namespace_ready,
+                        image_registry=settings.sources.image_registry),
 )
 assert cluster.sizing == settings.sizing  # the engine's answer, computed once at validation
 
@@ -103,6 +110,7 @@ if settings.sysbench is not None:
             cleanup=settings.sysbench.cleanup,
             resources=plan.sysbench,
             helper_resources=plan.helper,
+            image_registry=settings.sources.image_registry,
         ),
     )
 

@@ -20,6 +20,7 @@ from percona_mysql_k8s.clusters.settings import (
 )
 from percona_mysql_k8s.core.allocatable import NodeBudget, kind_node_budget, node_budget
 from percona_mysql_k8s.core.errors import InputError
+from percona_mysql_k8s.core.kind_host import KindHost, worker_budget
 from percona_mysql_k8s.core.pools import DATABASE_TAINT, POOL_LABEL, Taint
 
 PULUMI_YAML = Path(__file__).resolve().parents[2] / "Pulumi.yaml"
@@ -47,7 +48,7 @@ def test_absent_keys_take_the_defaults():
     assert result.cluster_name == "percona-mysql"
     assert result.cluster_size == 3
     assert result.kind.node_image == "kindest/node:v1.33.1"
-    assert result.kind.host_share == 0.2
+    assert result.kind.host_share is None  # kindHostShare: auto, the host model of core.kind_host
 
 
 @pytest.mark.parametrize(
@@ -177,6 +178,16 @@ def test_kind_nodes_are_a_share_of_the_host():
     assert result.monitoring_pool.node_count == 1
     assert result.database_pool.machine_type is None
     assert (result.kind.host_cpu_millicores, result.kind.host_memory_bytes) == HOST
+
+
+def test_kind_auto_splits_the_host_between_the_workers():
+    # auto (the default): 3 members + 1 monitoring worker share HOST after the host's and the control
+    # plane's part (core.kind_host); every pool gets the same worker budget
+    result = settings(with_(KIND, clusterSize=3))
+    expected = worker_budget(KindHost(*HOST), 4)
+    assert result.database_pool.node == expected == result.monitoring_pool.node
+    # HOST is 8 CPUs: (8000 - 500 host - 950 control plane) // 4 workers = 1637m each
+    assert expected.capacity_cpu_millicores == 1637
 
 
 def test_kind_ignores_database_node_count():

@@ -11,7 +11,8 @@ from database import crd
 from database.harness import SecretAwareMonitor, plaintext_secrets, stack_outputs
 from percona_mysql_k8s import offline
 from percona_mysql_k8s.clusters import settings as cluster_settings
-from percona_mysql_k8s.core.allocatable import kind_node_budget, node_budget
+from percona_mysql_k8s.core.allocatable import node_budget
+from percona_mysql_k8s.core.kind_host import KindHost, worker_budget
 from percona_mysql_k8s.core.mycnf import mysqld_options
 from percona_mysql_k8s.core.pools import DATABASE_TAINT, POOL_LABEL
 from percona_mysql_k8s.core.sizing import SizingInput, size
@@ -28,7 +29,8 @@ RELEASE = "kubernetes:helm.sh/v3:Release"
 
 # The member budget of each stack, derived here from the stack config by hand (K1), not by the program.
 BUDGETS = {
-    "kind": lambda: kind_node_budget(*LAPTOP, 0.25),
+    # kindHostShare auto: 1 member + 1 monitoring worker split the laptop (core.kind_host)
+    "kind": lambda: worker_budget(KindHost(*LAPTOP), 2),
     "gke": lambda: node_budget("n2-standard-16", "gke"),
     "eks": lambda: node_budget("m6i.4xlarge", "eks"),
     "existing": lambda: None,  # 7910m / 28Gi as kubectl reports allocatable
@@ -86,7 +88,7 @@ def _engine_answer(stack: str):
         disk_iops={"gke": 6000}.get(stack, 3000), allow_unsafe_size=stack == "kind",
         connections={"gke": 2000, "eks": 2000}.get(stack, 0),
         # storageSize of stacks/Pulumi.<stack>.yaml: it bounds the redo log (K6)
-        volume_bytes={"kind": 10, "gke": 200, "eks": 200, "existing": 100}[stack] * GIB,
+        volume_bytes={"kind": 100, "gke": 200, "eks": 200, "existing": 100}[stack] * GIB,  # storageSize (kind: the default)
         cpu_millicores=cpu, memory_bytes=memory,
     ))
 

@@ -10,8 +10,9 @@ The config goes over stdin rather than through a file: a preview writes nothing 
 to outlive the program for a later replace. Any change of the config or the name replaces the cluster
 (delete first: two kind clusters cannot share a name).
 
-Every kind node is modeled as ``kindHostShare`` of this machine (K1): they are containers sharing the
-host, with no reservation of their own. One database worker per member, one monitoring worker.
+The kind nodes are containers sharing this machine, and each kubelet reports the whole of it: the
+workers' budgets come from the host model of :mod:`percona_mysql_k8s.core.kind_host` (``kindHostShare:
+auto``) or a fixed share of the machine (K1). One database worker per member, one monitoring worker.
 """
 
 from __future__ import annotations

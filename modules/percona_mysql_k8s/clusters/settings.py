@@ -7,7 +7,8 @@ of ``Pulumi.yaml`` and the rule behind it, raised before a single resource exist
 * ``databaseNodeCount``: fewer database nodes than ``clusterSize`` members (K5: one member per node);
 * ``databasePoolLabels`` / ``monitoringPoolLabels``: a pool with no label to place pods by (K4);
 * ``gcpProject`` / ``gcpRegion`` / ``gcpZones`` / ``awsRegion``: where a cloud cluster goes;
-* ``kindHostShare``: the share of the host one kind node is modeled as (K1).
+* ``kindHostShare``: the share of the host one kind node is modeled as, or ``auto`` for the host model of
+  :mod:`percona_mysql_k8s.core.kind_host` (K1).
 
 The pools the database layer receives (:class:`~percona_mysql_k8s.core.pools.PoolShape`: labels, taints, machine,
 allocatable per node, node count) are decided here, so every target hands over the same description and
@@ -20,11 +21,14 @@ import json
 import math
 import os
 import re
+import shutil
+import subprocess
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from percona_mysql_k8s.core.allocatable import DEFAULT_MAX_PODS, NodeBudget, kind_node_budget, node_budget
 from percona_mysql_k8s.core.errors import InputError
+from percona_mysql_k8s.core.kind_host import KindHost, worker_budget
 from percona_mysql_k8s.core.machines import MachineType, lookup
 from percona_mysql_k8s.core.pools import DATABASE_POOL, DATABASE_TAINT, MONITORING_POOL, POOL_LABEL, PoolShape, Taint
 from percona_mysql_k8s.core.scheduling import KUBERNETES_EFFECTS, cloud_effect
@@ -71,7 +75,7 @@ CONFIG_KEYS: dict[str, tuple[type, object]] = {
     "eksVpcId": (str, ""),
     "eksSubnetIds": (list, []),
     "eksPrivateEndpoint": (bool, False),
-    "kindHostShare": (str, "0.2"),
+    "kindHostShare": (str, "auto"),
     "kindHostCpu": (str, ""),
     "kindHostMemory": (str, ""),
     "kindNodeImage": (str, "kindest/node:v1.33.1"),
@@ -126,7 +130,7 @@ class EksSettings:
 @dataclass(frozen=True)
 class KindSettings:
     node_image: str
-    host_share: float
+    host_share: float | None  # None: ``auto``, the workers share the host as core.kind_host models it
     host_cpu_millicores: int
     host_memory_bytes: int
 
@@ -159,15 +163,40 @@ class ClusterSettings:
 
 
 def host_resources() -> tuple[int, int]:
-    """(CPU millicores, memory bytes) of the machine running the program: what kind nodes share.
+    """(CPU millicores, memory bytes) the kind nodes share: what the Docker engine reports when it answers
+    (on Docker Desktop that is its VM, not the host), otherwise this machine's.
 
-    On Docker Desktop (macOS, Windows) the containers see the Docker VM, not the host: set
-    ``kindHostShare`` against the VM's size there.
+    CPUs are the ones this process may run on (``sched_getaffinity``, which honours a cpuset), memory is
+    ``MemTotal``: a total, not what is free now, so the sizes do not change from one preview to the next.
     """
-    cpus = os.cpu_count()
+    docker = _docker_resources()
+    if docker is not None:
+        return docker
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     if not cpus:
-        raise InputError("kindHostShare", "cannot tell how many CPUs this machine has", rule="K1")
+        raise InputError("kindHostCpu", "cannot tell how many CPUs this machine has: set kindHostCpu and kindHostMemory", rule="K1")
     return cpus * 1000, _memory_bytes()
+
+
+def _docker_resources() -> tuple[int, int] | None:
+    """``docker info``'s NCPU and MemTotal (bytes), or None when Docker is absent or does not answer.
+
+    Docker's view is the one kind's containers get: on Linux the host, on Docker Desktop its VM.
+    (``docker info --format '{{json .}}'`` prints the engine's ``/info``; NCPU and MemTotal are fields of
+    the Engine API's SystemInfo.)
+    """
+    if shutil.which("docker") is None:
+        return None
+    try:
+        info = subprocess.run(["docker", "info", "--format", "{{json .}}"], capture_output=True, text=True,
+                              timeout=15, check=False)
+        data = json.loads(info.stdout) if info.returncode == 0 else {}
+    except (OSError, subprocess.SubprocessError, ValueError):
+        return None
+    cpus, memory = data.get("NCPU"), data.get("MemTotal")
+    if isinstance(cpus, int) and isinstance(memory, int) and cpus > 0 and memory > 0:
+        return cpus * 1000, memory
+    return None
 
 
 def _memory_bytes() -> int:
@@ -181,7 +210,8 @@ def _memory_bytes() -> int:
     try:
         return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     except (ValueError, OSError, AttributeError) as error:
-        raise InputError("kindHostShare", "cannot tell how much memory this machine has", rule="K1") from error
+        raise InputError("kindHostMemory", "cannot tell how much memory this machine has: set kindHostCpu and kindHostMemory",
+                         rule="K1") from error
 
 
 # ---- decoding raw config strings (what pulumi.Config hands over) ----------------------------------
@@ -514,18 +544,15 @@ def _eks(v: _Values) -> EksSettings:
     return EksSettings(region, version, vpc_id, subnet_ids, v.flag("eksPrivateEndpoint"))
 
 
-def _kind_host(v: _Values, host: Callable[[], tuple[int, int]]) -> tuple[int, int]:
+def _kind_host(v: _Values, host: Callable[[], tuple[int, int]]) -> KindHost:
     """The machine the kind nodes share: kindHostCpu / kindHostMemory when given (a CI runner evaluating
-    the stack for a workstation), otherwise the machine running the program."""
+    the stack for a workstation), otherwise the machine running the program as Docker sees it."""
     cpu_text, memory_text = v.text("kindHostCpu"), v.text("kindHostMemory")
     if bool(cpu_text) != bool(memory_text):
         missing = "kindHostMemory" if cpu_text else "kindHostCpu"
         raise InputError(missing, "give both kindHostCpu and kindHostMemory, or neither (this machine's are used)", rule="K1")
     if not cpu_text:
-        try:
-            return host()
-        except InputError as error:
-            raise _rekey(error, "kindHostShare") from None
+        return KindHost(*host(), source="this machine")
     try:
         cpu = cpu_to_millicores(cpu_text)
     except ValueError as error:
@@ -536,35 +563,58 @@ def _kind_host(v: _Values, host: Callable[[], tuple[int, int]]) -> tuple[int, in
         raise InputError("kindHostMemory", str(error), rule="K1") from None
     if cpu <= 0 or memory <= 0:
         raise InputError("kindHostCpu" if cpu <= 0 else "kindHostMemory", "must be more than zero", rule="K1")
-    return cpu, memory
+    return KindHost(cpu, memory, source="the declared host (kindHostCpu/kindHostMemory)")
+
+
+AUTO = "auto"
+
+
+def kind_host_from_config(values: Mapping[str, object], host: Callable[[], tuple[int, int]] = host_resources) -> KindHost:
+    """The machine a kind cluster of this config runs on: declared (kindHostCpu/kindHostMemory) or measured."""
+    return _kind_host(_Values(values), host)
+
+
+def _kind_share(v: _Values) -> float | None:
+    """kindHostShare as a number in (0, 1], or None for ``auto``."""
+    text = v.text("kindHostShare")
+    if text.lower() == AUTO:
+        return None
+    try:
+        share = float(text)
+    except ValueError:
+        raise InputError("kindHostShare", f"{text!r} is not auto or a number in (0, 1]", rule="K1") from None
+    if not math.isfinite(share) or not 0 < share <= 1:
+        raise InputError("kindHostShare", f"{text!r} must be auto or a share of the host with 0 < share ≤ 1", rule="K1")
+    return share
 
 
 def _kind(v: _Values, common: dict, monitoring_count: int, daemonset: tuple[int, int],
           host: Callable[[], tuple[int, int]]) -> ClusterSettings:
-    text = v.text("kindHostShare")
-    try:
-        share = float(text)
-    except ValueError:
-        raise InputError("kindHostShare", f"{text!r} is not a number in (0, 1]", rule="K1") from None
-    if not math.isfinite(share) or not 0 < share <= 1:
-        raise InputError("kindHostShare", f"{text!r} must be a share of the host with 0 < share ≤ 1", rule="K1")
+    share = _kind_share(v)
     image = v.text("kindNodeImage")
     if not image:
         raise InputError("kindNodeImage", "the kind target needs a node image (e.g. kindest/node:v1.33.1)")
-    host_cpu, host_memory = _kind_host(v, host)
-    try:
-        budget = kind_node_budget(host_cpu, host_memory, share, *daemonset)
-    except InputError as error:
-        keys = {"daemonset_cpu": "daemonsetCpu", "daemonset_memory": "daemonsetMemory"}
-        raise _rekey(error, keys.get(error.key, "kindHostShare")) from None
+    machine = _kind_host(v, host)
+    keys = {"daemonset_cpu": "daemonsetCpu", "daemonset_memory": "daemonsetMemory"}
+    nodes = common["cluster_size"] + monitoring_count
+    notes: tuple[str, ...] = ()
+    if share is None:
+        # auto: the workers split what the host has left after itself and the control plane (core.kind_host)
+        try:
+            budget = worker_budget(machine, nodes, *daemonset)
+        except InputError as error:
+            raise _rekey(error, keys.get(error.key, error.key)) from None
+    else:
+        try:
+            budget = kind_node_budget(machine.cpu_millicores, machine.memory_bytes, share, *daemonset)
+        except InputError as error:
+            raise _rekey(error, keys.get(error.key, "kindHostShare")) from None
+        if share * nodes > 1:
+            notes = (f"{nodes} kind workers × kindHostShare {share} = {share * nodes:.0%} of this machine: the nodes overcommit "
+                     "the host, so sizing against one node's share overstates what all of them get together (K1)",)
     # One kind worker per database member: kind has no node pools to size separately.
     database, monitoring = _pools(common["cluster_name"], (None, None), (common["cluster_size"], monitoring_count), (budget, budget))
-    nodes = common["cluster_size"] + monitoring_count
-    notes = ()
-    if share * nodes > 1:
-        notes = (f"{nodes} kind workers × kindHostShare {share} = {share * nodes:.0%} of this machine: the nodes overcommit "
-                 "the host, so sizing against one node's share overstates what all of them get together (K1)",)
-    kind = KindSettings(image, share, host_cpu, host_memory)
+    kind = KindSettings(image, share, machine.cpu_millicores, machine.memory_bytes)
     return ClusterSettings(**common, database_pool=database, monitoring_pool=monitoring, kind=kind, notes=notes)
 
 

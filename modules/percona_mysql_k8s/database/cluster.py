@@ -27,6 +27,7 @@ from .common import PACKAGE, child_options, labels
 from .manifests import PMM_TOKEN_KEY, DatabaseSpec, Endpoint, Placement, custom_resource, size_for_pool, writer_endpoint
 from .operator import PerconaOperator
 from .pmm import ExternalPmm, PmmServer, PmmToken, PmmTokenArgs
+from .sources import mirror_images
 
 
 @dataclass(frozen=True)
@@ -37,6 +38,7 @@ class DatabaseClusterArgs:
     pmm: PmmServer | ExternalPmm | None = None
     helper_resources: ContainerSize = monitoring.HELPER
     depends_on: Sequence[pulumi.Resource] = field(default=())
+    image_registry: str = ""  # a mirror of Docker Hub for every image the custom resource names (database.sources)
 
 
 def generated_password(name: str, parent: pulumi.Resource) -> random.RandomPassword:
@@ -65,7 +67,7 @@ class DatabaseCluster(pulumi.ComponentResource):
         self.sizing: SizingResult
         self.placement, self.sizing = size_for_pool(spec, target.database_pool)
         pmm_host = args.pmm.host if (args.pmm is not None and spec.pmm_enabled) else None
-        self.manifest = custom_resource(spec, self.sizing, self.placement, pmm_host)
+        self.manifest = mirror_images(custom_resource(spec, self.sizing, self.placement, pmm_host), args.image_registry)
         self.writer: Endpoint = writer_endpoint(spec)
 
         after = [*target.ready, *args.depends_on]
@@ -99,6 +101,7 @@ class DatabaseCluster(pulumi.ComponentResource):
                     provider=provider,
                     resources=args.helper_resources,
                     depends_on=[self.secret, *after],
+                    image_registry=args.image_registry,
                 ),
                 opts=pulumi.ResourceOptions(parent=self),
             )

@@ -13,6 +13,8 @@ from percona_mysql_k8s.core.pools import PoolShape
 from percona_mysql_k8s.core.sidecars import ContainerSize
 from percona_mysql_k8s.core.units import format_cpu, format_memory
 
+from .sources import ChartSource
+
 PACKAGE = "percona-mysql:database"
 
 
@@ -69,3 +71,15 @@ def labels(component: str, instance: str, extra: Mapping[str, str] | None = None
         "app.kubernetes.io/managed-by": "pulumi",
         **(extra or {}),
     }
+
+
+def release_chart(source: ChartSource) -> dict:
+    """``chart``, ``version`` and ``repository_opts`` of a ``helm.v3.Release`` for a chart source: a local
+    path or an ``oci://`` reference goes in ``chart`` alone, a repository (public or mirror) in
+    ``repository_opts.repo`` (pulumi-kubernetes helm.v3.Release; see database.sources)."""
+    arguments: dict = {"chart": source.chart}
+    if source.version is not None:
+        arguments["version"] = source.version
+    if source.repository is not None:
+        arguments["repository_opts"] = k8s.helm.v3.RepositoryOptsArgs(repo=source.repository)
+    return arguments

@@ -23,7 +23,8 @@ from percona_mysql_k8s.core import monitoring
 from percona_mysql_k8s.core.sidecars import ContainerSize
 
 from . import versions
-from .common import PACKAGE, child_options, pod_resources, pool_scheduling
+from .common import PACKAGE, child_options, pod_resources, pool_scheduling, release_chart
+from .sources import ChartSource, chart_source, mirror_images
 
 
 @dataclass(frozen=True)
@@ -33,6 +34,11 @@ class OperatorArgs:
     target: ClusterTarget
     resources: ContainerSize = monitoring.OPERATOR
     depends_on: Sequence[pulumi.Resource] = field(default=())
+    # Air-gapped installs (database.sources): the chart from a mirror, an OCI registry or a local archive
+    # or directory, and the CRDs from a mirror URL or a local file. None / "": the public pinned sources.
+    chart: ChartSource | None = None
+    crds: str = ""
+    image_registry: str = ""  # a mirror of Docker Hub for the operator image (database.sources)
 
 
 def helm_values(release: versions.OperatorRelease, args: OperatorArgs) -> dict:
@@ -62,25 +68,25 @@ class PerconaOperator(pulumi.ComponentResource):
         provider = args.target.provider
         after_target = [*args.target.ready, *args.depends_on]
 
+        chart = args.chart or chart_source("operatorChart", "", info.chart, info.chart_version)
+        crds = args.crds or info.crd_url
         self.crds = k8s.yaml.v2.ConfigFile(
             f"{name}-crds",
-            file=info.crd_url,
+            file=crds,
             opts=pulumi.ResourceOptions(parent=self, providers=[provider], depends_on=after_target),
         )
         self.release = k8s.helm.v3.Release(
             f"{name}-release",
             name=info.chart,
-            chart=info.chart,
-            version=info.chart_version,
-            repository_opts=k8s.helm.v3.RepositoryOptsArgs(repo=versions.HELM_REPOSITORY),
+            **release_chart(chart),
             namespace=args.namespace,
             create_namespace=False,
             skip_crds=True,
             max_history=5,
             timeout=600,  # seconds: the operator image pull on a fresh node
-            values=helm_values(info, args),
+            values=mirror_images(helm_values(info, args), args.image_registry),
             opts=child_options(self, provider, [self.crds, *after_target]),
         )
         self.namespace = args.namespace
         self.ready: list[pulumi.Resource] = [self.crds, self.release]
-        self.register_outputs({"chart": info.chart, "chartVersion": info.chart_version, "crdUrl": info.crd_url})
+        self.register_outputs({"chart": chart.chart, "chartVersion": info.chart_version, "crdUrl": crds})

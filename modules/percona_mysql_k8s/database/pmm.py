@@ -25,8 +25,9 @@ from percona_mysql_k8s.core.pools import PoolShape
 from percona_mysql_k8s.core.sidecars import ContainerSize
 
 from . import scripts, versions
-from .common import PACKAGE, child_options, labels, pod_resources, pool_scheduling, restricted_security
+from .common import PACKAGE, child_options, labels, pod_resources, pool_scheduling, release_chart, restricted_security
 from .manifests import PMM_TOKEN_KEY
+from .sources import ChartSource, chart_source, mirror_images
 
 PMM_SECRET = "pmm-secret"
 PMM_PASSWORD_KEY = "PMM_ADMIN_PASSWORD"
@@ -43,6 +44,8 @@ class PmmServerArgs:
     storage_size: str = PMM_STORAGE
     protect: bool = False
     depends_on: Sequence[pulumi.Resource] = field(default=())
+    chart: ChartSource | None = None  # None: the pinned chart from the public repository (database.sources)
+    image_registry: str = ""  # a mirror of Docker Hub for the server image (database.sources)
 
 
 def helm_values(args: PmmServerArgs, size: ContainerSize) -> dict:
@@ -86,15 +89,13 @@ class PmmServer(pulumi.ComponentResource):
         self.release = k8s.helm.v3.Release(
             f"{name}-release",
             name="pmm",
-            chart=versions.PMM.chart,
-            version=versions.PMM.chart_version,
-            repository_opts=k8s.helm.v3.RepositoryOptsArgs(repo=versions.HELM_REPOSITORY),
+            **release_chart(args.chart or chart_source("pmmChart", "", versions.PMM.chart, versions.PMM.chart_version)),
             namespace=args.namespace,
             create_namespace=False,
             max_history=5,
             # seconds: a ~2 GB image, then PMM's own startup probe allows 60 s + 20 x 15 s
             timeout=900,
-            values=helm_values(args, size),
+            values=mirror_images(helm_values(args, size), args.image_registry),
             opts=child_options(self, provider, [self.admin_secret, *after_target], protect=args.protect),
         )
         self.namespace = args.namespace
@@ -124,6 +125,7 @@ class PmmTokenArgs:
     provider: k8s.Provider
     resources: ContainerSize = monitoring.HELPER
     depends_on: Sequence[pulumi.Resource] = field(default=())
+    image_registry: str = ""  # a mirror of Docker Hub for the helper image (database.sources)
 
 
 def token_job_spec(args: PmmTokenArgs, service_account: str) -> dict:
@@ -198,7 +200,7 @@ class PmmToken(pulumi.ComponentResource):
         self.job = k8s.batch.v1.Job(
             f"{name}-job",
             metadata={"name": account, "namespace": server.namespace, "labels": labels("pmm-token", args.cluster_name)},
-            spec=token_job_spec(args, account),
+            spec=mirror_images(token_job_spec(args, account), args.image_registry),
             opts=child_options(
                 self, provider, [self.role_binding, *server.ready, *args.depends_on],
                 delete_before_replace=True,

@@ -42,6 +42,7 @@ from percona_mysql_k8s.core.sidecars import ContainerSize
 from . import scripts, versions
 from .cluster import DatabaseCluster, generated_password
 from .common import PACKAGE, child_options, labels, pod_resources, pool_scheduling, restricted_security
+from .sources import mirror_images
 
 PHASES = ("schema", "prepare", "warmup", "ladder", "cleanup")  # in the order they run
 
@@ -58,6 +59,7 @@ class SysbenchArgs:
     resources: ContainerSize | None = None  # None: the monitoring plan's share
     helper_resources: ContainerSize = monitoring.HELPER
     depends_on: Sequence[pulumi.Resource] = field(default=())
+    image_registry: str = ""  # a mirror of Docker Hub for the sysbench and helper images (database.sources)
 
 
 def plan_for(cluster: DatabaseCluster, args: SysbenchArgs) -> bench.Benchmark:
@@ -139,7 +141,8 @@ class Sysbench(pulumi.ComponentResource):
         self.job = k8s.batch.v1.Job(
             f"{name}-job",
             metadata={"name": f"{spec.name}-sysbench", "namespace": namespace, "labels": common_labels},
-            spec=self.job_spec(env, size, args.helper_resources, pool, cleanup=args.cleanup, timeout=timeout),
+            spec=mirror_images(self.job_spec(env, size, args.helper_resources, pool, cleanup=args.cleanup, timeout=timeout),
+                               args.image_registry),
             opts=child_options(
                 self, provider, [self.secret, self.results, self.role_binding, *after],
                 delete_before_replace=True,

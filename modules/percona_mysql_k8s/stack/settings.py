@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from percona_mysql_k8s.clusters import settings as cluster_layer
 from percona_mysql_k8s.clusters.settings import ClusterSettings, cluster_settings_from_config
@@ -31,7 +31,11 @@ from percona_mysql_k8s.core.errors import InputError
 from percona_mysql_k8s.core.monitoring import MonitoringPlan
 from percona_mysql_k8s.core.sizing import SizingResult
 from percona_mysql_k8s.core.units import format_cpu, human_bytes
+from percona_mysql_k8s.database import sources, versions
 from percona_mysql_k8s.database.manifests import DatabaseSpec, Placement, size_for_pool
+from percona_mysql_k8s.database.sources import ChartSource
+
+from . import kind_fit
 
 # The database layer's keys with their type and the default declared in Pulumi.yaml (a test keeps the
 # two in step).
@@ -59,6 +63,11 @@ CONFIG_KEYS: dict[str, tuple[type, object]] = {
     "sysbenchWarmup": (int, 300),
     "sysbenchRate": (int, 0),
     "sysbenchCleanup": (bool, False),
+    # Air-gapped installs (database.sources): "" = the public pinned chart / CRDs.
+    "operatorChart": (str, ""),
+    "pmmChart": (str, ""),
+    "operatorCrds": (str, ""),
+    "imageRegistry": (str, ""),
 }
 OPTIONAL_KEYS: dict[str, tuple[type, object]] = {
     # Name of the database custom resource; empty = clusterName (at most 22 characters, PXC's limit).
@@ -89,6 +98,30 @@ class SysbenchSettings:
 
 
 @dataclass(frozen=True)
+class Sources:
+    operator_chart: ChartSource
+    pmm_chart: ChartSource
+    operator_crds: str  # URL or absolute path for yaml.v2.ConfigFile
+    image_registry: str = ""  # a mirror of Docker Hub: "" = the images as versions.py names them
+
+
+def sources_from_config(values: Mapping[str, object], engine: str) -> Sources:
+    """The chart and CRD sources, each checked (a path exists and holds the pinned chart, a URL has a
+    scheme Helm reads); errors name operatorChart, pmmChart or operatorCrds."""
+    v = _Values(values)
+    try:
+        release = versions.operator_for(engine)
+    except KeyError as error:
+        raise InputError("engine", str(error).strip('"')) from None
+    return Sources(
+        operator_chart=sources.chart_source("operatorChart", v.get("operatorChart"), release.chart, release.chart_version),
+        pmm_chart=sources.chart_source("pmmChart", v.get("pmmChart"), versions.PMM.chart, versions.PMM.chart_version),
+        operator_crds=sources.crd_source("operatorCrds", v.get("operatorCrds"), release),
+        image_registry=sources.image_registry("imageRegistry", v.get("imageRegistry")),
+    )
+
+
+@dataclass(frozen=True)
 class StackSettings:
     cluster: ClusterSettings
     database: DatabaseSpec
@@ -99,6 +132,8 @@ class StackSettings:
     sizing: SizingResult
     monitoring: MonitoringPlan
     benchmark: Benchmark | None
+    notes: tuple[str, ...] = ()  # what the kind fit gave up on this host (stack.kind_fit)
+    sources: Sources | None = None  # where the charts and CRDs come from (database.sources)
 
 
 def _decode(key: str, value: object, kind: type) -> object:
@@ -205,9 +240,26 @@ def stack_settings_from_config(
     """Everything the stack needs, validated; raises InputError naming the config key.
 
     ``host`` reports this machine's (CPU millicores, memory bytes) for kind's allocatable model; by
-    default ``percona_mysql_k8s.clusters.settings.host_resources``, looked up at call time.
+    default ``percona_mysql_k8s.clusters.settings.host_resources``, looked up at call time. On the kind
+    target with ``kindHostShare: auto`` the layout is the richest the host holds (stack.kind_fit).
     """
-    cluster = cluster_settings_from_config(values, host or cluster_layer.host_resources)
+    host = host or cluster_layer.host_resources
+    if kind_fit.applies(values):
+        machine = cluster_layer.kind_host_from_config(values, host)
+        measured = (machine.cpu_millicores, machine.memory_bytes)
+        settings, notes = kind_fit.fit(values, lambda fitted: _settings(fitted, pmm_token_set, lambda: measured),
+                                       measured, machine.source, ladder=_ladder)
+        return replace(settings, notes=notes)
+    return _settings(values, pmm_token_set, host)
+
+
+def _ladder(values: Mapping[str, object]) -> tuple[int, ...] | None:
+    sysbench = sysbench_settings_from_config(values)
+    return None if sysbench is None else sysbench.threads
+
+
+def _settings(values: Mapping[str, object], pmm_token_set: bool, host: Callable[[], tuple[int, int]]) -> StackSettings:
+    cluster = cluster_settings_from_config(values, host)
     database = database_spec_from_config(values, cluster)
     v = _Values(values)
     install_operator = v.get("installOperator")
@@ -228,7 +280,9 @@ def stack_settings_from_config(
             warmup_seconds=sysbench.warmup_seconds,
             rate=sysbench.rate,
         )
-    return StackSettings(cluster, database, install_operator, pmm, sysbench, placement, sizing, plan, benchmark)
+    chart_sources = sources_from_config(values, database.engine)
+    return StackSettings(cluster, database, install_operator, pmm, sysbench, placement, sizing, plan, benchmark,
+                         sources=chart_sources)
 
 
 _SIZING_KEYS = {"connections": "connections", "cluster_size": "clusterSize", "proxy": "proxy", "log_collector": "logCollector"}
@@ -252,9 +306,11 @@ def _sized(database: DatabaseSpec, cluster: ClusterSettings) -> tuple[Placement,
             raise
         if cluster.target == "kind" and key == "kindHostShare":
             host = cluster.kind
-            error = InputError(error.key, f"{error.message} (each kind node is modeled as {host.host_share:g} of this "
+            modeled = (f"modeled as {host.host_share:g} of" if host.host_share is not None
+                       else "an equal part of what is left of")
+            error = InputError(error.key, f"{error.message} (each kind node is {modeled} this "
                                f"machine's {format_cpu(host.host_cpu_millicores)} CPU and {human_bytes(host.host_memory_bytes)}: "
-                               "raise the share or use a larger machine)", error.rule)
+                               f"{'raise the share or ' if host.host_share is not None else ''}use a larger machine)", error.rule)
         prefix = (f"{error.rule}: " if error.rule else "") + f"{error.key}: "
         message = str(error)
         raise InputError(key, message[len(prefix):] if message.startswith(prefix) else message, error.rule) from None
