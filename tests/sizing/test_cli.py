@@ -63,7 +63,7 @@ def test_plot_writes_a_picture(tmp_path, suffix, magic):
     ("args", "expected"),
     [
         (["--engine", "pxc", "--cpu", "4", "--memory", "4096Mx"], "K1: --memory"),
-        (["--engine", "pxc", "--cpu", "4", "--memory", "1Gi"], "M6: --memory"),
+        (["--engine", "pxc", "--cpu", "4", "--memory", "1Gi"], "M1: --memory"),
         (["--engine", "pxc", "--cpu", "0", "--memory", "8Gi"], "K1: --cpu"),
         (["--engine", "pxc", "--cpu", "-1", "--memory", "8Gi"], "K1: --cpu"),
         (["--engine", "mysql", "--cpu", "4", "--memory", "8Gi"], "--engine"),
@@ -73,7 +73,7 @@ def test_plot_writes_a_picture(tmp_path, suffix, magic):
         (["--engine", "pxc", "--cpu", "4", "--memory", "8Gi", "--proxy", "router"], "T2: --proxy"),
         (["--engine", "pxc", "--node-type", "n2-standard-15", "--provider", "gke"], "K1: --node-type"),
         (["--engine", "pxc", "--cpu", "4", "--memory", "8Gi", "--connections", "-5"], "M6: --connections"),
-        (["--engine", "pxc", "--cpu", "4", "--memory", "8Gi", "--connections", "50000"], "M6: --connections"),
+        (["--engine", "pxc", "--cpu", "4", "--memory", "8Gi", "--connections", "50000"], "M1: --connections"),
         (["--engine", "pxc", "--cpu", "4", "--memory", "8Gi", "--connections", "many"], "--connections"),
         (["--engine", "pxc", "--cpu", "4"], "K1: --memory"),
         (["--engine", "pxc", "--cpu", "4", "--memory", "8Gi", "--threshold", "max_fc_limit=lots"], "--threshold"),
