@@ -7,6 +7,7 @@ configuration value (``Threshold.name``) rather than buried in code.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -20,13 +21,46 @@ class Level(StrEnum):
 
 @dataclass(frozen=True)
 class Threshold:
-    """A tunable number: policy config key ``name``, its default, JSON-schema type and meaning."""
+    """A tunable number: policy config key ``name``, its default, JSON-schema type, meaning and domain.
+
+    The domain is data: ``minimum``/``maximum`` bounds (each exclusive when its flag says so); every value
+    must also be finite. :func:`resolve_thresholds` checks it for sizing and the policy pack alike.
+    """
 
     name: str
     default: float | int
     description: str
     kind: str = "number"  # JSON-schema type: "number" or "integer"
     minimum: float | int | None = 0
+    maximum: float | int | None = None
+    exclusive_minimum: bool = False
+    exclusive_maximum: bool = False
+
+    def check(self, value: float | int) -> None:
+        """Raise :class:`ThresholdError` when ``value`` is outside this threshold's domain."""
+        if not math.isfinite(value):
+            raise ThresholdError(self.name, f"threshold {self.name!r} must be a finite number, got {value!r}")
+        if self.kind == "integer" and value != int(value):
+            raise ThresholdError(self.name, f"threshold {self.name!r} must be a whole number, got {value!r}")
+        if self.minimum is not None and (value <= self.minimum if self.exclusive_minimum else value < self.minimum):
+            bound = ">" if self.exclusive_minimum else ">="
+            raise ThresholdError(self.name, f"threshold {self.name!r} must be {bound} {self.minimum}, got {value!r}")
+        if self.maximum is not None and (value >= self.maximum if self.exclusive_maximum else value > self.maximum):
+            bound = "<" if self.exclusive_maximum else "<="
+            raise ThresholdError(self.name, f"threshold {self.name!r} must be {bound} {self.maximum}, got {value!r}")
+
+
+class ThresholdError(ValueError):
+    """A threshold value outside its domain; ``name`` says which."""
+
+    def __init__(self, name: str, message: str) -> None:
+        super().__init__(message)
+        self.name = name
+
+
+# Domain bounds that are facts of the consumer: mysqld's max_connections and flow-control ranges.
+_MYSQLD_MAX_CONNECTIONS = 100_000
+_INT32_MAX = 2**31 - 1
 
 
 @dataclass(frozen=True)
@@ -75,10 +109,11 @@ _RULES = (
          (Threshold("fixed_server_overhead_bytes", 300 * 1024**2,
                     "Fixed mysqld overhead (performance schema, dictionary, table caches): ~300 MB "
                     "measured on a 16-core node (seed 000).", "integer"),
+          # At most half the limit: a larger reserve would leave the buffer pool less than the page cache.
           Threshold("page_cache_reserve_fraction", 0.05,
                     "Share of the mysqld limit kept for page cache that counts against memory.max "
                     "(binary and relay logs, active file pages; seed 000 on working set size).",
-                    "number"))),
+                    "number", 0, 0.5))),
     Rule("M2", "No bare-metal rule of thumb",
          "The buffer pool is what is left of the container limit after every other term; the "
          "operators' auto-tuning (PXC 75% / PS 50% of the limit) is replaced by an explicit value.",
@@ -97,18 +132,22 @@ _RULES = (
          M, ("000",),
          (Threshold("gr_memory_premium_fraction", 0.11,
                     "Share of the mysqld limit reserved for certification info (upper end of the "
-                    "measured 9-11% group replication premium).", "number"),)),
+                    "measured 9-11% group replication premium).", "number", 0, 0.5),)),
     Rule("M6", "Derive max_connections",
          "connections = 0 means: derive the largest max_connections the memory model allows.",
          A, ("000",),
          (Threshold("min_buffer_pool_fraction_pxc", 0.5,
                     "Smallest share of the member's memory budget left to the buffer pool when "
-                    "deriving connections (PXC; the peer calculator's floor, ALGORITHM §4).", "number"),
+                    "deriving connections (PXC; the peer calculator's floor, ALGORITHM §4).", "number",
+                    0, 1, exclusive_maximum=True),
           Threshold("min_buffer_pool_fraction_gr", 0.4,
-                    "Same for group replication, which reserves the M4/M5 terms.", "number"),
+                    "Same for group replication, which reserves the M4/M5 terms.", "number",
+                    0, 1, exclusive_maximum=True),
+          # The most: mysqld's 100,000 less one client for each of up to 7 proxy pods (T1).
           Threshold("min_connections", 20,
-                    "Fewest connections a member may be sized for (operator, monitor, proxy "
-                    "checks, PMM and replication users need some).", "integer"))),
+                    "Connections mysqld keeps for its own users beside the proxies' clients (operator, "
+                    "probes, monitor, proxy checks, PMM, backup and replication users need some).",
+                    "integer", 1, _MYSQLD_MAX_CONNECTIONS - 7))),
     # F. Flow control
     Rule("F1", "GR flow control on",
          "group_replication_flow_control_mode is QUOTA; DISABLED is rejected.", M, ("000",)),
@@ -116,10 +155,10 @@ _RULES = (
          "group_replication_flow_control_applier_threshold <= max_applier_threshold (the server "
          "default 25000 is rejected; 500 is a good strict value).", M, ("000", "003"),
          (Threshold("max_applier_threshold", 1000,
-                    "Largest accepted applier/certifier threshold (transactions).", "integer", 1),
+                    "Largest accepted applier/certifier threshold (transactions).", "integer", 1, _INT32_MAX),
           Threshold("strict_applier_threshold", 500,
                     "The strict value sizing chooses when the brownout budget allows it.",
-                    "integer", 1))),
+                    "integer", 1, _INT32_MAX))),
     Rule("F3", "GR certifier threshold bounded",
          "group_replication_flow_control_certifier_threshold <= max_applier_threshold and equal to "
          "the applier threshold.", M, ("000",)),
@@ -130,7 +169,8 @@ _RULES = (
          "Worst-case write outage after failover ~ queue bound / apply rate must not exceed "
          "max_failover_brownout_seconds.", M, ("000",),
          (Threshold("max_failover_brownout_seconds", 30,
-                    "Longest accepted estimated write outage after a failover (seconds).", "number"),
+                    "Longest accepted estimated write outage after a failover (seconds).", "number",
+                    0, exclusive_minimum=True),
           Threshold("applier_tps_per_worker", 12.5,
                     "Assumed apply rate per applier thread: seed 002 sustained 400 tps without "
                     "flow control with 32 applier threads on n2-standard-16.", "number", 0.001))),
@@ -146,7 +186,7 @@ _RULES = (
          "gcs.fc_limit <= max_fc_limit (the effective limit scales with sqrt(cluster size)); raising "
          "it was the worst configuration measured and lengthens failover.", M, ("002",),
          (Threshold("max_fc_limit", 100, "Largest accepted gcs.fc_limit (the PXC default).",
-                    "integer", 1),)),
+                    "integer", 1, _INT32_MAX),)),
     Rule("G2", "Galera fc_factor in (0, 1]", "gcs.fc_factor is in (0, 1].", M, ("002",)),
     Rule("G3", "Galera applier threads from cores",
          "wsrep_applier_threads is set from the cores (default 2 is too low; 64 was best on 16 vCPU).",
@@ -238,15 +278,15 @@ def default_thresholds() -> dict[str, float | int]:
 
 
 def resolve_thresholds(overrides: Mapping[str, object] | None = None) -> dict[str, float | int]:
-    """Defaults with ``overrides`` applied; unknown names or non-numbers raise ``KeyError``/``ValueError``."""
+    """Defaults with ``overrides`` applied; unknown names raise ``KeyError``, values outside a threshold's
+    domain (not a number, not finite, out of bounds, a fraction for an integer) :class:`ThresholdError`."""
     values = default_thresholds()
     for name, value in (overrides or {}).items():
         if name not in THRESHOLDS:
             raise KeyError(f"unknown threshold {name!r}; known: {', '.join(sorted(THRESHOLDS))}")
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise ValueError(f"threshold {name!r} must be a number, got {value!r}")
-        minimum = THRESHOLDS[name].minimum
-        if minimum is not None and value < minimum:
-            raise ValueError(f"threshold {name!r} must be >= {minimum}, got {value!r}")
-        values[name] = value
+            raise ThresholdError(name, f"threshold {name!r} must be a number, got {value!r}")
+        threshold = THRESHOLDS[name]
+        threshold.check(value)
+        values[name] = int(value) if threshold.kind == "integer" else value
     return values

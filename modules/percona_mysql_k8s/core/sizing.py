@@ -26,7 +26,7 @@ from .errors import InputError
 from .memory import ENGINES, GROUP_REPLICATION, MYSQL_VERSIONS, PXC, MemoryModel, model
 from .mycnf import PROVIDER_OPTIONS, normalize_key, render_provider_options
 from .profiles import LOADS, PROFILES, LoadProfile
-from .rules import resolve_thresholds
+from .rules import THRESHOLD_RULE, ThresholdError, resolve_thresholds
 from .sidecars import (
     BACKUP_SIDECAR,
     HAPROXY,
@@ -161,7 +161,8 @@ def validate(inp: SizingInput) -> dict[str, float]:
     if inp.engine == GROUP_REPLICATION and inp.log_collector:
         raise InputError("log_collector", "the PS operator has no log collector sidecar; leave it off", "M3")
     _require_int("connections", inp.connections, 0, "M6")
-    _require_int("disk_iops", inp.disk_iops, 100)
+    if _require_int("disk_iops", inp.disk_iops, 100) > MAX_QUANTITY:
+        raise InputError("disk_iops", f"must be at most {MAX_QUANTITY} (innodb_io_capacity_max's range), got {inp.disk_iops}")
     size = _require_int("cluster_size", inp.cluster_size, 1, "T1")
     allowed = CLUSTER_SIZES[inp.engine]
     if size not in allowed and not (inp.allow_unsafe_size and size < min(allowed)):
@@ -183,6 +184,8 @@ def validate(inp: SizingInput) -> dict[str, float]:
         raise InputError("provider", "a node type needs its provider (gke or eks)", "K1")
     try:
         return resolve_thresholds(inp.thresholds)
+    except ThresholdError as error:
+        raise InputError("thresholds", str(error), THRESHOLD_RULE[error.name]) from None
     except (KeyError, ValueError) as error:
         raise InputError("thresholds", str(error).strip('"')) from None
 
