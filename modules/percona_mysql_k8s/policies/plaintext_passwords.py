@@ -30,6 +30,9 @@ SECRET_KEYS = {"root", "xtrabackup", "monitor", "proxyadmin", "operator", "repli
                "clusterset", "pmmserver", "pmmserverkey", "pmmservertoken"}
 IN_TEXT = re.compile(r"(?im)^\s*[\w.\-]*(?:password|passwd)\s*[=:]\s*[\"']?([^\"'\s#;]+)")
 ARGUMENT = re.compile(r"--(?:mysql-)?password=([\"']?)([^\s\"']+)")
+# The PXC operator's proxysql-entrypoint.sh replaces exactly these default lines of proxysql.cnf with the
+# users' Secret passwords before ProxySQL starts: placeholders, not passwords (database/proxy_config.py).
+PROXYSQL_PLACEHOLDERS = {'monitor_password="monitor"', 'cluster_password="admin"'}
 ENV_NAME = re.compile(r"(PASSWORD|PASSWD|PWD|TOKEN|SECRET|API_?KEY)", re.IGNORECASE)
 
 
@@ -53,6 +56,9 @@ def scan(value, path: str, parent: str = ""):
                     yield child, f"holds a literal password in {child}"
                 elif "\n" in item:
                     for match in IN_TEXT.finditer(item):
+                        placeholder = match.group(0).strip() + '"'  # the pattern stops before the closing quote
+                        if placeholder in PROXYSQL_PLACEHOLDERS and child.endswith("proxysql.configuration"):
+                            continue
                         if _literal(match.group(1)):
                             yield child, f"has a password in plain text inside {child} ({match.group(0).strip()[:40]}...)"
                             break
