@@ -1,4 +1,4 @@
-"""Sizing invariants over the whole input domain (hypothesis).
+"""Sizing invariants over the whole input domain the flags accept (hypothesis): int64 budgets, any count.
 
 Every input is either a clean InputError or a sizing that fits: modeled peak <= mysqld limit, all
 containers <= the budget, requests = limits, every value inside mysqld's documented range, thresholds
@@ -39,8 +39,8 @@ RANGES = {
     "table_open_cache": (1, 524288),
     "table_open_cache_instances": (1, 64),
     "table_definition_cache": (400, 524288),
-    "innodb_io_capacity": (100, 2**63),
-    "innodb_io_capacity_max": (100, 2**63),
+    "innodb_io_capacity": (100, 2**64 - 1),
+    "innodb_io_capacity_max": (100, 2**64 - 1),
     "innodb_purge_threads": (1, 32),
     "innodb_parallel_read_threads": (1, 256),
     "replica_parallel_workers": (0, 1024),
@@ -67,6 +67,15 @@ ENUMS = {
 }
 
 
+# The whole domain the flags accept: any Kubernetes quantity (int64) for the budget, any connection count
+# mysqld accepts, any IOPS. Most draws stay in the range where members are real; some go to the edges.
+MAX_QUANTITY = 2**63 - 1
+CPU = st.one_of(st.integers(250, 128_000), st.integers(1, 250), st.integers(128_000, MAX_QUANTITY))
+MEMORY = st.one_of(st.integers(512 * MIB, 512 * GIB), st.integers(1, 512 * MIB), st.integers(512 * GIB, MAX_QUANTITY))
+CONNECTIONS = st.one_of(st.just(0), st.integers(20, 20_000), st.integers(0, 100_000))
+IOPS = st.one_of(st.integers(100, 200_000), st.integers(100, MAX_QUANTITY))
+
+
 @st.composite
 def inputs(draw):
     engine = draw(st.sampled_from(sorted(ENGINE_PROXIES)))
@@ -74,16 +83,16 @@ def inputs(draw):
     return SizingInput(
         engine=engine,
         load=draw(st.sampled_from(LOADS)),
-        connections=draw(st.one_of(st.just(0), st.integers(20, 20_000))),
+        connections=draw(CONNECTIONS),
         proxy=draw(st.sampled_from(ENGINE_PROXIES[engine])),
         pmm=draw(st.booleans()),
         log_collector=draw(st.booleans()) if engine == "pxc" else None,
         backup=draw(st.booleans()),
         mysql_version=draw(st.sampled_from(("8.0", "8.4"))),
         cluster_size=draw(st.sampled_from(sizes)),
-        disk_iops=draw(st.integers(100, 200_000)),
-        cpu_millicores=draw(st.integers(250, 128_000)),
-        memory_bytes=draw(st.integers(512 * MIB, 512 * GIB)),
+        disk_iops=draw(IOPS),
+        cpu_millicores=draw(CPU),
+        memory_bytes=draw(MEMORY),
     )
 
 
@@ -122,13 +131,20 @@ def test_every_answer_fits_or_is_a_clean_error(inp):
         return
     memory = result.memory
     assert memory.fits and memory.peak_bytes <= memory.limit_bytes  # M1
+    assert memory.buffer_pool_rounded >= 5 * MIB  # InnoDB's minimum: an answer is a mysqld that starts
+    # M6: mysqld accepts every client the proxy pods pass, plus min_connections of its own
+    assert result.connections >= inp.cluster_size * result.proxy_connections + result.thresholds["min_connections"]
+    assert result.proxy_connections >= 1
     assert memory.buffer_pool_rounded == int(result.mysqld["innodb_buffer_pool_size"])
     total = result.member_total
     assert total.cpu_millicores <= result.budget_cpu_millicores
     assert total.memory_bytes <= result.budget_memory_bytes
-    for resources in to_json(result)["resources"].values():
+    answer = to_json(result)
+    for resources in answer["resources"].values():
         assert resources["requests"] == resources["limits"]  # K2: Guaranteed QoS
         assert resources["limits"]["cpu"] > 0 and resources["limits"]["memory"] > 0
+    for amount in ("cpu", "memory"):  # one entry per container instance: the entries add up to the member
+        assert sum(r["limits"][amount] for r in answer["resources"].values()) == answer["pods"]["member"]["limits"][amount]
     _check_values(result)
     assert result.brownout_seconds <= result.thresholds["max_failover_brownout_seconds"]  # F5
     if inp.engine == "group-replication":
@@ -146,6 +162,7 @@ def test_every_answer_fits_or_is_a_clean_error(inp):
 @given(inputs(), st.integers(1, 64 * GIB))
 def test_more_memory_never_gives_a_smaller_buffer_pool(inp, extra):
     inp = replace(inp, connections=inp.connections or 100)
+    assume(inp.memory_bytes + extra <= MAX_QUANTITY)
     smaller = _sized(inp)
     assume(smaller is not None)
     larger = size(replace(inp, memory_bytes=inp.memory_bytes + extra))  # more memory: still fits
