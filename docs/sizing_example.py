@@ -64,7 +64,8 @@ def container_table(results: dict[str, dict]) -> str:
         cells = []
         for result in results.values():
             present = name in result["pods"][pod]["containers"]
-            size = result["resources"][name]["limits"] if present else None
+            key = qualified if qualified in result["resources"] else name  # a name in both pods is keyed by pod
+            size = result["resources"][key]["limits"] if present else None
             cells.append(f"{size['cpu']}m / {mib(size['memory'])}" if size else "-")
         rows.append((f"{pod} pod: {name}", *cells))
     rows.append(("member total", *(
