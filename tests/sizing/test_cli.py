@@ -122,6 +122,7 @@ def test_table_uses_one_unit_per_column_and_counts_members():
         ("max_fc_limit=1.0e999", "G1: --threshold: threshold 'max_fc_limit' must be a finite number"),
         ("max_fc_limit=99999999999999999999", "G1: --threshold: threshold 'max_fc_limit' must be <= 2147483647"),
         ("min_connections=2.5", "M6: --threshold: threshold 'min_connections' must be a whole number"),
+        ("fixed_server_overhead_bytes=1e300", "M1: --threshold: threshold 'fixed_server_overhead_bytes' must be <= 9223372036854775807"),
     ],
 )
 def test_thresholds_are_checked_against_their_own_domain(threshold, expected):

@@ -61,6 +61,7 @@ class ThresholdError(ValueError):
 # Domain bounds that are facts of the consumer: mysqld's max_connections and flow-control ranges.
 _MYSQLD_MAX_CONNECTIONS = 100_000
 _INT32_MAX = 2**31 - 1
+_INT64_MAX = 2**63 - 1  # a Kubernetes quantity: no memory term can exceed it
 
 
 @dataclass(frozen=True)
@@ -108,7 +109,7 @@ _RULES = (
          "a page-cache reserve, and for group replication the M4-M5 terms.", M, ("000",),
          (Threshold("fixed_server_overhead_bytes", 300 * 1024**2,
                     "Fixed mysqld overhead (performance schema, dictionary, table caches): ~300 MB "
-                    "measured on a 16-core node (seed 000).", "integer"),
+                    "measured on a 16-core node (seed 000).", "integer", 0, _INT64_MAX),
           # At most half the limit: a larger reserve would leave the buffer pool less than the page cache.
           Threshold("page_cache_reserve_fraction", 0.05,
                     "Share of the mysqld limit kept for page cache that counts against memory.max "
@@ -125,7 +126,7 @@ _RULES = (
          "group_replication_message_cache_size (default 1 GiB, minimum 128 MiB) plus ~50 MB of "
          "structures is reserved.", M, ("000", "001"),
          (Threshold("xcom_structures_bytes", 50 * 1024**2,
-                    "XCom structures beside the message cache (seed 000).", "integer"),)),
+                    "XCom structures beside the message cache (seed 000).", "integer", 0, _INT64_MAX),)),
     Rule("M5", "Certification info reserved",
          "Group replication certification info grows while a member lags and is bounded only by "
          "bounding the apply queue; reserve for it (GR uses 9-11% more memory than PXC).",

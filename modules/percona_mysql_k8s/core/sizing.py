@@ -478,13 +478,16 @@ def _buffer_scale(split: _Split, budget_memory: int, connections: int, notes: li
 
 def _too_small(split: _Split, budget_memory: int, connections: int) -> InputError:
     """The refusal (M1) with the nearest input that would run: fewer connections or more memory."""
-    low, high = budget_memory, max(2 * budget_memory, GIB)
-    while not split.runs(high, connections):
-        low, high = high, high * 2
-    while high - low > MIB:
-        middle = (low + high) // 2
-        low, high = (low, middle) if split.runs(middle, connections) else (middle, high)
-    needed = f"at least {math.ceil(high / MIB)} MiB"
+    low, high = budget_memory, min(MAX_QUANTITY, max(2 * budget_memory, GIB))
+    while high < MAX_QUANTITY and not split.runs(high, connections):
+        low, high = high, min(MAX_QUANTITY, high * 2)
+    if split.runs(high, connections):
+        while high - low > MIB:
+            middle = (low + high) // 2
+            low, high = (low, middle) if split.runs(middle, connections) else (middle, high)
+        needed = f"at least {math.ceil(high / MIB)} MiB"
+    else:
+        needed = "a budget beyond the largest Kubernetes quantity: lower the thresholds"
     fewest = fewest_connections(split.proxies, split.thresholds)
     if split.inp.connections and split.runs(budget_memory, fewest):
         runs = partial(split.runs, budget_memory)
