@@ -14,8 +14,8 @@ import sys
 import time
 from pathlib import Path
 
-# Run as a plain script: make the repository root importable without installing the package.
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+# Run as a plain script: this checkout's package (modules/) first, ahead of any installed copy.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "modules"))
 
 from percona_mysql_k8s.core.errors import InputError  # noqa: E402
 from percona_mysql_k8s.core.memory import ENGINES  # noqa: E402

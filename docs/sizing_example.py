@@ -10,6 +10,7 @@ paste the output into docs/sizing.md when the engine changes:
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -28,7 +29,8 @@ MIB, GIB = 2**20, 2**30
 def ours(engine: str) -> dict:
     command = [sys.executable, "-m", "percona_mysql_k8s.sizing", "--engine", engine, "--node-type", "n2-standard-16",
                "--provider", "gke", "--load", "light-oltp", "--proxy", "haproxy", "--format", "json"]
-    return json.loads(subprocess.run(command, cwd=ROOT, check=True, capture_output=True, text=True).stdout)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (str(ROOT / "modules"), os.environ.get("PYTHONPATH"))))}
+    return json.loads(subprocess.run(command, cwd=ROOT, env=env, check=True, capture_output=True, text=True).stdout)
 
 
 def mib(value: float) -> str:
