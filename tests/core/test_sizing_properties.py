@@ -7,13 +7,14 @@ never above the F2/G1 maxima, probes never below the operator defaults (K6).
 
 from dataclasses import replace
 
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 from percona_mysql_k8s.core.errors import InputError
 from percona_mysql_k8s.core.mycnf import normalize_key, parse_provider_options
 from percona_mysql_k8s.core.probes import OPERATOR_DEFAULTS
 from percona_mysql_k8s.core.profiles import LOADS
 from percona_mysql_k8s.core.report import to_json
+from percona_mysql_k8s.core.rules import THRESHOLDS
 from percona_mysql_k8s.core.sizing import SizingInput, size
 from percona_mysql_k8s.core.units import GIB, MIB
 
@@ -70,10 +71,18 @@ ENUMS = {
 # The whole domain the flags accept: any Kubernetes quantity (int64) for the budget, any connection count
 # mysqld accepts, any IOPS. Most draws stay in the range where members are real; some go to the edges.
 MAX_QUANTITY = 2**63 - 1
-CPU = st.one_of(st.integers(250, 128_000), st.integers(1, 250), st.integers(128_000, MAX_QUANTITY))
-MEMORY = st.one_of(st.integers(512 * MIB, 512 * GIB), st.integers(1, 512 * MIB), st.integers(512 * GIB, MAX_QUANTITY))
-CONNECTIONS = st.one_of(st.just(0), st.integers(20, 20_000), st.integers(0, 100_000))
-IOPS = st.one_of(st.integers(100, 200_000), st.integers(100, MAX_QUANTITY))
+
+
+def _mostly(common, *edges):
+    """``common`` eight draws in ten, each edge strategy in the rest."""
+    return st.integers(0, 9).flatmap(lambda i: edges[i % len(edges)] if i >= 8 else common)
+
+
+# Common draws start where a member with every sidecar runs (about 500m, 1.5 GiB); edges cover the rest.
+CPU = _mostly(st.integers(500, 128_000), st.integers(1, 500), st.integers(128_000, MAX_QUANTITY))
+MEMORY = _mostly(st.integers(1536 * MIB, 512 * GIB), st.integers(1, 1536 * MIB), st.integers(512 * GIB, MAX_QUANTITY))
+CONNECTIONS = _mostly(st.one_of(st.just(0), st.integers(20, 20_000)), st.integers(0, 100_000))
+IOPS = _mostly(st.integers(100, 200_000), st.integers(100, MAX_QUANTITY))
 
 
 @st.composite
@@ -112,7 +121,7 @@ def _check_values(result):
             assert low <= int(value) <= high, (key, value)
         elif name == "wsrep_provider_options":
             options = parse_provider_options(value)
-            assert 1 <= int(options["gcs.fc_limit"]) <= 100  # G1
+            assert 1 <= int(options["gcs.fc_limit"]) <= result.thresholds["max_fc_limit"]  # G1
             assert 0 < float(options["gcs.fc_factor"]) <= 1  # G2
             assert int(options["gcache.size"]) >= 128 * MIB
         else:
@@ -179,3 +188,35 @@ def test_group_replication_gets_a_smaller_buffer_pool_than_pxc(inp):
     group = _sized(SizingInput(engine="group-replication", **common))
     assume(pxc is not None and group is not None)
     assert group.memory.buffer_pool_rounded < pxc.memory.buffer_pool_rounded
+
+
+def _threshold_values(threshold):
+    """Values inside a threshold's own domain (core/rules.py), up to 100 x its default where it has no maximum."""
+    low = threshold.minimum if threshold.minimum is not None else 0
+    high = threshold.maximum if threshold.maximum is not None else max(low, threshold.default) * 100
+    if threshold.kind == "integer":
+        low = low + 1 if threshold.exclusive_minimum else low
+        high = high - 1 if threshold.exclusive_maximum else high
+        return st.integers(int(low), int(high))
+    return st.floats(low, high, exclude_min=threshold.exclusive_minimum, exclude_max=threshold.exclusive_maximum,
+                     allow_nan=False, allow_infinity=False)
+
+
+SIZING_THRESHOLDS = sorted(name for name in THRESHOLDS if name not in ("min_proxy_pods", "min_backup_retention_days"))
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(inputs(), st.data())
+def test_every_threshold_inside_its_domain_gives_a_fitting_answer_or_a_clean_error(inp, data):
+    names = data.draw(st.lists(st.sampled_from(SIZING_THRESHOLDS), max_size=4, unique=True))
+    overrides = {name: data.draw(_threshold_values(THRESHOLDS[name]), label=name) for name in names}
+    result = _sized(replace(inp, thresholds=overrides))
+    event("answered" if result is not None else "refused")
+    if result is None:
+        return
+    assert result.memory.fits and result.memory.buffer_pool_rounded >= 5 * MIB  # M1
+    total = result.member_total
+    assert total.cpu_millicores <= result.budget_cpu_millicores and total.memory_bytes <= result.budget_memory_bytes
+    _check_values(result)
+    answer = to_json(result)
+    assert "Infinity" not in repr(answer) and "nan" not in repr(answer)

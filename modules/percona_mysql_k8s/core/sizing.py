@@ -404,6 +404,11 @@ def _pool_target(floor: float, cpu: int) -> int:
     return math.ceil(floor_mib / instances) * instances * MIB
 
 
+def _floor(engine: str, budget_memory: int, thresholds: Mapping[str, float]) -> float:
+    """The M6 floor on the member budget, never below the pool mysqld needs to start."""
+    return max(MIN_BUFFER_POOL, buffer_pool_floor_bytes(engine, budget_memory, thresholds))
+
+
 def _floor_fraction(engine: str, thresholds: Mapping[str, float]) -> float:
     return thresholds["min_buffer_pool_fraction_gr" if engine == GROUP_REPLICATION else "min_buffer_pool_fraction_pxc"]
 
@@ -416,14 +421,14 @@ def _derived_connections(split: _Split, budget_memory: int, fits, fewest: int) -
     fraction is kept of the mysqld limit instead, with per-connection buffers at their smallest: the count
     stays useful and the pool stays the larger part.
     """
-    floor = buffer_pool_floor_bytes(split.inp.engine, budget_memory, split.thresholds)
+    floor = _floor(split.inp.engine, budget_memory, split.thresholds)
     keeps_floor = fits(fewest)
     if not keeps_floor:
         fraction = _floor_fraction(split.inp.engine, split.thresholds)
 
         def fits(connections: int) -> bool:  # noqa: F811 - the floor on the mysqld limit
             limit, raw = split.raw_pool(budget_memory, connections, BUFFER_SCALE_MIN)
-            return limit > 0 and raw > 0 and _buffer_pool_bytes(raw, split.mysqld_cpu) >= fraction * limit
+            return limit > 0 and raw > 0 and _buffer_pool_bytes(raw, split.mysqld_cpu) >= max(MIN_BUFFER_POOL, fraction * limit)
 
         if not fits(fewest):
             return fewest, False
@@ -447,7 +452,7 @@ def _buffer_scale(split: _Split, budget_memory: int, connections: int, notes: li
     the pool is what they leave, as long as mysqld can start (InnoDB's 5 MiB minimum); else InputError.
     """
     inp, thresholds, cpu = split.inp, split.thresholds, split.mysqld_cpu
-    floor = buffer_pool_floor_bytes(inp.engine, budget_memory, thresholds)
+    floor = _floor(inp.engine, budget_memory, thresholds)
     limit, raw = split.raw_pool(budget_memory, connections)
     if limit > 0 and _buffer_pool_bytes(raw, cpu) >= floor:
         return BUFFER_SCALE_FULL, None
@@ -514,7 +519,7 @@ def size(inp: SizingInput) -> SizingResult:
     mysqld_cpu = _split_cpu(inp, budget_cpu, budget_memory)
     fixed = _fixed_containers(inp, budget_memory, budget_cpu)
     split = _Split(inp, profile, thresholds, budget_cpu, mysqld_cpu)
-    pool_floor = buffer_pool_floor_bytes(inp.engine, budget_memory, thresholds)  # M6
+    pool_floor = _floor(inp.engine, budget_memory, thresholds)  # M6
     notes: list[str] = []
 
     # M6: connections may grow until the buffer pool would fall below its share of the member budget;
