@@ -6,7 +6,9 @@ a database custom resource, in pxc-db/ps-db/pmm chart values (``secrets.password
 ``secret.pmm_password``), ``password=`` lines inside configuration strings, ConfigMap data, literal
 ``env`` values of password-like variables and ``--password=…`` arguments. The engine hands policies
 secrets unwrapped, so whether a value is a Pulumi secret cannot be seen here; ``python -m percona_mysql_k8s.policies.check``
-also checks that the stack config keeps such keys ``secure:``.
+also checks that the stack config keeps such keys ``secure:``. The PXC operator's own proxysql.cnf placeholders
+(``monitor_password="monitor"``, ``cluster_password="admin"`` in ``spec.proxysql.configuration``), which its
+entrypoint replaces with the Secret's passwords, are not passwords.
 """
 
 from __future__ import annotations
