@@ -426,13 +426,14 @@ def _derived_connections(split: _Split, budget_memory: int, fits, fewest: int) -
     if not keeps_floor:
         fraction = _floor_fraction(split.inp.engine, split.thresholds)
 
-        def fits(connections: int) -> bool:  # noqa: F811 - the floor on the mysqld limit
+        def keeps_share_of_limit(connections: int) -> bool:
             limit, raw = split.raw_pool(budget_memory, connections, BUFFER_SCALE_MIN)
-            return limit > 0 and raw > 0 and _buffer_pool_bytes(raw, split.mysqld_cpu) >= max(MIN_BUFFER_POOL, fraction * limit)
+            pool = _buffer_pool_bytes(raw, split.mysqld_cpu)
+            return limit > 0 and raw > 0 and pool >= max(MIN_BUFFER_POOL, fraction * limit)
 
-        if not fits(fewest):
+        if not keeps_share_of_limit(fewest):
             return fewest, False
-        largest = _largest_fitting(fits, fewest, fewest)
+        largest = _largest_fitting(keeps_share_of_limit, fewest, fewest)
     else:
         largest = _largest_fitting(fits, fewest, _estimate(lambda n: split.raw_pool(budget_memory, n), floor, fewest))
     cpu_ceiling = split.mysqld_cpu * split.profile.connections_per_core // 1000
