@@ -11,6 +11,7 @@ into docs/sizing.md's generated blocks (tests/docs fails when they are stale):
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -34,7 +35,8 @@ MIB, GIB = 2**20, 2**30
 def ours(engine: str) -> dict:
     command = [sys.executable, "-m", "percona_mysql_k8s.sizing", "--engine", engine, "--node-type", "n2-standard-16",
                "--provider", "gke", "--load", "light-oltp", "--proxy", "haproxy", "--format", "json"]
-    return json.loads(subprocess.run(command, cwd=ROOT, check=True, capture_output=True, text=True).stdout)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (str(ROOT / "modules"), os.environ.get("PYTHONPATH"))))}
+    return json.loads(subprocess.run(command, cwd=ROOT, env=env, check=True, capture_output=True, text=True).stdout)
 
 
 def mib(value: float) -> str:
@@ -71,7 +73,8 @@ def container_table(results: dict[str, dict]) -> str:
         cells = []
         for result in results.values():
             present = name in result["pods"][pod]["containers"]
-            size = result["resources"][name]["limits"] if present else None
+            key = qualified if qualified in result["resources"] else name  # a name in both pods is keyed by pod
+            size = result["resources"][key]["limits"] if present else None
             cells.append(f"{size['cpu']}m / {mib(size['memory'])}" if size else "-")
         rows.append((f"{pod} pod: {name}", *cells))
     rows.append(("member total", *(

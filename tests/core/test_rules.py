@@ -3,7 +3,15 @@
 import re
 
 import pytest
-from percona_mysql_k8s.core.rules import RULES, THRESHOLD_RULE, THRESHOLDS, Level, default_thresholds, resolve_thresholds
+from percona_mysql_k8s.core.rules import (
+    RULES,
+    THRESHOLD_RULE,
+    THRESHOLDS,
+    Level,
+    ThresholdError,
+    default_thresholds,
+    resolve_thresholds,
+)
 
 
 def _rules_md(reference_dir):
@@ -52,3 +60,32 @@ def test_resolve_thresholds_rejects_unknown_names_and_bad_values():
     with pytest.raises(ValueError):
         resolve_thresholds({"max_fc_limit": 0})
     assert set(THRESHOLDS) == set(default_thresholds())
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("min_buffer_pool_fraction_pxc", 1.5),
+        ("min_buffer_pool_fraction_gr", 1.0),  # exclusive maximum: a floor of the whole budget leaves nothing
+        ("page_cache_reserve_fraction", 0.99),
+        ("allocator_fragmentation_fraction", 0.51),
+        ("max_failover_brownout_seconds", 0),  # exclusive minimum
+        ("max_failover_brownout_seconds", float("inf")),
+        ("applier_tps_per_worker", float("nan")),
+        ("max_fc_limit", 2**31),
+        ("min_connections", 2.5),
+        ("min_connections", 0),
+    ],
+)
+def test_resolve_thresholds_checks_each_thresholds_domain(name, value):
+    with pytest.raises(ThresholdError) as raised:
+        resolve_thresholds({name: value})
+    assert raised.value.name == name and repr(name) in str(raised.value)
+
+
+def test_domain_bounds_are_inclusive_unless_marked():
+    assert resolve_thresholds({"page_cache_reserve_fraction": 0.5})["page_cache_reserve_fraction"] == 0.5
+    assert resolve_thresholds({"max_fc_limit": 2**31 - 1})["max_fc_limit"] == 2**31 - 1
+    assert resolve_thresholds({"min_connections": 30.0})["min_connections"] == 30  # a whole float is a whole number
+    for threshold in THRESHOLDS.values():
+        threshold.check(threshold.default)  # every default is inside its own domain

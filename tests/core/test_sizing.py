@@ -13,15 +13,18 @@ PXC_4_CPU_8_GIB = SizingInput(engine="pxc", cpu_millicores=4000, memory_bytes=8 
 def test_pxc_member_split_by_hand():
     result = size(PXC_4_CPU_8_GIB)
     c = result.containers
-    # PMM client: CPU at 4/8 of the reference CPU: 300m + 200m/2 = 400m; memory at 8/32 of the reference
-    # memory: 150 MB + 350 MB/4 = 237,500,000 bytes exactly
-    assert (c["pmm-client"].cpu_millicores, c["pmm-client"].memory_bytes) == (400, 237_500_000)
+    # PMM client: CPU at 4/8 of the reference CPU: 100m + 400m/2 = 300m (a 4-core member is not scaled down);
+    # memory at 8/32 of the reference memory: 150 MB + 350 MB/4 = 237,500,000 bytes exactly
+    assert (c["pmm-client"].cpu_millicores, c["pmm-client"].memory_bytes) == (300, 237_500_000)
     assert (c["logs"].cpu_millicores, c["logrotate"].memory_bytes) == (200, 100_000_000)
     assert (c["pxc-monit"].cpu_millicores, c["pxc-monit"].memory_bytes) == (50, 64 * MIB)
-    # CPU: 4000 - (400 + 200 + 200 + 50 + 400) = 2750 for mysqld + HAProxy at 10% of mysqld -> 2500 + 250
-    assert c["mysqld"].cpu_millicores == 2500
-    assert c["haproxy"].cpu_millicores == 250
-    # HAProxy memory: 64 MiB + 100 x 40 KiB = 67.9 MiB, below the 128 MiB floor
+    # CPU: 4000 - (300 + 200 + 200 + 50 + 300) = 2950 for mysqld + HAProxy at 10% of mysqld (10m steps):
+    # 2680 + 270 = 2950 fits, 2690 + 270 = 2960 does not
+    assert c["mysqld"].cpu_millicores == 2680
+    assert c["haproxy"].cpu_millicores == 270
+    # HAProxy carries its share of the clients: (100 - 20 for mysqld's own users) // 3 proxies = 26;
+    # 64 MiB + 26 x 40 KiB = 65 MiB, below the 128 MiB floor
+    assert result.proxy_connections == 26
     assert c["haproxy"].memory_bytes == 128 * MIB
     # mysqld limit: 8 GiB - 2 x 237.5 MB - 2 x 100 MB - 64 MiB - 128 MiB = 7,713,608,000 B -> 7356 MiB
     assert c["mysqld"].memory_bytes == 7356 * MIB
@@ -47,7 +50,7 @@ def test_pxc_mysqld_terms_by_hand():
     assert terms["allocator_fragmentation"] == 100_498_670
     # the other terms sum to 1,973,234,434 B, leaving 5,740,090,622 B for the pool and its descriptors:
     # (5,740,090,622 - 1000 chunks x 16 KiB of rounding) x 16384 / (16384 + 512) = 5,550,260,966 B =
-    # 5293.1 MiB; one instance (2500m < 4 CPUs), so the pool is 5293 MiB = 67 x 79: 79 chunks of 67 MiB
+    # 5293.1 MiB; one instance (2680m < 4 CPUs), so the pool is 5293 MiB = 67 x 79: 79 chunks of 67 MiB
     assert result.mysqld["innodb_buffer_pool_size"] == str(5293 * MIB)
     assert result.mysqld["innodb_buffer_pool_chunk_size"] == str(67 * MIB)
     assert result.mysqld["innodb_buffer_pool_instances"] == "1"
@@ -62,7 +65,7 @@ def test_pxc_mysqld_terms_by_hand():
 
 def test_pxc_flow_control_by_hand():
     result = size(PXC_4_CPU_8_GIB)
-    assert result.mysqld["wsrep_applier_threads"] == "10"  # 4 per core x 2.5 cores
+    assert result.mysqld["wsrep_applier_threads"] == "10"  # 4 per core x 2.68 cores, rounded down
     assert result.apply_rate_tps == 500.0  # 10 x 50 tps (seed 002: 400 events x 4 writes / 32 appliers)
     # fc_limit: min(100, 30 s x 500 / sqrt(3)) = 100; effective queue 100 x sqrt(3) = 173.2; Galera's
     # flow control is event-driven, so no polling overshoot is added
@@ -132,14 +135,67 @@ def test_derived_connections_keep_half_the_budget_for_the_buffer_pool():
 
 
 def test_derived_connections_are_memory_bound_on_a_large_budget():
-    # 16 cores serve 13,000+ read-heavy connections; memory allows fewer: the buffer pool floor decides.
+    # 16 cores serve 13,000+ read-heavy connections and 3 HAProxies deliver 3 x 2048 + 20; memory allows
+    # fewer: the buffer pool floor decides.
     result = size(SizingInput(engine="pxc", cpu_millicores=16000, memory_bytes=16 * GIB, load="read-heavy"))
+    assert result.connections < 3 * 2048 + 20
     more = size(SizingInput(engine="pxc", cpu_millicores=16000, memory_bytes=16 * GIB, load="read-heavy",
                             connections=result.connections))
     assert more.memory.buffer_pool_rounded == result.memory.buffer_pool_rounded
-    with pytest.raises(InputError, match="at most"):
-        size(SizingInput(engine="pxc", cpu_millicores=16000, memory_bytes=16 * GIB, load="read-heavy",
-                         connections=int(result.connections * 1.2)))
+    # 20% more connections than fit: the per-connection buffers shrink instead of a refusal, and the
+    # pool is the floor itself: 8 GiB = 8192 MiB, rounded up to a multiple of the 3 instances (13220m of
+    # mysqld CPU // 4000) -> 8193 MiB
+    squeezed = size(SizingInput(engine="pxc", cpu_millicores=16000, memory_bytes=16 * GIB, load="read-heavy",
+                                connections=int(result.connections * 1.2)))
+    assert squeezed.memory.buffer_pool_rounded == 8193 * MIB
+    assert int(squeezed.mysqld["sort_buffer_size"]) < 256 * 1024  # read-heavy's 256 KiB, scaled down
+    assert any(note.startswith("M6: per-connection buffers scaled") for note in squeezed.notes)
+
+
+def test_derived_connections_are_what_the_proxies_deliver_on_a_big_node():
+    # n2-standard-16: memory and CPU allow more than 3 HAProxies pass at maxconn 2048; mysqld takes exactly
+    # 3 x 2048 + min_connections (20) = 6164, and each HAProxy's limit is the shipped 2048.
+    result = size(SizingInput(engine="pxc", node_type="n2-standard-16", provider="gke"))
+    assert (result.connections, result.proxy_connections) == (6164, 2048)
+    # HAProxy memory for its own 2048 clients: 64 MiB + 2048 x 40 KiB = 144 MiB
+    assert result.containers["haproxy"].memory_bytes == 144 * MIB
+    assert result.memory.buffer_pool_rounded >= 0.5 * result.budget_memory_bytes
+
+
+def test_a_one_core_two_gib_member_is_answered():
+    # 1 CPU: every sidecar's CPU is scaled by 1000/2000. PMM: (100m + 400m x 1/8) / 2 = 75m -> 80m;
+    # logs, logrotate: 200m / 2 = 100m each; pxc-monit 50m / 2 = 25m -> 30m. 1000 - 2 x 80 - 200 - 30 = 610m
+    # for mysqld + HAProxy at max(10% of mysqld, 100m / 2): 550m + 60m.
+    result = size(SizingInput(engine="pxc", cpu_millicores=1000, memory_bytes=2 * GIB, load="light-oltp"))
+    c = result.containers
+    assert [c[name].cpu_millicores for name in ("pmm-client", "logs", "logrotate", "pxc-monit", "mysqld", "haproxy")] == \
+        [80, 100, 100, 30, 550, 60]
+    assert result.memory.fits and result.memory.buffer_pool_rounded >= 5 * MIB
+    # The floor on 2 GiB (1 GiB) is out of reach beside the sidecars, and so is half the 1337 MiB mysqld
+    # limit: at the fewest connections (23) the fixed terms alone take 300 MiB of server overhead,
+    # 128 MiB + 23 x 384 KiB of performance_schema, the 128 MiB minimum gcache, 5% page cache, 3% temporary
+    # tables and 10% fragmentation of the heap terms: ~760 MiB, leaving 539 MiB (40%) to the pool. The
+    # answer stands (mysqld starts), and the note says what was kept.
+    assert result.connections == 23
+    assert 0.35 * result.mysqld_memory_bytes < result.memory.buffer_pool_rounded < 0.5 * result.mysqld_memory_bytes
+    assert any("cannot keep 50% of its budget" in note and "even the fewest (23) leave the pool 40%" in note
+               for note in result.notes)
+
+
+def test_the_refusal_names_the_nearest_input_that_runs():
+    with pytest.raises(InputError) as raised:
+        size(SizingInput(engine="pxc", cpu_millicores=4000, memory_bytes=2 * GIB, connections=1000))
+    assert raised.value.key == "connections" and raised.value.rule == "M1"
+    at_most = int(raised.value.message.split("at most ")[1].split()[0])
+    needed = int(raised.value.message.split("at least ")[1].split()[0])
+    assert size(SizingInput(engine="pxc", cpu_millicores=4000, memory_bytes=2 * GIB, connections=at_most)).memory.fits
+    assert size(SizingInput(engine="pxc", cpu_millicores=4000, memory_bytes=needed * MIB, connections=1000)).memory.fits
+    with pytest.raises(InputError):
+        size(SizingInput(engine="pxc", cpu_millicores=4000, memory_bytes=2 * GIB, connections=at_most + 1))
+    with pytest.raises(InputError) as raised:
+        size(SizingInput(engine="pxc", cpu_millicores=400, memory_bytes=8 * GIB))
+    needed_cpu = int(raised.value.message.split("at least ")[-1].rstrip("m"))
+    assert size(SizingInput(engine="pxc", cpu_millicores=needed_cpu, memory_bytes=8 * GIB)).mysqld_cpu_millicores >= 250
 
 
 @pytest.mark.parametrize(
@@ -153,13 +209,16 @@ def test_derived_connections_are_memory_bound_on_a_large_budget():
         ({"connections": -1}, "connections", "M6"),
         ({"connections": 100_001}, "connections", "M6"),
         ({"connections": 5}, "connections", "M6"),
-        ({"connections": 20_000}, "connections", "M6"),
+        ({"connections": 20_000}, "connections", "M1"),  # 20,000 x 1.1 MiB even at the smallest buffers > 8 GiB
         ({"cluster_size": 4}, "cluster_size", "T1"),
         ({"cluster_size": 1}, "cluster_size", "T1"),
         ({"engine": "group-replication", "cluster_size": 9}, "cluster_size", "T1"),
         ({"cpu_millicores": 0}, "cpu", "K1"),
-        ({"cpu_millicores": 1000}, "cpu", "M3"),
-        ({"memory_bytes": GIB}, "memory", "M6"),
+        # 400m: sidecars at 400/2000 of their size (30 + 30 + 40 + 40 + 10) leave 250m; mysqld 220m + HAProxy 30m
+        ({"cpu_millicores": 400}, "cpu", "M3"),
+        # 1 GiB: two PMM clients (2 x 161 MB), logs + logrotate (200 MB), pxc-monit (64 MiB) and HAProxy
+        # (128 MiB) leave mysqld 334 MiB, less than its 300 MiB overhead, gcache (128 MiB) and the rest
+        ({"memory_bytes": GIB}, "memory", "M1"),
         ({"memory_bytes": None}, "memory", "K1"),
         ({"node_type": "n2-standard-16", "provider": "gke"}, "node_type", None),
         ({"cpu_millicores": None, "memory_bytes": None}, "node_type", "K1"),

@@ -1,4 +1,4 @@
-"""Sizing invariants over the whole input domain (hypothesis).
+"""Sizing invariants over the whole input domain the flags accept (hypothesis): int64 budgets, any count.
 
 Every input is either a clean InputError or a sizing that fits: modeled peak <= mysqld limit, all
 containers <= the budget, requests = limits, every value inside mysqld's documented range, thresholds
@@ -7,7 +7,7 @@ never above the F2/G1 maxima, probes never below the operator defaults (K6).
 
 from dataclasses import replace
 
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 from percona_mysql_k8s.core.errors import InputError
 from percona_mysql_k8s.core.machines import catalog
@@ -16,6 +16,7 @@ from percona_mysql_k8s.core.probes import OPERATOR_DEFAULTS
 from percona_mysql_k8s.core.profiles import LOADS
 from percona_mysql_k8s.core.redo import MAX_CRASH_RECOVERY_SECONDS, MAX_REDO_VOLUME_FRACTION, REDO_MIN, recovery_bytes_per_second
 from percona_mysql_k8s.core.report import to_json
+from percona_mysql_k8s.core.rules import THRESHOLDS
 from percona_mysql_k8s.core.sizing import SizingInput, size
 from percona_mysql_k8s.core.units import GIB, MIB
 
@@ -41,8 +42,8 @@ RANGES = {
     "table_open_cache": (1, 524288),
     "table_open_cache_instances": (1, 64),
     "table_definition_cache": (400, 524288),
-    "innodb_io_capacity": (100, 2**63),
-    "innodb_io_capacity_max": (100, 2**63),
+    "innodb_io_capacity": (100, 2**64 - 1),
+    "innodb_io_capacity_max": (100, 2**64 - 1),
     "innodb_purge_threads": (1, 32),
     "innodb_parallel_read_threads": (1, 256),
     "replica_parallel_workers": (0, 1024),
@@ -69,6 +70,23 @@ ENUMS = {
 }
 
 
+# The whole domain the flags accept: any Kubernetes quantity (int64) for the budget, any connection count
+# mysqld accepts, any IOPS. Most draws stay in the range where members are real; some go to the edges.
+MAX_QUANTITY = 2**63 - 1
+
+
+def _mostly(common, *edges):
+    """``common`` eight draws in ten, each edge strategy in the rest."""
+    return st.integers(0, 9).flatmap(lambda i: edges[i % len(edges)] if i >= 8 else common)
+
+
+# Common draws start where a member with every sidecar runs (about 500m, 1.5 GiB); edges cover the rest.
+CPU = _mostly(st.integers(500, 128_000), st.integers(1, 500), st.integers(128_000, MAX_QUANTITY))
+MEMORY = _mostly(st.integers(1536 * MIB, 512 * GIB), st.integers(1, 1536 * MIB), st.integers(512 * GIB, MAX_QUANTITY))
+CONNECTIONS = _mostly(st.one_of(st.just(0), st.integers(20, 20_000)), st.integers(0, 100_000))
+IOPS = _mostly(st.integers(100, 200_000), st.integers(100, MAX_QUANTITY))
+
+
 @st.composite
 def inputs(draw):
     engine = draw(st.sampled_from(sorted(ENGINE_PROXIES)))
@@ -76,17 +94,17 @@ def inputs(draw):
     return SizingInput(
         engine=engine,
         load=draw(st.sampled_from(LOADS)),
-        connections=draw(st.one_of(st.just(0), st.integers(20, 20_000))),
+        connections=draw(CONNECTIONS),
         proxy=draw(st.sampled_from(ENGINE_PROXIES[engine])),
         pmm=draw(st.booleans()),
         log_collector=draw(st.booleans()) if engine == "pxc" else None,
         backup=draw(st.booleans()),
         mysql_version=draw(st.sampled_from(("8.0", "8.4"))),
         cluster_size=draw(st.sampled_from(sizes)),
-        disk_iops=draw(st.integers(100, 200_000)),
+        disk_iops=draw(IOPS),
         volume_bytes=draw(st.one_of(st.none(), st.integers(GIB, 16 * 1024 * GIB))),
-        cpu_millicores=draw(st.integers(250, 128_000)),
-        memory_bytes=draw(st.integers(512 * MIB, 512 * GIB)),
+        cpu_millicores=draw(CPU),
+        memory_bytes=draw(MEMORY),
     )
 
 
@@ -106,7 +124,7 @@ def _check_values(result):
             assert low <= int(value) <= high, (key, value)
         elif name == "wsrep_provider_options":
             options = parse_provider_options(value)
-            assert 1 <= int(options["gcs.fc_limit"]) <= 100  # G1
+            assert 1 <= int(options["gcs.fc_limit"]) <= result.thresholds["max_fc_limit"]  # G1
             assert 0 < float(options["gcs.fc_factor"]) <= 1  # G2
             assert int(options["gcache.size"]) >= 128 * MIB
         else:
@@ -125,13 +143,20 @@ def test_every_answer_fits_or_is_a_clean_error(inp):
         return
     memory = result.memory
     assert memory.fits and memory.peak_bytes <= memory.limit_bytes  # M1
+    assert memory.buffer_pool_rounded >= 5 * MIB  # InnoDB's minimum: an answer is a mysqld that starts
+    # M6: mysqld accepts every client the proxy pods pass, plus min_connections of its own
+    assert result.connections >= inp.cluster_size * result.proxy_connections + result.thresholds["min_connections"]
+    assert result.proxy_connections >= 1
     assert memory.buffer_pool_rounded == int(result.mysqld["innodb_buffer_pool_size"])
     total = result.member_total
     assert total.cpu_millicores <= result.budget_cpu_millicores
     assert total.memory_bytes <= result.budget_memory_bytes
-    for resources in to_json(result)["resources"].values():
+    answer = to_json(result)
+    for resources in answer["resources"].values():
         assert resources["requests"] == resources["limits"]  # K2: Guaranteed QoS
         assert resources["limits"]["cpu"] > 0 and resources["limits"]["memory"] > 0
+    for amount in ("cpu", "memory"):  # one entry per container instance: the entries add up to the member
+        assert sum(r["limits"][amount] for r in answer["resources"].values()) == answer["pods"]["member"]["limits"][amount]
     _check_values(result)
     assert result.brownout_seconds <= result.thresholds["max_failover_brownout_seconds"]  # F5
     if inp.engine == "group-replication":
@@ -151,6 +176,7 @@ def test_every_answer_fits_or_is_a_clean_error(inp):
 @given(inputs(), st.integers(1, 64 * GIB))
 def test_more_memory_never_gives_a_smaller_buffer_pool(inp, extra):
     inp = replace(inp, connections=inp.connections or 100)
+    assume(inp.memory_bytes + extra <= MAX_QUANTITY)
     smaller = _sized(inp)
     assume(smaller is not None)
     larger = size(replace(inp, memory_bytes=inp.memory_bytes + extra))  # more memory: still fits
@@ -205,3 +231,35 @@ def test_node_sizings_leave_the_daemonsets_and_the_margin(machine, engine, load)
     assert node.daemonset_cpu_millicores > 0 and node.margin_cpu_millicores >= 100
     assert member.cpu_millicores + node.daemonset_cpu_millicores + node.margin_cpu_millicores <= node.allocatable_cpu_millicores
     assert member.memory_bytes + node.daemonset_memory_bytes + node.margin_memory_bytes <= node.allocatable_memory_bytes
+
+
+def _threshold_values(threshold):
+    """Values inside a threshold's own domain (core/rules.py), up to 100 x its default where it has no maximum."""
+    low = threshold.minimum if threshold.minimum is not None else 0
+    high = threshold.maximum if threshold.maximum is not None else max(low, threshold.default) * 100
+    if threshold.kind == "integer":
+        low = low + 1 if threshold.exclusive_minimum else low
+        high = high - 1 if threshold.exclusive_maximum else high
+        return st.integers(int(low), int(high))
+    return st.floats(low, high, exclude_min=threshold.exclusive_minimum, exclude_max=threshold.exclusive_maximum,
+                     allow_nan=False, allow_infinity=False)
+
+
+SIZING_THRESHOLDS = sorted(name for name in THRESHOLDS if name not in ("min_proxy_pods", "min_backup_retention_days"))
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(inputs(), st.data())
+def test_every_threshold_inside_its_domain_gives_a_fitting_answer_or_a_clean_error(inp, data):
+    names = data.draw(st.lists(st.sampled_from(SIZING_THRESHOLDS), max_size=4, unique=True))
+    overrides = {name: data.draw(_threshold_values(THRESHOLDS[name]), label=name) for name in names}
+    result = _sized(replace(inp, thresholds=overrides))
+    event("answered" if result is not None else "refused")
+    if result is None:
+        return
+    assert result.memory.fits and result.memory.buffer_pool_rounded >= 5 * MIB  # M1
+    total = result.member_total
+    assert total.cpu_millicores <= result.budget_cpu_millicores and total.memory_bytes <= result.budget_memory_bytes
+    _check_values(result)
+    answer = to_json(result)
+    assert "Infinity" not in repr(answer) and "nan" not in repr(answer)

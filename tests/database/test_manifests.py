@@ -288,3 +288,37 @@ def test_every_ps_cel_rule_on_emitted_blocks_is_understood():
     interfaces_rules = [rule for path, rule in crd.cel_rules(PS_CRD, "PerconaServerMySQL") if path == ".spec"]
     assert len(interfaces_rules) == 12  # INTERFACES §4.1 lists twelve
     assert set(interfaces_rules) <= evaluated
+
+
+def _proxy_limit(configuration: str, proxy: str) -> int:
+    """The client limit as each proxy reads it from the configuration string."""
+    if proxy == "haproxy":  # HAProxy: the `maxconn` keyword of the `global` section (one per file)
+        lines = [line.split() for line in configuration.splitlines()]
+        assert ["global"] == lines[0] and sum(1 for words in lines if words[:1] == ["maxconn"]) == 1
+        return next(int(words[1]) for words in lines if words[:1] == ["maxconn"])
+    if proxy == "proxysql":  # ProxySQL: mysql_variables.max_connections
+        block = configuration.split("mysql_variables=", 1)[1]
+        return next(int(line.split("=", 1)[1]) for line in block.splitlines() if line.strip().startswith("max_connections="))
+    section, line = configuration.splitlines()[:2]  # Router: [DEFAULT] max_total_connections
+    assert section == "[DEFAULT]" and line.startswith("max_total_connections=")
+    return int(line.split("=", 1)[1])
+
+
+@pytest.mark.parametrize(("engine", "proxy"), [("pxc", "haproxy"), ("pxc", "proxysql"),
+                                                ("group-replication", "haproxy"), ("group-replication", "router")])
+@pytest.mark.parametrize("connections", [0, 500])
+def test_the_proxies_limits_and_max_connections_agree(engine, proxy, connections):
+    # M6: mysqld accepts every client the proxy pods can pass (each one's limit) plus min_connections (20)
+    # of its own; the limit is written where each proxy reads it, in the operator's full default config.
+    spec = DatabaseSpec(name="db1", namespace="mysql", engine=engine, proxy=proxy, connections=connections)
+    database, _ = gke_pools()
+    place, sizing = size_for_pool(spec, database)
+    cr = custom_resource(spec, sizing, place, "pmm.example")["spec"]
+    block = cr[proxy] if engine == "pxc" else cr["proxy"][proxy]
+    limit = _proxy_limit(block["configuration"], proxy)
+    assert limit == sizing.proxy_connections >= 1
+    config = cr["pxc"]["configuration"] if engine == "pxc" else cr["mysql"]["configuration"]
+    max_connections = int(mysqld_options(config)["max_connections"])
+    assert spec.proxy_size * limit + 20 <= max_connections < spec.proxy_size * (limit + 1) + 20
+    if connections == 0:  # derived on n2-standard-16: the proxies' shipped limits bind (Router's is 512)
+        assert limit == {"haproxy": 2048, "proxysql": 2048, "router": 512}[proxy]

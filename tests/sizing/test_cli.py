@@ -76,7 +76,7 @@ def test_plot_without_matplotlib_says_how_to_get_it(tmp_path, monkeypatch, capsy
     ("args", "expected"),
     [
         (["--engine", "pxc", "--cpu", "4", "--memory", "4096Mx"], "K1: --memory"),
-        (["--engine", "pxc", "--cpu", "4", "--memory", "1Gi"], "M6: --memory"),
+        (["--engine", "pxc", "--cpu", "4", "--memory", "1Gi"], "M1: --memory"),
         (["--engine", "pxc", "--cpu", "0", "--memory", "8Gi"], "K1: --cpu"),
         (["--engine", "pxc", "--cpu", "-1", "--memory", "8Gi"], "K1: --cpu"),
         (["--engine", "mysql", "--cpu", "4", "--memory", "8Gi"], "--engine"),
@@ -86,7 +86,7 @@ def test_plot_without_matplotlib_says_how_to_get_it(tmp_path, monkeypatch, capsy
         (["--engine", "pxc", "--cpu", "4", "--memory", "8Gi", "--proxy", "router"], "T2: --proxy"),
         (["--engine", "pxc", "--node-type", "n2-standard-15", "--provider", "gke"], "K1: --node-type"),
         (["--engine", "pxc", "--cpu", "4", "--memory", "8Gi", "--connections", "-5"], "M6: --connections"),
-        (["--engine", "pxc", "--cpu", "4", "--memory", "8Gi", "--connections", "50000"], "M6: --connections"),
+        (["--engine", "pxc", "--cpu", "4", "--memory", "8Gi", "--connections", "50000"], "M1: --connections"),
         (["--engine", "pxc", "--cpu", "4", "--memory", "8Gi", "--connections", "many"], "--connections"),
         (["--engine", "pxc", "--cpu", "4"], "K1: --memory"),
         (["--engine", "pxc", "--cpu", "4", "--memory", "8Gi", "--threshold", "max_fc_limit=lots"], "--threshold"),
@@ -115,3 +115,68 @@ def test_every_memory_term_is_in_the_report_the_table_and_the_picture(tmp_path, 
     for term in terms:
         assert term in table, term
         assert term in svg, term
+
+
+def test_json_lists_every_container_instance_and_the_sums_match():
+    # Each member runs two PMM clients (the mysqld pod's and the proxy pod's): both are listed, and the
+    # entries of ``resources`` add up to ``pods.member`` and to the pods' own totals.
+    answer = json.loads(run(*PXC_NODE, "--format", "json").stdout)
+    resources = answer["resources"]
+    assert {"mysqld/pmm-client", "proxy/pmm-client"} <= set(resources) and "pmm-client" not in resources
+    for side in ("requests", "limits"):
+        for amount in ("cpu", "memory"):
+            total = sum(entry[side][amount] for entry in resources.values())
+            assert total == answer["pods"]["member"][side][amount]
+            assert total == answer["pods"]["mysqld"][side][amount] + answer["pods"]["proxy"][side][amount]
+            assert total <= answer["budget"][amount]
+    assert answer["pods"]["member"]["containers"] == list(resources)
+    connections = answer["connections"]
+    # mysqld accepts what the proxies deliver plus its own users (M6)
+    assert connections["max_connections"] >= connections["proxies"] * connections["per_proxy"] + connections["service_connections"]
+
+
+def test_table_uses_one_unit_per_column_and_counts_members():
+    out = run("--engine", "pxc", "--cpu", "4", "--memory", "8Gi", "--size", "1", "--allow-unsafe-size").stdout
+    assert "cpu (m)" in out and "memory (MiB)" in out
+    assert "1 member," in out and "1 members" not in out
+    assert "Gi " not in out and "Mi " not in out and "KiB" not in out
+
+
+@pytest.mark.parametrize(
+    ("threshold", "expected"),
+    [
+        ("min_buffer_pool_fraction_pxc=1.5", "M6: --threshold: threshold 'min_buffer_pool_fraction_pxc' must be < 1"),
+        ("page_cache_reserve_fraction=0.99", "M1: --threshold: threshold 'page_cache_reserve_fraction' must be <= 0.5"),
+        ("max_failover_brownout_seconds=0", "F5: --threshold: threshold 'max_failover_brownout_seconds' must be > 0"),
+        ("max_fc_limit=1.0e999", "G1: --threshold: threshold 'max_fc_limit' must be a finite number"),
+        ("max_fc_limit=99999999999999999999", "G1: --threshold: threshold 'max_fc_limit' must be <= 2147483647"),
+        ("min_connections=2.5", "M6: --threshold: threshold 'min_connections' must be a whole number"),
+        ("fixed_server_overhead_bytes=1e300", "M1: --threshold: threshold 'fixed_server_overhead_bytes' must be <= 9223372036854775807"),
+    ],
+)
+def test_thresholds_are_checked_against_their_own_domain(threshold, expected):
+    completed = run("--engine", "pxc", "--cpu", "4", "--memory", "8Gi", "--format", "json", "--threshold", threshold)
+    assert completed.returncode == 2 and completed.stdout == ""
+    lines = completed.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"error: {expected}"), completed.stderr
+
+
+@pytest.mark.parametrize("target", ["/nonexistent-directory/split.png", "split.pdf"])
+@pytest.mark.parametrize("output", ["table", "json"])
+def test_a_bad_plot_target_is_refused_before_anything_is_printed(tmp_path, target, output):
+    completed = run(*GR_EXAMPLE, "--format", output, "--plot", target)
+    assert completed.returncode == 2 and completed.stdout == ""
+    lines = completed.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: --plot: ") and "Traceback" not in completed.stderr
+
+
+@pytest.mark.parametrize("budget", [["--cpu", "160", "--memory", "768Gi"], ["--cpu", "1e9", "--memory", "768Gi"],
+                                    ["--cpu", "1e9", "--memory", "1e18"]])
+def test_very_large_budgets_stay_inside_every_range(budget):
+    completed = run("--engine", "pxc", *budget, "--format", "json")
+    assert completed.returncode == 0, completed.stderr
+    assert "Infinity" not in completed.stdout and "NaN" not in completed.stdout
+    mysqld = json.loads(completed.stdout)["mysqld"]
+    assert 2 <= int(mysqld["wsrep_applier_threads"]) <= 512  # mysqld's range; 4 x 144 cores would be 576
+    assert int(mysqld["max_connections"]) <= 100_000
+    assert int(mysqld["innodb_buffer_pool_size"]) < 2**64

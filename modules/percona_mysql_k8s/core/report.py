@@ -1,9 +1,13 @@
 """The sizing result as the stable JSON contract other tools read (``--format json``).
 
-Top-level keys: ``input``, ``resources`` (container -> requests/limits, CPU in millicores and memory in
-bytes, both ints; the mysqld container is ``mysqld``), ``mysqld`` (my.cnf key -> value exactly as
-written), ``memory_model`` (``limit_bytes``, ``peak_bytes``, ``terms``), ``brownout_seconds``, ``rules``;
-and, beside them, ``budget``, ``pods``, ``flow_control``, ``probes`` and ``notes``.
+Top-level keys: ``input``, ``resources`` (one entry per container instance of the member -> requests/limits,
+CPU in millicores and memory in bytes, both ints; the mysqld container is ``mysqld``; a container name that
+runs in both pods, ``pmm-client``, is keyed by pod: ``mysqld/pmm-client`` and ``proxy/pmm-client``), ``mysqld``
+(my.cnf key -> value exactly as written), ``memory_model`` (``limit_bytes``, ``peak_bytes``, ``terms``),
+``brownout_seconds``, ``rules``; and, beside them, ``budget``, ``pods`` (each pod's containers and totals,
+and ``member``: the sum of every entry of ``resources``), ``connections`` (mysqld's ``max_connections``, the
+``proxies`` and each one's client limit ``per_proxy``, and mysqld's own ``service_connections``),
+``flow_control``, ``probes`` and ``notes``.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ import math
 from dataclasses import asdict
 from typing import Any
 
+from .connections import service_connections
 from .sizing import SizingResult
 
 CONTRACT_KEYS = ("input", "resources", "mysqld", "memory_model", "brownout_seconds", "rules")
@@ -20,6 +25,19 @@ CONTRACT_KEYS = ("input", "resources", "mysqld", "memory_model", "brownout_secon
 def _resources(cpu: int, memory: int) -> dict[str, dict[str, int]]:
     amounts = {"cpu": cpu, "memory": memory}
     return {"requests": dict(amounts), "limits": dict(amounts)}
+
+
+def instances(result: SizingResult) -> dict[str, tuple[str, str]]:
+    """Every container instance of the member: key -> (pod, container name); a name in two pods is keyed by pod."""
+    seen: dict[str, int] = {}
+    for names in result.pods.values():
+        for name in names:
+            seen[name] = seen.get(name, 0) + 1
+    return {
+        (f"{pod}/{name}" if seen[name] > 1 else name): (pod, name)
+        for pod, names in result.pods.items()
+        for name in names
+    }
 
 
 def to_json(result: SizingResult) -> dict[str, Any]:
@@ -39,7 +57,7 @@ def to_json(result: SizingResult) -> dict[str, Any]:
         total = result.pod_total(pod)
         pods[pod] = {"containers": list(names), **_resources(total.cpu_millicores, total.memory_bytes)}
     member = result.member_total
-    pods["member"] = {"containers": [], **_resources(member.cpu_millicores, member.memory_bytes)}
+    pods["member"] = {"containers": list(instances(result)), **_resources(member.cpu_millicores, member.memory_bytes)}
     brownout = result.brownout_seconds
     return {
         "input": given,
@@ -50,9 +68,16 @@ def to_json(result: SizingResult) -> dict[str, Any]:
             "node": node,
         },
         "resources": {
-            name: _resources(size.cpu_millicores, size.memory_bytes) for name, size in result.containers.items()
+            key: _resources(result.containers[name].cpu_millicores, result.containers[name].memory_bytes)
+            for key, (_, name) in instances(result).items()
         },
         "pods": pods,
+        "connections": {
+            "max_connections": result.connections,
+            "proxies": inp.cluster_size,
+            "per_proxy": result.proxy_connections,
+            "service_connections": service_connections(result.thresholds),
+        },
         "mysqld": dict(result.mysqld),
         "memory_model": {
             "limit_bytes": result.memory.limit_bytes,

@@ -8,6 +8,7 @@ and is exposed as a policy configuration value (``Threshold.name``) rather than 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -21,13 +22,47 @@ class Level(StrEnum):
 
 @dataclass(frozen=True)
 class Threshold:
-    """A tunable number: policy config key ``name``, its default, JSON-schema type and meaning."""
+    """A tunable number: policy config key ``name``, its default, JSON-schema type, meaning and domain.
+
+    The domain is data: ``minimum``/``maximum`` bounds (each exclusive when its flag says so); every value
+    must also be finite. :func:`resolve_thresholds` checks it for sizing and the policy pack alike.
+    """
 
     name: str
     default: float | int
     description: str
     kind: str = "number"  # JSON-schema type: "number" or "integer"
     minimum: float | int | None = 0
+    maximum: float | int | None = None
+    exclusive_minimum: bool = False
+    exclusive_maximum: bool = False
+
+    def check(self, value: float | int) -> None:
+        """Raise :class:`ThresholdError` when ``value`` is outside this threshold's domain."""
+        if not math.isfinite(value):
+            raise ThresholdError(self.name, f"threshold {self.name!r} must be a finite number, got {value!r}")
+        if self.kind == "integer" and value != int(value):
+            raise ThresholdError(self.name, f"threshold {self.name!r} must be a whole number, got {value!r}")
+        if self.minimum is not None and (value <= self.minimum if self.exclusive_minimum else value < self.minimum):
+            bound = ">" if self.exclusive_minimum else ">="
+            raise ThresholdError(self.name, f"threshold {self.name!r} must be {bound} {self.minimum}, got {value!r}")
+        if self.maximum is not None and (value >= self.maximum if self.exclusive_maximum else value > self.maximum):
+            bound = "<" if self.exclusive_maximum else "<="
+            raise ThresholdError(self.name, f"threshold {self.name!r} must be {bound} {self.maximum}, got {value!r}")
+
+
+class ThresholdError(ValueError):
+    """A threshold value outside its domain; ``name`` says which."""
+
+    def __init__(self, name: str, message: str) -> None:
+        super().__init__(message)
+        self.name = name
+
+
+# Domain bounds that are facts of the consumer: mysqld's max_connections and flow-control ranges.
+_MYSQLD_MAX_CONNECTIONS = 100_000
+_INT32_MAX = 2**31 - 1
+_INT64_MAX = 2**63 - 1  # a Kubernetes quantity: no memory term can exceed it
 
 
 @dataclass(frozen=True)
@@ -82,30 +117,31 @@ _RULES = (
          "a page-cache reserve, and for group replication the M4-M5 terms.", M, ("000",),
          (Threshold("fixed_server_overhead_bytes", 300 * 1024**2,
                     "Fixed mysqld overhead (performance schema, dictionary, table caches): ~300 MB "
-                    "measured on a 16-core node (source 000).", "integer"),
+                    "measured on a 16-core node (source 000).", "integer", 0, _INT64_MAX),
+          # At most half the limit: a larger reserve would leave the buffer pool less than the page cache.
           Threshold("page_cache_reserve_fraction", 0.05,
                     "Share of the mysqld limit kept for page cache that counts against memory.max "
                     "(binary and relay logs, active file pages; source 000 on working set size).",
-                    "number"),
+                    "number", 0, 0.5),
           Threshold("buffer_pool_descriptor_bytes", 512,
                     "Bytes InnoDB allocates per 16 KiB buffer-pool page for its block descriptor, on top "
                     "of innodb_buffer_pool_size (buf_chunk_init reserves pages x sizeof(buf_block_t) per "
                     "chunk, storage/innobase/buf/buf0buf.cc); a bound on sizeof(buf_block_t) of 64-bit "
-                    "release builds: 3.1% of the pool.", "integer"),
+                    "release builds: 3.1% of the pool.", "integer", 0, 16 * 1024),
           Threshold("performance_schema_fixed_bytes", 128 * 1024**2,
                     "performance_schema memory that does not grow with connections (the _history_long "
                     "tables, digests, global summaries); source 000's ~300 MB excludes it "
-                    "(it filters memory/performance% out).", "integer"),
+                    "(it filters memory/performance% out).", "integer", 0, _INT64_MAX),
           Threshold("performance_schema_bytes_per_connection", 384 * 1024,
                     "performance_schema memory per connected thread (per-thread summaries over every "
                     "instrument class, error summaries, the statement stack and the 10-row histories); "
                     "allocated as threads connect and never freed, so charged for max_connections.",
-                    "integer"),
+                    "integer", 0, _INT64_MAX),
           Threshold("allocator_fragmentation_fraction", 0.10,
                     "Share of the heap-allocated terms (everything but the buffer pool and the gcache, "
                     "which are mmapped) kept for allocator fragmentation: glibc malloc keeps freed "
                     "memory in per-thread arenas, so RSS exceeds the bytes mysqld has in use.",
-                    "number"))),
+                    "number", 0, 0.5))),
     Rule("M2", "No bare-metal rule of thumb",
          "The buffer pool is what is left of the container limit after every other term; the "
          "operators' auto-tuning (PXC 75% / PS 50% of the limit) is replaced by an explicit value.",
@@ -117,7 +153,7 @@ _RULES = (
          "group_replication_message_cache_size (default 1 GiB, minimum 128 MiB) plus ~50 MB of "
          "structures is reserved.", M, ("000", "001"),
          (Threshold("xcom_structures_bytes", 50 * 1024**2,
-                    "XCom structures beside the message cache (source 000).", "integer"),)),
+                    "XCom structures beside the message cache (source 000).", "integer", 0, _INT64_MAX),)),
     Rule("M5", "Certification info reserved",
          "Group replication certification info grows while a member lags and is bounded only by "
          "bounding the apply queue; reserve for it (GR uses 9-11% more memory than PXC).",
@@ -125,27 +161,31 @@ _RULES = (
          (Threshold("certification_gc_period_seconds", 60,
                     "Period of group replication's stable-set broadcast, after which certification info "
                     "is garbage-collected (Certifier_broadcast_thread::BROADCAST_GTID_EXECUTED_PERIOD, "
-                    "plugin/group_replication/include/certifier.h).", "number", 1),
+                    "plugin/group_replication/include/certifier.h).", "number", 1, 86_400),
           Threshold("certification_bytes_per_transaction", 4096,
                     "Certification info per certified transaction: ~48 write-set items (~80 bytes each, a "
                     "map node with its hashed key) and the snapshot GTID set; TPC-C's new-order writes "
-                    "~23 rows.", "integer", 1),
+                    "~23 rows.", "integer", 1, _INT32_MAX),
           Threshold("certification_min_bytes", 128 * 1024**2,
-                    "Floor of the certification reserve: source 000 measured 92 MB steady.", "integer"),
+                    "Floor of the certification reserve: source 000 measured 92 MB steady.", "integer", 0, _INT64_MAX),
           Threshold("certification_max_bytes", 1536 * 1024**2,
                     "Cap of the certification reserve: source 000 measured 1.4 GB while the queue ran under "
-                    "the default 25,000 threshold, 50 times the strict bound.", "integer"))),
+                    "the default 25,000 threshold, 50 times the strict bound.", "integer", 0, _INT64_MAX))),
     Rule("M6", "Derive max_connections",
          "connections = 0 means: derive the largest max_connections the memory model allows.",
          A, ("000",),
          (Threshold("min_buffer_pool_fraction_pxc", 0.5,
                     "Smallest share of the member's memory budget left to the buffer pool when "
-                    "deriving connections (PXC; the floor of the peer calculator, mysqloperatorcalculator).", "number"),
+                    "deriving connections (PXC; the floor of the peer calculator, mysqloperatorcalculator).", "number",
+                    0, 1, exclusive_maximum=True),
           Threshold("min_buffer_pool_fraction_gr", 0.4,
-                    "Same for group replication, which reserves the M4/M5 terms.", "number"),
+                    "Same for group replication, which reserves the M4/M5 terms.", "number",
+                    0, 1, exclusive_maximum=True),
+          # The most: mysqld's 100,000 less one client for each of up to 7 proxy pods (T1).
           Threshold("min_connections", 20,
-                    "Fewest connections a member may be sized for (operator, monitor, proxy "
-                    "checks, PMM and replication users need some).", "integer"))),
+                    "Connections mysqld keeps for its own users beside the proxies' clients (operator, "
+                    "probes, monitor, proxy checks, PMM, backup and replication users need some).",
+                    "integer", 1, _MYSQLD_MAX_CONNECTIONS - 7))),
     # F. Flow control
     Rule("F1", "GR flow control on",
          "group_replication_flow_control_mode is QUOTA; DISABLED is rejected.", M, ("000",)),
@@ -153,10 +193,10 @@ _RULES = (
          "group_replication_flow_control_applier_threshold <= max_applier_threshold (the server "
          "default 25000 is rejected; 500 is a good strict value).", M, ("000", "003"),
          (Threshold("max_applier_threshold", 1000,
-                    "Largest accepted applier/certifier threshold (transactions).", "integer", 1),
+                    "Largest accepted applier/certifier threshold (transactions).", "integer", 1, _INT32_MAX),
           Threshold("strict_applier_threshold", 500,
                     "The strict value sizing chooses when the brownout budget allows it.",
-                    "integer", 1))),
+                    "integer", 1, _INT32_MAX))),
     Rule("F3", "GR certifier threshold bounded",
          "group_replication_flow_control_certifier_threshold <= max_applier_threshold and equal to "
          "the applier threshold.", M, ("000",)),
@@ -167,7 +207,8 @@ _RULES = (
          "Worst-case write outage after failover ~ queue bound / apply rate must not exceed "
          "max_failover_brownout_seconds.", M, ("000",),
          (Threshold("max_failover_brownout_seconds", 30,
-                    "Longest accepted estimated write outage after a failover (seconds).", "number"),
+                    "Longest accepted estimated write outage after a failover (seconds).", "number",
+                    0, exclusive_minimum=True),
           Threshold("applier_tps_per_worker", SEED_002_EVENTS_PER_SECOND * OLTP_READ_WRITE_WRITES_PER_EVENT
                     / SEED_002_APPLIER_THREADS,
                     "Assumed apply rate per applier thread (transactions/s): source 002 ran sysbench "
@@ -176,12 +217,12 @@ _RULES = (
                     "delete, insert), so 400 x 4 / 32 = 50.", "number", 0.001),
           Threshold("applier_scaling_max_workers", SEED_002_APPLIER_THREADS,
                     "Appliers beyond this count add no assumed apply rate: source 002 measured 32, and "
-                    "parallel apply is not linear beyond what was measured.", "integer", 1),
+                    "parallel apply is not linear beyond what was measured.", "integer", 1, 1024),
           Threshold("primary_to_applier_rate_ratio", 5,
                     "How much faster than a secondary applies the primary may commit while flow control "
                     "has not yet reacted (source 000: 'write, say, 10,000 transactions per second, while the "
                     "secondary is only applying 2,000'); the group replication queue overshoots its "
-                    "threshold by (ratio - 1) x apply rate x flow-control period.", "number", 1))),
+                    "threshold by (ratio - 1) x apply rate x flow-control period.", "number", 1, 1000))),
     Rule("F6", "Parallel appliers per core",
          "replica_parallel_workers ~ 2.5 per CPU core of the mysqld container (14000m -> 35); more is "
          "rejected. No effect on PXC, which uses wsrep_applier_threads.", M, ("000", "002"),
@@ -194,7 +235,7 @@ _RULES = (
          "gcs.fc_limit <= max_fc_limit (the effective limit scales with sqrt(cluster size)); raising "
          "it was the worst configuration measured and lengthens failover.", M, ("002",),
          (Threshold("max_fc_limit", 100, "Largest accepted gcs.fc_limit (the PXC default).",
-                    "integer", 1),)),
+                    "integer", 1, _INT32_MAX),)),
     Rule("G2", "Galera fc_factor in (0, 1]", "gcs.fc_factor is in (0, 1].", M, ("002",)),
     Rule("G3", "Galera applier threads from cores",
          "wsrep_applier_threads is set from the cores (default 2 is too low; 64 was best on 16 vCPU).",
@@ -309,15 +350,15 @@ def default_thresholds() -> dict[str, float | int]:
 
 
 def resolve_thresholds(overrides: Mapping[str, object] | None = None) -> dict[str, float | int]:
-    """Defaults with ``overrides`` applied; unknown names or non-numbers raise ``KeyError``/``ValueError``."""
+    """Defaults with ``overrides`` applied; unknown names raise ``KeyError``, values outside a threshold's
+    domain (not a number, not finite, out of bounds, a fraction for an integer) :class:`ThresholdError`."""
     values = default_thresholds()
     for name, value in (overrides or {}).items():
         if name not in THRESHOLDS:
             raise KeyError(f"unknown threshold {name!r}; known: {', '.join(sorted(THRESHOLDS))}")
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise ValueError(f"threshold {name!r} must be a number, got {value!r}")
-        minimum = THRESHOLDS[name].minimum
-        if minimum is not None and value < minimum:
-            raise ValueError(f"threshold {name!r} must be >= {minimum}, got {value!r}")
-        values[name] = value
+            raise ThresholdError(name, f"threshold {name!r} must be a number, got {value!r}")
+        threshold = THRESHOLDS[name]
+        threshold.check(value)
+        values[name] = int(value) if threshold.kind == "integer" else value
     return values

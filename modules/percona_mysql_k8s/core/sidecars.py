@@ -31,12 +31,13 @@ def _mib_ceil(num_bytes: float) -> int:
     return math.ceil(num_bytes / MIB) * MIB
 
 
-# PMM client: operator default request 150M / 300m (INTERFACES §2.3); seed reference 500 MB / 500m
-# on a 32 GB, 8-CPU node (M3: PXC 6 CPU + HAProxy 600m + PMM 500m). The agent's cost follows the
-# exporters it runs, not the node, so it is interpolated between the two anchors (memory on the
-# member's memory, CPU on its CPU) and held at the reference above them. Memory stays in whole bytes:
-# a step would let a larger budget leave mysqld less.
-PMM_SMALL = ContainerSize(300, 150_000_000)
+# PMM client: memory from the operator default request of 150M (INTERFACES §2.3); CPU from the peer
+# calculator's 100m at its smallest member (ALGORITHM §2.1, XSmall: PMM 100m beside 1 CPU); seed
+# reference 500 MB / 500m on a 32 GB, 8-CPU node (M3: PXC 6 CPU + HAProxy 600m + PMM 500m). The agent's
+# cost follows the exporters it runs, not the node, so it is interpolated between the two anchors
+# (memory on the member's memory, CPU on its CPU) and held at the reference above them. Memory stays
+# in whole bytes: a step would let a larger budget leave mysqld less.
+PMM_SMALL = ContainerSize(100, 150_000_000)
 PMM_REFERENCE = ContainerSize(500, 500_000_000)
 REFERENCE_MEMBER_MEMORY = 32 * GIB
 REFERENCE_MEMBER_CPU = 8000
@@ -72,16 +73,50 @@ PROXY_BASE_MEMORY = {HAPROXY: 64 * MIB, PROXYSQL: 256 * MIB, ROUTER: 256 * MIB}
 PROXY_BYTES_PER_CONNECTION = {HAPROXY: 40 * 1024, PROXYSQL: 80 * 1024, ROUTER: 40 * 1024}
 PROXY_MIN_MEMORY = 128 * MIB
 
+# Client connections one proxy pod accepts as the operators ship it: HAProxy ``maxconn 2048`` in the
+# PXC operator's build/haproxy-global.cfg (v1.19.0, unchanged through 1.20) and the PS operator's
+# (v1.2.0); ProxySQL ``mysql_variables.max_connections=2048`` in the PXC operator's build/proxysql.cnf;
+# MySQL Router's own ``max_total_connections`` default of 512 (Router 8.0.27 release notes; the PS
+# operator's router-entrypoint.sh bootstraps without changing it). A derived max_connections never
+# exceeds what the proxies deliver (M6), and the proxies' limits are written from the same number.
+PROXY_MAX_CONNECTIONS = {HAPROXY: 2048, PROXYSQL: 2048, ROUTER: 512}
+
+# Below a 2-core member every sidecar's CPU shrinks in proportion to the member's CPU: at 2 cores PMM
+# is 100m + 400m x 2/8 = 200m, so a 1-core member gives it the peer calculator's 100m (ALGORITHM §2.1,
+# XSmall). Without this a 1-core member with PMM leaves mysqld nothing (two PMM clients, a monitor and
+# a proxy take more than 750m). Memory does not shrink: it is what the processes hold.
+SMALL_MEMBER_CPU = 2000
+CPU_STEP = 10
+
+
+def scaled_cpu(cpu_millicores: float, member_cpu_millicores: int | None) -> int:
+    """A sidecar's CPU for a member of ``member_cpu_millicores`` (unscaled when None), in 10m steps, >= 10m."""
+    share = 1.0 if member_cpu_millicores is None else min(1.0, member_cpu_millicores / SMALL_MEMBER_CPU)
+    return max(CPU_STEP, math.ceil(cpu_millicores * share / CPU_STEP) * CPU_STEP)
+
 
 def pmm_client(member_memory_bytes: int, member_cpu_millicores: int) -> ContainerSize:
     cpu_share = min(1.0, member_cpu_millicores / REFERENCE_MEMBER_CPU)
     cpu = PMM_SMALL.cpu_millicores + (PMM_REFERENCE.cpu_millicores - PMM_SMALL.cpu_millicores) * cpu_share
     extra = (PMM_REFERENCE.memory_bytes - PMM_SMALL.memory_bytes) * min(member_memory_bytes, REFERENCE_MEMBER_MEMORY)
-    return ContainerSize(math.ceil(cpu / 10) * 10, PMM_SMALL.memory_bytes + extra // REFERENCE_MEMBER_MEMORY)
+    return ContainerSize(scaled_cpu(cpu, member_cpu_millicores), PMM_SMALL.memory_bytes + extra // REFERENCE_MEMBER_MEMORY)
 
 
-def proxy_container(proxy: str, connections: int, mysqld_cpu_millicores: int) -> ContainerSize:
-    cpu = max(PROXY_MIN_CPU, math.ceil(mysqld_cpu_millicores * PROXY_CPU_SHARE[proxy] / 10) * 10)
+def log_collector_container(member_cpu_millicores: int | None = None) -> ContainerSize:
+    """Each of ``logs`` and ``logrotate``: the operator default, its CPU scaled on small members."""
+    return ContainerSize(scaled_cpu(LOG_COLLECTOR_EACH.cpu_millicores, member_cpu_millicores), LOG_COLLECTOR_EACH.memory_bytes)
+
+
+def monitor_container(member_cpu_millicores: int | None = None) -> ContainerSize:
+    """A proxy monitor sidecar (pxc-monit, mysql-monit, proxysql-monit), its CPU scaled on small members."""
+    return ContainerSize(scaled_cpu(MONIT_SIDECAR.cpu_millicores, member_cpu_millicores), MONIT_SIDECAR.memory_bytes)
+
+
+def proxy_container(proxy: str, connections: int, mysqld_cpu_millicores: int,
+                    member_cpu_millicores: int | None = None) -> ContainerSize:
+    """The proxy of one pod carrying ``connections`` client connections (its own limit, not mysqld's)."""
+    minimum = scaled_cpu(PROXY_MIN_CPU, member_cpu_millicores)
+    cpu = max(minimum, math.ceil(mysqld_cpu_millicores * PROXY_CPU_SHARE[proxy] / CPU_STEP) * CPU_STEP)
     memory = PROXY_BASE_MEMORY[proxy] + connections * PROXY_BYTES_PER_CONNECTION[proxy]
     return ContainerSize(cpu, max(PROXY_MIN_MEMORY, _mib_ceil(memory)))
 

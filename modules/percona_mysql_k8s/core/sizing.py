@@ -12,10 +12,16 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import partial
 
 from . import flow_control, probes
 from .allocatable import NodeBudget, node_budget
-from .connections import buffer_pool_floor_bytes
+from .connections import (
+    buffer_pool_floor_bytes,
+    deliverable_connections,
+    fewest_connections,
+    per_proxy_connections,
+)
 from .errors import InputError
 from .memory import (
     ENGINES,
@@ -30,18 +36,19 @@ from .memory import (
 from .mycnf import PROVIDER_OPTIONS, normalize_key, render_provider_options
 from .profiles import LOADS, PROFILES, LoadProfile
 from .redo import redo_capacity
-from .rules import resolve_thresholds
+from .rules import THRESHOLD_RULE, ThresholdError, resolve_thresholds
 from .sidecars import (
     BACKUP_SIDECAR,
     HAPROXY,
     LOG_COLLECTOR_CONTAINERS,
-    LOG_COLLECTOR_EACH,
-    MONIT_SIDECAR,
     PROXIES,
     PROXY_CPU_SHARE,
+    PROXY_MAX_CONNECTIONS,
     PROXYSQL,
     ROUTER,
     ContainerSize,
+    log_collector_container,
+    monitor_container,
     pmm_client,
     proxy_container,
     proxy_has_pmm,
@@ -51,6 +58,16 @@ from .units import GIB, MIB
 
 MAX_CONNECTIONS_LIMIT = 100_000  # mysqld's maximum max_connections
 MIN_MYSQLD_CPU = 250  # below a quarter core the probes' queries time out under any load
+MIN_BUFFER_POOL = 5 * MIB  # InnoDB's minimum innodb_buffer_pool_size: below it mysqld does not start
+MAX_QUANTITY = 2**63 - 1  # Kubernetes quantities are int64 (bytes, millicores)
+GALERA_MAX_APPLIERS = 512  # wsrep_applier_threads range 1..512
+MAX_REPLICA_WORKERS = 1024  # replica_parallel_workers range 0..1024
+# Per-connection buffers (sort, join, read, read_rnd) are scaled in 1/256 steps of the load profile's
+# value, down to 1/64: the ratio that takes the largest profile sort buffer (write-heavy, 2 MiB) to
+# mysqld's 32 KiB minimum. Each is a multiple of 4 KiB and at least mysqld's own minimum.
+BUFFER_SCALE_FULL, BUFFER_SCALE_MIN = 256, 4
+BUFFER_MINIMUMS = {"sort_buffer_size": 32 * 1024, "join_buffer_size": 4096, "read_buffer_size": 8192,
+                   "read_rnd_buffer_size": 4096}
 DEFAULT_DISK_IOPS = 3000  # seed 000's volumes (~3k IOPS), also the gp3 baseline
 CLUSTER_SIZES = {PXC: (3, 5), GROUP_REPLICATION: (3, 5, 7)}  # T1
 MAX_POOL_CHUNKS = 1000  # InnoDB's guidance; _buffer_pool_layout never uses more
@@ -99,6 +116,7 @@ class SizingResult:
     queue_bound: float
     apply_rate_tps: float
     brownout_seconds: float
+    proxy_connections: int  # each proxy pod's client limit (HAProxy maxconn, ProxySQL / Router max connections)
     probes: Mapping[str, Mapping[str, probes.Probe]]
     rules: Mapping[str, tuple[str, ...]]
     notes: tuple[str, ...]
@@ -154,7 +172,8 @@ def validate(inp: SizingInput) -> dict[str, float]:
     if inp.engine == GROUP_REPLICATION and inp.log_collector:
         raise InputError("log_collector", "the PS operator has no log collector sidecar; leave it off", "M3")
     _require_int("connections", inp.connections, 0, "M6")
-    _require_int("disk_iops", inp.disk_iops, 100)
+    if _require_int("disk_iops", inp.disk_iops, 100) > MAX_QUANTITY:
+        raise InputError("disk_iops", f"must be at most {MAX_QUANTITY} (innodb_io_capacity_max's range), got {inp.disk_iops}")
     if inp.volume_bytes is not None:
         _require_int("volume_bytes", inp.volume_bytes, GIB, "K6")
     size = _require_int("cluster_size", inp.cluster_size, 1, "T1")
@@ -169,14 +188,17 @@ def validate(inp: SizingInput) -> dict[str, float]:
         if inp.cpu_millicores is None or inp.memory_bytes is None:
             missing = "memory" if inp.memory_bytes is None else "cpu"
             raise InputError(missing, "a per-member budget needs both cpu and memory", "K1")
-        _require_int("cpu", inp.cpu_millicores, 1, "K1")
-        _require_int("memory", inp.memory_bytes, 1, "K1")
+        for key, value in (("cpu", inp.cpu_millicores), ("memory", inp.memory_bytes)):
+            if _require_int(key, value, 1, "K1") > MAX_QUANTITY:
+                raise InputError(key, f"{value} exceeds the largest Kubernetes quantity ({MAX_QUANTITY})", "K1")
     elif inp.node_type is None:
         raise InputError("node_type", "give a per-member budget (cpu + memory) or a node type with its provider", "K1")
     elif inp.provider is None:
         raise InputError("provider", "a node type needs its provider (gke or eks)", "K1")
     try:
         return resolve_thresholds(inp.thresholds)
+    except ThresholdError as error:
+        raise InputError("thresholds", str(error), THRESHOLD_RULE[error.name]) from None
     except (KeyError, ValueError) as error:
         raise InputError("thresholds", str(error).strip('"')) from None
 
@@ -193,17 +215,17 @@ def _budget(inp: SizingInput) -> tuple[int, int, NodeBudget | None]:
 
 
 def _fixed_containers(inp: SizingInput, budget_memory: int, budget_cpu: int) -> dict[str, ContainerSize]:
-    """Containers whose size does not depend on mysqld's share (M3)."""
+    """Containers whose size does not depend on mysqld's share (M3); their CPU shrinks on small members."""
     fixed: dict[str, ContainerSize] = {}
     if inp.pmm:
         fixed["pmm-client"] = pmm_client(budget_memory, budget_cpu)
     if inp.log_collector_enabled:
         for name in LOG_COLLECTOR_CONTAINERS:
-            fixed[name] = LOG_COLLECTOR_EACH
+            fixed[name] = log_collector_container(budget_cpu)
     if inp.backup and inp.engine == GROUP_REPLICATION:
         fixed["xtrabackup"] = BACKUP_SIDECAR
     for name in proxy_monitor_containers(inp.proxy, inp.engine):
-        fixed[name] = MONIT_SIDECAR
+        fixed[name] = monitor_container(budget_cpu)
     return fixed
 
 
@@ -219,18 +241,36 @@ def _pod_sum(pods: Mapping[str, tuple[str, ...]], sizes: Mapping[str, ContainerS
     return sum(getattr(sizes[name], attribute) for pod in pods.values() for name in pod if name in sizes)
 
 
-def _split_cpu(inp: SizingInput, budget_cpu: int, fixed: Mapping[str, ContainerSize], pods) -> int:
+def _mysqld_cpu(inp: SizingInput, budget_cpu: int, fixed: Mapping[str, ContainerSize], pods) -> int:
     """mysqld CPU: what is left after fixed sidecars and the proxy, which takes a share of mysqld's."""
     available = budget_cpu - _pod_sum(pods, fixed, "cpu_millicores")
     share = PROXY_CPU_SHARE[inp.proxy]
     mysqld = int(available / (1 + share)) // 10 * 10 + 10  # estimate, then step down to the exact fit
-    while mysqld > 0 and mysqld + proxy_container(inp.proxy, 0, mysqld).cpu_millicores > available:
+    while mysqld > 0 and mysqld + proxy_container(inp.proxy, 0, mysqld, budget_cpu).cpu_millicores > available:
         mysqld -= 10
+    return mysqld
+
+
+def _split_cpu(inp: SizingInput, budget_cpu: int, budget_memory: int) -> int:
+    """mysqld's CPU, or an InputError (M3) naming the smallest CPU budget that leaves it enough."""
+
+    def mysqld_at(cpu: int) -> int:
+        fixed = _fixed_containers(inp, budget_memory, cpu)
+        return _mysqld_cpu(inp, cpu, fixed, _pods(inp, fixed))
+
+    mysqld = mysqld_at(budget_cpu)
     if mysqld < MIN_MYSQLD_CPU:
+        # Sidecars grow with the budget, never faster than it: the smallest fitting budget is found by bisection.
+        low, high = budget_cpu, max(budget_cpu * 2, 1000)
+        while mysqld_at(high) < MIN_MYSQLD_CPU:
+            low, high = high, high * 2
+        while high - low > 10:
+            middle = (low + high) // 2
+            low, high = (low, middle) if mysqld_at(middle) >= MIN_MYSQLD_CPU else (middle, high)
         raise InputError(
             "cpu",
             f"the member budget of {budget_cpu}m leaves {max(mysqld, 0)}m for mysqld after sidecars and the "
-            f"proxy; at least {MIN_MYSQLD_CPU}m is needed",
+            f"proxy; at least {MIN_MYSQLD_CPU}m is needed: give the member at least {math.ceil(high / 10) * 10}m",
             "M3",
         )
     return mysqld
@@ -240,12 +280,19 @@ def _split_cpu(inp: SizingInput, budget_cpu: int, fixed: Mapping[str, ContainerS
 # mysqld options
 
 
-def _per_connection_options(profile: LoadProfile) -> dict[str, str]:
+def _per_connection_options(profile: LoadProfile, scale: int = BUFFER_SCALE_FULL) -> dict[str, str]:
+    """The profile's per-connection buffers at ``scale``/256 of their size (4 KiB multiples, mysqld's minimums)."""
+    sizes = {
+        "sort_buffer_size": profile.sort_buffer_size,
+        "join_buffer_size": profile.join_buffer_size,
+        "read_buffer_size": profile.read_buffer_size,
+        "read_rnd_buffer_size": profile.read_rnd_buffer_size,
+    }
+    if scale >= BUFFER_SCALE_FULL:
+        return {key: str(value) for key, value in sizes.items()}
     return {
-        "sort_buffer_size": str(profile.sort_buffer_size),
-        "join_buffer_size": str(profile.join_buffer_size),
-        "read_buffer_size": str(profile.read_buffer_size),
-        "read_rnd_buffer_size": str(profile.read_rnd_buffer_size),
+        key: str(max(BUFFER_MINIMUMS[key], value * scale // BUFFER_SCALE_FULL // 4096 * 4096))
+        for key, value in sizes.items()
     }
 
 
@@ -261,7 +308,7 @@ def _retention_cache_bytes(limit: int) -> int:
 
 def _gr_queue_options(cpu: int, thresholds: Mapping[str, float]) -> dict[str, str]:
     """F2/F3/F6: the appliers and the queue threshold, which also size certification info (M5)."""
-    appliers = flow_control.replica_workers(cpu, thresholds)
+    appliers = min(MAX_REPLICA_WORKERS, flow_control.replica_workers(cpu, thresholds))
     threshold = flow_control.gr_applier_threshold(flow_control.apply_rate_tps(appliers, thresholds), thresholds)
     return {
         "replica_parallel_workers": str(appliers),
@@ -270,9 +317,8 @@ def _gr_queue_options(cpu: int, thresholds: Mapping[str, float]) -> dict[str, st
     }
 
 
-def _memory_options(
-    inp: SizingInput, profile: LoadProfile, limit: int, connections: int, cpu: int, thresholds: Mapping[str, float]
-) -> dict[str, str]:
+def _memory_options(inp: SizingInput, profile: LoadProfile, limit: int, connections: int, cpu: int,
+                    thresholds: Mapping[str, float], scale: int = BUFFER_SCALE_FULL) -> dict[str, str]:
     """Everything that enters the memory model except the buffer pool."""
     log_buffer = max(MIB, min(profile.log_buffer_bytes, limit // 64 // 1024 * 1024))
     # MySQL 8.4's own temptable_max_ram rule (3% of memory, at most 4 GiB), applied to the container limit.
@@ -280,7 +326,7 @@ def _memory_options(
     tmp_table = min(16 * MIB, temptable)
     options = {
         "max_connections": str(connections),
-        **_per_connection_options(profile),
+        **_per_connection_options(profile, scale),
         "innodb_log_buffer_size": str(log_buffer),
         "temptable_max_ram": str(temptable),
         "tmp_table_size": str(tmp_table),
@@ -337,69 +383,214 @@ def _buffer_pool_layout(raw: int, cpu: int) -> tuple[int, int, int]:
 # the engine
 
 
+@dataclass(frozen=True)
+class _Split:
+    """The memory split of one member for a given memory budget, connection count and buffer scale."""
+
+    inp: SizingInput
+    profile: LoadProfile
+    thresholds: Mapping[str, float]
+    budget_cpu: int
+    mysqld_cpu: int
+
+    @property
+    def proxies(self) -> int:
+        return self.inp.cluster_size  # one proxy pod per member
+
+    def proxy(self, connections: int) -> ContainerSize:
+        """The proxy sized for its own client limit, the share of ``connections`` it delivers (M6)."""
+        per_proxy = per_proxy_connections(connections, self.proxies, self.thresholds)
+        return proxy_container(self.inp.proxy, per_proxy, self.mysqld_cpu, self.budget_cpu)
+
+    def limit(self, budget_memory: int, connections: int) -> int:
+        fixed = _fixed_containers(self.inp, budget_memory, self.budget_cpu)
+        fixed_memory = _pod_sum(_pods(self.inp, fixed), fixed, "memory_bytes")
+        return (budget_memory - fixed_memory - self.proxy(connections).memory_bytes) // MIB * MIB
+
+    def raw_pool(self, budget_memory: int, connections: int, scale: int = BUFFER_SCALE_FULL) -> tuple[int, int]:
+        """(mysqld limit, what the other M1 terms leave for the buffer pool)."""
+        limit = self.limit(budget_memory, connections)
+        if limit <= 0:
+            return limit, -1
+        options = _memory_options(self.inp, self.profile, limit, connections, self.mysqld_cpu, self.thresholds, scale)
+        others = _evaluate(self.inp, {**options, "innodb_buffer_pool_size": "0"}, limit, self.thresholds, self.mysqld_cpu)
+        # M1: the pool's block descriptors come on top of it; the layout keeps at most MAX_POOL_CHUNKS chunks
+        return limit, pool_within(limit - others.peak_bytes, int(self.thresholds["buffer_pool_descriptor_bytes"]),
+                                  MAX_POOL_CHUNKS)
+
+    def runs(self, budget_memory: int, connections: int) -> bool:
+        """Physically possible: the smallest buffers leave mysqld at least InnoDB's minimum pool (M1)."""
+        limit, raw = self.raw_pool(budget_memory, connections, BUFFER_SCALE_MIN)
+        return limit > 0 and _buffer_pool_bytes(raw, self.mysqld_cpu) >= MIN_BUFFER_POOL
+
+
+def _pool_target(floor: float, cpu: int) -> int:
+    """The smallest buffer pool :func:`_buffer_pool_layout` can emit that is at least ``floor``."""
+    floor_mib = max(1, math.ceil(floor / MIB))
+    instances = _buffer_pool_instances(floor_mib, cpu)
+    return math.ceil(floor_mib / instances) * instances * MIB
+
+
+def _floor(engine: str, budget_memory: int, thresholds: Mapping[str, float]) -> float:
+    """The M6 floor on the member budget, never below the pool mysqld needs to start."""
+    return max(MIN_BUFFER_POOL, buffer_pool_floor_bytes(engine, budget_memory, thresholds))
+
+
+def _floor_fraction(engine: str, thresholds: Mapping[str, float]) -> float:
+    return thresholds["min_buffer_pool_fraction_gr" if engine == GROUP_REPLICATION else "min_buffer_pool_fraction_pxc"]
+
+
+def _derived_connections(split: _Split, budget_memory: int, fits, fewest: int) -> tuple[int, bool]:
+    """connections = 0 (M6): (the largest count the buffer-pool floor, the mysqld cores and the proxies allow,
+    whether the floor on the member budget holds).
+
+    On a member too small for the floor on its budget (its sidecars take the difference), the same
+    fraction is kept of the mysqld limit instead, with per-connection buffers at their smallest: the count
+    stays useful and the pool stays the larger part.
+    """
+    floor = _floor(split.inp.engine, budget_memory, split.thresholds)
+    keeps_floor = fits(fewest)
+    if not keeps_floor:
+        fraction = _floor_fraction(split.inp.engine, split.thresholds)
+
+        def keeps_share_of_limit(connections: int) -> bool:
+            limit, raw = split.raw_pool(budget_memory, connections, BUFFER_SCALE_MIN)
+            pool = _buffer_pool_bytes(raw, split.mysqld_cpu)
+            return limit > 0 and raw > 0 and pool >= max(MIN_BUFFER_POOL, fraction * limit)
+
+        if not keeps_share_of_limit(fewest):
+            return fewest, False
+        largest = _largest_fitting(keeps_share_of_limit, fewest, fewest)
+    else:
+        largest = _largest_fitting(fits, fewest, _estimate(lambda n: split.raw_pool(budget_memory, n), floor, fewest))
+    cpu_ceiling = split.mysqld_cpu * split.profile.connections_per_core // 1000
+    deliverable = deliverable_connections(split.inp.proxy, split.proxies, split.thresholds)
+    if deliverable <= min(largest, cpu_ceiling):
+        return deliverable, keeps_floor  # what the proxies pass at their shipped limits, plus mysqld's own users
+    # Rounded down to two significant figures so the value reads as chosen and the pool keeps a margin.
+    return max(fewest, _two_significant_figures(min(largest, cpu_ceiling))), keeps_floor
+
+
+def _buffer_scale(split: _Split, budget_memory: int, connections: int, notes: list[str]) -> tuple[int, int | None]:
+    """(buffer scale, pool target or None): per-connection buffers sized to the budget before refusing (M6).
+
+    At the profile's buffers the pool is what the other terms leave. When that is below the M6 floor
+    the buffers shrink (largest scale that still leaves the floor) and the pool is the floor itself, so
+    the pool never shrinks as the budget grows. When even the smallest buffers cannot keep the floor,
+    the pool is what they leave, as long as mysqld can start (InnoDB's 5 MiB minimum); else InputError.
+    """
+    inp, thresholds, cpu = split.inp, split.thresholds, split.mysqld_cpu
+    floor = _floor(inp.engine, budget_memory, thresholds)
+    limit, raw = split.raw_pool(budget_memory, connections)
+    if limit > 0 and _buffer_pool_bytes(raw, cpu) >= floor:
+        return BUFFER_SCALE_FULL, None
+    target = _pool_target(floor, cpu)
+
+    def reaches(scale: int) -> bool:
+        limit, raw = split.raw_pool(budget_memory, connections, scale)
+        return limit > 0 and raw >= target
+
+    fraction = _floor_fraction(inp.engine, thresholds)
+    if reaches(BUFFER_SCALE_MIN):
+        low, high = BUFFER_SCALE_MIN, BUFFER_SCALE_FULL - 1
+        while low < high:
+            middle = (low + high + 1) // 2
+            low, high = (middle, high) if reaches(middle) else (low, middle - 1)
+        notes.append(f"M6: per-connection buffers scaled to {low}/256 of the {inp.load} profile so {connections} "
+                     f"connections leave the buffer pool {fraction:.0%} of the member budget.")
+        return low, target
+    if split.runs(budget_memory, connections):
+        _, raw = split.raw_pool(budget_memory, connections, BUFFER_SCALE_MIN)
+        share = _buffer_pool_bytes(raw, cpu) / budget_memory
+        notes.append(f"M6: the buffer pool is {share:.0%} of the member budget, below the {fraction:.0%} floor, even "
+                     f"with per-connection buffers at their smallest: the member is small for its sidecars and "
+                     f"{connections} connections.")
+        return BUFFER_SCALE_MIN, None
+    raise _too_small(split, budget_memory, connections)
+
+
+def _too_small(split: _Split, budget_memory: int, connections: int) -> InputError:
+    """The refusal (M1) with the nearest input that would run: fewer connections or more memory."""
+    low, high = budget_memory, min(MAX_QUANTITY, max(2 * budget_memory, GIB))
+    while high < MAX_QUANTITY and not split.runs(high, connections):
+        low, high = high, min(MAX_QUANTITY, high * 2)
+    if split.runs(high, connections):
+        while high - low > MIB:
+            middle = (low + high) // 2
+            low, high = (low, middle) if split.runs(middle, connections) else (middle, high)
+        needed = f"at least {math.ceil(high / MIB)} MiB"
+    else:
+        needed = "a budget beyond the largest Kubernetes quantity: lower the thresholds"
+    fewest = fewest_connections(split.proxies, split.thresholds)
+    if split.inp.connections and split.runs(budget_memory, fewest):
+        runs = partial(split.runs, budget_memory)
+        at_most = _largest_fitting(runs, fewest, fewest)
+        return InputError(
+            "connections",
+            f"{connections} connections do not fit a member budget of {budget_memory // MIB} MiB even with the "
+            f"smallest per-connection buffers: at most {at_most} fit, or give the member {needed}",
+            "M1",
+        )
+    return InputError(
+        "memory",
+        f"the member budget of {budget_memory // MIB} MiB is too small: beside its sidecars, the proxy and "
+        f"{connections} connections, mysqld cannot hold InnoDB's minimum {MIN_BUFFER_POOL // MIB} MiB buffer pool; "
+        f"give the member {needed}",
+        "M1",
+    )
+
+
 def size(inp: SizingInput) -> SizingResult:
     thresholds = validate(inp)
     profile = PROFILES[inp.load]
     budget_cpu, budget_memory, node = _budget(inp)
+    mysqld_cpu = _split_cpu(inp, budget_cpu, budget_memory)
     fixed = _fixed_containers(inp, budget_memory, budget_cpu)
-    pods = _pods(inp, fixed)
-    mysqld_cpu = _split_cpu(inp, budget_cpu, fixed, pods)
-    fixed_memory = _pod_sum(pods, fixed, "memory_bytes")
-    min_fraction = thresholds["min_buffer_pool_fraction_gr" if inp.engine == GROUP_REPLICATION else "min_buffer_pool_fraction_pxc"]
-    pool_floor = buffer_pool_floor_bytes(inp.engine, budget_memory, thresholds)  # M6
-
-    def limit_for(connections: int) -> int:
-        proxy = proxy_container(inp.proxy, connections, mysqld_cpu)
-        return (budget_memory - fixed_memory - proxy.memory_bytes) // MIB * MIB
-
-    def raw_pool(connections: int) -> tuple[int, int]:
-        limit = limit_for(connections)
-        if limit <= 0:
-            return limit, -1
-        options = _memory_options(inp, profile, limit, connections, mysqld_cpu, thresholds)
-        others = _evaluate(inp, {**options, "innodb_buffer_pool_size": "0"}, limit, thresholds, mysqld_cpu).peak_bytes
-        # M1: the pool's block descriptors come on top of it; the layout keeps at most 1000 chunks
-        return limit, pool_within(limit - others, int(thresholds["buffer_pool_descriptor_bytes"]), MAX_POOL_CHUNKS)
+    split = _Split(inp, profile, thresholds, budget_cpu, mysqld_cpu)
+    pool_floor = _floor(inp.engine, budget_memory, thresholds)  # M6
+    notes: list[str] = []
 
     # M6: connections may grow until the buffer pool would fall below its share of the member budget;
-    # HAProxy's memory grows with them too, so the limit is recomputed for every count.
+    # the proxies' memory grows with them too, so the limit is recomputed for every count.
     def fits(connections: int) -> bool:
-        limit, pool = raw_pool(connections)
+        limit, pool = split.raw_pool(budget_memory, connections)
         return limit > 0 and pool > 0 and _buffer_pool_bytes(pool, mysqld_cpu) >= pool_floor
 
-    floor_connections = int(thresholds["min_connections"])
-    if not fits(floor_connections):
-        limit, pool = raw_pool(floor_connections)
-        raise InputError(
-            "memory",
-            f"the member budget of {budget_memory // MIB} MiB is too small: with {floor_connections} connections "
-            f"the buffer pool would be {max(pool, 0) // MIB} MiB (mysqld limit {max(limit, 0) // MIB} MiB), below "
-            f"{min_fraction:.0%} of the budget",
-            "M6",
-        )
-    largest = _largest_fitting(fits, floor_connections, _estimate(raw_pool, pool_floor, floor_connections))
+    fewest = fewest_connections(split.proxies, thresholds)
+    keeps_floor = True
     if inp.connections == 0:
-        # Derived: also within what the mysqld cores can serve, and rounded down to two significant figures
-        # so the value reads as chosen and the buffer pool keeps a margin above its floor.
-        cpu_ceiling = mysqld_cpu * profile.connections_per_core // 1000
-        connections = max(floor_connections, _two_significant_figures(min(largest, cpu_ceiling)))
-    elif inp.connections < floor_connections:
-        raise InputError("connections", f"must be 0 (derive) or at least {floor_connections}, got {inp.connections}", "M6")
-    elif inp.connections > MAX_CONNECTIONS_LIMIT:
-        raise InputError("connections", f"mysqld accepts at most {MAX_CONNECTIONS_LIMIT}, got {inp.connections}", "M6")
-    elif inp.connections > largest:
+        connections, keeps_floor = _derived_connections(split, budget_memory, fits, fewest)
+    elif inp.connections < fewest:
         raise InputError(
             "connections",
-            f"{inp.connections} connections do not fit the member budget: the buffer pool would fall below "
-            f"{min_fraction:.0%} of the budget; at most {largest} fit (pass 0 to derive it)",
+            f"must be 0 (derive) or at least {fewest} (min_connections = {fewest - split.proxies} for mysqld's own "
+            f"users plus one client per proxy pod), got {inp.connections}",
             "M6",
         )
+    elif inp.connections > MAX_CONNECTIONS_LIMIT:
+        raise InputError("connections", f"mysqld accepts at most {MAX_CONNECTIONS_LIMIT}, got {inp.connections}", "M6")
     else:
         connections = inp.connections
+    if not keeps_floor and split.runs(budget_memory, connections):
+        fraction = _floor_fraction(inp.engine, thresholds)
+        limit, raw = split.raw_pool(budget_memory, connections, BUFFER_SCALE_MIN)
+        kept = _buffer_pool_bytes(raw, mysqld_cpu) / limit
+        outcome = (f"to keep {fraction:.0%} of the mysqld limit instead" if kept >= fraction else
+                   f"and even the fewest ({connections}) leave the pool {kept:.0%} of the mysqld limit: its fixed terms "
+                   "(server overhead, performance_schema, the gcache or XCom cache) take the rest")
+        notes.append(f"M6: beside its sidecars the member cannot keep {fraction:.0%} of its budget for the buffer pool; "
+                     f"connections are derived with the smallest per-connection buffers {outcome}.")
+        scale, pool_target = BUFFER_SCALE_MIN, None
+    else:
+        scale, pool_target = _buffer_scale(split, budget_memory, connections, notes)
+    proxy_connections = per_proxy_connections(connections, split.proxies, thresholds)
+    if proxy_connections > PROXY_MAX_CONNECTIONS[inp.proxy]:
+        notes.append(f"M6: each {inp.proxy} pod's client limit is raised to {proxy_connections} (shipped: "
+                     f"{PROXY_MAX_CONNECTIONS[inp.proxy]}) so the {split.proxies} proxies can deliver {connections} connections.")
 
-    limit, raw = raw_pool(connections)
-    pool, chunk, instances = _buffer_pool_layout(raw, mysqld_cpu)
-    options = _memory_options(inp, profile, limit, connections, mysqld_cpu, thresholds)
+    limit, raw = split.raw_pool(budget_memory, connections, scale)
+    pool, chunk, instances = _buffer_pool_layout(raw if pool_target is None else pool_target, mysqld_cpu)
+    options = _memory_options(inp, profile, limit, connections, mysqld_cpu, thresholds, scale)
     options = {
         "innodb_buffer_pool_size": str(pool),
         "innodb_buffer_pool_chunk_size": str(chunk),
@@ -429,7 +620,7 @@ def size(inp: SizingInput) -> SizingResult:
     })
 
     if inp.engine == GROUP_REPLICATION:
-        appliers = flow_control.replica_workers(mysqld_cpu, thresholds)
+        appliers = min(MAX_REPLICA_WORKERS, flow_control.replica_workers(mysqld_cpu, thresholds))
         rate = flow_control.apply_rate_tps(appliers, thresholds)
         threshold = flow_control.gr_applier_threshold(rate, thresholds)
         queue_bound = flow_control.gr_queue_bound(threshold, rate, thresholds)  # F5: with the polling overshoot
@@ -450,7 +641,7 @@ def size(inp: SizingInput) -> SizingResult:
         if inp.mysql_version == "8.0":
             options["binlog_transaction_dependency_tracking"] = "WRITESET"
     else:
-        appliers = flow_control.galera_applier_threads(mysqld_cpu, thresholds)
+        appliers = min(GALERA_MAX_APPLIERS, flow_control.galera_applier_threads(mysqld_cpu, thresholds))
         rate = flow_control.apply_rate_tps(appliers, thresholds)
         fc_limit = flow_control.galera_fc_limit(rate, inp.cluster_size, thresholds)
         queue_bound = flow_control.galera_effective_queue(fc_limit, inp.cluster_size)
@@ -472,11 +663,10 @@ def size(inp: SizingInput) -> SizingResult:
 
     containers = dict(fixed)
     containers["mysqld"] = ContainerSize(mysqld_cpu, limit)
-    containers[inp.proxy] = proxy_container(inp.proxy, connections, mysqld_cpu)
+    containers[inp.proxy] = split.proxy(connections)
     component_probes = {"mysqld": probes.probes_for(inp.engine, "mysqld", brownout)}
     component_probes[inp.proxy] = probes.probes_for(inp.engine, inp.proxy, brownout)
 
-    notes = []
     if node is not None:
         notes.extend(node.notes)
     notes.append(f"K6: innodb_redo_log_capacity {redo // MIB} MiB, set by the {redo_bound}")
@@ -502,6 +692,7 @@ def size(inp: SizingInput) -> SizingResult:
         queue_bound=queue_bound,
         apply_rate_tps=rate,
         brownout_seconds=brownout,
+        proxy_connections=proxy_connections,
         probes=component_probes,
         rules=_rules_behind(options, containers),
         notes=tuple(notes),

@@ -29,6 +29,7 @@ from percona_mysql_k8s.core.sizing import CLUSTER_SIZES, SizingInput, SizingResu
 from percona_mysql_k8s.core.units import format_cpu, format_memory, memory_to_bytes
 
 from . import versions
+from .proxy_config import proxy_configuration
 
 CLUSTER_NAME_MAX = 22  # the PXC operator's clusterNameMaxLen (INTERFACES §1); applied to PS as well
 HOSTNAME_TOPOLOGY = "kubernetes.io/hostname"
@@ -289,6 +290,8 @@ def _pxc_proxy(spec: DatabaseSpec, sizing: SizingResult, place: Placement, proxy
         "image": spec.release.image(spec.mysql_version, proxy),
         "resources": resources(sizing.containers[proxy]),
         "sidecarResources": resources(_same(sizing, monitors)),
+        # M6: the proxy's client limit from the same numbers as mysqld's max_connections
+        "configuration": proxy_configuration(PXC, proxy, sizing.proxy_connections),
         **place.scheduling(),
         "podDisruptionBudget": {"maxUnavailable": 1},
         "gracePeriod": 30,
@@ -373,6 +376,8 @@ def _ps_proxy(spec: DatabaseSpec, sizing: SizingResult, place: Placement, proxy:
         return block
     block.update({
         "resources": resources(sizing.containers[proxy]),
+        # M6: the proxy's client limit from the same numbers as mysqld's max_connections
+        "configuration": proxy_configuration(GROUP_REPLICATION, proxy, sizing.proxy_connections),
         **place.scheduling(),
         "podDisruptionBudget": {"maxUnavailable": 1},
         "gracePeriod": 30,

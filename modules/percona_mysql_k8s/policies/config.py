@@ -46,7 +46,9 @@ def threshold_schema(name: str) -> dict[str, Any]:
         "description": f"{threshold.description} (rule {THRESHOLD_RULE[name]})",
     }
     if threshold.minimum is not None:
-        schema["minimum"] = threshold.minimum
+        schema["exclusiveMinimum" if threshold.exclusive_minimum else "minimum"] = threshold.minimum
+    if threshold.maximum is not None:
+        schema["exclusiveMaximum" if threshold.exclusive_maximum else "maximum"] = threshold.maximum
     return schema
 
 

@@ -12,6 +12,8 @@ unsafe; ``mysql-monit`` on HAProxy's resources below crVersion 1.2.0; no HAProxy
 
 from __future__ import annotations
 
+from percona_mysql_k8s.core.connections import per_proxy_connections
+from percona_mysql_k8s.core.rules import default_thresholds
 from percona_mysql_k8s.core.sidecars import (
     BACKUP_SIDECAR,
     LOG_COLLECTOR_CONTAINERS,
@@ -57,9 +59,12 @@ def _sizing_budget(view: DatabaseView, container: Container) -> ContainerSize | 
     if container.role == "proxy" and container.name in PROXIES:
         try:
             found = integer_option(view, "max_connections")
+            proxies = next((view.size(p.rel) for p in view.enabled_proxies() if p.key == container.name), None) or 1
         except Exception:  # noqa: BLE001
-            found = None
-        return proxy_container(container.name, found[1] if found else 151, cores)
+            found, proxies = None, 1
+        # Each proxy pod carries its share of mysqld's clients (M6, percona_mysql_k8s.core.connections).
+        per_proxy = per_proxy_connections(found[1] if found else 151, proxies, default_thresholds())
+        return proxy_container(container.name, per_proxy, cores)
     return None
 
 

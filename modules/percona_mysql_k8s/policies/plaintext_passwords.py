@@ -10,7 +10,9 @@ variables, and on command lines (containers' ``command``/``args``, scripts in Co
 ``-p``: with a space the next word is the database, MySQL manual "Specifying the password"), shell
 assignments ``MYSQL_PWD=…``, and DSNs with a password (``mysql://user:SECRET@host``). The engine hands policies
 secrets unwrapped, so whether a value is a Pulumi secret cannot be seen here; ``python -m percona_mysql_k8s.policies.check``
-also checks that the stack config keeps such keys ``secure:``.
+also checks that the stack config keeps such keys ``secure:``. The PXC operator's own proxysql.cnf placeholders
+(``monitor_password="monitor"``, ``cluster_password="admin"`` in ``spec.proxysql.configuration``), which its
+entrypoint replaces with the Secret's passwords, are not passwords.
 """
 
 from __future__ import annotations
@@ -34,6 +36,9 @@ SECRET_KEYS = {"root", "xtrabackup", "monitor", "proxyadmin", "operator", "repli
                "clusterset", "pmmserver", "pmmserverkey", "pmmservertoken"}
 IN_TEXT = re.compile(r"(?im)^\s*[\w.\-]*(?:password|passwd)\s*[=:]\s*[\"']?([^\"'\s#;]+)")
 ARGUMENT = re.compile(r"--[\w-]*password=([\"']?)([^\s\"']+)")
+# The PXC operator's proxysql-entrypoint.sh replaces exactly these default lines of proxysql.cnf with the
+# users' Secret passwords before ProxySQL starts: placeholders, not passwords (database/proxy_config.py).
+PROXYSQL_PLACEHOLDERS = {'monitor_password="monitor"', 'cluster_password="admin"'}
 ENV_NAME = re.compile(r"(PASSWORD|PASSWD|PWD|TOKEN|SECRET|API_?KEY)", re.IGNORECASE)
 # The MySQL clients read -pSECRET (no space) as the password; -p alone prompts
 # (https://dev.mysql.com/doc/refman/8.4/en/connection-options.html#option_general_password).
@@ -89,6 +94,11 @@ def _literal(value) -> bool:
     return isinstance(value, str) and value.strip() != "" and not value.strip().startswith(("$", "{{"))
 
 
+def _proxysql_placeholder(match: re.Match, path: str) -> bool:
+    """A default line of the operator's proxysql.cnf that its entrypoint overwrites with the real password."""
+    return path.endswith("proxysql.configuration") and match.group(0).strip() + '"' in PROXYSQL_PLACEHOLDERS
+
+
 def scan(value, path: str, parent: str = ""):
     """(path, what) of every plain-text password below ``value``."""
     if isinstance(value, dict):
@@ -101,10 +111,13 @@ def scan(value, path: str, parent: str = ""):
                     yield child, f"holds a literal password in {child}"
                     continue
                 if "\n" in item:
-                    match = next((m for m in IN_TEXT.finditer(item) if _literal(m.group(1))), None)
+                    match = next((m for m in IN_TEXT.finditer(item) if _literal(m.group(1))
+                                  and not _proxysql_placeholder(m, child)), None)
                     if match:
                         yield child, f"has a password in plain text inside {child} ({match.group(0).strip()[:40]}...)"
                         continue
+                if child.endswith("configuration"):
+                    continue  # a config file (my.cnf, haproxy.cfg, proxysql.cnf), judged above, not a script
                 for what in command_line(item)[:1]:
                     yield child, f"has {what} in {child}"
             elif normal in ("command", "args") and isinstance(item, list) and all(isinstance(i, str) for i in item):

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
+import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from percona_mysql_k8s.core.errors import InputError
 from percona_mysql_k8s.core.memory import ENGINES, MYSQL_VERSIONS
 from percona_mysql_k8s.core.profiles import LOADS
 from percona_mysql_k8s.core.report import to_json
-from percona_mysql_k8s.core.rules import THRESHOLDS
+from percona_mysql_k8s.core.rules import THRESHOLD_RULE, THRESHOLDS
 from percona_mysql_k8s.core.sidecars import PROXIES
 from percona_mysql_k8s.core.sizing import DEFAULT_DISK_IOPS, SizingInput, size
 from percona_mysql_k8s.core.units import cpu_to_millicores, memory_to_bytes
@@ -41,7 +44,9 @@ FLAGS = {
     "volume_bytes": "--volume",
     "thresholds": "--threshold",
     "threshold": "--threshold",
+    "plot": "--plot",
 }
+PLOT_SUFFIXES = (".png", ".svg")
 
 
 def describe(error: InputError) -> str:
@@ -104,10 +109,33 @@ def _thresholds(pairs: Sequence[str]) -> dict[str, float]:
         if not separator:
             raise InputError("threshold", f"expected NAME=VALUE, got {pair!r}")
         try:
-            overrides[name.strip()] = float(value) if "." in value else int(value)
+            number = int(value)
         except ValueError:
-            raise InputError("threshold", f"{name.strip()}: {value!r} is not a number") from None
+            try:
+                number = float(value)  # 0.5, 1e3; 1.0e999 reads as inf and is refused below
+            except ValueError:
+                raise InputError("threshold", f"{name.strip()}: {value!r} is not a number") from None
+        if isinstance(number, float) and not math.isfinite(number):
+            raise InputError("threshold", f"threshold {name.strip()!r} must be a finite number, got {value.strip()!r}",
+                             THRESHOLD_RULE.get(name.strip()))
+        overrides[name.strip()] = number
     return overrides
+
+
+def check_plot_target(path: str | None) -> None:
+    """Refuse a picture that cannot be written before anything is printed (one line, exit 2)."""
+    if path is None:
+        return
+    target = Path(path)
+    if target.suffix.lower() not in PLOT_SUFFIXES:
+        raise InputError("plot", f"{path}: the picture must be {' or '.join(PLOT_SUFFIXES)}")
+    directory = target.parent if str(target.parent) else Path(".")
+    if not directory.is_dir():
+        raise InputError("plot", f"{path}: the directory {directory} does not exist")
+    if target.is_dir():
+        raise InputError("plot", f"{path} is a directory")
+    if not os.access(directory, os.W_OK) or (target.exists() and not os.access(target, os.W_OK)):
+        raise InputError("plot", f"{path}: not writable")
 
 
 def input_from_args(args: argparse.Namespace) -> SizingInput:
@@ -137,6 +165,7 @@ def input_from_args(args: argparse.Namespace) -> SizingInput:
 def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = _parser().parse_args(argv)
+        check_plot_target(args.plot)
         result = size(input_from_args(args))
     except UsageError as error:
         print(f"error: {error}", file=sys.stderr)
@@ -155,8 +184,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         try:
             write_plot(result, args.plot)
-        except ValueError as error:
-            print(f"error: plot: {error}", file=sys.stderr)
+        except (OSError, ValueError) as error:  # checked above; a disk that fills up meanwhile still gets one line
+            print(f"error: --plot: {error}", file=sys.stderr)
             return 2
         print(f"memory split written to {args.plot}", file=sys.stderr)
     return 0

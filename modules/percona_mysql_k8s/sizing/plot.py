@@ -1,11 +1,37 @@
-"""A picture of the memory split (``--plot FILE``): the member budget and the mysqld limit as bars."""
+"""A picture of the memory split (``--plot FILE``): the member budget by group, and the mysqld limit by term.
+
+Colours come in five families a reader can tell apart: blue for the buffer pool, orange for what the
+connections hold, grey for mysqld's fixed terms, green for the engine's own terms (gcache, XCom cache,
+certification info) and purple for the sidecars and the proxy. Every segment wide enough carries its
+value; the legend carries every value, so nothing depends on the segment being readable.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from percona_mysql_k8s.core.report import instances
 from percona_mysql_k8s.core.sizing import SizingResult
-from percona_mysql_k8s.core.units import GIB
+from percona_mysql_k8s.core.units import GIB, MIB
+
+BUFFER_POOL, PER_CONNECTION, FIXED, ENGINE, SIDECARS = "buffer pool", "per-connection", "fixed", "engine-specific", "sidecars"
+GROUP_COLOURMAPS = {BUFFER_POOL: "Blues", PER_CONNECTION: "Oranges", FIXED: "Greys", ENGINE: "Greens", SIDECARS: "Purples"}
+TERM_GROUPS = {
+    "buffer_pool": BUFFER_POOL,
+    "connection_buffers": PER_CONNECTION,
+    "gcache": ENGINE,
+    "xcom_cache": ENGINE,
+    "certification_info": ENGINE,
+}  # every other M1 term is one of mysqld's fixed terms
+LABEL_MIN_SHARE = 0.07  # a segment narrower than this share of its bar is labelled in the legend only
+
+
+def _group(term: str) -> str:
+    return TERM_GROUPS.get(term, FIXED)
+
+
+def _amount(num_bytes: float) -> str:
+    return f"{num_bytes / GIB:.2f} GiB" if num_bytes >= GIB else f"{num_bytes / MIB:.0f} MiB"
 
 
 def write_plot(result: SizingResult, path: str) -> None:
@@ -20,34 +46,69 @@ def write_plot(result: SizingResult, path: str) -> None:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.patches import Patch
 
-    figure, axes = plt.subplots(figsize=(10, 3.2))
+    memory = result.memory
+    terms = [(term, amount) for term, amount in memory.terms.items() if amount > 0]
+    sidecars = [(key, result.containers[name].memory_bytes) for key, (_, name) in instances(result).items() if name != "mysqld"]
+
+    # Shades within a family: one per member of the group, darkest first.
+    members: dict[str, list[str]] = {}
+    for term, _ in terms:
+        members.setdefault(_group(term), []).append(term)
+    members[SIDECARS] = [key for key, _ in sidecars]
+    colour: dict[str, tuple] = {}
+    for group, names in members.items():
+        cmap = plt.get_cmap(GROUP_COLOURMAPS[group])
+        for index, name in enumerate(names):
+            colour[name] = cmap(0.75 - 0.45 * index / max(1, len(names) - 1)) if len(names) > 1 else cmap(0.65)
+    group_colour = {group: plt.get_cmap(cmap)(0.65) for group, cmap in GROUP_COLOURMAPS.items()}
+
+    # Row 0: the member budget by group (mysqld's terms grouped, then the sidecars and proxy); row 1: the
+    # mysqld limit by term.
+    by_group: dict[str, int] = {}
+    for term, amount in terms:
+        by_group[_group(term)] = by_group.get(_group(term), 0) + amount
+    member_parts = [(group, by_group[group], group_colour[group]) for group in (BUFFER_POOL, PER_CONNECTION, FIXED, ENGINE)
+                    if group in by_group]
+    member_parts.append(("mysqld headroom", max(0, memory.headroom_bytes), "white"))
+    member_parts.append((SIDECARS, sum(amount for _, amount in sidecars), group_colour[SIDECARS]))
+    limit_parts = [(term, amount, colour[term]) for term, amount in terms]
+    limit_parts.append(("headroom", max(0, memory.headroom_bytes), "white"))
     rows = [
-        ("member budget", [(name, size.memory_bytes) for name, size in _member_parts(result)], result.budget_memory_bytes),
-        ("mysqld limit", list(result.memory.terms.items()), result.memory.limit_bytes),
+        (f"member budget\n{_amount(result.budget_memory_bytes)}", member_parts, result.budget_memory_bytes),
+        (f"mysqld limit\n{_amount(memory.limit_bytes)}", limit_parts, memory.limit_bytes),
     ]
-    colours = plt.get_cmap("tab20").colors
-    colour_of: dict[str, tuple] = {}
+
+    figure, axes = plt.subplots(figsize=(12, 4.8))
     for row, (_, parts, total) in enumerate(rows):
         left = 0.0
-        for name, amount in parts:
-            colour = colour_of.setdefault(name, colours[len(colour_of) % len(colours)])
-            axes.barh(row, amount / GIB, left=left, color=colour, label=name if name not in axes.get_legend_handles_labels()[1] else None)
-            left += amount / GIB
-        if total > left * GIB:
-            axes.barh(row, total / GIB - left, left=left, color="white", edgecolor="grey", hatch="//",
-                      label="unused" if row == 0 else ("headroom" if row == 1 else None))
+        for name, amount, fill in parts:
+            width = amount / total
+            hatch = "//" if fill == "white" else None
+            axes.barh(row, width, left=left, color=fill, edgecolor="dimgrey", linewidth=0.6, hatch=hatch, height=0.6)
+            if width >= LABEL_MIN_SHARE:
+                shade = sum(fill[:3]) / 3 if isinstance(fill, tuple) else 1.0
+                axes.text(left + width / 2, row, f"{name}\n{_amount(amount)}", ha="center", va="center", fontsize=8,
+                          color="white" if shade < 0.5 else "black")
+            left += width
+        unused = total - sum(amount for _, amount, _ in parts)
+        if unused > 0:
+            axes.barh(row, unused / total, left=left, color="white", edgecolor="dimgrey", hatch="..", height=0.6)
     axes.set_yticks(range(len(rows)), [label for label, _, _ in rows])
-    axes.set_xlabel("GiB")
-    axes.set_title(f"{result.input.engine} memory split (M1/M3): peak {result.memory.peak_bytes / GIB:.2f} GiB "
-                   f"of {result.memory.limit_bytes / GIB:.2f} GiB")
-    axes.legend(loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize="small")
-    figure.tight_layout()
-    figure.savefig(path)
+    axes.invert_yaxis()
+    axes.set_xlim(0, 1)
+    axes.xaxis.set_major_formatter(matplotlib.ticker.PercentFormatter(1.0))
+    axes.set_xlabel("share of the bar")
+    axes.set_title(f"{result.input.engine}, {result.input.load}: mysqld peak {_amount(memory.peak_bytes)} of "
+                   f"{_amount(memory.limit_bytes)} (M1), {result.connections} connections (M6)")
+
+    handles = [Patch(facecolor=colour[term], edgecolor="dimgrey", label=f"{_group(term)}: {term} {_amount(amount)}")
+               for term, amount in terms]
+    handles += [Patch(facecolor=colour[key], edgecolor="dimgrey", label=f"{SIDECARS}: {key} {_amount(amount)}")
+                for key, amount in sidecars]
+    handles.append(Patch(facecolor="white", edgecolor="dimgrey", hatch="//",
+                         label=f"mysqld headroom {_amount(max(0, memory.headroom_bytes))}"))
+    axes.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=3, fontsize=8, frameon=False)
+    figure.savefig(path, bbox_inches="tight", dpi=110)
     plt.close(figure)
-
-
-def _member_parts(result: SizingResult):
-    for pod, names in result.pods.items():
-        for name in names:
-            yield (f"{pod}/{name}", result.containers[name])

@@ -35,7 +35,7 @@ AUTO = "auto"
 # a worker left nothing (K1) or a monitoring worker that cannot hold its pods (K5). Any other error is
 # the user's config and is raised as it is.
 CAPACITY_KEYS = frozenset({"kindHostShare", "kindHostCpu", "kindHostMemory", "monitoringNodeType"})
-CAPACITY_RULES = frozenset({"K1", "K5", "M3", "M6"})
+CAPACITY_RULES = frozenset({"K1", "K5", "M1", "M3", "M6"})  # M1: a member too small to start mysqld
 # The minimum-host search: the CPU/memory grid it reports on, and the ceiling it gives up at.
 CPU_STEP, MEMORY_STEP = 100, 256 * MIB
 CPU_CEILING, MEMORY_CEILING = 256_000, 1024 * GIB
