@@ -90,6 +90,11 @@ if [ "$OFFLINE" = 1 ]; then
     # KIND_HOST_CPU / KIND_HOST_MEMORY name another machine.
     host=(--set "kindHostCpu=${KIND_HOST_CPU:-8}" --set "kindHostMemory=${KIND_HOST_MEMORY:-32Gi}")
     echo "offline: the kind stack as on a ${KIND_HOST_CPU:-8}-CPU / ${KIND_HOST_MEMORY:-32Gi} machine (KIND_HOST_CPU, KIND_HOST_MEMORY)" >&2
+  elif [ "$TARGET" = existing ]; then
+    # The existing stack reads its cluster's Nodes at preview/up; offline it plans from one declared node.
+    host=(--set existingNodeSource=config --set "existingNodeCpu=${EXISTING_NODE_CPU:-7910m}"
+          --set "existingNodeMemory=${EXISTING_NODE_MEMORY:-28Gi}")
+    echo "offline: the existing stack planned on ${EXISTING_NODE_CPU:-7910m} / ${EXISTING_NODE_MEMORY:-28Gi} nodes (EXISTING_NODE_CPU, EXISTING_NODE_MEMORY), not read from a cluster" >&2
   fi
   exec python -m percona_mysql_k8s.policies.check --stack "$STACK" "${host[@]}"
 fi

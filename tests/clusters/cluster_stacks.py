@@ -36,6 +36,8 @@ EXISTING = {
     "monitoringPoolLabels": "mysql.percona.com/pool=monitoring",
     "existingNodeCpu": "15890m",
     "existingNodeMemory": "58Gi",
+    # offline: these tests plan from config; reading a cluster's Nodes is tested in test_existing_nodes.py
+    "existingNodeSource": "config",
 }
 
 ALL = {"gke": GKE, "eks": EKS, "kind": KIND, "existing": EXISTING}

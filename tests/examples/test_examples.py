@@ -21,8 +21,7 @@ CR_TYPES = ("kubernetes:pxc.percona.com/v1:PerconaXtraDBCluster", "kubernetes:ps
 def run(monkeypatch):
     laptop = lambda: (8000, 32 * GIB)  # noqa: E731  the machine kind runs on, fixed
     monkeypatch.setattr(cluster_settings, "host_resources", laptop)
-    # the examples call cluster_settings_from_config(values) with its default `host` argument
-    monkeypatch.setattr(cluster_settings.cluster_settings_from_config, "__defaults__", (laptop,))
+    # the examples call cluster_settings_from_config(values): its host is host_resources, looked up at call time
     monkeypatch.setattr(offline, "RecordingMonitor", SecretAwareMonitor)
 
     def go(example: str, config: dict[str, str] | None = None):

@@ -33,7 +33,7 @@ BUDGETS = {
     "kind": lambda: worker_budget(KindHost(*LAPTOP), 2),
     "gke": lambda: node_budget("n2-standard-16", "gke"),
     "eks": lambda: node_budget("m6i.4xlarge", "eks"),
-    "existing": lambda: None,  # 7910m / 28Gi as kubectl reports allocatable
+    "existing": lambda: None,  # 7910m / 28Gi as the (fake) cluster's Nodes report allocatable
 }
 EXPECTED = {
     "kind": {"engine": "pxc", "proxy": "haproxy", "size": 1, "log_collector": False, "pmm": True},
@@ -43,10 +43,23 @@ EXPECTED = {
 }
 
 
+def existing_cluster(kubeconfig: str, context: str):
+    """The cluster stacks/Pulumi.existing.yaml describes, as its API server would list it: three database
+    nodes and one monitoring node of 7910m / 28Gi allocatable with no DaemonSet pods (so usable =
+    allocatable), labelled and tainted as the stack's pools."""
+    def node(name, pool, taints):
+        return {"metadata": {"name": name, "labels": {"mysql.percona.com/pool": pool}}, "spec": {"taints": taints},
+                "status": {"allocatable": {"cpu": "7910m", "memory": "28Gi", "pods": "110"},
+                           "conditions": [{"type": "Ready", "status": "True"}]}}
+    taint = [{"key": "mysql.percona.com/pool", "value": "database", "effect": "NoSchedule"}]
+    return [node(f"db-{i}", "database", taint) for i in range(3)] + [node("mon-0", "monitoring", [])], []
+
+
 @pytest.fixture
 def run(monkeypatch):
-    """run_stack with a fixed kind host, recording secrets and stack outputs."""
+    """run_stack with a fixed kind host and a fake existing cluster, recording secrets and stack outputs."""
     monkeypatch.setattr(cluster_settings, "host_resources", lambda: LAPTOP)
+    monkeypatch.setattr(cluster_settings, "read_cluster", existing_cluster)
     monkeypatch.setattr(offline, "RecordingMonitor", SecretAwareMonitor)
 
     def go(stack: str, overrides=None):

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
-from .settings import CONFIG_KEYS, ClusterSettings, cluster_settings_from_config, decode_config_value, host_resources
+from .settings import CONFIG_KEYS, ClusterSettings, cluster_settings_from_config, decode_config_value
 
 if TYPE_CHECKING:
     import pulumi
@@ -76,10 +76,11 @@ def cluster_values_from_pulumi_config(config: pulumi.Config | None = None) -> di
 def cluster_from_config(
     values: Mapping[str, object],
     opts: pulumi.ResourceOptions | None = None,
-    host: Callable[[], tuple[int, int]] = host_resources,
+    host: Callable[[], tuple[int, int]] | None = None,
 ) -> ClusterTarget:
     """Validate ``values`` and build the cluster: nothing is registered when the config is bad.
 
-    ``host`` reports the machine's (CPU millicores, memory bytes) for the kind allocatable model.
+    ``host`` reports the machine's (CPU millicores, memory bytes) for the kind allocatable model (default:
+    ``host_resources``, looked up at call time).
     """
     return build_cluster(cluster_settings_from_config(values, host), opts)

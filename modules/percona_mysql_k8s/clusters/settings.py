@@ -30,9 +30,12 @@ from percona_mysql_k8s.core.allocatable import DEFAULT_MAX_PODS, NodeBudget, kin
 from percona_mysql_k8s.core.errors import InputError
 from percona_mysql_k8s.core.kind_host import KindHost, worker_budget
 from percona_mysql_k8s.core.machines import MachineType, lookup
+from percona_mysql_k8s.core.node_inventory import ObservedNode, ObservedPool, observe_all, select_pool
 from percona_mysql_k8s.core.pools import DATABASE_POOL, DATABASE_TAINT, MONITORING_POOL, POOL_LABEL, PoolShape, Taint
 from percona_mysql_k8s.core.scheduling import KUBERNETES_EFFECTS, cloud_effect
-from percona_mysql_k8s.core.units import cpu_to_millicores, memory_to_bytes
+from percona_mysql_k8s.core.units import cpu_to_millicores, format_cpu, format_memory, memory_to_bytes
+
+from .inventory import ClusterReader, read_cluster
 
 TARGETS = ("kind", "gke", "eks", "existing")
 GKE_RELEASE_CHANNELS = ("RAPID", "REGULAR", "STABLE", "EXTENDED")
@@ -86,6 +89,7 @@ CONFIG_KEYS: dict[str, tuple[type, object]] = {
     "monitoringPoolLabels": (str, ""),
     "existingNodeCpu": (str, ""),
     "existingNodeMemory": (str, ""),
+    "existingNodeSource": (str, "cluster"),
 }
 
 
@@ -255,6 +259,10 @@ class _Values:
     def __init__(self, values: Mapping[str, object]):
         self._values = values
 
+    def explicit(self, key: str) -> bool:
+        """Whether the stack config sets ``key`` (rather than Pulumi.yaml's default applying)."""
+        return self._values.get(key) is not None
+
     def _get(self, key: str) -> object:
         kind, default = CONFIG_KEYS[key]
         value = self._values.get(key)
@@ -416,13 +424,18 @@ def _pools(cluster_name: str, machine: tuple[str | None, str | None], counts: tu
 
 def cluster_settings_from_config(
     values: Mapping[str, object],
-    host: Callable[[], tuple[int, int]] = host_resources,
+    host: Callable[[], tuple[int, int]] | None = None,
+    cluster_reader: ClusterReader | None = None,
 ) -> ClusterSettings:
     """Validate the cluster layer's stack config for the chosen target and decide its pools.
 
     ``values`` maps Pulumi.yaml key names (``"target"``, ``"gcpZones"``; no project prefix) to decoded
-    values; absent keys take Pulumi.yaml's defaults. ``host`` tells a kind cluster the machine it runs on.
+    values; absent keys take Pulumi.yaml's defaults. ``host`` tells a kind cluster the machine it runs on
+    (default: :func:`host_resources`, looked up at call time);
+    ``cluster_reader`` reads an existing cluster's Nodes and pods (default:
+    :func:`percona_mysql_k8s.clusters.inventory.read_cluster`, called only for ``existingNodeSource=cluster``).
     """
+    host = host or host_resources
     v = _Values(values)
     target = v.text("target").lower()
     if target not in TARGETS:
@@ -450,15 +463,9 @@ def cluster_settings_from_config(
         return _kind(v, common, monitoring_count, daemonset, host)
 
     database_count = v.integer("databaseNodeCount", 1, rule="K5")
-    if database_count < cluster_size:
-        raise InputError(
-            "databaseNodeCount",
-            f"{database_count} database nodes cannot hold {cluster_size} members: the operators place one member "
-            f"per node (required anti-affinity), so the pool needs at least clusterSize = {cluster_size} nodes",
-            rule="K5",
-        )
-    if target == "existing":
-        return _existing(v, common, database_count, monitoring_count, daemonset)
+    if target == "existing":  # with existingNodeSource=cluster the count is read from the cluster
+        return _existing(v, common, database_count, monitoring_count, daemonset, cluster_reader or read_cluster)
+    _check_node_count(database_count, cluster_size)
 
     database_type = v.text("databaseNodeType")
     if not database_type:
@@ -483,6 +490,16 @@ def cluster_settings_from_config(
     eks = _eks(v)
     database, monitoring = _pools(name, (database_type, monitoring_type), (database_count, monitoring_count), budgets)
     return ClusterSettings(**common, database_pool=database, monitoring_pool=monitoring, eks=eks)
+
+
+def _check_node_count(database_count: int, cluster_size: int) -> None:
+    if database_count < cluster_size:
+        raise InputError(
+            "databaseNodeCount",
+            f"{database_count} database nodes cannot hold {cluster_size} members: the operators place one member "
+            f"per node (required anti-affinity), so the pool needs at least clusterSize = {cluster_size} nodes",
+            rule="K5",
+        )
 
 
 def _gke(v: _Values, database_count: int, monitoring_count: int) -> GkeSettings:
@@ -618,8 +635,11 @@ def _kind(v: _Values, common: dict, monitoring_count: int, daemonset: tuple[int,
     return ClusterSettings(**common, database_pool=database, monitoring_pool=monitoring, kind=kind, notes=notes)
 
 
+EXISTING_NODE_SOURCES = ("cluster", "config")
+
+
 def _existing(v: _Values, common: dict, database_count: int, monitoring_count: int,
-              daemonset: tuple[int, int]) -> ClusterSettings:
+              daemonset: tuple[int, int], read: ClusterReader) -> ClusterSettings:
     database_labels = parse_labels(v.text("databasePoolLabels"), "databasePoolLabels")
     if not database_labels:
         raise InputError(
@@ -641,24 +661,45 @@ def _existing(v: _Values, common: dict, database_count: int, monitoring_count: i
     taint_text = v.text("databasePoolTaint")
     taints = (parse_taint(taint_text, "databasePoolTaint"),) if taint_text else ()
 
-    database_type = v.text("databaseNodeType")
-    if database_type:
-        machine = _lookup(database_type, "databaseNodeType")
-        database_budget = _budget(machine.name, machine.provider, "databaseNodeType", daemonset)
-    else:
-        database_budget = _declared_budget(v, daemonset)
-    monitoring_type = v.text("monitoringNodeType")
-    if monitoring_type:
-        machine = _lookup(monitoring_type, "monitoringNodeType")
-        monitoring_budget = _budget(machine.name, machine.provider, "monitoringNodeType", daemonset)
-    else:
-        monitoring_budget = database_budget
-
     kubeconfig = v.text("kubeconfig")
     if kubeconfig:
         kubeconfig = os.path.abspath(os.path.expanduser(kubeconfig))
         if not os.path.isfile(kubeconfig):
             raise InputError("kubeconfig", f"{kubeconfig} does not exist (leave it empty to use $KUBECONFIG or ~/.kube/config)")
+    existing = ExistingSettings(kubeconfig, v.text("kubeContext"))
+    source = v.text("existingNodeSource").lower()
+    if source not in EXISTING_NODE_SOURCES:
+        raise InputError("existingNodeSource", f"{source!r} is not one of {', '.join(EXISTING_NODE_SOURCES)}: 'cluster' "
+                                               "reads the pools' Nodes at preview/up, 'config' plans offline from config", rule="K1")
+
+    database_type = v.text("databaseNodeType")
+    monitoring_type = v.text("monitoringNodeType")
+    notes: tuple[str, ...] = ()
+    monitoring_taints: tuple[Taint, ...] = ()
+    if source == "config":
+        _check_node_count(database_count, common["cluster_size"])
+        database_budget = (_catalog_budget(database_type, "databaseNodeType", daemonset) if database_type
+                           else _configured_budget(v, daemonset))
+        monitoring_budget = (_catalog_budget(monitoring_type, "monitoringNodeType", daemonset) if monitoring_type
+                             else database_budget)
+        notes = ("existingNodeSource=config: sized from config, not from the cluster's Nodes; the plan holds only if the "
+                 "cluster's database nodes match it (K1, K5)",)
+    else:
+        observed = observe_all(*read(existing.kubeconfig, existing.context))
+        database_nodes = select_pool(observed, database_labels, [taint.as_toleration() for taint in taints],
+                                     key="databasePoolTaint" if taints else "databasePoolLabels")
+        monitoring_nodes, monitoring_taints = _monitoring_nodes(observed, monitoring_labels)
+        _check_disjoint(database_nodes, monitoring_nodes)
+        database_count = _observed_count(v, database_nodes, common["cluster_size"], database_labels)
+        monitoring_count = monitoring_nodes.count
+        database_budget = _observed_budget(v, database_nodes, daemonset, database_type)
+        monitoring_budget = _observed_budget(v, monitoring_nodes, daemonset, monitoring_type, monitoring=True)
+        notes = (f"existing cluster: database pool read from the cluster: {database_nodes.describe()}",
+                 f"existing cluster: monitoring pool read from the cluster: {monitoring_nodes.describe()}")
+        notes += tuple(f"node {node.name} carries the pool's labels but is {node.why_not_schedulable}: not counted"
+                       for node in database_nodes.skipped + monitoring_nodes.skipped)
+        if taints and not all(taints[0].as_k8s() in node.taints for node in database_nodes.nodes):
+            notes += (f"databasePoolTaint {taint_text} is not on every database node: other pods may land there (K4)",)
 
     database = PoolShape(
         name=f"{common['cluster_name']}-database",
@@ -673,6 +714,7 @@ def _existing(v: _Values, common: dict, database_count: int, monitoring_count: i
         labels=monitoring_labels,
         node_count=monitoring_count,
         node=monitoring_budget,
+        taints=monitoring_taints,
         machine_type=monitoring_type or database_type or None,
     )
     if monitoring.placement().can_land_on(database.nodes()):
@@ -684,11 +726,89 @@ def _existing(v: _Values, common: dict, database_count: int, monitoring_count: i
             "or taint the database pool",
             rule="K4",
         )
-    notes = ()
     if not taints:
-        notes = ("databasePoolTaint is empty: other pods may be scheduled on the database nodes (K4 asks for a taint)",)
-    existing = ExistingSettings(kubeconfig, v.text("kubeContext"))
+        notes += ("databasePoolTaint is empty: other pods may be scheduled on the database nodes (K4 asks for a taint)",)
     return ClusterSettings(**common, database_pool=database, monitoring_pool=monitoring, existing=existing, notes=notes)
+
+
+def _monitoring_nodes(observed: tuple[ObservedNode, ...], labels: dict[str, str]) -> tuple[ObservedPool, tuple[Taint, ...]]:
+    """The monitoring pool and the taints all its nodes carry: its pods tolerate exactly those."""
+    candidates = select_pool(observed, labels, [{"operator": "Exists"}], key="monitoringPoolLabels")
+    taints = tuple(Taint(str(t.get("key")), str(t.get("value") or ""), str(t.get("effect")))
+                   for t in candidates.common_blocking_taints())
+    pool = select_pool(observed, labels, [taint.as_toleration() for taint in taints], key="monitoringPoolLabels")
+    return pool, taints
+
+
+def _check_disjoint(database: ObservedPool, monitoring: ObservedPool) -> None:
+    shared = sorted({node.name for node in database.nodes} & {node.name for node in monitoring.nodes})
+    if shared:
+        raise InputError("monitoringPoolLabels", f"node(s) {', '.join(shared)} carry both pools' labels: PMM and sysbench "
+                                                 "would run beside mysqld", rule="K4")
+
+
+def _observed_count(v: _Values, pool: ObservedPool, cluster_size: int, labels: dict[str, str]) -> int:
+    wanted = ",".join(f"{k}={val}" for k, val in labels.items())
+    if pool.count < cluster_size:
+        raise InputError("clusterSize", f"{cluster_size} members need {cluster_size} database nodes (one member per node, "
+                                        f"required anti-affinity); the cluster has {pool.count} schedulable node(s) "
+                                        f"carrying {wanted}", rule="K5")
+    if v.explicit("databaseNodeCount") and v.integer("databaseNodeCount", 1) > pool.count:
+        raise InputError("databaseNodeCount", f"{v.integer('databaseNodeCount', 1)} database nodes configured, but the "
+                                              f"cluster has {pool.count} schedulable node(s) carrying {wanted}", rule="K5")
+    return pool.count
+
+
+def _observed_budget(v: _Values, pool: ObservedPool, daemonset: tuple[int, int], machine_type: str,
+                     monitoring: bool = False) -> NodeBudget:
+    """The smallest node of ``pool`` as a K1 budget; configured values may only be smaller (they are checked)."""
+    cpu_node, memory_node = pool.smallest_cpu(), pool.smallest_memory()
+    # A configured DaemonSet reserve is a floor: it may cover DaemonSets not installed yet.
+    daemonset_cpu = max(cpu_node.daemonset_cpu_millicores, daemonset[0] or 0)
+    daemonset_memory = max(memory_node.daemonset_memory_bytes, daemonset[1] or 0)
+    observed = NodeBudget(
+        machine=None,
+        provider="existing",
+        capacity_cpu_millicores=cpu_node.allocatable_cpu_millicores,
+        capacity_memory_bytes=memory_node.allocatable_memory_bytes,
+        reserved_cpu_millicores=0,
+        reserved_memory_bytes=0,
+        eviction_memory_bytes=0,
+        daemonset_cpu_millicores=daemonset_cpu,
+        daemonset_memory_bytes=daemonset_memory,
+        max_pods=min(node.allocatable_pods for node in pool.nodes) or DEFAULT_MAX_PODS,
+        notes=(f"existing cluster: allocatable of node {cpu_node.name} (CPU) and {memory_node.name} (memory), the smallest "
+               "of the pool as the kubelet reports them, minus the requests of their DaemonSet pods",),
+    )
+    if observed.usable_cpu_millicores <= 0 or observed.usable_memory_bytes <= 0:
+        raise InputError("daemonsetCpu" if observed.usable_cpu_millicores <= 0 else "daemonsetMemory",
+                         f"DaemonSets leave nothing of node {memory_node.name}'s allocatable", rule="K1")
+    key = "monitoringNodeType" if monitoring else "databaseNodeType"
+    if machine_type:
+        claimed = _catalog_budget(machine_type, key, daemonset)
+        _no_larger(key, claimed, observed, pool)
+        return claimed
+    if not monitoring and (v.text("existingNodeCpu") or v.text("existingNodeMemory")):
+        claimed = _configured_budget(v, daemonset)
+        _no_larger("existingNodeMemory" if claimed.capacity_memory_bytes > observed.capacity_memory_bytes else "existingNodeCpu",
+                   claimed, observed, pool)
+        return claimed
+    return observed
+
+
+def _no_larger(key: str, claimed: NodeBudget, observed: NodeBudget, pool: ObservedPool) -> None:
+    """Config may plan for less than the cluster has, never for more (the pods would stay Pending)."""
+    if claimed.usable_cpu_millicores > observed.usable_cpu_millicores:
+        raise InputError(key, f"plans {format_cpu(claimed.usable_cpu_millicores)} CPU per node but the cluster's smallest "
+                              f"node offers {format_cpu(observed.usable_cpu_millicores)} after DaemonSets ({pool.describe()})", rule="K5")
+    if claimed.usable_memory_bytes > observed.usable_memory_bytes:
+        raise InputError(key, f"plans {format_memory(claimed.usable_memory_bytes)} per node but the cluster's smallest node "
+                              f"offers {format_memory(observed.usable_memory_bytes)} after DaemonSets ({pool.describe()})", rule="K5")
+
+
+def _catalog_budget(name: str, key: str, daemonset: tuple[int, int]) -> NodeBudget:
+    machine = _lookup(name, key)
+    return _budget(machine.name, machine.provider, key, daemonset)
 
 
 def _lookup(name: str, key: str) -> MachineType:
@@ -698,10 +818,10 @@ def _lookup(name: str, key: str) -> MachineType:
         raise _rekey(error, key) from None
 
 
-def _declared_budget(v: _Values, daemonset: tuple[int | None, int | None]) -> NodeBudget:
+def _configured_budget(v: _Values, daemonset: tuple[int | None, int | None]) -> NodeBudget:
     """A node budget from allocatable as ``kubectl describe node`` reports it (existingNodeCpu/Memory).
 
-    An existing cluster's DaemonSets are unknown to us: unset requests count as 0 (declare them).
+    An existing cluster's DaemonSets are unknown when planning offline: unset requests count as 0 (declare them).
     """
     daemonset = (daemonset[0] or 0, daemonset[1] or 0)
     hint = "set databaseNodeType (a catalog machine) or existingNodeCpu and existingNodeMemory (one database node's allocatable)"
