@@ -16,6 +16,7 @@ See docs/database.md.
 from __future__ import annotations
 
 import pulumi
+from pulumi.runtime import config as runtime_config
 from percona_mysql_k8s.clusters import build_cluster
 from percona_mysql_k8s.core.errors import InputError
 from percona_mysql_k8s.core.units import format_cpu, format_memory
@@ -32,12 +33,19 @@ from percona_mysql_k8s.database import (
     create_namespace,
 )
 from percona_mysql_k8s.database.manifests import sizing_summary
-from percona_mysql_k8s.stack.settings import PMM_TOKEN_KEY, all_keys, stack_settings_from_config
+from percona_mysql_k8s.stack.settings import PMM_TOKEN_KEY, all_keys, check_config_keys, stack_settings_from_config
 
 config = pulumi.Config()
-raw = {key: value for key in all_keys() if (value := config.get(key)) is not None}
+# every config key the engine handed over, and which of them it holds encrypted
+engine_config = {key: runtime_config.get_config(key)
+                 for key in set(runtime_config.CONFIG.get()) | set(runtime_config.get_config_env())}
+secret_keys = {key for key in engine_config if runtime_config.is_config_secret(key)} | set(runtime_config.get_config_secret_keys_env())
 try:
-    settings = stack_settings_from_config(raw, pmm_token_set=bool(config.get(PMM_TOKEN_KEY)))
+    check_config_keys(engine_config, project=pulumi.get_project(), secret_keys=secret_keys)
+    raw = {key: value for key in all_keys() if (value := config.get(key)) is not None}
+    # read without Config.get, which would log the secret's use in plain text
+    token_set = bool(runtime_config.get_config(f"{pulumi.get_project()}:{PMM_TOKEN_KEY}"))
+    settings = stack_settings_from_config(raw, pmm_token_set=token_set)
 except InputError as error:
     raise pulumi.RunError(f"stack config: {error}") from error
 
@@ -49,7 +57,10 @@ persistent = not database.ephemeral
 plan = settings.monitoring
 
 # 2. where
-target = build_cluster(settings.cluster)
+try:  # the kind target checks for kind and Docker on this machine before creating anything
+    target = build_cluster(settings.cluster)
+except InputError as error:
+    raise pulumi.RunError(f"stack config: {error}") from error
 
 # 3. the operator (and the namespace it watches)
 operator = None

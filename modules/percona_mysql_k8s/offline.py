@@ -16,7 +16,7 @@ import hashlib
 import json
 import runpy
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -191,6 +191,7 @@ def run_program(
     config: Mapping[str, str],
     project: str,
     preview: bool = False,
+    secret_keys: Sequence[str] = (),
 ) -> list[Registration]:
     """Run ``program`` (a directory with ``__main__.py``) under mocks; return every registration.
 
@@ -200,7 +201,7 @@ def run_program(
     monitor = RecordingMonitor(mocks)
     mocks.monitor = monitor
     pulumi.runtime.set_mocks(mocks, project=project, stack=stack, preview=preview, monitor=monitor)
-    pulumi.runtime.set_all_config(dict(config))
+    pulumi.runtime.set_all_config(dict(config), list(secret_keys))  # as the engine marks encrypted values
     SETTINGS.rpc_manager.clear()
     SETTINGS.outputs.clear()
     program = Path(program)
@@ -212,11 +213,24 @@ def run_program(
     return monitor.registrations
 
 
+def secure_config_keys(stack: str, repository: Path = REPOSITORY) -> list[str]:
+    """The keys ``stacks/Pulumi.<stack>.yaml`` holds encrypted (``secure:``): the engine marks them secret."""
+    project = yaml.safe_load((repository / "Pulumi.yaml").read_text())
+    name = project["name"]
+    stack_file = repository / project.get("stackConfigDir", ".") / f"Pulumi.{stack}.yaml"
+    config = (yaml.safe_load(stack_file.read_text()) or {}).get("config") or {}
+    return [key if ":" in key else f"{name}:{key}" for key, value in config.items()
+            if isinstance(value, dict) and "secure" in value]
+
+
 def run_stack(stack: str, *, repository: Path = REPOSITORY, overrides: Mapping[str, Any] | None = None,
-              preview: bool = False) -> list[Registration]:
-    """Run ``stacks/`` with the config of ``stacks/Pulumi.<stack>.yaml``; ``overrides`` are bare keys."""
+              secrets: Mapping[str, str] | None = None, preview: bool = False) -> list[Registration]:
+    """Run ``stacks/`` with the config of ``stacks/Pulumi.<stack>.yaml``; ``overrides`` are bare keys, and
+    ``secrets`` bare keys set as ``pulumi config set --secret`` would."""
     name = project_name(repository)
     config = stack_config(stack, repository)
-    for key, value in (overrides or {}).items():
+    for key, value in {**(overrides or {}), **(secrets or {})}.items():
         config[f"{name}:{key}"] = value if isinstance(value, str) else json.dumps(value)
-    return run_program(repository / "stacks", stack=stack, config=config, project=name, preview=preview)
+    secret_keys = secure_config_keys(stack, repository) + [f"{name}:{key}" for key in secrets or {}]
+    return run_program(repository / "stacks", stack=stack, config=config, project=name, preview=preview,
+                       secret_keys=secret_keys)

@@ -43,9 +43,9 @@ def run(monkeypatch):
     monkeypatch.setattr(cluster_settings, "host_resources", lambda: LAPTOP)
     monkeypatch.setattr(offline, "RecordingMonitor", SecretAwareMonitor)
 
-    def go(stack: str, overrides=None):
+    def go(stack: str, overrides=None, secrets=None):
         SecretAwareMonitor.instances.clear()
-        registrations = offline.run_stack(stack, overrides=overrides)
+        registrations = offline.run_stack(stack, overrides=overrides, secrets=secrets)
         return registrations, SecretAwareMonitor.instances[-1]
 
     return go
@@ -210,8 +210,8 @@ def test_kind_is_ephemeral_small_and_unprotected(run):
 
 def test_existing_with_operator_and_pmm_already_installed(run):
     registrations, monitor = run("existing", overrides={"installOperator": False, "installPmm": False,
-                                                        "pmmServerHost": "monitoring-service.pmm",
-                                                        "pmmServerToken": "offline0123456789abcdef"})
+                                                        "pmmServerHost": "monitoring-service.pmm"},
+                                 secrets={"pmmServerToken": "offline0123456789abcdef"})
     assert not [r for r in registrations if r.type == RELEASE]
     assert not [r for r in registrations if r.type == "kubernetes:core/v1:Namespace"]
     secret = _one(registrations, "kubernetes:core/v1:Secret", "existing-mysql-secrets")

@@ -17,9 +17,10 @@ A stack that passes here has every size decided; the program only turns it into 
 
 from __future__ import annotations
 
+import difflib
 import json
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Container, Mapping
 from dataclasses import dataclass
 
 from percona_mysql_k8s.clusters import settings as cluster_layer
@@ -30,7 +31,7 @@ from percona_mysql_k8s.core.benchmark import Benchmark
 from percona_mysql_k8s.core.errors import InputError
 from percona_mysql_k8s.core.monitoring import MonitoringPlan
 from percona_mysql_k8s.core.sizing import SizingResult
-from percona_mysql_k8s.core.units import format_cpu, human_bytes
+from percona_mysql_k8s.core.units import format_cpu, human_bytes, memory_to_bytes
 from percona_mysql_k8s.database.manifests import DatabaseSpec, Placement, size_for_pool
 
 # The database layer's keys with their type and the default declared in Pulumi.yaml (a test keeps the
@@ -146,6 +147,63 @@ class _Values:
         return value.strip() if isinstance(value, str) else value
 
 
+# ---- domains the component code does not bound itself: beyond them a value is a typo, not a plan -------
+
+# MySQL's own range of max_connections is 1..100000 (0 here means: derive it, M6).
+MAX_CONNECTIONS = 100_000
+# The most IOPS one volume offers: GCE Hyperdisk Extreme 350,000 (io2 Block Express 256,000).
+MAX_DISK_IOPS = 350_000
+MAX_VOLUME_BYTES = 64 * 2**40  # the largest GCE persistent disk, 64 TiB
+MAX_STEP_SECONDS = 86_400  # one sysbench step (or warm-up) longer than a day is a typo
+MAX_RATE_TPS = 1_000_000
+MAX_THREADS = MAX_CONNECTIONS  # every sysbench thread holds one connection
+# A namespace is a DNS-1123 label; the kube- prefix is reserved for Kubernetes' own namespaces
+# (https://kubernetes.io/docs/concepts/overview/working-with-objects/namespaces/).
+_DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
+# A StorageClass name is a DNS-1123 subdomain.
+_DNS_SUBDOMAIN = re.compile(r"^(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+
+
+def _check_range(v: _Values, key: str, low: int, high: int, why: str, rule: str | None = None) -> None:
+    value = v.get(key)
+    if not low <= value <= high:
+        raise InputError(key, f"{value} is outside {low}..{high} ({why})", rule)
+
+
+def _check_quantity(v: _Values, key: str) -> None:
+    text = v.get(key)
+    try:
+        amount = memory_to_bytes(text)
+    except ValueError:
+        raise InputError(key, f"{text!r} is not a Kubernetes quantity (e.g. 100Gi)") from None
+    if not 0 < amount <= MAX_VOLUME_BYTES:
+        raise InputError(key, f"{text!r} must be more than zero and at most 64Ti (the largest persistent disk)")
+
+
+def check_database_keys(values: Mapping[str, object]) -> None:
+    """The database layer's keys against their domains, before anything reads them."""
+    v = _Values(values)
+    _check_range(v, "connections", 0, MAX_CONNECTIONS, "0 derives them; MySQL accepts at most 100000", "M6")
+    _check_range(v, "diskIops", 100, MAX_DISK_IOPS, "the volume's provisioned IOPS; no volume offers more than 350000")
+    _check_range(v, "sysbenchDuration", 1, MAX_STEP_SECONDS, "seconds per ladder step, at most a day", "B3")
+    _check_range(v, "sysbenchWarmup", 0, MAX_STEP_SECONDS, "seconds of warm-up, at most a day", "B2")
+    _check_range(v, "sysbenchRate", 0, MAX_RATE_TPS, "transactions per second, 0 = unlimited", "B3")
+    threads = v.get("sysbenchThreads")
+    bad = [step for step in threads if isinstance(step, bool) or not isinstance(step, int) or not 1 <= step <= MAX_THREADS]
+    if bad:
+        raise InputError("sysbenchThreads", f"{bad[0]!r} is not a thread count in 1..{MAX_THREADS}", "B3")
+    namespace = v.get("namespace")
+    if not _DNS_LABEL.match(namespace):
+        raise InputError("namespace", f"{namespace!r} is not a namespace name (lowercase letters, digits, hyphens; at most 63)")
+    if namespace.startswith("kube-"):
+        raise InputError("namespace", f"{namespace!r} is reserved for Kubernetes itself: choose the database's own namespace")
+    storage_class = v.get("storageClass")
+    if storage_class and not _DNS_SUBDOMAIN.match(storage_class):
+        raise InputError("storageClass", f"{storage_class!r} is not a StorageClass name (lowercase DNS subdomain)")
+    _check_quantity(v, "storageSize")
+    _check_quantity(v, "pmmStorageSize")
+
+
 def database_spec_from_config(values: Mapping[str, object], cluster: ClusterSettings) -> DatabaseSpec:
     v = _Values(values)
     name = v.get("dbClusterName") or cluster.cluster_name
@@ -208,6 +266,7 @@ def stack_settings_from_config(
     default ``percona_mysql_k8s.clusters.settings.host_resources``, looked up at call time.
     """
     cluster = cluster_settings_from_config(values, host or cluster_layer.host_resources)
+    check_database_keys(values)
     database = database_spec_from_config(values, cluster)
     v = _Values(values)
     install_operator = v.get("installOperator")
@@ -258,6 +317,24 @@ def _sized(database: DatabaseSpec, cluster: ClusterSettings) -> tuple[Placement,
         prefix = (f"{error.rule}: " if error.rule else "") + f"{error.key}: "
         message = str(error)
         raise InputError(key, message[len(prefix):] if message.startswith(prefix) else message, error.rule) from None
+
+
+def check_config_keys(config: Mapping[str, object], *, project: str, secret_keys: Container[str]) -> None:
+    """Every key of the project's namespace is one the program reads (a misspelling is never ignored), and
+    a PMM token, when one is set, is stored encrypted (S1). ``config`` maps full ``project:key`` names to
+    values as the engine passes them (Pulumi.yaml defaults included)."""
+    known = set(all_keys()) | {PMM_TOKEN_KEY}
+    for full in sorted(config):
+        namespace, _, key = full.partition(":")
+        if namespace != project or key in known:
+            continue
+        close = difflib.get_close_matches(key, sorted(known), n=1, cutoff=0.6)
+        hint = f"; did you mean {close[0]}?" if close else ""
+        raise InputError(key, f"is not a setting of this project{hint} (every setting is declared in Pulumi.yaml)")
+    token = f"{project}:{PMM_TOKEN_KEY}"
+    if config.get(token) and token not in secret_keys:
+        raise InputError(PMM_TOKEN_KEY, "is stored in plain text in the stack config: set it with "
+                                        "`pulumi config set --secret pmmServerToken <token>`", "S1")
 
 
 def all_keys() -> tuple[str, ...]:
