@@ -16,7 +16,6 @@ See docs/database.md.
 from __future__ import annotations
 
 import pulumi
-from pulumi.runtime import config as runtime_config
 from percona_mysql_k8s.clusters import build_cluster
 from percona_mysql_k8s.core.errors import InputError
 from percona_mysql_k8s.core.units import format_cpu, format_memory
@@ -34,6 +33,7 @@ from percona_mysql_k8s.database import (
 )
 from percona_mysql_k8s.database.manifests import sizing_summary
 from percona_mysql_k8s.stack.settings import PMM_TOKEN_KEY, all_keys, check_config_keys, stack_settings_from_config
+from pulumi.runtime import config as runtime_config
 
 config = pulumi.Config()
 # every config key the engine handed over, and which of them it holds encrypted
