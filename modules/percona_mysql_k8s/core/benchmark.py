@@ -37,6 +37,9 @@ MAX_DATA_SHARE_OF_VOLUME = 0.5
 # operator, pmm): the ladder's top step must leave them room.
 RESERVED_CONNECTIONS = 16
 MAX_THREADS = 4096
+# Beyond these a value is a typo, not a plan: one step (or warm-up) longer than a day, a rate no server reaches.
+MAX_STEP_SECONDS = 86_400
+MAX_RATE_TPS = 1_000_000
 SCRIPT = "oltp_read_write"
 
 
@@ -108,11 +111,13 @@ def dataset(buffer_pool_bytes: int, load: str) -> Dataset:
     return Dataset(tables, table_size, tables * table_size * ROW_BYTES, buffer_pool_bytes, ratio)
 
 
-def _whole(key: str, value: object, minimum: int, rule: str = "B3") -> int:
+def _whole(key: str, value: object, minimum: int, rule: str = "B3", maximum: int | None = None) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise InputError(key, f"must be a whole number, got {value!r}", rule)
     if value < minimum:
         raise InputError(key, f"must be >= {minimum}, got {value}", rule)
+    if maximum is not None and value > maximum:
+        raise InputError(key, f"must be <= {maximum}, got {value}", rule)
     return value
 
 
@@ -127,9 +132,9 @@ def ladder(threads: Sequence[int], duration_seconds: int, warmup_seconds: int, r
         raise InputError("sysbenchThreads", f"at most {MAX_THREADS} threads, got {steps[-1]}", "B3")
     return Ladder(
         threads=steps,
-        duration_seconds=_whole("sysbenchDuration", duration_seconds, 1),
-        warmup_seconds=_whole("sysbenchWarmup", warmup_seconds, 0, "B2"),
-        rate=_whole("sysbenchRate", rate, 0),
+        duration_seconds=_whole("sysbenchDuration", duration_seconds, 1, maximum=MAX_STEP_SECONDS),
+        warmup_seconds=_whole("sysbenchWarmup", warmup_seconds, 0, "B2", maximum=MAX_STEP_SECONDS),
+        rate=_whole("sysbenchRate", rate, 0, maximum=MAX_RATE_TPS),
     )
 
 
