@@ -102,7 +102,7 @@ def parse_mysql_size(value: object) -> int:
         raise ValueError(f"{value!r} is not a size")
     if isinstance(value, int):
         return value
-    if isinstance(value, str) and value.isdigit():  # the common case: plain bytes
+    if isinstance(value, str) and value.isascii() and value.isdigit():  # the common case: plain bytes
         return int(value)
     match = _MYSQL_SIZE.match(str(value))
     if not match:

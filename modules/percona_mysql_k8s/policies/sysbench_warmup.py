@@ -19,7 +19,7 @@ def check(ctx: Context) -> None:
             return
         runs = [i for i in invocations(subject.script(), literal_env(subject)) if i.subcommand == "run"]
         warmup = runs[0].options.get("warmup-time", "0").strip("'\"") if len(runs) == 1 else "1"
-        if not (warmup.isdigit() and int(warmup) > 0):
+        if not (warmup.isascii() and warmup.isdigit() and int(warmup) > 0):
             ctx.violation("B2", f"{subject.kind} {subject.name} measures sysbench {runs[0].test} without a warm-up",
                           "the rule warms the buffer pool up before measured runs",
                           "add --warmup-time=300 (sizing's stacks warm up for sysbenchWarmup seconds) or a warm-up run first")

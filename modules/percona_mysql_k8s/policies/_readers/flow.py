@@ -12,6 +12,7 @@ from percona_mysql_k8s.core import flow_control
 
 from .database import DatabaseView
 from .values import Malformed, describe
+from .values import ascii_integer as _ascii_integer
 
 # Server defaults (MySQL 8.0.27+/8.4 and Galera 4 / PXC 8.x).
 GR_DEFAULT_THRESHOLD = 25000  # group_replication_flow_control_{applier,certifier}_threshold
@@ -34,7 +35,7 @@ def integer_option(view: DatabaseView, *names: str, minimum: int = 0) -> tuple[s
         return None
     name, raw = found
     text = raw.strip()
-    if not text.lstrip("+-").isdigit() or int(text) < minimum:
+    if not _ascii_integer(text) or int(text) < minimum:
         raise Malformed(view.path(view.config_rel), f"sets {name}={describe(raw)}, not a whole number >= {minimum}")
     return name, int(text)
 

@@ -102,7 +102,7 @@ def mem(num_bytes: int | None) -> str:
     if num_bytes is None:
         return "unset"
     exact = format_memory(num_bytes)
-    if not exact.isdigit() or num_bytes < 1024:
+    if not (exact.isascii() and exact.isdigit()) or num_bytes < 1024:
         return exact
     for suffix, factor in _DECIMAL:
         if num_bytes % factor == 0:

@@ -77,6 +77,16 @@ class NotKnown(Exception):
         self.sentinel = sentinel
 
 
+def ascii_integer(text: str) -> bool:
+    """An optionally signed run of ASCII digits: what Go's strconv and mysqld accept as an integer
+    (``str.isdigit`` also says yes to ``'²'``, which ``int`` then refuses)."""
+    digits = text[1:] if text[:1] in "+-" else text
+    return digits.isascii() and digits.isdigit()
+
+
+_ascii_integer = ascii_integer
+
+
 def plain(value: Any, _depth: int = 0) -> Any:
     """Proxied (or plain) properties as plain dicts/lists, unknowns as :class:`Unknown`."""
     if _depth > 200:  # protobuf Structs cannot nest this deep; a cycle in a hand-made object can
@@ -158,7 +168,7 @@ def as_int(value: Any, path: str, default: int | None = None) -> int | None:
         return value
     if isinstance(value, float) and math.isfinite(value) and value.is_integer():
         return int(value)  # numbers cross the engine's protobuf Structs as floats
-    if isinstance(value, str) and value.strip().lstrip("+-").isdigit():
+    if isinstance(value, str) and _ascii_integer(value.strip()):
         return int(value.strip())
     raise Malformed(path, f"is {describe(value)}, not a whole number")
 
