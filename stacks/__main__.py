@@ -112,6 +112,8 @@ if settings.sysbench is not None:
             warmup_seconds=settings.sysbench.warmup_seconds,
             rate=settings.sysbench.rate,
             cleanup=settings.sysbench.cleanup,
+            run_request=settings.sysbench.run_request,
+            max_data_bytes=settings.sysbench.max_data_bytes,
             resources=plan.sysbench,
             helper_resources=plan.helper,
         ),

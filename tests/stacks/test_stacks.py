@@ -133,9 +133,13 @@ def test_no_password_in_plain_text(stack, run):
     assert plaintext_secrets(monitor) == []
 
 
+# A production stack benchmarks only on an explicit request (R5): a run id and the data it may prepare.
+REQUEST = {"sysbenchEnabled": True, "sysbenchRunId": "r1", "sysbenchDataSize": "20Gi"}
+
+
 @pytest.mark.parametrize("stack", STACKS)
 def test_operator_pmm_and_sysbench_are_on_the_monitoring_pool(stack, run):
-    registrations, _ = run(stack)
+    registrations, _ = run(stack, overrides=None if stack == "kind" else REQUEST)
     engine = EXPECTED[stack]["engine"]
     info = versions.PXC if engine == "pxc" else versions.PS
     operator = _one(registrations, RELEASE, "operator-release").inputs
@@ -149,8 +153,9 @@ def test_operator_pmm_and_sysbench_are_on_the_monitoring_pool(stack, run):
     jobs = [r for r in registrations if r.type == JOB]
     names = sorted(j.inputs["metadata"]["name"] for j in jobs)
     cluster = names[0].rsplit("-pmm-token", 1)[0]
-    assert names == [f"{cluster}-pmm-token", f"{cluster}-sysbench"]
-    bench = next(j for j in jobs if j.inputs["metadata"]["name"].endswith("-sysbench")).inputs["spec"]["template"]["spec"]
+    sysbench = f"{cluster}-sysbench" if stack == "kind" else f"{cluster}-sysbench-r1"
+    assert names == [f"{cluster}-pmm-token", sysbench]
+    bench = next(j for j in jobs if j.inputs["metadata"]["name"] == sysbench).inputs["spec"]["template"]["spec"]
     assert [c["name"] for c in bench["initContainers"] + bench["containers"]] == ["schema", "prepare", "warmup", "ladder", "publish"]
     for job in jobs:
         pod = job.inputs["spec"]["template"]["spec"]
@@ -229,7 +234,10 @@ def test_existing_with_operator_and_pmm_already_installed(run):
         ("eks", {"proxy": "proxysql"}, "T2: proxy"),
         ("gke", {"sysbenchThreads": [1, 4, 100000]}, "B3: sysbenchThreads"),
         ("gke", {"sysbenchThreads": [16, 4]}, "B3: sysbenchThreads"),
-        ("gke", {"load": "write-heavy", "storageSize": "100Gi"}, "B4: storageSize"),
+        ("gke", {**REQUEST, "sysbenchDataSize": "80Gi", "storageSize": "100Gi"}, "B4: storageSize"),
+        ("gke", {"sysbenchEnabled": True}, "R5: sysbenchRunId"),
+        ("gke", {"sysbenchEnabled": True, "sysbenchRunId": "r1"}, "R5: sysbenchDataSize"),
+        ("eks", {**REQUEST, "sysbenchRunId": "Run 1"}, "R5: sysbenchRunId"),
         ("gke", {"mysqlVersion": "5.7"}, "mysqlVersion"),
         ("gke", {"storageSize": "a lot"}, "storageSize"),
         ("gke", {"databaseNodeType": "m6i.4xlarge"}, "databaseNodeType"),
@@ -279,3 +287,34 @@ def test_every_key_of_the_stack_file_is_declared_in_pulumi_yaml(stack):
         namespace, _, name = key.partition(":")
         if namespace == project["name"]:
             assert name in project["config"], f"{stack_file.name}: {key} is not declared in Pulumi.yaml"
+
+
+@pytest.mark.parametrize("stack", ["gke", "eks", "existing"])
+def test_production_stacks_run_no_benchmark_unless_asked(stack, run):
+    registrations, _ = run(stack)
+    assert not [r for r in registrations if r.type == JOB and "sysbench" in r.inputs["metadata"]["name"]]
+
+
+def _sysbench_job(registrations):
+    (job,) = [r for r in registrations if r.type == JOB and "-sysbench" in r.inputs["metadata"]["name"]]
+    return job.inputs
+
+
+def test_a_requested_run_does_not_follow_the_database(run):
+    """R5: once requested, the run is the same Job whatever the database becomes (no replace, no rerun);
+    a new request is a new Job; the data set is what was asked, never more."""
+    first = _sysbench_job(run("gke", overrides=REQUEST)[0])
+    resized = _sysbench_job(run("gke", overrides={**REQUEST, "connections": 3000, "databaseNodeType": "n2-standard-32",
+                                                  "load": "heavy-oltp"})[0])
+    assert resized == first
+    again = _sysbench_job(run("gke", overrides={**REQUEST, "sysbenchRunId": "r2"})[0])
+    assert again["metadata"]["name"].endswith("-sysbench-r2") and first["metadata"]["name"].endswith("-sysbench-r1")
+    env = {e["name"]: e.get("value") for c in first["spec"]["template"]["spec"]["initContainers"] for e in c.get("env", [])}
+    # 16 tables x rows of 230 bytes, rounded down: at most the 20Gi asked
+    assert 16 * int(env["TABLE_SIZE"]) * 230 <= 20 * GIB
+
+
+def test_an_ephemeral_run_follows_the_database(run):
+    first = _sysbench_job(run("kind")[0])
+    resized = _sysbench_job(run("kind", overrides={"load": "read-heavy"})[0])
+    assert resized["spec"] != first["spec"]  # a new plan reruns the benchmark on a throwaway stack

@@ -242,7 +242,9 @@ def sysbench_env(benchmark: Benchmark) -> dict[str, str]:
         "TABLES": str(data.tables),
         "TABLE_SIZE": str(data.table_size),
         "PREPARE_THREADS": str(benchmark.prepare_threads),
-        "DATA_DESCRIPTION": f"~{data.data_bytes / 2**30:.1f} GiB, {data.ratio:g}x the buffer pool: {data.bound}-bound",
+        # a requested data set must not mention the buffer pool: the Job would change with the database (R5)
+        "DATA_DESCRIPTION": (f"~{data.data_bytes / 2**30:.1f} GiB as requested by sysbenchDataSize" if data.requested else
+                             f"~{data.data_bytes / 2**30:.1f} GiB, {data.ratio:g}x the buffer pool: {data.bound}-bound"),
         "WARMUP_SECONDS": str(benchmark.ladder.warmup_seconds),
         "WARMUP_THREADS": str(benchmark.ladder.warmup_threads),
         "THREADS": " ".join(str(t) for t in benchmark.ladder.threads),

@@ -20,8 +20,11 @@ Pulumi cannot read what a Job printed at ``up`` time without a dynamic provider,
 *where* the results are (the ConfigMap) rather than the numbers. Pulumi creates that ConfigMap empty
 and ignores changes to its ``data``; the Job fills ``data`` with its own field manager.
 
-The pod template carries a run id (a hash of the custom resource and the benchmark plan): when either
-changes, Pulumi replaces the Job and the benchmark runs again against the new configuration.
+On an ephemeral stack the pod template carries a run id (a hash of the custom resource and the benchmark
+plan): when either changes, Pulumi replaces the Job and the benchmark runs again against the new
+configuration. On a production stack a run happens only on an explicit request (R5): the Job is named
+after ``run_request``, its data set is exactly what was asked, and nothing in it follows the database's
+sizing, so it runs once per request and a change of the database never reruns it.
 """
 
 from __future__ import annotations
@@ -43,6 +46,7 @@ from . import scripts, versions
 from .cluster import DatabaseCluster, generated_password
 from .common import PACKAGE, child_options, labels, pod_resources, pool_scheduling, restricted_security
 
+RUN_REQUEST_ANNOTATION = "percona-mysql/run-request"
 PHASES = ("schema", "prepare", "warmup", "ladder", "cleanup")  # in the order they run
 
 
@@ -55,6 +59,10 @@ class SysbenchArgs:
     warmup_seconds: int = 300
     rate: int = 0
     cleanup: bool = False
+    # A production run's explicit request (R5): the Job is named after it and runs once; its data set is
+    # exactly ``max_data_bytes``. None (ephemeral stacks): the run follows the database and reruns on change.
+    run_request: str | None = None
+    max_data_bytes: int | None = None
     resources: ContainerSize | None = None  # None: the monitoring plan's share
     helper_resources: ContainerSize = monitoring.HELPER
     depends_on: Sequence[pulumi.Resource] = field(default=())
@@ -71,6 +79,7 @@ def plan_for(cluster: DatabaseCluster, args: SysbenchArgs) -> bench.Benchmark:
         duration_seconds=args.duration_seconds,
         warmup_seconds=args.warmup_seconds,
         rate=args.rate,
+        requested_data_bytes=args.max_data_bytes if args.run_request else None,
     )
 
 
@@ -86,7 +95,10 @@ class Sysbench(pulumi.ComponentResource):
         spec, provider, pool = cluster.spec, target.provider, target.monitoring_pool
         self.plan = plan_for(cluster, args)
         size = args.resources or monitoring.plan(pool.node, operator=True, pmm_server=True, sysbench=True).sysbench
-        self.run_id = run_id(cluster, self.plan)
+        # an explicit request names the run; otherwise a hash of the database and the plan, so an ephemeral
+        # stack's Job is replaced (and reruns) whenever either changes
+        self.run_id = args.run_request or run_id(cluster, self.plan)
+        job_name = f"{spec.name}-sysbench-{args.run_request}" if args.run_request else f"{spec.name}-sysbench"
         self.cluster_name = spec.name
         self.namespace = namespace = spec.namespace
         common_labels = labels("sysbench", spec.name)
@@ -138,7 +150,9 @@ class Sysbench(pulumi.ComponentResource):
         timeout = sum(bench.timeout_seconds(self.plan, phase) for phase in phases)
         self.job = k8s.batch.v1.Job(
             f"{name}-job",
-            metadata={"name": f"{spec.name}-sysbench", "namespace": namespace, "labels": common_labels},
+            metadata={"name": job_name, "namespace": namespace, "labels": common_labels,
+                      # R5: the pack accepts a load generator on a production stack only as an explicit request
+                      **({"annotations": {RUN_REQUEST_ANNOTATION: args.run_request}} if args.run_request else {})},
             spec=self.job_spec(env, size, args.helper_resources, pool, cleanup=args.cleanup, timeout=timeout),
             opts=child_options(
                 self, provider, [self.secret, self.results, self.role_binding, *after],

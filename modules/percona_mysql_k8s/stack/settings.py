@@ -54,7 +54,9 @@ CONFIG_KEYS: dict[str, tuple[type, object]] = {
     "installPmm": (bool, True),
     "pmmEnabled": (bool, True),
     "pmmServerHost": (str, ""),
-    "sysbenchEnabled": (bool, True),
+    "sysbenchEnabled": (bool, False),
+    "sysbenchRunId": (str, ""),
+    "sysbenchDataSize": (str, ""),
     "sysbenchThreads": (list, [1, 4, 16, 64, 256, 1024]),
     "sysbenchDuration": (int, 600),
     "sysbenchWarmup": (int, 300),
@@ -69,6 +71,7 @@ OPTIONAL_KEYS: dict[str, tuple[type, object]] = {
 }
 # A secret key: its value never enters these settings, only whether it is set.
 PMM_TOKEN_KEY = "pmmServerToken"
+_RUN_ID = re.compile(r"^[a-z0-9]([-a-z0-9]{0,14}[a-z0-9])?$")
 _HOST = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 
 
@@ -87,6 +90,8 @@ class SysbenchSettings:
     warmup_seconds: int
     rate: int
     cleanup: bool
+    run_request: str | None = None  # a production run's explicit id (R5); None: ephemeral, reruns on change
+    max_data_bytes: int | None = None  # the most data the run may prepare (R5, B4)
 
 
 @dataclass(frozen=True)
@@ -239,11 +244,30 @@ def pmm_settings_from_config(values: Mapping[str, object], *, token_set: bool) -
 
 
 def sysbench_settings_from_config(values: Mapping[str, object]) -> SysbenchSettings | None:
+    """The benchmark run, if any. On a production stack only an explicit request runs (R5): a run id and
+    the most data it may prepare; ephemeral stacks may run on every change."""
     v = _Values(values)
+    run_request, data_size = v.get("sysbenchRunId"), v.get("sysbenchDataSize")
+    if run_request and not _RUN_ID.match(run_request):
+        raise InputError("sysbenchRunId", f"{run_request!r} must be 1-16 lowercase letters, digits and hyphens (it names the Job)", "R5")
+    max_data = None
+    if data_size:
+        try:
+            max_data = memory_to_bytes(data_size)
+        except ValueError:
+            raise InputError("sysbenchDataSize", f"{data_size!r} is not a Kubernetes quantity (e.g. 50Gi)", "R5") from None
     if not v.get("sysbenchEnabled"):
         return None
+    if not v.get("ephemeral"):
+        if not run_request:
+            raise InputError("sysbenchRunId", "a production stack runs a benchmark only on an explicit request: set "
+                                              "sysbenchRunId (a new id per run; the run never repeats by itself)", "R5")
+        if not data_size:
+            raise InputError("sysbenchDataSize", "a production benchmark prepares only the data its user asked for: set "
+                                                 "sysbenchDataSize (e.g. 50Gi)", "R5")
     ladder = bench.ladder(v.get("sysbenchThreads"), v.get("sysbenchDuration"), v.get("sysbenchWarmup"), v.get("sysbenchRate"))
-    return SysbenchSettings(ladder.threads, ladder.duration_seconds, ladder.warmup_seconds, ladder.rate, v.get("sysbenchCleanup"))
+    return SysbenchSettings(ladder.threads, ladder.duration_seconds, ladder.warmup_seconds, ladder.rate,
+                            v.get("sysbenchCleanup"), run_request or None, max_data)
 
 
 def stack_settings_from_config(
@@ -278,6 +302,7 @@ def stack_settings_from_config(
             duration_seconds=sysbench.duration_seconds,
             warmup_seconds=sysbench.warmup_seconds,
             rate=sysbench.rate,
+            requested_data_bytes=sysbench.max_data_bytes,
         )
     return StackSettings(cluster, database, install_operator, pmm, sysbench, placement, sizing, plan, benchmark)
 
