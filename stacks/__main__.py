@@ -1,7 +1,8 @@
 """The stack program: Percona MySQL on Kubernetes, sized from the nodes, monitored and benchmarked.
 
 1. Read every config key and validate the whole stack (percona_mysql_k8s.stack.settings): a bad value stops the
-   program with one line naming the key and the rule, before any resource is registered.
+   program with one line naming the key and the rule, before any resource is registered. So does a protected
+   stack's change of engine, cluster name or namespace (S4, percona_mysql_k8s.stack.identity).
 2. Cluster target (GKE, EKS, kind or an existing cluster) with a database and a monitoring pool.
 3. Namespace, CRDs and the Percona operator (unless ``installOperator: false``).
 4. PMM server on the monitoring pool (unless ``installPmm: false``).
@@ -32,6 +33,7 @@ from percona_mysql_k8s.database import (
     create_namespace,
 )
 from percona_mysql_k8s.database.manifests import sizing_summary
+from percona_mysql_k8s.stack.identity import check_identity, own_previous_outputs
 from percona_mysql_k8s.stack.settings import PMM_TOKEN_KEY, all_keys, check_config_keys, stack_settings_from_config
 from pulumi.runtime import config as runtime_config
 
@@ -56,6 +58,15 @@ database = settings.database
 persistent = not database.ephemeral
 plan = settings.monitoring
 
+# S4: on a protected stack, a new engine, cluster name or namespace would replace the database; stop here,
+# before anything is registered, if the config changed one since the last deployment
+try:
+    check_identity(own_previous_outputs().get("database") if persistent else None,
+                   {"engine": database.engine, "name": database.name, "namespace": database.namespace},
+                   ephemeral=database.ephemeral)
+except InputError as error:
+    raise pulumi.RunError(f"stack config: {error}") from error
+
 # 2. where
 try:  # the kind target checks for kind and Docker on this machine before creating anything
     target = build_cluster(settings.cluster)
@@ -70,7 +81,8 @@ if settings.install_operator:
     namespace_ready = [namespace]
     operator = PerconaOperator(
         f"{database.name}-operator",
-        OperatorArgs(engine=database.engine, namespace=database.namespace, target=target, depends_on=namespace_ready),
+        OperatorArgs(engine=database.engine, namespace=database.namespace, target=target, depends_on=namespace_ready,
+                     protect=persistent),
     )
 
 # 4. PMM

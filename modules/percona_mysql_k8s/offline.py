@@ -48,6 +48,7 @@ class Registration:
     property_dependencies: dict[str, list[str]] = field(default_factory=dict)
     provider: str | None = None
     protect: bool = False
+    retain_on_delete: bool = False
     id: str | None = None
 
 
@@ -60,6 +61,10 @@ class OfflineMocks(pulumi.runtime.Mocks):
     """Echo inputs as state, plus the computed outputs the program reads."""
 
     monitor: pulumi_mocks.MockMonitor | None = None  # set by run_program: resource references need it
+
+    def __init__(self, previous_outputs: Mapping[str, Any] | None = None):
+        # the stack's outputs from its last deployment, as the backend returns them ({} before the first)
+        self.previous_outputs = dict(previous_outputs or {})
 
     def _resource_reference(self, typ: str, name: str, state: dict[str, Any]) -> dict[str, Any]:
         """A reference to a resource the SDK can look up (``pulumi:pulumi:getResource``)."""
@@ -95,6 +100,8 @@ class OfflineMocks(pulumi.runtime.Mocks):
         return f"{args.name}-offline-id", state
 
     def call(self, args: pulumi.runtime.MockCallArgs):
+        if args.token == "pulumi:pulumi:readStackOutputs":  # the builtin provider's answer (deploy/builtins.go)
+            return {"name": args.args["name"], "outputs": self.previous_outputs, "secretOutputNames": []}
         if args.token == "aws:index/getAvailabilityZones:getAvailabilityZones":
             return {"names": ["offline-1a", "offline-1b", "offline-1c"], "zoneIds": ["z1", "z2", "z3"]}
         if args.token == "aws:index/getRegion:getRegion":
@@ -131,6 +138,7 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
                     property_dependencies={key: list(value.urns) for key, value in request.propertyDependencies.items()},
                     provider=request.provider or None,
                     protect=bool(request.protect),
+                    retain_on_delete=bool(request.retainOnDelete),
                     id=response.id or None,
                 )
             )
@@ -192,15 +200,19 @@ def run_program(
     project: str,
     preview: bool = False,
     secret_keys: Sequence[str] = (),
+    previous_outputs: Mapping[str, Any] | None = None,
 ) -> list[Registration]:
     """Run ``program`` (a directory with ``__main__.py``) under mocks; return every registration.
 
-    Errors the program raises (bad config) propagate unchanged.
+    ``previous_outputs``: the stack's outputs from its last deployment (None: never deployed). Errors
+    the program raises (bad config) propagate unchanged.
     """
-    mocks = OfflineMocks()
+    mocks = OfflineMocks(previous_outputs)
     monitor = RecordingMonitor(mocks)
     mocks.monitor = monitor
-    pulumi.runtime.set_mocks(mocks, project=project, stack=stack, preview=preview, monitor=monitor)
+    # "organization": the organization of a DIY (file, S3, GCS) backend's stacks
+    pulumi.runtime.set_mocks(mocks, project=project, stack=stack, preview=preview, monitor=monitor,
+                             organization="organization")
     pulumi.runtime.set_all_config(dict(config), list(secret_keys))  # as the engine marks encrypted values
     SETTINGS.rpc_manager.clear()
     SETTINGS.outputs.clear()
@@ -224,13 +236,15 @@ def secure_config_keys(stack: str, repository: Path = REPOSITORY) -> list[str]:
 
 
 def run_stack(stack: str, *, repository: Path = REPOSITORY, overrides: Mapping[str, Any] | None = None,
-              secrets: Mapping[str, str] | None = None, preview: bool = False) -> list[Registration]:
+              secrets: Mapping[str, str] | None = None, preview: bool = False,
+              previous_outputs: Mapping[str, Any] | None = None) -> list[Registration]:
     """Run ``stacks/`` with the config of ``stacks/Pulumi.<stack>.yaml``; ``overrides`` are bare keys, and
-    ``secrets`` bare keys set as ``pulumi config set --secret`` would."""
+    ``secrets`` bare keys set as ``pulumi config set --secret`` would; ``previous_outputs`` what the stack's
+    last deployment exported (None: a first deployment)."""
     name = project_name(repository)
     config = stack_config(stack, repository)
     for key, value in {**(overrides or {}), **(secrets or {})}.items():
         config[f"{name}:{key}"] = value if isinstance(value, str) else json.dumps(value)
     secret_keys = secure_config_keys(stack, repository) + [f"{name}:{key}" for key in secrets or {}]
     return run_program(repository / "stacks", stack=stack, config=config, project=name, preview=preview,
-                       secret_keys=secret_keys)
+                       secret_keys=secret_keys, previous_outputs=previous_outputs)

@@ -43,9 +43,9 @@ def run(monkeypatch):
     monkeypatch.setattr(cluster_settings, "host_resources", lambda: LAPTOP)
     monkeypatch.setattr(offline, "RecordingMonitor", SecretAwareMonitor)
 
-    def go(stack: str, overrides=None, secrets=None):
+    def go(stack: str, overrides=None, secrets=None, previous_outputs=None):
         SecretAwareMonitor.instances.clear()
-        registrations = offline.run_stack(stack, overrides=overrides, secrets=secrets)
+        registrations = offline.run_stack(stack, overrides=overrides, secrets=secrets, previous_outputs=previous_outputs)
         return registrations, SecretAwareMonitor.instances[-1]
 
     return go
@@ -318,3 +318,59 @@ def test_an_ephemeral_run_follows_the_database(run):
     first = _sysbench_job(run("kind")[0])
     resized = _sysbench_job(run("kind", overrides={"load": "read-heavy"})[0])
     assert resized["spec"] != first["spec"]  # a new plan reruns the benchmark on a throwaway stack
+
+
+# S4: a protected stack keeps its database's identity. The previous outputs are those the stack's own first
+# deployment exported (run under mocks), so the test compares exactly what the program would read back.
+IDENTITY_CHANGES = [({"engine": "group-replication"}, "engine"), ({"dbClusterName": "other-db"}, "dbClusterName"),
+                    ({"namespace": "mysql-two"}, "namespace")]
+
+
+def _deployed(run, stack: str, overrides=None) -> dict:
+    run(stack, overrides)
+    return stack_outputs()
+
+
+@pytest.mark.parametrize("change,key", IDENTITY_CHANGES)
+def test_a_protected_stack_refuses_a_new_identity_before_anything_is_registered(change, key, run):
+    import pulumi
+
+    previous = _deployed(run, "gke")
+    with pytest.raises(pulumi.RunError, match=f"S4: {key}: changing it from .* replaces the database"):
+        run("gke", change, previous_outputs=previous)
+    assert SecretAwareMonitor.instances[-1].registrations == []
+
+
+def test_a_protected_stack_redeploys_and_resizes_under_the_same_identity(run):
+    previous = _deployed(run, "gke")
+    assert previous["database"]["engine"] == "pxc"  # the output the check reads back
+    registrations, _ = run("gke", {"storageSize": "300Gi", "connections": 500}, previous_outputs=previous)
+    assert [r for r in registrations if r.type in CR_TYPES]
+
+
+@pytest.mark.parametrize("change,key", IDENTITY_CHANGES)
+def test_an_ephemeral_stack_may_change_its_identity(change, key, run):
+    previous = _deployed(run, "kind")
+    registrations, _ = run("kind", change, previous_outputs=previous)
+    (cr,) = [r for r in registrations if r.type in CR_TYPES]
+    assert cr.inputs["metadata"]["name"] == change.get("dbClusterName", previous["database"]["name"])
+
+
+def test_a_first_deployment_and_an_older_output_pass_the_identity_check(run):
+    """No outputs (never deployed) or outputs without a database (a deployment that stopped early): nothing
+    to compare, so nothing is refused."""
+    for previous in ({}, {"target": {"kind": "gke"}}):
+        registrations, _ = run("gke", {"namespace": "mysql-two"}, previous_outputs=previous)
+        assert registrations
+
+
+@pytest.mark.parametrize("stack", ["kind", "gke", "eks", "existing"])
+def test_crds_are_never_deleted_by_a_protected_stack(stack, run):
+    """S4: deleting a CRD deletes every custom resource of it. On a persistent stack the CRDs are protected
+    (a destroy stops) and retained (once unprotected, Pulumi forgets them instead of deleting them); both
+    options pass from the ConfigFile component to each CRD. kind is ephemeral: neither."""
+    registrations, _ = run(stack)
+    configs = [r for r in registrations if r.type == "kubernetes:yaml/v2:ConfigFile" and r.name.endswith("-crds")]
+    (crds,) = configs
+    persistent = stack != "kind"
+    assert (crds.protect, crds.retain_on_delete) == (persistent, persistent)

@@ -33,6 +33,9 @@ class OperatorArgs:
     target: ClusterTarget
     resources: ContainerSize = monitoring.OPERATOR
     depends_on: Sequence[pulumi.Resource] = field(default=())
+    # A protected (persistent) stack never deletes the CRDs (S4): deleting a CRD deletes every custom
+    # resource of it, in every namespace, whichever stack made them.
+    protect: bool = False
 
 
 def helm_values(release: versions.OperatorRelease, args: OperatorArgs) -> dict:
@@ -62,10 +65,15 @@ class PerconaOperator(pulumi.ComponentResource):
         provider = args.target.provider
         after_target = [*args.target.ready, *args.depends_on]
 
+        # protect: a destroy or replace that would delete them stops with an error; retain_on_delete: once
+        # unprotected, Pulumi forgets them rather than deleting them (another stack's clusters may still use
+        # them; remove them by hand, docs/database.md). Both options pass from this component to every CRD
+        # it creates (pulumi.com/docs/iac/concepts/resources/options/protect/ and .../retainondelete/).
         self.crds = k8s.yaml.v2.ConfigFile(
             f"{name}-crds",
             file=info.crd_url,
-            opts=pulumi.ResourceOptions(parent=self, providers=[provider], depends_on=after_target),
+            opts=pulumi.ResourceOptions(parent=self, providers=[provider], depends_on=after_target,
+                                        protect=args.protect, retain_on_delete=args.protect),
         )
         self.release = k8s.helm.v3.Release(
             f"{name}-release",
