@@ -154,7 +154,7 @@ def test_operator_pmm_and_sysbench_are_on_the_monitoring_pool(stack, run):
     names = sorted(j.inputs["metadata"]["name"] for j in jobs)
     cluster = names[0].rsplit("-pmm-token", 1)[0]
     sysbench = f"{cluster}-sysbench" if stack == "kind" else f"{cluster}-sysbench-r1"
-    assert names == [f"{cluster}-pmm-token", sysbench]
+    assert names == [f"{cluster}-pmm-token", sysbench, f"{sysbench}-user"]  # the user's setup Job holds root
     bench = next(j for j in jobs if j.inputs["metadata"]["name"] == sysbench).inputs["spec"]["template"]["spec"]
     assert [c["name"] for c in bench["initContainers"] + bench["containers"]] == ["schema", "prepare", "warmup", "ladder", "publish"]
     for job in jobs:
@@ -296,7 +296,8 @@ def test_production_stacks_run_no_benchmark_unless_asked(stack, run):
 
 
 def _sysbench_job(registrations):
-    (job,) = [r for r in registrations if r.type == JOB and "-sysbench" in r.inputs["metadata"]["name"]]
+    (job,) = [r for r in registrations if r.type == JOB and "-sysbench" in r.inputs["metadata"]["name"]
+              and not r.inputs["metadata"]["name"].endswith("-user")]
     return job.inputs
 
 
@@ -374,3 +375,31 @@ def test_crds_are_never_deleted_by_a_protected_stack(stack, run):
     (crds,) = configs
     persistent = stack != "kind"
     assert (crds.protect, crds.retain_on_delete) == (persistent, persistent)
+
+
+ROLE = "kubernetes:rbac.authorization.k8s.io/v1:Role"
+
+
+@pytest.mark.parametrize("stack", STACKS)
+def test_jobs_hold_only_the_credentials_they_use(stack, run):
+    """Least privilege: the benchmark pod reads only the benchmark user's Secret (root's password is only in
+    the one-shot user setup Job), and every Role reaches Secrets only by name: the PMM token Job's exactly
+    the cluster Secret it patches, nothing else."""
+    registrations, _ = run(stack, overrides=None if stack == "kind" else REQUEST)
+    bench = _sysbench_job(registrations)
+    cluster = bench["metadata"]["name"].split("-sysbench")[0]
+    pod = bench["spec"]["template"]["spec"]
+    secrets_read = {e["valueFrom"]["secretKeyRef"]["name"] for c in pod["initContainers"] + pod["containers"]
+                    for e in c.get("env", []) if "secretKeyRef" in e.get("valueFrom", {})}
+    assert secrets_read == {f"{cluster}-sysbench"}
+    assert not [v for v in pod["volumes"] if set(v) & {"secret", "projected"}]
+    (setup,) = [r.inputs for r in registrations if r.type == JOB and r.inputs["metadata"]["name"].endswith("-user")]
+    setup_reads = {e["valueFrom"]["secretKeyRef"]["name"] for c in setup["spec"]["template"]["spec"]["containers"]
+                   for e in c.get("env", []) if "secretKeyRef" in e.get("valueFrom", {})}
+    assert setup_reads == {f"{cluster}-secrets", f"{cluster}-sysbench"}
+    secret_rules = [(role.name, rule) for role in registrations if role.type == ROLE for rule in role.inputs["rules"]
+                    if "secrets" in rule["resources"]]
+    assert secret_rules, "the PMM token Job's Role"
+    for name, rule in secret_rules:
+        assert rule.get("resourceNames") == [f"{cluster}-secrets"], name
+        assert set(rule["verbs"]) <= {"get", "patch"}, name

@@ -1,10 +1,12 @@
 """sysbench against the writer endpoint, from the monitoring pool (B1-B4, T3).
 
-One Job, ``<cluster>-sysbench``, whose phases Kubernetes runs in order:
+First a one-shot setup Job, ``<cluster>-sysbench-user``, the only pod that holds root's password: it
+creates the ``sbtest`` schema and a dedicated ``sbtest`` user (its password generated, in the
+``<cluster>-sysbench`` Secret) and waits until that user gets through the proxy (ProxySQL syncs users
+periodically). Then the benchmark, one Job, ``<cluster>-sysbench``, that connects only as ``sbtest``
+(no root password in its env or volumes) and whose phases Kubernetes runs in order:
 
-1. init container ``schema``: as root, creates the ``sbtest`` schema and a dedicated ``sbtest`` user
-   (its password generated, in the ``<cluster>-sysbench`` Secret), then waits until that user gets
-   through the proxy (ProxySQL syncs users periodically).
+1. init container ``schema``: waits until ``sbtest`` reaches its schema through the writer endpoint.
 2. init container ``prepare``: tables and rows sized against the buffer pool and the profile (B4).
 3. init container ``warmup``: ``prewarm`` and a timed run (B2), when ``warmup_seconds`` > 0.
 4. container ``ladder``: the thread ladder with B3's flags, each step after a short unmeasured
@@ -144,6 +146,20 @@ class Sysbench(pulumi.ComponentResource):
         )
 
         env = self._env(cluster)
+        # The user and its schema, as root, in a pod of its own: the benchmark pod never sees root's password.
+        # It reruns with the benchmark (same run id in its template), so a replaced database gets its user back.
+        setup_timeout = bench.timeout_seconds(self.plan, "schema")
+        self.user_job = k8s.batch.v1.Job(
+            f"{name}-user-job",
+            metadata={"name": f"{job_name}-user", "namespace": namespace, "labels": common_labels,
+                      **({"annotations": {RUN_REQUEST_ANNOTATION: args.run_request}} if args.run_request else {})},
+            spec=self.user_job_spec(env, args.helper_resources, pool, timeout=setup_timeout),
+            opts=child_options(
+                self, provider, [self.secret, *after],
+                delete_before_replace=True,
+                custom_timeouts=pulumi.CustomTimeouts(create=f"{setup_timeout}s", update=f"{setup_timeout}s"),
+            ),
+        )
         phases = ["schema", "prepare"] + (["warmup"] if self.plan.ladder.warmup_seconds > 0 else []) + ["ladder"]
         if args.cleanup:
             phases.append("cleanup")
@@ -155,7 +171,7 @@ class Sysbench(pulumi.ComponentResource):
                       **({"annotations": {RUN_REQUEST_ANNOTATION: args.run_request}} if args.run_request else {})},
             spec=self.job_spec(env, size, args.helper_resources, pool, cleanup=args.cleanup, timeout=timeout),
             opts=child_options(
-                self, provider, [self.secret, self.results, self.role_binding, *after],
+                self, provider, [self.secret, self.results, self.role_binding, self.user_job, *after],
                 delete_before_replace=True,
                 custom_timeouts=pulumi.CustomTimeouts(create=f"{timeout}s", update=f"{timeout}s"),
             ),
@@ -176,28 +192,57 @@ class Sysbench(pulumi.ComponentResource):
             {"name": "SYSBENCH_PASSWORD", "valueFrom": {"secretKeyRef": {"name": f"{cluster.spec.name}-sysbench", "key": "password"}}},
         ]
 
+    def user_job_spec(self, env: list[dict], helper: ContainerSize, pool, *, timeout: int) -> dict:
+        """The setup Job: root's password (from the cluster's Secret) and the benchmark user's, nothing else."""
+        cluster = self.cluster_name
+        pod_security, container_security = restricted_security()
+        root = [{"name": "ROOT_PASSWORD", "valueFrom": {"secretKeyRef": {"name": f"{cluster}-secrets", "key": "root"}}}]
+        return {
+            "backoffLimit": 1,
+            "activeDeadlineSeconds": timeout,
+            "template": {
+                "metadata": {
+                    "labels": labels("sysbench", cluster, {"app.kubernetes.io/component": "benchmark-setup"}),
+                    "annotations": {"percona-mysql/run": self.run_id},
+                },
+                "spec": {
+                    "restartPolicy": "Never",
+                    "automountServiceAccountToken": False,  # it talks to MySQL only, never to the API server
+                    "securityContext": pod_security,
+                    **pool_scheduling(pool),  # B1, K4: the monitoring pool
+                    "containers": [{
+                        "name": "user",
+                        "image": versions.SYSBENCH_IMAGE,  # its mysql client
+                        "command": ["bash", "-c", scripts.USER_SETUP],
+                        "env": env + root,
+                        "resources": pod_resources(helper),
+                        "securityContext": container_security,
+                    }],
+                },
+            },
+        }
+
     def job_spec(self, env: list[dict], size: ContainerSize, helper: ContainerSize, pool, *, cleanup: bool,
                  timeout: int) -> dict:
         cluster = self.cluster_name
         pod_security, container_security = restricted_security()
-        root = [{"name": "ROOT_PASSWORD", "valueFrom": {"secretKeyRef": {"name": f"{cluster}-secrets", "key": "root"}}}]
         mount = [{"name": "results", "mountPath": scripts.RESULTS_DIR}]
 
-        def sysbench(phase: str, script: str, as_root: bool) -> dict:
+        def sysbench(phase: str, script: str) -> dict:
             return {
                 "name": phase,
                 "image": versions.SYSBENCH_IMAGE,
                 "command": ["bash", "-c", script],
-                "env": env + (root if as_root else []),
+                "env": env,  # the benchmark user's password only: root stays in the setup Job
                 "resources": pod_resources(size),
                 "securityContext": container_security,
                 "volumeMounts": mount,
             }
 
-        init = [sysbench("schema", scripts.SCHEMA, True), sysbench("prepare", scripts.PREPARE, False)]
+        init = [sysbench("schema", scripts.SCHEMA), sysbench("prepare", scripts.PREPARE)]
         if self.plan.ladder.warmup_seconds > 0:
-            init.append(sysbench("warmup", scripts.WARMUP, False))
-        ladder = sysbench("ladder", scripts.LADDER_AND_CLEANUP if cleanup else scripts.LADDER, cleanup)
+            init.append(sysbench("warmup", scripts.WARMUP))
+        ladder = sysbench("ladder", scripts.LADDER_AND_CLEANUP if cleanup else scripts.LADDER)
         publish = {
             "name": "publish",
             "image": versions.KUBECTL_IMAGE,
