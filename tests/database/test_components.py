@@ -20,11 +20,10 @@ from percona_mysql_k8s.database import (
     SysbenchArgs,
     create_namespace,
     custom_resource,
+    scripts,
     size_for_pool,
     versions,
 )
-
-from percona_mysql_k8s.database import scripts
 
 from . import crd
 from .fixtures import eks_pools, gke_pools, kind_pools
