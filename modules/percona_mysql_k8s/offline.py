@@ -65,6 +65,7 @@ class OfflineMocks(pulumi.runtime.Mocks):
     def __init__(self, previous_outputs: Mapping[str, Any] | None = None):
         # the stack's outputs from its last deployment, as the backend returns them ({} before the first)
         self.previous_outputs = dict(previous_outputs or {})
+        self.stack_output_reads: list[str] = []  # the stacks whose outputs the program asked for
 
     def _resource_reference(self, typ: str, name: str, state: dict[str, Any]) -> dict[str, Any]:
         """A reference to a resource the SDK can look up (``pulumi:pulumi:getResource``)."""
@@ -101,6 +102,7 @@ class OfflineMocks(pulumi.runtime.Mocks):
 
     def call(self, args: pulumi.runtime.MockCallArgs):
         if args.token == "pulumi:pulumi:readStackOutputs":  # the builtin provider's answer (deploy/builtins.go)
+            self.stack_output_reads.append(args.args["name"])
             return {"name": args.args["name"], "outputs": self.previous_outputs, "secretOutputNames": []}
         if args.token == "aws:index/getAvailabilityZones:getAvailabilityZones":
             return {"names": ["offline-1a", "offline-1b", "offline-1c"], "zoneIds": ["z1", "z2", "z3"]}

@@ -357,6 +357,15 @@ def test_an_ephemeral_stack_may_change_its_identity(change, key, run):
     assert cr.inputs["metadata"]["name"] == change.get("dbClusterName", previous["database"]["name"])
 
 
+@pytest.mark.parametrize("stack", STACKS)
+def test_the_identity_check_reads_the_stacks_own_outputs(stack, run):
+    """A persistent stack asks the backend for its own outputs by its fully qualified name (a DIY backend's
+    organization is "organization"); an ephemeral one (kind) has nothing to protect and asks nothing."""
+    _, monitor = run(stack, overrides=None if stack == "kind" else REQUEST)
+    expected = [] if stack == "kind" else [f"organization/{offline.project_name()}/{stack}"]
+    assert monitor.mocks.stack_output_reads == expected
+
+
 def test_a_first_deployment_and_an_older_output_pass_the_identity_check(run):
     """No outputs (never deployed) or outputs without a database (a deployment that stopped early): nothing
     to compare, so nothing is refused."""
