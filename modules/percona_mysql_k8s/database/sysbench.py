@@ -148,6 +148,9 @@ class Sysbench(pulumi.ComponentResource):
         env = self._env(cluster)
         # The user and its schema, as root, in a pod of its own: the benchmark pod never sees root's password.
         # It reruns with the benchmark (same run id in its template), so a replaced database gets its user back.
+        # Not the CR's declarative spec.users[]: the PS 1.2.0 CRD has no such field (it came with PS 1.3.0), and
+        # Percona's PXC docs call it a technical preview not recommended for production
+        # (docs.percona.com/percona-operator-for-mysql/pxc/users.html); one mechanism for both engines.
         setup_timeout = bench.timeout_seconds(self.plan, "schema")
         self.user_job = k8s.batch.v1.Job(
             f"{name}-user-job",
