@@ -62,7 +62,8 @@ plan = settings.monitoring
 # before anything is registered, if the config changed one since the last deployment
 try:
     check_identity(own_previous_outputs().get("database") if persistent else None,
-                   {"engine": database.engine, "name": database.name, "namespace": database.namespace},
+                   {"engine": database.engine, "name": database.name, "namespace": database.namespace,
+                    "storageSize": database.storage_size},
                    ephemeral=database.ephemeral)
 except InputError as error:
     raise pulumi.RunError(f"stack config: {error}") from error
@@ -142,6 +143,7 @@ pulumi.export("database", {
     "crVersion": database.release.cr_version,
     "writerEndpoint": f"{cluster.writer.host}:{cluster.writer.port}",
     "secret": database.secret_name,
+    "storageSize": database.storage_size,  # read back by the next deployment: volumes only grow (S4)
 })
 pulumi.export("sizing", sizing_summary(settings.sizing, settings.placement))
 pulumi.export("monitoringPool", {

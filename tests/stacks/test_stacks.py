@@ -366,6 +366,20 @@ def test_the_identity_check_reads_the_stacks_own_outputs(stack, run):
     assert monitor.mocks.stack_output_reads == expected
 
 
+def test_a_protected_stacks_volumes_only_grow(run):
+    """S4: the last deployment's storageSize (gke ships 200Gi) is a floor; the same size in another spelling
+    (204800Mi = 200 x 1024 Mi) and a larger one pass, a smaller one stops before anything is registered."""
+    import pulumi
+
+    previous = _deployed(run, "gke")
+    assert previous["database"]["storageSize"] == "200Gi"
+    for same_or_larger in ("204800Mi", "300Gi"):
+        assert run("gke", {"storageSize": same_or_larger}, previous_outputs=previous)[0]
+    with pytest.raises(pulumi.RunError, match="S4: storageSize: '150Gi' is smaller than the '200Gi'"):
+        run("gke", {"storageSize": "150Gi"}, previous_outputs=previous)
+    assert SecretAwareMonitor.instances[-1].registrations == []
+
+
 def test_a_first_deployment_and_an_older_output_pass_the_identity_check(run):
     """No outputs (never deployed) or outputs without a database (a deployment that stopped early): nothing
     to compare, so nothing is refused."""

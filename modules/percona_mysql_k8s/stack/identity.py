@@ -21,6 +21,7 @@ from collections.abc import Mapping
 import pulumi
 
 from percona_mysql_k8s.core.errors import InputError
+from percona_mysql_k8s.core.units import memory_to_bytes
 
 READ_STACK_OUTPUTS = "pulumi:pulumi:readStackOutputs"
 DATABASE_OUTPUT = "database"
@@ -38,7 +39,8 @@ def identity_changes(previous: Mapping[str, object] | None, current: Mapping[str
 
 
 def check_identity(previous: Mapping[str, object] | None, current: Mapping[str, object], *, ephemeral: bool) -> None:
-    """Raise S4 for the first identity change on a protected stack; an ephemeral stack may change anything."""
+    """Raise S4 for the first identity change on a protected stack, or a smaller ``storageSize`` than its
+    volumes already have; an ephemeral stack may change anything."""
     if ephemeral:
         return
     for key, before, after in identity_changes(previous, current):
@@ -46,6 +48,15 @@ def check_identity(previous: Mapping[str, object] | None, current: Mapping[str, 
             key,
             f"changing it from {before!r} to {after!r} replaces the database and deletes its data; export the data "
             "and restore it into a new stack, or set ephemeral: true first if this database is disposable",
+            "S4",
+        )
+    before = previous.get("storageSize") if isinstance(previous, Mapping) else None
+    if isinstance(before, str) and memory_to_bytes(current["storageSize"]) < memory_to_bytes(before):
+        # Kubernetes never shrinks a PersistentVolumeClaim ("spec.resources.requests.storage: Forbidden: field
+        # can not be less than previous value"): the operator would retry a refused resize forever
+        raise InputError(
+            "storageSize",
+            f"{current['storageSize']!r} is smaller than the {before!r} the volumes already have; volumes only grow",
             "S4",
         )
 
