@@ -1,7 +1,8 @@
 """The stack program: Percona MySQL on Kubernetes, sized from the nodes, monitored and benchmarked.
 
 1. Read every config key and validate the whole stack (percona_mysql_k8s.stack.settings): a bad value stops the
-   program with one line naming the key and the rule, before any resource is registered.
+   program with one line naming the key and the rule, before any resource is registered. So does a protected
+   stack's change of engine, cluster name or namespace (S4, percona_mysql_k8s.stack.identity).
 2. Cluster target (GKE, EKS, kind or an existing cluster) with a database and a monitoring pool.
 3. Namespace, CRDs and the Percona operator (unless ``installOperator: false``).
 4. PMM server on the monitoring pool (unless ``installPmm: false``).
@@ -32,12 +33,21 @@ from percona_mysql_k8s.database import (
     create_namespace,
 )
 from percona_mysql_k8s.database.manifests import sizing_summary
-from percona_mysql_k8s.stack.settings import PMM_TOKEN_KEY, all_keys, stack_settings_from_config
+from percona_mysql_k8s.stack.identity import check_identity, own_previous_outputs
+from percona_mysql_k8s.stack.settings import PMM_TOKEN_KEY, all_keys, check_config_keys, stack_settings_from_config
+from pulumi.runtime import config as runtime_config
 
 config = pulumi.Config()
-raw = {key: value for key in all_keys() if (value := config.get(key)) is not None}
+# every config key the engine handed over, and which of them it holds encrypted
+engine_config = {key: runtime_config.get_config(key)
+                 for key in set(runtime_config.CONFIG.get()) | set(runtime_config.get_config_env())}
+secret_keys = {key for key in engine_config if runtime_config.is_config_secret(key)} | set(runtime_config.get_config_secret_keys_env())
 try:
-    settings = stack_settings_from_config(raw, pmm_token_set=bool(config.get(PMM_TOKEN_KEY)))
+    check_config_keys(engine_config, project=pulumi.get_project(), secret_keys=secret_keys)
+    raw = {key: value for key in all_keys() if (value := config.get(key)) is not None}
+    # read without Config.get, which would log the secret's use in plain text
+    token_set = bool(runtime_config.get_config(f"{pulumi.get_project()}:{PMM_TOKEN_KEY}"))
+    settings = stack_settings_from_config(raw, pmm_token_set=token_set)
 except InputError as error:
     raise pulumi.RunError(f"stack config: {error}") from error
 
@@ -50,8 +60,21 @@ database = settings.database
 persistent = not database.ephemeral
 plan = settings.monitoring
 
+# S4: on a protected stack, a new engine, cluster name or namespace would replace the database; stop here,
+# before anything is registered, if the config changed one since the last deployment
+try:
+    check_identity(own_previous_outputs().get("database") if persistent else None,
+                   {"engine": database.engine, "name": database.name, "namespace": database.namespace,
+                    "storageSize": database.storage_size},
+                   ephemeral=database.ephemeral)
+except InputError as error:
+    raise pulumi.RunError(f"stack config: {error}") from error
+
 # 2. where
-target = build_cluster(settings.cluster)
+try:  # the kind target checks for kind and Docker on this machine before creating anything
+    target = build_cluster(settings.cluster)
+except InputError as error:
+    raise pulumi.RunError(f"stack config: {error}") from error
 
 # 3. the operator (and the namespace it watches)
 operator = None
@@ -63,7 +86,7 @@ if settings.install_operator:
         f"{database.name}-operator",
         OperatorArgs(engine=database.engine, namespace=database.namespace, target=target, depends_on=namespace_ready,
                      chart=settings.sources.operator_chart, crds=settings.sources.operator_crds,
-                     image_registry=settings.sources.image_registry),
+                     image_registry=settings.sources.image_registry, protect=persistent),
     )
 
 # 4. PMM
@@ -108,6 +131,8 @@ if settings.sysbench is not None:
             warmup_seconds=settings.sysbench.warmup_seconds,
             rate=settings.sysbench.rate,
             cleanup=settings.sysbench.cleanup,
+            run_request=settings.sysbench.run_request,
+            max_data_bytes=settings.sysbench.max_data_bytes,
             resources=plan.sysbench,
             helper_resources=plan.helper,
             image_registry=settings.sources.image_registry,
@@ -125,6 +150,7 @@ pulumi.export("database", {
     "crVersion": database.release.cr_version,
     "writerEndpoint": f"{cluster.writer.host}:{cluster.writer.port}",
     "secret": database.secret_name,
+    "storageSize": database.storage_size,  # read back by the next deployment: volumes only grow (S4)
 })
 pulumi.export("sizing", sizing_summary(settings.sizing, settings.placement))
 pulumi.export("monitoringPool", {

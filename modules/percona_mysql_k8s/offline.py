@@ -17,7 +17,7 @@ import hashlib
 import json
 import runpy
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -49,6 +49,7 @@ class Registration:
     property_dependencies: dict[str, list[str]] = field(default_factory=dict)
     provider: str | None = None
     protect: bool = False
+    retain_on_delete: bool = False
     id: str | None = None
 
 
@@ -61,6 +62,11 @@ class OfflineMocks(pulumi.runtime.Mocks):
     """Echo inputs as state, plus the computed outputs the program reads."""
 
     monitor: pulumi_mocks.MockMonitor | None = None  # set by run_program: resource references need it
+
+    def __init__(self, previous_outputs: Mapping[str, Any] | None = None):
+        # the stack's outputs from its last deployment, as the backend returns them ({} before the first)
+        self.previous_outputs = dict(previous_outputs or {})
+        self.stack_output_reads: list[str] = []  # the stacks whose outputs the program asked for
 
     def _resource_reference(self, typ: str, name: str, state: dict[str, Any]) -> dict[str, Any]:
         """A reference to a resource the SDK can look up (``pulumi:pulumi:getResource``)."""
@@ -96,6 +102,9 @@ class OfflineMocks(pulumi.runtime.Mocks):
         return f"{args.name}-offline-id", state
 
     def call(self, args: pulumi.runtime.MockCallArgs):
+        if args.token == "pulumi:pulumi:readStackOutputs":  # the builtin provider's answer (deploy/builtins.go)
+            self.stack_output_reads.append(args.args["name"])
+            return {"name": args.args["name"], "outputs": self.previous_outputs, "secretOutputNames": []}
         if args.token == "aws:index/getAvailabilityZones:getAvailabilityZones":
             return {"names": ["offline-1a", "offline-1b", "offline-1c"], "zoneIds": ["z1", "z2", "z3"]}
         if args.token == "aws:index/getRegion:getRegion":
@@ -132,6 +141,7 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
                     property_dependencies={key: list(value.urns) for key, value in request.propertyDependencies.items()},
                     provider=request.provider or None,
                     protect=bool(request.protect),
+                    retain_on_delete=bool(request.retainOnDelete),
                     id=response.id or None,
                 )
             )
@@ -197,16 +207,21 @@ def run_program(
     config: Mapping[str, str],
     project: str,
     preview: bool = False,
+    secret_keys: Sequence[str] = (),
+    previous_outputs: Mapping[str, Any] | None = None,
 ) -> list[Registration]:
     """Run ``program`` (a directory with ``__main__.py``) under mocks; return every registration.
 
-    Errors the program raises (bad config) propagate unchanged.
+    ``previous_outputs``: the stack's outputs from its last deployment (None: never deployed). Errors
+    the program raises (bad config) propagate unchanged.
     """
-    mocks = OfflineMocks()
+    mocks = OfflineMocks(previous_outputs)
     monitor = RecordingMonitor(mocks)
     mocks.monitor = monitor
-    pulumi.runtime.set_mocks(mocks, project=project, stack=stack, preview=preview, monitor=monitor)
-    pulumi.runtime.set_all_config(dict(config))
+    # "organization": the organization of a DIY (file, S3, GCS) backend's stacks
+    pulumi.runtime.set_mocks(mocks, project=project, stack=stack, preview=preview, monitor=monitor,
+                             organization="organization")
+    pulumi.runtime.set_all_config(dict(config), list(secret_keys))  # as the engine marks encrypted values
     SETTINGS.rpc_manager.clear()
     SETTINGS.outputs.clear()
     program = Path(program)
@@ -224,14 +239,29 @@ def program_dir(repository: Path | None = None) -> Path:
     return (root / project.get("main", ".")).resolve()
 
 
+def secure_config_keys(stack: str, repository: Path | None = None) -> list[str]:
+    """The keys ``Pulumi.<stack>.yaml`` holds encrypted (``secure:``): the engine marks them secret."""
+    root, project = _project(repository)
+    name = project["name"]
+    stack_file = root / project.get("stackConfigDir", ".") / f"Pulumi.{stack}.yaml"
+    config = (yaml.safe_load(stack_file.read_text()) or {}).get("config") or {}
+    return [key if ":" in key else f"{name}:{key}" for key, value in config.items()
+            if isinstance(value, dict) and "secure" in value]
+
+
 def run_stack(stack: str, *, repository: Path | None = None, overrides: Mapping[str, Any] | None = None,
-              preview: bool = False) -> list[Registration]:
-    """Run the project's program with the config of ``Pulumi.<stack>.yaml``; ``overrides`` are bare keys.
+              secrets: Mapping[str, str] | None = None, preview: bool = False,
+              previous_outputs: Mapping[str, Any] | None = None) -> list[Registration]:
+    """Run the project's program with the config of ``Pulumi.<stack>.yaml``; ``overrides`` are bare keys,
+    ``secrets`` bare keys set as ``pulumi config set --secret`` would, and ``previous_outputs`` what the
+    stack's last deployment exported (None: a first deployment).
 
     ``repository`` is the project directory (or one inside it); default: the one around the working directory.
     """
     name = project_name(repository)
     config = stack_config(stack, repository)
-    for key, value in (overrides or {}).items():
+    for key, value in {**(overrides or {}), **(secrets or {})}.items():
         config[f"{name}:{key}"] = value if isinstance(value, str) else json.dumps(value)
-    return run_program(program_dir(repository), stack=stack, config=config, project=name, preview=preview)
+    secret_keys = secure_config_keys(stack, repository) + [f"{name}:{key}" for key in secrets or {}]
+    return run_program(program_dir(repository), stack=stack, config=config, project=name, preview=preview,
+                       secret_keys=secret_keys, previous_outputs=previous_outputs)

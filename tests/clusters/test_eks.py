@@ -198,4 +198,6 @@ def test_volumes_come_from_the_ebs_csi_driver_with_its_own_irsa_role(mocked):
     assert storage_class.state["provisioner"] == "ebs.csi.aws.com"
     assert storage_class.state["parameters"] == {"type": "gp3", "encrypted": "true"}
     assert storage_class.state["volumeBindingMode"] == "WaitForFirstConsumer"
+    # the CRs set enableVolumeExpansion: the class must let a storageSize change grow the EBS volumes
+    assert storage_class.state["allowVolumeExpansion"] is True
     assert addon.urn in storage_class.dependencies

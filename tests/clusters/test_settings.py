@@ -190,9 +190,13 @@ def test_kind_auto_splits_the_host_between_the_workers():
     assert expected.capacity_cpu_millicores == 1637
 
 
-def test_kind_ignores_database_node_count():
-    result = settings(with_(KIND, clusterSize=3, databaseNodeCount=1))
-    assert result.database_pool.node_count == 3
+def test_kind_has_one_worker_per_member_and_refuses_a_node_count():
+    assert settings(with_(KIND, clusterSize=3)).database_pool.node_count == 3
+    # kind would ignore a node count: setting one is an error naming the key, never a silent accept
+    with pytest.raises(InputError) as error:
+        settings(with_(KIND, clusterSize=3, databaseNodeCount=1))
+    assert error.value.key == "databaseNodeCount" and "only to target gke or eks or existing" in str(error.value)
+    assert settings(with_(KIND, clusterSize=3, databaseNodeCount=3)).database_pool.node_count == 3  # the default is not "set"
 
 
 def test_kind_warns_when_the_nodes_overcommit_the_host():

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from percona_mysql_k8s.core import benchmark, monitoring
 from percona_mysql_k8s.core.allocatable import kind_node_budget, node_budget
 from percona_mysql_k8s.core.errors import InputError
@@ -89,3 +91,19 @@ def test_too_small_monitoring_node_is_refused():
     node = kind_node_budget(4000, 8 * GIB, 0.1)
     with pytest.raises(InputError, match="K5: monitoringNodeType"):
         monitoring.plan(node, operator=True, pmm_server=True, sysbench=True)
+
+
+@given(requested=st.integers(min_value=16 * 1000 * 230, max_value=64 * 2**40),
+       pool=st.integers(min_value=2**20, max_value=2**40), load=st.sampled_from(sorted(PROFILES)))
+def test_a_requested_data_set_is_never_more_than_asked_nor_follows_the_buffer_pool(requested, pool, load):
+    """R5: a production run prepares at most what was asked, whatever the database's buffer pool."""
+    data = benchmark.dataset(pool, load, requested)
+    assert data.requested and data.data_bytes <= requested
+    other = benchmark.dataset(pool * 2 + 1, load, requested)
+    assert (other.tables, other.table_size) == (data.tables, data.table_size)
+
+
+def test_a_request_too_small_for_sixteen_tables_names_the_key():
+    with pytest.raises(InputError) as error:
+        benchmark.dataset(2**30, "light-oltp", 1000)
+    assert error.value.key == "sysbenchDataSize" and error.value.rule == "R5"

@@ -20,6 +20,7 @@ from percona_mysql_k8s.database import (
     SysbenchArgs,
     create_namespace,
     custom_resource,
+    scripts,
     size_for_pool,
     versions,
 )
@@ -161,8 +162,22 @@ def test_sysbench_phases_run_in_order_in_one_job_on_the_monitoring_pool(gke_pxc)
         env = {e["name"]: e.get("value") for e in container["env"]}
         assert (env["MYSQL_HOST"], env["MYSQL_PORT"]) == ("db1-haproxy.mysql.svc", "3306")  # T3
         assert container["resources"]["requests"] == container["resources"]["limits"]
-    roots = [c["name"] for c in sysbench if any(e["name"] == "ROOT_PASSWORD" for e in c["env"])]
-    assert roots == ["schema"]  # root only where the schema and user are created
+    # no root in the benchmark pod: neither in an env var nor in a volume (least privilege)
+    assert not [c["name"] for c in pod["initContainers"] + pod["containers"]
+                if any("secretKeyRef" in e.get("valueFrom", {}) and e["valueFrom"]["secretKeyRef"]["name"] == "db1-secrets"
+                       for e in c.get("env", []))]
+    assert not [v for v in pod.get("volumes", []) if "secret" in v or "projected" in v]
+    # root only in the one-shot setup Job, which the benchmark waits for
+    setup = one(registrations, JOB, "sb-user-job")
+    assert setup.inputs["metadata"]["name"] == "db1-sysbench-user"
+    (user,) = setup.inputs["spec"]["template"]["spec"]["containers"]
+    refs = {e["name"]: e["valueFrom"]["secretKeyRef"] for e in user["env"] if "valueFrom" in e}
+    assert refs == {"ROOT_PASSWORD": {"name": "db1-secrets", "key": "root"},
+                    "SYSBENCH_PASSWORD": {"name": "db1-sysbench", "key": "password"}}
+    assert user["command"][-1] == scripts.USER_SETUP
+    assert setup.inputs["spec"]["template"]["spec"]["automountServiceAccountToken"] is False
+    assert setup.inputs["spec"]["template"]["spec"]["nodeSelector"] == monitoring_pool.node_selector()  # B1
+    assert depends_on(registrations, job, setup) and depends_on(registrations, setup, the_cr(registrations))
     ladder_env = {e["name"]: e.get("value") for e in pod["containers"][0]["env"]}
     assert ladder_env["THREADS"] == "1 4 16"
     assert pod["containers"][1]["image"] == versions.KUBECTL_IMAGE  # the publisher
@@ -249,7 +264,7 @@ def test_cleanup_runs_after_the_ladder_when_asked():
     ladder = pod["containers"][0]
     assert ladder["command"][-1] == scripts.LADDER_AND_CLEANUP
     env = {e["name"]: e for e in ladder["env"]}
-    assert env["ROOT_PASSWORD"]["valueFrom"]["secretKeyRef"] == {"name": "db1-secrets", "key": "root"}
+    assert "ROOT_PASSWORD" not in env  # the cleanup drops the schema as the benchmark user
 
 
 def test_plaintext_check_catches_an_unwrapped_value():

@@ -203,6 +203,26 @@ def test_safety_fields():
         assert versions.image_major(cr["spec"]["pmm"]["image"]) == versions.PMM.major  # S5
 
 
+@pytest.mark.parametrize("engine", ["pxc", "group-replication"])
+def test_a_storage_size_change_resizes_the_volumes(engine):
+    """enableVolumeExpansion is on in both CRs (without it the operators ignore a new volumeSpec size) and
+    the CRD knows it: the strict schema check would reject an unknown or misspelt field."""
+    database, _ = gke_pools()
+    crs = []
+    for storage in ("100Gi", "150Gi"):
+        spec = DatabaseSpec(name="db1", namespace="mysql", engine=engine, storage_class="premium-rwo", storage_size=storage)
+        place, sizing = size_for_pool(spec, database)
+        crs.append(custom_resource(spec, sizing, place, "monitoring-service"))
+    for cr in crs:
+        assert cr["spec"]["enableVolumeExpansion"] is True
+        assert_valid(cr)
+    component = "pxc" if engine == "pxc" else "mysql"
+    claims = [cr["spec"][component]["volumeSpec"]["persistentVolumeClaim"] for cr in crs]
+    assert [c["resources"]["requests"]["storage"] for c in claims] == ["100Gi", "150Gi"]
+    # only the size moves: the same class, so the operator resizes the PVCs rather than asking for new ones
+    assert claims[0]["storageClassName"] == claims[1]["storageClassName"] == "premium-rwo"
+
+
 def test_pmm_off_needs_no_server_and_pmm_on_needs_one():
     database, _ = gke_pools()
     spec = DatabaseSpec(name="db1", namespace="mysql", pmm_enabled=False)

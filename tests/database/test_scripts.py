@@ -152,15 +152,28 @@ def test_no_password_on_any_command_line(sandbox):
     assert oct((tmp_path / "root.cnf").stat().st_mode & 0o777) == "0o600"
 
 
-def test_schema_creates_the_user_as_root_then_checks_it_through_the_proxy(sandbox):
+def test_user_setup_creates_the_user_as_root_then_checks_it_through_the_proxy(sandbox):
     _, _, env, log = sandbox
-    _run(scripts.SCHEMA, env)
+    _run(scripts.USER_SETUP, env)
     calls = _calls(log)
     sql = next(c["stdin"] for c in calls if "CREATE USER" in c["stdin"])
     assert "CREATE USER IF NOT EXISTS 'sbtest'@'%'" in sql and f"IDENTIFIED BY '{PASSWORD}'" in sql
     assert "GRANT ALL PRIVILEGES ON `sbtest`.* TO 'sbtest'@'%'" in sql
     assert any(a.endswith("root.cnf") for a in calls[0]["argv"])
     assert any(a.endswith("sbtest.cnf") for a in calls[-1]["argv"])
+
+
+def test_the_benchmark_pods_scripts_log_in_as_the_benchmark_user_only(sandbox):
+    """No root in the benchmark pod: its schema check and its cleanup connect as sbtest, and with no
+    ROOT_PASSWORD in the env no root option file is even written."""
+    _, _, env, log = sandbox
+    env = {k: v for k, v in env.items() if k != "ROOT_PASSWORD"}
+    _run(scripts.SCHEMA, env)
+    _run(scripts.CLEANUP, env)
+    mysql = [c for c in _calls(log) if Path(c["argv"][0]).name == "mysql"]
+    assert mysql and all(any(a.endswith("sbtest.cnf") for a in c["argv"]) for c in mysql)
+    assert not (Path(env["TMPDIR"]) / "root.cnf").exists()
+    assert "DROP DATABASE IF EXISTS `sbtest`" in mysql[-1]["argv"][-1] and "DROP USER" not in scripts.CLEANUP
 
 
 def test_prepare_and_warmup_use_the_b4_data_size(sandbox):

@@ -78,8 +78,8 @@ def test_kind_pxc_benchmark(run):
     _valid(cr)
     assert cr["spec"]["pmm"] == {"enabled": False} and cr["spec"]["unsafeFlags"]["pxcSize"] is True
     jobs = [r.inputs for r in registrations if r.type == "kubernetes:batch/v1:Job"]
-    assert [j["metadata"]["name"] for j in jobs] == ["bench-sysbench"]
-    phases = jobs[0]["spec"]["template"]["spec"]
+    assert [j["metadata"]["name"] for j in jobs] == ["bench-sysbench-user", "bench-sysbench"]  # setup as root, then the run
+    phases = jobs[1]["spec"]["template"]["spec"]
     assert [c["name"] for c in phases["initContainers"] + phases["containers"]] == ["schema", "prepare", "warmup", "ladder", "publish"]
     for job in jobs:
         pod = job["spec"]["template"]["spec"]

@@ -210,7 +210,10 @@ def test_compliant_objects_pass(tmp_path, capsys):
     for name in ("pxc", "ps-gr"):
         (tmp_path / f"{name}.yaml").write_text(yaml.safe_dump(resolve_resource({"base": name})["props"]))
     # kubectl -f reads JSON as well
-    (tmp_path / "sysbench.json").write_text(json.dumps(resolve_resource({"base": "sysbench-job"})["props"], indent=2))
+    # a benchmark beside production databases is compliant as an explicit one-off request (R5)
+    sysbench = resolve_resource({"base": "sysbench-job"})["props"]
+    sysbench["metadata"]["annotations"] = {"percona-mysql/run-request": "capacity-q4"}
+    (tmp_path / "sysbench.json").write_text(json.dumps(sysbench, indent=2))
     (tmp_path / "README.md").write_text("not a manifest: kubectl -f DIR reads only .yaml, .yml and .json")
     code, out, _ = _run(["--manifests", str(tmp_path)], capsys)
     assert code == 0, out

@@ -62,9 +62,9 @@ def run(monkeypatch):
     monkeypatch.setattr(cluster_settings, "read_cluster", existing_cluster)
     monkeypatch.setattr(offline, "RecordingMonitor", SecretAwareMonitor)
 
-    def go(stack: str, overrides=None):
+    def go(stack: str, overrides=None, secrets=None, previous_outputs=None):
         SecretAwareMonitor.instances.clear()
-        registrations = offline.run_stack(stack, overrides=overrides)
+        registrations = offline.run_stack(stack, overrides=overrides, secrets=secrets, previous_outputs=previous_outputs)
         return registrations, SecretAwareMonitor.instances[-1]
 
     return go
@@ -154,9 +154,13 @@ def test_no_password_in_plain_text(stack, run):
     assert plaintext_secrets(monitor) == []
 
 
+# A production stack benchmarks only on an explicit request (R5): a run id and the data it may prepare.
+REQUEST = {"sysbenchEnabled": True, "sysbenchRunId": "r1", "sysbenchDataSize": "20Gi"}
+
+
 @pytest.mark.parametrize("stack", STACKS)
 def test_operator_pmm_and_sysbench_are_on_the_monitoring_pool(stack, run):
-    registrations, _ = run(stack)
+    registrations, _ = run(stack, overrides=None if stack == "kind" else REQUEST)
     engine = EXPECTED[stack]["engine"]
     info = versions.PXC if engine == "pxc" else versions.PS
     operator = _one(registrations, RELEASE, "operator-release").inputs
@@ -170,8 +174,9 @@ def test_operator_pmm_and_sysbench_are_on_the_monitoring_pool(stack, run):
     jobs = [r for r in registrations if r.type == JOB]
     names = sorted(j.inputs["metadata"]["name"] for j in jobs)
     cluster = names[0].rsplit("-pmm-token", 1)[0]
-    assert names == [f"{cluster}-pmm-token", f"{cluster}-sysbench"]
-    bench = next(j for j in jobs if j.inputs["metadata"]["name"].endswith("-sysbench")).inputs["spec"]["template"]["spec"]
+    sysbench = f"{cluster}-sysbench" if stack == "kind" else f"{cluster}-sysbench-r1"
+    assert names == [f"{cluster}-pmm-token", sysbench, f"{sysbench}-user"]  # the user's setup Job holds root
+    bench = next(j for j in jobs if j.inputs["metadata"]["name"] == sysbench).inputs["spec"]["template"]["spec"]
     assert [c["name"] for c in bench["initContainers"] + bench["containers"]] == ["schema", "prepare", "warmup", "ladder", "publish"]
     for job in jobs:
         pod = job.inputs["spec"]["template"]["spec"]
@@ -231,8 +236,8 @@ def test_kind_is_ephemeral_small_and_unprotected(run):
 
 def test_existing_with_operator_and_pmm_already_installed(run):
     registrations, monitor = run("existing", overrides={"installOperator": False, "installPmm": False,
-                                                        "pmmServerHost": "monitoring-service.pmm",
-                                                        "pmmServerToken": "offline0123456789abcdef"})
+                                                        "pmmServerHost": "monitoring-service.pmm"},
+                                 secrets={"pmmServerToken": "offline0123456789abcdef"})
     assert not [r for r in registrations if r.type == RELEASE]
     assert not [r for r in registrations if r.type == "kubernetes:core/v1:Namespace"]
     secret = _one(registrations, "kubernetes:core/v1:Secret", "existing-mysql-secrets")
@@ -250,7 +255,10 @@ def test_existing_with_operator_and_pmm_already_installed(run):
         ("eks", {"proxy": "proxysql"}, "T2: proxy"),
         ("gke", {"sysbenchThreads": [1, 4, 100000]}, "B3: sysbenchThreads"),
         ("gke", {"sysbenchThreads": [16, 4]}, "B3: sysbenchThreads"),
-        ("gke", {"load": "write-heavy", "storageSize": "100Gi"}, "B4: storageSize"),
+        ("gke", {**REQUEST, "sysbenchDataSize": "80Gi", "storageSize": "100Gi"}, "B4: storageSize"),
+        ("gke", {"sysbenchEnabled": True}, "R5: sysbenchRunId"),
+        ("gke", {"sysbenchEnabled": True, "sysbenchRunId": "r1"}, "R5: sysbenchDataSize"),
+        ("eks", {**REQUEST, "sysbenchRunId": "Run 1"}, "R5: sysbenchRunId"),
         ("gke", {"mysqlVersion": "5.7"}, "mysqlVersion"),
         ("gke", {"storageSize": "a lot"}, "storageSize"),
         ("gke", {"databaseNodeType": "m6i.4xlarge"}, "databaseNodeType"),
@@ -301,3 +309,142 @@ def test_every_key_of_the_stack_file_is_declared_in_pulumi_yaml(stack):
         namespace, _, name = key.partition(":")
         if namespace == project["name"]:
             assert name in project["config"], f"{stack_file.name}: {key} is not declared in Pulumi.yaml"
+
+
+@pytest.mark.parametrize("stack", ["gke", "eks", "existing"])
+def test_production_stacks_run_no_benchmark_unless_asked(stack, run):
+    registrations, _ = run(stack)
+    assert not [r for r in registrations if r.type == JOB and "sysbench" in r.inputs["metadata"]["name"]]
+
+
+def _sysbench_job(registrations):
+    (job,) = [r for r in registrations if r.type == JOB and "-sysbench" in r.inputs["metadata"]["name"]
+              and not r.inputs["metadata"]["name"].endswith("-user")]
+    return job.inputs
+
+
+def test_a_requested_run_does_not_follow_the_database(run):
+    """R5: once requested, the run is the same Job whatever the database becomes (no replace, no rerun);
+    a new request is a new Job; the data set is what was asked, never more."""
+    first = _sysbench_job(run("gke", overrides=REQUEST)[0])
+    resized = _sysbench_job(run("gke", overrides={**REQUEST, "connections": 3000, "databaseNodeType": "n2-standard-32",
+                                                  "load": "heavy-oltp"})[0])
+    assert resized == first
+    again = _sysbench_job(run("gke", overrides={**REQUEST, "sysbenchRunId": "r2"})[0])
+    assert again["metadata"]["name"].endswith("-sysbench-r2") and first["metadata"]["name"].endswith("-sysbench-r1")
+    env = {e["name"]: e.get("value") for c in first["spec"]["template"]["spec"]["initContainers"] for e in c.get("env", [])}
+    # 16 tables x rows of 230 bytes, rounded down: at most the 20Gi asked
+    assert 16 * int(env["TABLE_SIZE"]) * 230 <= 20 * GIB
+
+
+def test_an_ephemeral_run_follows_the_database(run):
+    first = _sysbench_job(run("kind")[0])
+    resized = _sysbench_job(run("kind", overrides={"load": "read-heavy"})[0])
+    assert resized["spec"] != first["spec"]  # a new plan reruns the benchmark on a throwaway stack
+
+
+# S4: a protected stack keeps its database's identity. The previous outputs are those the stack's own first
+# deployment exported (run under mocks), so the test compares exactly what the program would read back.
+IDENTITY_CHANGES = [({"engine": "group-replication"}, "engine"), ({"dbClusterName": "other-db"}, "dbClusterName"),
+                    ({"namespace": "mysql-two"}, "namespace")]
+
+
+def _deployed(run, stack: str, overrides=None) -> dict:
+    run(stack, overrides)
+    return stack_outputs()
+
+
+@pytest.mark.parametrize("change,key", IDENTITY_CHANGES)
+def test_a_protected_stack_refuses_a_new_identity_before_anything_is_registered(change, key, run):
+    import pulumi
+
+    previous = _deployed(run, "gke")
+    with pytest.raises(pulumi.RunError, match=f"S4: {key}: changing it from .* replaces the database"):
+        run("gke", change, previous_outputs=previous)
+    assert SecretAwareMonitor.instances[-1].registrations == []
+
+
+def test_a_protected_stack_redeploys_and_resizes_under_the_same_identity(run):
+    previous = _deployed(run, "gke")
+    assert previous["database"]["engine"] == "pxc"  # the output the check reads back
+    registrations, _ = run("gke", {"storageSize": "300Gi", "connections": 500}, previous_outputs=previous)
+    assert [r for r in registrations if r.type in CR_TYPES]
+
+
+@pytest.mark.parametrize("change,key", IDENTITY_CHANGES)
+def test_an_ephemeral_stack_may_change_its_identity(change, key, run):
+    previous = _deployed(run, "kind")
+    registrations, _ = run("kind", change, previous_outputs=previous)
+    (cr,) = [r for r in registrations if r.type in CR_TYPES]
+    assert cr.inputs["metadata"]["name"] == change.get("dbClusterName", previous["database"]["name"])
+
+
+@pytest.mark.parametrize("stack", STACKS)
+def test_the_identity_check_reads_the_stacks_own_outputs(stack, run):
+    """A persistent stack asks the backend for its own outputs by its fully qualified name (a DIY backend's
+    organization is "organization"); an ephemeral one (kind) has nothing to protect and asks nothing."""
+    _, monitor = run(stack, overrides=None if stack == "kind" else REQUEST)
+    expected = [] if stack == "kind" else [f"organization/{offline.project_name()}/{stack}"]
+    assert monitor.mocks.stack_output_reads == expected
+
+
+def test_a_protected_stacks_volumes_only_grow(run):
+    """S4: the last deployment's storageSize (gke ships 200Gi) is a floor; the same size in another spelling
+    (204800Mi = 200 x 1024 Mi) and a larger one pass, a smaller one stops before anything is registered."""
+    import pulumi
+
+    previous = _deployed(run, "gke")
+    assert previous["database"]["storageSize"] == "200Gi"
+    for same_or_larger in ("204800Mi", "300Gi"):
+        assert run("gke", {"storageSize": same_or_larger}, previous_outputs=previous)[0]
+    with pytest.raises(pulumi.RunError, match="S4: storageSize: '150Gi' is smaller than the '200Gi'"):
+        run("gke", {"storageSize": "150Gi"}, previous_outputs=previous)
+    assert SecretAwareMonitor.instances[-1].registrations == []
+
+
+def test_a_first_deployment_and_an_older_output_pass_the_identity_check(run):
+    """No outputs (never deployed) or outputs without a database (a deployment that stopped early): nothing
+    to compare, so nothing is refused."""
+    for previous in ({}, {"target": {"kind": "gke"}}):
+        registrations, _ = run("gke", {"namespace": "mysql-two"}, previous_outputs=previous)
+        assert registrations
+
+
+@pytest.mark.parametrize("stack", ["kind", "gke", "eks", "existing"])
+def test_crds_are_never_deleted_by_a_protected_stack(stack, run):
+    """S4: deleting a CRD deletes every custom resource of it. On a persistent stack the CRDs are protected
+    (a destroy stops) and retained (once unprotected, Pulumi forgets them instead of deleting them); both
+    options pass from the ConfigFile component to each CRD. kind is ephemeral: neither."""
+    registrations, _ = run(stack)
+    configs = [r for r in registrations if r.type == "kubernetes:yaml/v2:ConfigFile" and r.name.endswith("-crds")]
+    (crds,) = configs
+    persistent = stack != "kind"
+    assert (crds.protect, crds.retain_on_delete) == (persistent, persistent)
+
+
+ROLE = "kubernetes:rbac.authorization.k8s.io/v1:Role"
+
+
+@pytest.mark.parametrize("stack", STACKS)
+def test_jobs_hold_only_the_credentials_they_use(stack, run):
+    """Least privilege: the benchmark pod reads only the benchmark user's Secret (root's password is only in
+    the one-shot user setup Job), and every Role reaches Secrets only by name: the PMM token Job's exactly
+    the cluster Secret it patches, nothing else."""
+    registrations, _ = run(stack, overrides=None if stack == "kind" else REQUEST)
+    bench = _sysbench_job(registrations)
+    cluster = bench["metadata"]["name"].split("-sysbench")[0]
+    pod = bench["spec"]["template"]["spec"]
+    secrets_read = {e["valueFrom"]["secretKeyRef"]["name"] for c in pod["initContainers"] + pod["containers"]
+                    for e in c.get("env", []) if "secretKeyRef" in e.get("valueFrom", {})}
+    assert secrets_read == {f"{cluster}-sysbench"}
+    assert not [v for v in pod["volumes"] if set(v) & {"secret", "projected"}]
+    (setup,) = [r.inputs for r in registrations if r.type == JOB and r.inputs["metadata"]["name"].endswith("-user")]
+    setup_reads = {e["valueFrom"]["secretKeyRef"]["name"] for c in setup["spec"]["template"]["spec"]["containers"]
+                   for e in c.get("env", []) if "secretKeyRef" in e.get("valueFrom", {})}
+    assert setup_reads == {f"{cluster}-secrets", f"{cluster}-sysbench"}
+    secret_rules = [(role.name, rule) for role in registrations if role.type == ROLE for rule in role.inputs["rules"]
+                    if "secrets" in rule["resources"]]
+    assert secret_rules, "the PMM token Job's Role"
+    for name, rule in secret_rules:
+        assert rule.get("resourceNames") == [f"{cluster}-secrets"], name
+        assert set(rule["verbs"]) <= {"get", "patch"}, name

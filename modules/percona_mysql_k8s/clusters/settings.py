@@ -319,6 +319,82 @@ _LABEL_PREFIX = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]
 _LABEL_VALUE = re.compile(r"^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$")
 
 
+# ---- keys of one target: set on another, they would be ignored ---------------------------------------
+
+# Which targets read each target-specific key (every other key is read by all targets).
+TARGET_KEYS: dict[str, tuple[str, ...]] = {
+    **dict.fromkeys(("gcpProject", "gcpRegion", "gcpZones", "gkeReleaseChannel", "gkePrivateNodes", "gkeNetwork",
+                     "gkeSubnetwork"), ("gke",)),
+    **dict.fromkeys(("awsRegion", "eksVersion", "eksVpcId", "eksSubnetIds", "eksPrivateEndpoint"), ("eks",)),
+    **dict.fromkeys(("kindHostShare", "kindHostCpu", "kindHostMemory", "kindNodeImage"), ("kind",)),
+    **dict.fromkeys(("kubeconfig", "kubeContext", "databasePoolLabels", "databasePoolTaint", "monitoringPoolLabels",
+                     "existingNodeCpu", "existingNodeMemory", "existingNodeSource"), ("existing",)),
+    # kind sizes one worker per member from a share of the host: no machine types, counts or boot disks
+    **dict.fromkeys(("databaseNodeType", "monitoringNodeType", "databaseNodeCount", "databaseDiskSizeGb"),
+                    ("gke", "eks", "existing")),
+}
+
+
+def check_target_keys(values: Mapping[str, object], target: str) -> None:
+    """A key another target reads, set to anything but its default, is an error: it would be ignored."""
+    for key, owners in TARGET_KEYS.items():
+        value = values.get(key)
+        if value is None or target in owners:
+            continue
+        default = CONFIG_KEYS[key][1]
+        decoded = decode_config_value(key, value) if isinstance(value, str) and not isinstance(default, str) else value
+        if decoded == default or (isinstance(decoded, str) and decoded.strip() == str(default)):
+            continue
+        raise InputError(key, f"applies only to target {' or '.join(owners)}, and this stack's target is {target}: it would "
+                              "be ignored (remove it from the stack config, or change target)")
+
+
+# Upper bounds: beyond them a value is a typo, not a plan.
+MAX_NODES_PER_POOL = 100  # far above any database topology (7 members at most, T1); GKE allows 1000 per pool
+MAX_DISK_SIZE_GB = 65536  # the largest GCE persistent disk is 64 TiB (EBS volumes stop at 16 TiB)
+# EKS versions both operators are tested on, from their release notes' platform lists
+# (PXC operator 1.19: EKS 1.32-1.34; PS operator 1.2: EKS 1.33-1.36).
+EKS_VERSIONS = tuple(f"1.{minor}" for minor in range(32, 37))
+# A GCE resource name (RFC 1035), or a network/subnetwork path as the GKE API accepts it.
+_GCE_NAME = re.compile(r"^([a-z]([-a-z0-9]{0,61}[a-z0-9])?|projects/[a-z][-a-z0-9]{4,28}[a-z0-9]/(global|regions/[a-z0-9-]+)/(networks|subnetworks)/[a-z]([-a-z0-9]{0,61}[a-z0-9])?)$")
+# An image reference as the Docker/OCI distribution grammar reads it: [registry[:port]/]path[:tag][@digest]
+# (https://github.com/distribution/reference/blob/main/reference.go).
+_IMAGE_REFERENCE = re.compile(
+    r"^(?:[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?)*(?::[0-9]+)?/)?"
+    r"[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*(?:/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*"
+    r"(?::[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?(?:@sha256:[a-f0-9]{64})?$")
+
+
+_NO_MINIMUM = -(2**63)
+
+
+def check_bounds(values: Mapping[str, object], target: str) -> None:
+    """Ranges and patterns the target paths below do not check themselves."""
+    v = _Values(values)
+    if target != "kind":
+        # lower bounds are checked where the values are used, with the reason; only the upper ones here
+        for key, rule in (("databaseNodeCount", "K5"), ("monitoringNodeCount", "K4")):
+            count = v.integer(key, _NO_MINIMUM, rule=rule)
+            if count > MAX_NODES_PER_POOL:
+                raise InputError(key, f"{count} nodes is above the bound of {MAX_NODES_PER_POOL} for one pool", rule=rule)
+        disk = v.integer("databaseDiskSizeGb", _NO_MINIMUM)
+        if disk > MAX_DISK_SIZE_GB:
+            raise InputError("databaseDiskSizeGb", f"{disk} GB is above the largest boot disk ({MAX_DISK_SIZE_GB} GB)")
+    if target == "gke":
+        for key in ("gkeNetwork", "gkeSubnetwork"):
+            value = v.text(key)
+            if value and not _GCE_NAME.match(value):
+                raise InputError(key, f"{value!r} is not a GCE network name (lowercase letters, digits, hyphens; at most 63) "
+                                      "or a projects/…/networks|subnetworks/… path")
+    if target == "eks" and v.text("eksVersion") not in EKS_VERSIONS:
+        raise InputError("eksVersion", f"{v.text('eksVersion')!r} is not an EKS version the Percona operators are tested on "
+                                       f"({', '.join(EKS_VERSIONS)})")
+    if target == "kind":
+        image = v.text("kindNodeImage")
+        if image and not _IMAGE_REFERENCE.match(image):
+            raise InputError("kindNodeImage", f"{image!r} is not an image reference (e.g. kindest/node:v1.33.1)")
+
+
 def _check_label_key(key: str, config_key: str, rule: str) -> None:
     prefix, _, name = key.rpartition("/")
     if (prefix and (len(prefix) > 253 or not _LABEL_PREFIX.match(prefix))) or not _LABEL_NAME.match(name):
@@ -440,6 +516,8 @@ def cluster_settings_from_config(
     target = v.text("target").lower()
     if target not in TARGETS:
         raise InputError("target", f"{target!r} is not one of {', '.join(TARGETS)}")
+    check_target_keys(values, target)
+    check_bounds(values, target)
 
     name = v.text("clusterName")
     if len(name) > MAX_CLUSTER_NAME or not _CLUSTER_NAME.match(name):

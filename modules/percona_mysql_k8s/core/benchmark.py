@@ -37,6 +37,9 @@ MAX_DATA_SHARE_OF_VOLUME = 0.5
 # operator, pmm): the ladder's top step must leave them room.
 RESERVED_CONNECTIONS = 16
 MAX_THREADS = 4096
+# Beyond these a value is a typo, not a plan: one step (or warm-up) longer than a day, a rate no server reaches.
+MAX_STEP_SECONDS = 86_400
+MAX_RATE_TPS = 1_000_000
 SCRIPT = "oltp_read_write"
 
 
@@ -49,6 +52,7 @@ class Dataset:
     data_bytes: int
     buffer_pool_bytes: int
     ratio: float  # the profile's target data / buffer pool
+    requested: bool = False  # sized by the user's request (R5), not from the buffer pool
 
     @property
     def fits_buffer_pool(self) -> bool:
@@ -95,24 +99,37 @@ class Benchmark:
         return min(self.dataset.tables, 16)
 
 
-def dataset(buffer_pool_bytes: int, load: str) -> Dataset:
-    """B4: tables and rows so the data is ``ratio`` x the buffer pool."""
+def dataset(buffer_pool_bytes: int, load: str, requested_bytes: int | None = None) -> Dataset:
+    """B4: tables and rows so the data is ``ratio`` x the buffer pool; or, for a production run, the
+    ``requested_bytes`` its user asked for and never more (R5): then the data set does not follow the
+    database's sizing, so a change of the database never changes (and reruns) the run."""
     if load not in PROFILES:
         raise InputError("load", f"must be one of {', '.join(LOADS)}; got {load!r}", "B4")
     if isinstance(buffer_pool_bytes, bool) or not isinstance(buffer_pool_bytes, int) or buffer_pool_bytes <= 0:
         raise InputError("buffer_pool_bytes", f"must be a positive whole number, got {buffer_pool_bytes!r}", "B4")
     ratio = PROFILES[load].data_to_buffer_pool_ratio
     target = buffer_pool_bytes * ratio
+    if requested_bytes is not None:
+        smallest = MIN_TABLES * MIN_TABLE_SIZE * ROW_BYTES
+        if requested_bytes < smallest:
+            raise InputError("sysbenchDataSize", f"{requested_bytes} bytes cannot hold {MIN_TABLES} tables of "
+                                                 f"{MIN_TABLE_SIZE} rows ({smallest} bytes)", "R5")
+        target = requested_bytes
     tables = max(MIN_TABLES, min(MAX_TABLES, math.ceil(target / TABLE_TARGET_BYTES)))
     table_size = max(MIN_TABLE_SIZE, math.ceil(target / (tables * ROW_BYTES)))
-    return Dataset(tables, table_size, tables * table_size * ROW_BYTES, buffer_pool_bytes, ratio)
+    if requested_bytes is not None:  # rows rounded down: never more than asked
+        table_size = max(MIN_TABLE_SIZE, requested_bytes // (tables * ROW_BYTES))
+    return Dataset(tables, table_size, tables * table_size * ROW_BYTES, buffer_pool_bytes, ratio,
+                   requested=requested_bytes is not None)
 
 
-def _whole(key: str, value: object, minimum: int, rule: str = "B3") -> int:
+def _whole(key: str, value: object, minimum: int, rule: str = "B3", maximum: int | None = None) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise InputError(key, f"must be a whole number, got {value!r}", rule)
     if value < minimum:
         raise InputError(key, f"must be >= {minimum}, got {value}", rule)
+    if maximum is not None and value > maximum:
+        raise InputError(key, f"must be <= {maximum}, got {value}", rule)
     return value
 
 
@@ -127,9 +144,9 @@ def ladder(threads: Sequence[int], duration_seconds: int, warmup_seconds: int, r
         raise InputError("sysbenchThreads", f"at most {MAX_THREADS} threads, got {steps[-1]}", "B3")
     return Ladder(
         threads=steps,
-        duration_seconds=_whole("sysbenchDuration", duration_seconds, 1),
-        warmup_seconds=_whole("sysbenchWarmup", warmup_seconds, 0, "B2"),
-        rate=_whole("sysbenchRate", rate, 0),
+        duration_seconds=_whole("sysbenchDuration", duration_seconds, 1, maximum=MAX_STEP_SECONDS),
+        warmup_seconds=_whole("sysbenchWarmup", warmup_seconds, 0, "B2", maximum=MAX_STEP_SECONDS),
+        rate=_whole("sysbenchRate", rate, 0, maximum=MAX_RATE_TPS),
     )
 
 
@@ -143,10 +160,11 @@ def plan(
     duration_seconds: int,
     warmup_seconds: int,
     rate: int = 0,
+    requested_data_bytes: int | None = None,
 ) -> Benchmark:
     """The whole run, checked against the database it measures."""
     steps = ladder(threads, duration_seconds, warmup_seconds, rate)
-    data = dataset(buffer_pool_bytes, load)
+    data = dataset(buffer_pool_bytes, load, requested_data_bytes)
     room = max_connections - RESERVED_CONNECTIONS
     if steps.threads[-1] > room:
         raise InputError(

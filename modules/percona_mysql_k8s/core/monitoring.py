@@ -2,7 +2,7 @@
 
 The sizing engine sizes the database pool. The monitoring pool holds everything else the stack
 starts: the operator Deployment, the PMM server, the sysbench load generator (B1) and short helper
-Jobs (the PMM token, the results publisher). Everything is planned to fit one monitoring node, so a
+Jobs (the PMM token, the benchmark user's setup, the results publisher). Everything is planned to fit one monitoring node, so a
 pool of one node works and a larger pool only adds room.
 
 * The operator: its chart's limit of 200m / 500Mi, as request = limit.
@@ -43,7 +43,7 @@ class MonitoringPlan:
 
     @property
     def total(self) -> ContainerSize:
-        helpers = (self.helper, self.helper) if self.sysbench is not None else (self.helper,)
+        helpers = (self.helper,) * (3 if self.sysbench is not None else 1)
         parts = [part for part in (self.operator, self.pmm_server, *helpers, self.sysbench) if part is not None]
         return ContainerSize(sum(p.cpu_millicores for p in parts), sum(p.memory_bytes for p in parts))
 
@@ -55,8 +55,8 @@ def _round(size: ContainerSize) -> ContainerSize:
 def plan(node: NodeBudget, *, operator: bool, pmm_server: bool, sysbench: bool) -> MonitoringPlan:
     """Split one monitoring node; raise InputError (K5) when the pool is too small."""
     cpu, memory = node.usable_cpu_millicores, node.usable_memory_bytes
-    # the PMM token Job, the benchmark's publisher container, the operator
-    fixed = [HELPER] + ([HELPER] if sysbench else []) + ([OPERATOR] if operator else [])
+    # the PMM token Job, the benchmark's user setup Job and publisher container, the operator
+    fixed = [HELPER] + ([HELPER, HELPER] if sysbench else []) + ([OPERATOR] if operator else [])
     cpu -= sum(part.cpu_millicores for part in fixed)
     memory -= sum(part.memory_bytes for part in fixed)
 

@@ -41,6 +41,12 @@ PS_SECRET_KEYS = ("root", "xtrabackup", "monitor", "operator", "replication", "o
 PMM_TOKEN_KEY = "pmmservertoken"  # PMM 3 service-account token (INTERFACES §2.8, §3.7; S5)
 MANAGED_BY = {"app.kubernetes.io/managed-by": "pulumi", "app.kubernetes.io/part-of": "percona-mysql"}
 
+# A storageSize change resizes the members' PVCs in place: without this flag both operators ignore a new
+# volumeSpec size (the StatefulSet's volumeClaimTemplates are immutable). The field is in both CRDs (PXC
+# 1.19/1.20, PS 1.2.0; INTERFACES §2.1, §2.7, §3.1); the PS operator's own e2e test pvc-resize sets it. The
+# StorageClass must allow expansion too (allowVolumeExpansion: docs/database.md "Growing the volumes").
+VOLUME_EXPANSION = {"enableVolumeExpansion": True}
+
 _DNS_LABEL = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
 _DNS_1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 
@@ -331,6 +337,7 @@ def pxc_spec(spec: DatabaseSpec, sizing: SizingResult, place: Placement, pmm_hos
         "updateStrategy": "SmartUpdate",
         # The version service would rewrite images behind Pulumi's back (INTERFACES §2.11).
         "upgradeOptions": {"apply": "disabled"},
+        **VOLUME_EXPANSION,
         "pxc": {
             "size": spec.cluster_size,
             "image": release.image(spec.mysql_version, "mysql"),
@@ -396,6 +403,7 @@ def ps_spec(spec: DatabaseSpec, sizing: SizingResult, place: Placement, pmm_host
         "secretsName": spec.secret_name,
         "updateStrategy": "SmartUpdate",
         "upgradeOptions": {"apply": "disabled"},
+        **VOLUME_EXPANSION,
         # All six, always: the v1.2.0 CEL rules read them without has() guards (INTERFACES §4.4).
         "unsafeFlags": {
             "mysqlSize": size < 3 or size % 2 == 0 or size >= 9,

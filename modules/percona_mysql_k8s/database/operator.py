@@ -39,6 +39,9 @@ class OperatorArgs:
     chart: ChartSource | None = None
     crds: str = ""
     image_registry: str = ""  # a mirror of Docker Hub for the operator image (database.sources)
+    # A protected (persistent) stack never deletes the CRDs (S4): deleting a CRD deletes every custom
+    # resource of it, in every namespace, whichever stack made them.
+    protect: bool = False
 
 
 def helm_values(release: versions.OperatorRelease, args: OperatorArgs) -> dict:
@@ -70,10 +73,15 @@ class PerconaOperator(pulumi.ComponentResource):
 
         chart = args.chart or chart_source("operatorChart", "", info.chart, info.chart_version)
         crds = args.crds or info.crd_url
+        # protect: a destroy or replace that would delete them stops with an error; retain_on_delete: once
+        # unprotected, Pulumi forgets them rather than deleting them (another stack's clusters may still use
+        # them; remove them by hand, docs/database.md). Both options pass from this component to every CRD
+        # it creates (pulumi.com/docs/iac/concepts/resources/options/protect/ and .../retainondelete/).
         self.crds = k8s.yaml.v2.ConfigFile(
             f"{name}-crds",
             file=crds,
-            opts=pulumi.ResourceOptions(parent=self, providers=[provider], depends_on=after_target),
+            opts=pulumi.ResourceOptions(parent=self, providers=[provider], depends_on=after_target,
+                                        protect=args.protect, retain_on_delete=args.protect),
         )
         self.release = k8s.helm.v3.Release(
             f"{name}-release",

@@ -122,7 +122,8 @@ retry() {  # SECONDS COMMAND...: until it succeeds or the time is up
 """
 
 
-SCHEMA = _CLIENT_FILES + r"""
+# The one-shot setup Job, the only pod that holds root's password: the schema and the dedicated user.
+USER_SETUP = _CLIENT_FILES + r"""
 echo "waiting for the writer endpoint ${MYSQL_HOST}:${MYSQL_PORT}"
 retry 900 mysql --defaults-extra-file="$tmp/root.cnf" -e 'SELECT 1' >/dev/null
 # single quotes doubled for the SQL literal (the generated passwords are alphanumeric anyway)
@@ -135,6 +136,15 @@ GRANT ALL PRIVILEGES ON \`${SYSBENCH_DATABASE}\`.* TO '${SYSBENCH_USER}'@'%';
 SQL
 # ProxySQL learns new users from the operator's periodic sync: wait until the user gets through.
 echo "waiting until ${SYSBENCH_USER} can log in through ${MYSQL_HOST}"
+retry 900 mysql --defaults-extra-file="$tmp/sbtest.cnf" -e 'SELECT 1' "${SYSBENCH_DATABASE}" >/dev/null
+echo "schema and user ready"
+"""
+
+
+# The benchmark pod's first phase, as the benchmark user only (no root in that pod): the user created by
+# USER_SETUP reaches its schema through the writer endpoint.
+SCHEMA = _CLIENT_FILES + r"""
+echo "waiting until ${SYSBENCH_USER} can use ${SYSBENCH_DATABASE} through ${MYSQL_HOST}:${MYSQL_PORT}"
 retry 900 mysql --defaults-extra-file="$tmp/sbtest.cnf" -e 'SELECT 1' "${SYSBENCH_DATABASE}" >/dev/null
 echo "schema and user ready"
 """
@@ -221,10 +231,12 @@ cat "$RESULTS_DIR/summary.csv"
 """.replace("__SUMMARY_HEADER__", SUMMARY_HEADER)
 
 
+# As the benchmark user (its grant on the schema includes DROP); the user itself stays, owning nothing:
+# dropping it needs CREATE USER, which only root has, and root is not in this pod.
 CLEANUP_STEPS = r"""
-echo "dropping the benchmark schema and user"
+echo "dropping the benchmark schema"
 sysbench "$SYSBENCH_LUA" --config-file="$tmp/sysbench.cfg" cleanup
-mysql --defaults-extra-file="$tmp/root.cnf" -e "DROP DATABASE IF EXISTS \`${SYSBENCH_DATABASE}\`; DROP USER IF EXISTS '${SYSBENCH_USER}'@'%';"
+mysql --defaults-extra-file="$tmp/sbtest.cnf" -e "DROP DATABASE IF EXISTS \`${SYSBENCH_DATABASE}\`;"
 """
 CLEANUP = _CLIENT_FILES + CLEANUP_STEPS
 # The ladder container, with the optional cleanup after the last step.
@@ -242,7 +254,9 @@ def sysbench_env(benchmark: Benchmark) -> dict[str, str]:
         "TABLES": str(data.tables),
         "TABLE_SIZE": str(data.table_size),
         "PREPARE_THREADS": str(benchmark.prepare_threads),
-        "DATA_DESCRIPTION": f"~{data.data_bytes / 2**30:.1f} GiB, {data.ratio:g}x the buffer pool: {data.bound}-bound",
+        # a requested data set must not mention the buffer pool: the Job would change with the database (R5)
+        "DATA_DESCRIPTION": (f"~{data.data_bytes / 2**30:.1f} GiB as requested by sysbenchDataSize" if data.requested else
+                             f"~{data.data_bytes / 2**30:.1f} GiB, {data.ratio:g}x the buffer pool: {data.bound}-bound"),
         "WARMUP_SECONDS": str(benchmark.ladder.warmup_seconds),
         "WARMUP_THREADS": str(benchmark.ladder.warmup_threads),
         "THREADS": " ".join(str(t) for t in benchmark.ladder.threads),

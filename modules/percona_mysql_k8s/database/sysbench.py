@@ -1,10 +1,12 @@
 """sysbench against the writer endpoint, from the monitoring pool (B1-B4, T3).
 
-One Job, ``<cluster>-sysbench``, whose phases Kubernetes runs in order:
+First a one-shot setup Job, ``<cluster>-sysbench-user``, the only pod that holds root's password: it
+creates the ``sbtest`` schema and a dedicated ``sbtest`` user (its password generated, in the
+``<cluster>-sysbench`` Secret) and waits until that user gets through the proxy (ProxySQL syncs users
+periodically). Then the benchmark, one Job, ``<cluster>-sysbench``, that connects only as ``sbtest``
+(no root password in its env or volumes) and whose phases Kubernetes runs in order:
 
-1. init container ``schema``: as root, creates the ``sbtest`` schema and a dedicated ``sbtest`` user
-   (its password generated, in the ``<cluster>-sysbench`` Secret), then waits until that user gets
-   through the proxy (ProxySQL syncs users periodically).
+1. init container ``schema``: waits until ``sbtest`` reaches its schema through the writer endpoint.
 2. init container ``prepare``: tables and rows sized against the buffer pool and the profile (B4).
 3. init container ``warmup``: ``prewarm`` and a timed run (B2), when ``warmup_seconds`` > 0.
 4. container ``ladder``: the thread ladder with B3's flags, each step after a short unmeasured
@@ -20,8 +22,11 @@ Pulumi cannot read what a Job printed at ``up`` time without a dynamic provider,
 *where* the results are (the ConfigMap) rather than the numbers. Pulumi creates that ConfigMap empty
 and ignores changes to its ``data``; the Job fills ``data`` with its own field manager.
 
-The pod template carries a run id (a hash of the custom resource and the benchmark plan): when either
-changes, Pulumi replaces the Job and the benchmark runs again against the new configuration.
+On an ephemeral stack the pod template carries a run id (a hash of the custom resource and the benchmark
+plan): when either changes, Pulumi replaces the Job and the benchmark runs again against the new
+configuration. On a production stack a run happens only on an explicit request (R5): the Job is named
+after ``run_request``, its data set is exactly what was asked, and nothing in it follows the database's
+sizing, so it runs once per request and a change of the database never reruns it.
 """
 
 from __future__ import annotations
@@ -44,6 +49,7 @@ from .cluster import DatabaseCluster, generated_password
 from .common import PACKAGE, child_options, labels, pod_resources, pool_scheduling, restricted_security
 from .sources import mirror_images
 
+RUN_REQUEST_ANNOTATION = "percona-mysql/run-request"
 PHASES = ("schema", "prepare", "warmup", "ladder", "cleanup")  # in the order they run
 
 
@@ -56,6 +62,10 @@ class SysbenchArgs:
     warmup_seconds: int = 300
     rate: int = 0
     cleanup: bool = False
+    # A production run's explicit request (R5): the Job is named after it and runs once; its data set is
+    # exactly ``max_data_bytes``. None (ephemeral stacks): the run follows the database and reruns on change.
+    run_request: str | None = None
+    max_data_bytes: int | None = None
     resources: ContainerSize | None = None  # None: the monitoring plan's share
     helper_resources: ContainerSize = monitoring.HELPER
     depends_on: Sequence[pulumi.Resource] = field(default=())
@@ -73,6 +83,7 @@ def plan_for(cluster: DatabaseCluster, args: SysbenchArgs) -> bench.Benchmark:
         duration_seconds=args.duration_seconds,
         warmup_seconds=args.warmup_seconds,
         rate=args.rate,
+        requested_data_bytes=args.max_data_bytes if args.run_request else None,
     )
 
 
@@ -88,7 +99,10 @@ class Sysbench(pulumi.ComponentResource):
         spec, provider, pool = cluster.spec, target.provider, target.monitoring_pool
         self.plan = plan_for(cluster, args)
         size = args.resources or monitoring.plan(pool.node, operator=True, pmm_server=True, sysbench=True).sysbench
-        self.run_id = run_id(cluster, self.plan)
+        # an explicit request names the run; otherwise a hash of the database and the plan, so an ephemeral
+        # stack's Job is replaced (and reruns) whenever either changes
+        self.run_id = args.run_request or run_id(cluster, self.plan)
+        job_name = f"{spec.name}-sysbench-{args.run_request}" if args.run_request else f"{spec.name}-sysbench"
         self.cluster_name = spec.name
         self.namespace = namespace = spec.namespace
         common_labels = labels("sysbench", spec.name)
@@ -134,17 +148,36 @@ class Sysbench(pulumi.ComponentResource):
         )
 
         env = self._env(cluster)
+        # The user and its schema, as root, in a pod of its own: the benchmark pod never sees root's password.
+        # It reruns with the benchmark (same run id in its template), so a replaced database gets its user back.
+        # Not the CR's declarative spec.users[]: the PS 1.2.0 CRD has no such field (it came with PS 1.3.0), and
+        # Percona's PXC docs call it a technical preview not recommended for production
+        # (docs.percona.com/percona-operator-for-mysql/pxc/users.html); one mechanism for both engines.
+        setup_timeout = bench.timeout_seconds(self.plan, "schema")
+        self.user_job = k8s.batch.v1.Job(
+            f"{name}-user-job",
+            metadata={"name": f"{job_name}-user", "namespace": namespace, "labels": common_labels,
+                      **({"annotations": {RUN_REQUEST_ANNOTATION: args.run_request}} if args.run_request else {})},
+            spec=self.user_job_spec(env, args.helper_resources, pool, timeout=setup_timeout),
+            opts=child_options(
+                self, provider, [self.secret, *after],
+                delete_before_replace=True,
+                custom_timeouts=pulumi.CustomTimeouts(create=f"{setup_timeout}s", update=f"{setup_timeout}s"),
+            ),
+        )
         phases = ["schema", "prepare"] + (["warmup"] if self.plan.ladder.warmup_seconds > 0 else []) + ["ladder"]
         if args.cleanup:
             phases.append("cleanup")
         timeout = sum(bench.timeout_seconds(self.plan, phase) for phase in phases)
         self.job = k8s.batch.v1.Job(
             f"{name}-job",
-            metadata={"name": f"{spec.name}-sysbench", "namespace": namespace, "labels": common_labels},
+            metadata={"name": job_name, "namespace": namespace, "labels": common_labels,
+                      # R5: the pack accepts a load generator on a production stack only as an explicit request
+                      **({"annotations": {RUN_REQUEST_ANNOTATION: args.run_request}} if args.run_request else {})},
             spec=mirror_images(self.job_spec(env, size, args.helper_resources, pool, cleanup=args.cleanup, timeout=timeout),
                                args.image_registry),
             opts=child_options(
-                self, provider, [self.secret, self.results, self.role_binding, *after],
+                self, provider, [self.secret, self.results, self.role_binding, self.user_job, *after],
                 delete_before_replace=True,
                 custom_timeouts=pulumi.CustomTimeouts(create=f"{timeout}s", update=f"{timeout}s"),
             ),
@@ -165,28 +198,57 @@ class Sysbench(pulumi.ComponentResource):
             {"name": "SYSBENCH_PASSWORD", "valueFrom": {"secretKeyRef": {"name": f"{cluster.spec.name}-sysbench", "key": "password"}}},
         ]
 
+    def user_job_spec(self, env: list[dict], helper: ContainerSize, pool, *, timeout: int) -> dict:
+        """The setup Job: root's password (from the cluster's Secret) and the benchmark user's, nothing else."""
+        cluster = self.cluster_name
+        pod_security, container_security = restricted_security()
+        root = [{"name": "ROOT_PASSWORD", "valueFrom": {"secretKeyRef": {"name": f"{cluster}-secrets", "key": "root"}}}]
+        return {
+            "backoffLimit": 1,
+            "activeDeadlineSeconds": timeout,
+            "template": {
+                "metadata": {
+                    "labels": labels("sysbench", cluster, {"app.kubernetes.io/component": "benchmark-setup"}),
+                    "annotations": {"percona-mysql/run": self.run_id},
+                },
+                "spec": {
+                    "restartPolicy": "Never",
+                    "automountServiceAccountToken": False,  # it talks to MySQL only, never to the API server
+                    "securityContext": pod_security,
+                    **pool_scheduling(pool),  # B1, K4: the monitoring pool
+                    "containers": [{
+                        "name": "user",
+                        "image": versions.SYSBENCH_IMAGE,  # its mysql client
+                        "command": ["bash", "-c", scripts.USER_SETUP],
+                        "env": env + root,
+                        "resources": pod_resources(helper),
+                        "securityContext": container_security,
+                    }],
+                },
+            },
+        }
+
     def job_spec(self, env: list[dict], size: ContainerSize, helper: ContainerSize, pool, *, cleanup: bool,
                  timeout: int) -> dict:
         cluster = self.cluster_name
         pod_security, container_security = restricted_security()
-        root = [{"name": "ROOT_PASSWORD", "valueFrom": {"secretKeyRef": {"name": f"{cluster}-secrets", "key": "root"}}}]
         mount = [{"name": "results", "mountPath": scripts.RESULTS_DIR}]
 
-        def sysbench(phase: str, script: str, as_root: bool) -> dict:
+        def sysbench(phase: str, script: str) -> dict:
             return {
                 "name": phase,
                 "image": versions.SYSBENCH_IMAGE,
                 "command": ["bash", "-c", script],
-                "env": env + (root if as_root else []),
+                "env": env,  # the benchmark user's password only: root stays in the setup Job
                 "resources": pod_resources(size),
                 "securityContext": container_security,
                 "volumeMounts": mount,
             }
 
-        init = [sysbench("schema", scripts.SCHEMA, True), sysbench("prepare", scripts.PREPARE, False)]
+        init = [sysbench("schema", scripts.SCHEMA), sysbench("prepare", scripts.PREPARE)]
         if self.plan.ladder.warmup_seconds > 0:
-            init.append(sysbench("warmup", scripts.WARMUP, False))
-        ladder = sysbench("ladder", scripts.LADDER_AND_CLEANUP if cleanup else scripts.LADDER, cleanup)
+            init.append(sysbench("warmup", scripts.WARMUP))
+        ladder = sysbench("ladder", scripts.LADDER_AND_CLEANUP if cleanup else scripts.LADDER)
         publish = {
             "name": "publish",
             "image": versions.KUBECTL_IMAGE,

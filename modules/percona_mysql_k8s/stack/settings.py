@@ -17,9 +17,10 @@ A stack that passes here has every size decided; the program only turns it into 
 
 from __future__ import annotations
 
+import difflib
 import json
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Container, Mapping
 from dataclasses import dataclass, replace
 
 from percona_mysql_k8s.clusters import settings as cluster_layer
@@ -30,7 +31,7 @@ from percona_mysql_k8s.core.benchmark import Benchmark
 from percona_mysql_k8s.core.errors import InputError
 from percona_mysql_k8s.core.monitoring import MonitoringPlan
 from percona_mysql_k8s.core.sizing import SizingResult
-from percona_mysql_k8s.core.units import format_cpu, human_bytes
+from percona_mysql_k8s.core.units import format_cpu, human_bytes, memory_to_bytes
 from percona_mysql_k8s.database import sources, versions
 from percona_mysql_k8s.database.manifests import DatabaseSpec, Placement, size_for_pool
 from percona_mysql_k8s.database.sources import ChartSource
@@ -57,7 +58,9 @@ CONFIG_KEYS: dict[str, tuple[type, object]] = {
     "installPmm": (bool, True),
     "pmmEnabled": (bool, True),
     "pmmServerHost": (str, ""),
-    "sysbenchEnabled": (bool, True),
+    "sysbenchEnabled": (bool, False),
+    "sysbenchRunId": (str, ""),
+    "sysbenchDataSize": (str, ""),
     "sysbenchThreads": (list, [1, 4, 16, 64, 256, 1024]),
     "sysbenchDuration": (int, 600),
     "sysbenchWarmup": (int, 300),
@@ -77,6 +80,7 @@ OPTIONAL_KEYS: dict[str, tuple[type, object]] = {
 }
 # A secret key: its value never enters these settings, only whether it is set.
 PMM_TOKEN_KEY = "pmmServerToken"
+_RUN_ID = re.compile(r"^[a-z0-9]([-a-z0-9]{0,14}[a-z0-9])?$")
 _HOST = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 
 
@@ -95,6 +99,8 @@ class SysbenchSettings:
     warmup_seconds: int
     rate: int
     cleanup: bool
+    run_request: str | None = None  # a production run's explicit id (R5); None: ephemeral, reruns on change
+    max_data_bytes: int | None = None  # the most data the run may prepare (R5, B4)
 
 
 @dataclass(frozen=True)
@@ -181,6 +187,55 @@ class _Values:
         return value.strip() if isinstance(value, str) else value
 
 
+# ---- domains the component code does not bound itself: beyond them a value is a typo, not a plan -------
+
+# MySQL's own range of max_connections is 1..100000 (0 here means: derive it, M6).
+MAX_CONNECTIONS = 100_000
+# The most IOPS one volume offers: GCE Hyperdisk Extreme 350,000 (io2 Block Express 256,000).
+MAX_DISK_IOPS = 350_000
+MAX_VOLUME_BYTES = 64 * 2**40  # the largest GCE persistent disk, 64 TiB
+# A namespace is a DNS-1123 label; the kube- prefix is reserved for Kubernetes' own namespaces
+# (https://kubernetes.io/docs/concepts/overview/working-with-objects/namespaces/).
+_DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
+# A StorageClass name is a DNS-1123 subdomain.
+_DNS_SUBDOMAIN = re.compile(r"^(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+
+
+def _check_range(v: _Values, key: str, low: int, high: int, why: str, rule: str | None = None) -> None:
+    value = v.get(key)
+    if not low <= value <= high:
+        raise InputError(key, f"{value} is outside {low}..{high} ({why})", rule)
+
+
+def _check_quantity(v: _Values, key: str) -> None:
+    text = v.get(key)
+    try:
+        amount = memory_to_bytes(text)
+    except ValueError:
+        raise InputError(key, f"{text!r} is not a Kubernetes quantity (e.g. 100Gi)") from None
+    if not 0 < amount <= MAX_VOLUME_BYTES:
+        raise InputError(key, f"{text!r} must be more than zero and at most 64Ti (the largest persistent disk)")
+
+
+def check_database_keys(values: Mapping[str, object]) -> None:
+    """The database layer's keys against their domains, before anything reads them."""
+    v = _Values(values)
+    _check_range(v, "connections", 0, MAX_CONNECTIONS, "0 derives them; MySQL accepts at most 100000", "M6")
+    _check_range(v, "diskIops", 100, MAX_DISK_IOPS, "the volume's provisioned IOPS; no volume offers more than 350000")
+    # the ladder's own checks (B2, B3), even when sysbench is off: a bad value is never kept for later
+    bench.ladder(v.get("sysbenchThreads"), v.get("sysbenchDuration"), v.get("sysbenchWarmup"), v.get("sysbenchRate"))
+    namespace = v.get("namespace")
+    if not _DNS_LABEL.match(namespace):
+        raise InputError("namespace", f"{namespace!r} is not a namespace name (lowercase letters, digits, hyphens; at most 63)")
+    if namespace.startswith("kube-"):
+        raise InputError("namespace", f"{namespace!r} is reserved for Kubernetes itself: choose the database's own namespace")
+    storage_class = v.get("storageClass")
+    if storage_class and not _DNS_SUBDOMAIN.match(storage_class):
+        raise InputError("storageClass", f"{storage_class!r} is not a StorageClass name (lowercase DNS subdomain)")
+    _check_quantity(v, "storageSize")
+    _check_quantity(v, "pmmStorageSize")
+
+
 def database_spec_from_config(values: Mapping[str, object], cluster: ClusterSettings) -> DatabaseSpec:
     v = _Values(values)
     name = v.get("dbClusterName") or cluster.cluster_name
@@ -224,11 +279,30 @@ def pmm_settings_from_config(values: Mapping[str, object], *, token_set: bool) -
 
 
 def sysbench_settings_from_config(values: Mapping[str, object]) -> SysbenchSettings | None:
+    """The benchmark run, if any. On a production stack only an explicit request runs (R5): a run id and
+    the most data it may prepare; ephemeral stacks may run on every change."""
     v = _Values(values)
+    run_request, data_size = v.get("sysbenchRunId"), v.get("sysbenchDataSize")
+    if run_request and not _RUN_ID.match(run_request):
+        raise InputError("sysbenchRunId", f"{run_request!r} must be 1-16 lowercase letters, digits and hyphens (it names the Job)", "R5")
+    max_data = None
+    if data_size:
+        try:
+            max_data = memory_to_bytes(data_size)
+        except ValueError:
+            raise InputError("sysbenchDataSize", f"{data_size!r} is not a Kubernetes quantity (e.g. 50Gi)", "R5") from None
     if not v.get("sysbenchEnabled"):
         return None
+    if not v.get("ephemeral"):
+        if not run_request:
+            raise InputError("sysbenchRunId", "a production stack runs a benchmark only on an explicit request: set "
+                                              "sysbenchRunId (a new id per run; the run never repeats by itself)", "R5")
+        if not data_size:
+            raise InputError("sysbenchDataSize", "a production benchmark prepares only the data its user asked for: set "
+                                                 "sysbenchDataSize (e.g. 50Gi)", "R5")
     ladder = bench.ladder(v.get("sysbenchThreads"), v.get("sysbenchDuration"), v.get("sysbenchWarmup"), v.get("sysbenchRate"))
-    return SysbenchSettings(ladder.threads, ladder.duration_seconds, ladder.warmup_seconds, ladder.rate, v.get("sysbenchCleanup"))
+    return SysbenchSettings(ladder.threads, ladder.duration_seconds, ladder.warmup_seconds, ladder.rate,
+                            v.get("sysbenchCleanup"), run_request or None, max_data)
 
 
 def stack_settings_from_config(
@@ -260,6 +334,7 @@ def _ladder(values: Mapping[str, object]) -> tuple[int, ...] | None:
 
 def _settings(values: Mapping[str, object], pmm_token_set: bool, host: Callable[[], tuple[int, int]]) -> StackSettings:
     cluster = cluster_settings_from_config(values, host)
+    check_database_keys(values)
     database = database_spec_from_config(values, cluster)
     v = _Values(values)
     install_operator = v.get("installOperator")
@@ -279,6 +354,7 @@ def _settings(values: Mapping[str, object], pmm_token_set: bool, host: Callable[
             duration_seconds=sysbench.duration_seconds,
             warmup_seconds=sysbench.warmup_seconds,
             rate=sysbench.rate,
+            requested_data_bytes=sysbench.max_data_bytes,
         )
     chart_sources = sources_from_config(values, database.engine)
     return StackSettings(cluster, database, install_operator, pmm, sysbench, placement, sizing, plan, benchmark,
@@ -314,6 +390,24 @@ def _sized(database: DatabaseSpec, cluster: ClusterSettings) -> tuple[Placement,
         prefix = (f"{error.rule}: " if error.rule else "") + f"{error.key}: "
         message = str(error)
         raise InputError(key, message[len(prefix):] if message.startswith(prefix) else message, error.rule) from None
+
+
+def check_config_keys(config: Mapping[str, object], *, project: str, secret_keys: Container[str]) -> None:
+    """Every key of the project's namespace is one the program reads (a misspelling is never ignored), and
+    a PMM token, when one is set, is stored encrypted (S1). ``config`` maps full ``project:key`` names to
+    values as the engine passes them (Pulumi.yaml defaults included)."""
+    known = set(all_keys()) | {PMM_TOKEN_KEY}
+    for full in sorted(config):
+        namespace, _, key = full.partition(":")
+        if namespace != project or key in known:
+            continue
+        close = difflib.get_close_matches(key, sorted(known), n=1, cutoff=0.6)
+        hint = f"; did you mean {close[0]}?" if close else ""
+        raise InputError(key, f"is not a setting of this project{hint} (every setting is declared in Pulumi.yaml)")
+    token = f"{project}:{PMM_TOKEN_KEY}"
+    if config.get(token) and token not in secret_keys:
+        raise InputError(PMM_TOKEN_KEY, "is stored in plain text in the stack config: set it with "
+                                        "`pulumi config set --secret pmmServerToken <token>`", "S1")
 
 
 def all_keys() -> tuple[str, ...]:

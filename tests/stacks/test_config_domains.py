@@ -1,0 +1,113 @@
+"""No silent accepts in stack config (issue 11 §4): every class of bad value stops the program with one
+line naming the key, before any resource is registered; a misspelled key names the closest real one; a
+plaintext PMM token is refused (S1); kind without its tools is a RunError, never a traceback."""
+
+from __future__ import annotations
+
+import pulumi
+import pytest
+from percona_mysql_k8s import offline
+from percona_mysql_k8s.clusters import kind as kind_component
+from percona_mysql_k8s.clusters import settings as cluster_settings
+from percona_mysql_k8s.core.errors import InputError
+from percona_mysql_k8s.stack.settings import check_config_keys, stack_settings_from_config
+
+HOST = (8000, 32 * 2**30)
+GKE = {"target": "gke", "gcpProject": "perf-project", "gcpRegion": "europe-west1",
+       "gcpZones": ["europe-west1-b", "europe-west1-c", "europe-west1-d"], "databaseNodeType": "n2-standard-16",
+       "connections": 2000}
+EKS = {"target": "eks", "awsRegion": "eu-west-1", "databaseNodeType": "m6i.4xlarge", "engine": "group-replication"}
+KIND = {"target": "kind", "kindHostCpu": "8", "kindHostMemory": "32Gi", "clusterSize": 1, "ephemeral": True,
+        "sysbenchThreads": [1, 4, 16]}
+
+
+def settings(values):
+    return stack_settings_from_config(values, host=lambda: HOST)
+
+
+@pytest.mark.parametrize("base", [GKE, EKS, KIND], ids=["gke", "eks", "kind"])
+def test_the_bases_are_valid(base):
+    settings(base)
+
+
+# (id, base, key, bad value): each a class of value that was accepted silently before
+BAD = [
+    ("quantity that is not one", GKE, "pmmStorageSize", "abc"),
+    ("volume above the largest disk", GKE, "storageSize", "100Ti"),
+    ("step longer than a day", GKE, "sysbenchDuration", 99_999_999_999),
+    ("warm-up longer than a day", GKE, "sysbenchWarmup", 10**9),
+    ("rate beyond any server", GKE, "sysbenchRate", 10**9),
+    ("thread count of zero", GKE, "sysbenchThreads", [0, 4]),
+    ("IOPS no volume offers", GKE, "diskIops", 10**9),
+    ("connections above MySQL's maximum", GKE, "connections", 200_000),
+    ("storage class that is not a name", GKE, "storageClass", "Fast SSD"),
+    ("reserved namespace", GKE, "namespace", "kube-system"),
+    ("namespace that is not a DNS label", GKE, "namespace", "My_DB"),
+    ("GCE network that is not a name", GKE, "gkeNetwork", "my network"),
+    ("GCE subnetwork that is not a name", GKE, "gkeSubnetwork", "../etc"),
+    ("boot disk above the largest", GKE, "databaseDiskSizeGb", 100_000),
+    ("node pool beyond any topology", GKE, "databaseNodeCount", 1000),
+    ("EKS version that does not exist", EKS, "eksVersion", "1.99"),
+    ("kind image that is not a reference", KIND, "kindNodeImage", "not an image!"),
+    ("another target's key on gke", GKE, "kindHostShare", "0.5"),
+    ("another target's key on kind", KIND, "gcpProject", "perf-project"),
+    ("a node count kind would ignore", KIND, "databaseNodeCount", 5),
+    ("an existing-cluster key on eks", EKS, "databasePoolLabels", "a=b"),
+]
+
+
+@pytest.mark.parametrize(("base", "key", "bad"), [case[1:] for case in BAD], ids=[case[0] for case in BAD])
+def test_every_bad_value_class_names_its_key(base, key, bad):
+    with pytest.raises(InputError) as error:
+        settings({**base, key: bad})
+    assert error.value.key == key, str(error.value)
+
+
+def test_a_key_of_another_target_at_its_default_is_not_an_error():
+    # the engine hands the program Pulumi.yaml's defaults too: only a changed value is "set"
+    settings({**GKE, "kindHostShare": "auto", "databasePoolLabels": ""})
+
+
+def test_a_misspelled_key_names_the_closest_setting():
+    with pytest.raises(InputError) as error:
+        check_config_keys({"percona-mysql:connectionz": "5"}, project="percona-mysql", secret_keys=())
+    assert error.value.key == "connectionz" and "did you mean connections?" in str(error.value)
+    # other namespaces (providers' keys such as gcp:project) are not ours to judge
+    check_config_keys({"gcp:project": "p", "percona-mysql:connections": "5"}, project="percona-mysql", secret_keys=())
+
+
+def test_a_plaintext_token_is_refused_and_an_encrypted_or_empty_one_is_not():
+    token = {"percona-mysql:pmmServerToken": "glsa_abc"}
+    with pytest.raises(InputError) as error:
+        check_config_keys(token, project="percona-mysql", secret_keys=())
+    assert error.value.key == "pmmServerToken" and error.value.rule == "S1"
+    check_config_keys(token, project="percona-mysql", secret_keys={"percona-mysql:pmmServerToken"})
+    check_config_keys({"percona-mysql:pmmServerToken": ""}, project="percona-mysql", secret_keys=())
+
+
+@pytest.fixture
+def laptop(monkeypatch):
+    monkeypatch.setattr(cluster_settings, "host_resources", lambda: HOST)
+
+
+def test_the_program_stops_on_a_misspelled_key_before_any_resource(laptop):
+    with pytest.raises(pulumi.RunError) as error:
+        offline.run_stack("gke", overrides={"connectionz": 500})
+    assert "connectionz" in str(error.value) and "did you mean connections?" in str(error.value)
+
+
+def test_the_program_refuses_a_plaintext_token(laptop):
+    overrides = {"installPmm": False, "pmmServerHost": "monitoring-service.pmm"}
+    with pytest.raises(pulumi.RunError) as error:
+        offline.run_stack("gke", overrides={**overrides, "pmmServerToken": "glsa_plain"})
+    assert "S1: pmmServerToken" in str(error.value)
+    assert offline.run_stack("gke", overrides=overrides, secrets={"pmmServerToken": "glsa_secret"})
+
+
+def test_kind_without_its_tools_is_a_run_error_not_a_traceback(laptop, monkeypatch):
+    # as if a real engine ran on a machine without kind and Docker (the check is skipped under mocks)
+    monkeypatch.setattr(kind_component, "_commands_will_run", lambda: True)
+    monkeypatch.setattr(kind_component.shutil, "which", lambda name: None)
+    with pytest.raises(pulumi.RunError) as error:
+        offline.run_stack("kind", overrides={"kindHostCpu": "8", "kindHostMemory": "32Gi"})
+    assert "stack config: target: the kind target" in str(error.value) and "install kind" in str(error.value)
