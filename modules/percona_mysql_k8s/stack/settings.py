@@ -32,6 +32,7 @@ from percona_mysql_k8s.core.monitoring import MonitoringPlan
 from percona_mysql_k8s.core.sizing import SizingResult
 from percona_mysql_k8s.core.units import format_cpu, human_bytes
 from percona_mysql_k8s.database.manifests import DatabaseSpec, Placement, size_for_pool
+from percona_mysql_k8s.database.network_policies import ClientAccess, client_access
 
 # The database layer's keys with their type and the default declared in Pulumi.yaml (a test keeps the
 # two in step).
@@ -59,6 +60,11 @@ CONFIG_KEYS: dict[str, tuple[type, object]] = {
     "sysbenchWarmup": (int, 300),
     "sysbenchRate": (int, 0),
     "sysbenchCleanup": (bool, False),
+    # R6: NetworkPolicies around the database pods and proxies; who besides the database namespace may
+    # reach the proxies (namespaces; pod labels as key=value items).
+    "networkPolicies": (bool, True),
+    "clientNamespaces": (list, []),
+    "clientPodLabels": (list, []),
 }
 OPTIONAL_KEYS: dict[str, tuple[type, object]] = {
     # Name of the database custom resource; empty = clusterName (at most 22 characters, PXC's limit).
@@ -99,6 +105,7 @@ class StackSettings:
     sizing: SizingResult
     monitoring: MonitoringPlan
     benchmark: Benchmark | None
+    network: ClientAccess | None = None  # None: no NetworkPolicies (networkPolicies false, R6)
 
 
 def _decode(key: str, value: object, kind: type) -> object:
@@ -196,6 +203,18 @@ def sysbench_settings_from_config(values: Mapping[str, object]) -> SysbenchSetti
     return SysbenchSettings(ladder.threads, ladder.duration_seconds, ladder.warmup_seconds, ladder.rate, v.get("sysbenchCleanup"))
 
 
+def network_settings_from_config(values: Mapping[str, object]) -> ClientAccess | None:
+    """R6: the clients the proxies accept, or None when ``networkPolicies`` is false."""
+    v = _Values(values)
+    access = client_access(v.get("clientNamespaces"), v.get("clientPodLabels"))
+    if not v.get("networkPolicies"):
+        if access.namespaces or access.pod_labels:
+            raise InputError("networkPolicies", "is false, so clientNamespaces and clientPodLabels would be ignored: "
+                                                "set networkPolicies true or clear them", "R6")
+        return None
+    return access
+
+
 def stack_settings_from_config(
     values: Mapping[str, object],
     *,
@@ -228,7 +247,9 @@ def stack_settings_from_config(
             warmup_seconds=sysbench.warmup_seconds,
             rate=sysbench.rate,
         )
-    return StackSettings(cluster, database, install_operator, pmm, sysbench, placement, sizing, plan, benchmark)
+    network = network_settings_from_config(values)
+    return StackSettings(cluster, database, install_operator, pmm, sysbench, placement, sizing, plan, benchmark,
+                         network=network)
 
 
 _SIZING_KEYS = {"connections": "connections", "cluster_size": "clusterSize", "proxy": "proxy", "log_collector": "logCollector"}
