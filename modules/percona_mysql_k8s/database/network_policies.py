@@ -13,12 +13,11 @@ Two ingress policies, one per tier; egress is not restricted (so no DNS rule is 
 Pods are selected by the labels the operators themselves put on them (and select their StatefulSets
 by), so a policy follows the pods across restarts and scaling:
 
-* PXC operator 1.16+: ``LabelsCluster`` + ``app.kubernetes.io/component`` = ``pxc`` | ``haproxy`` |
-  ``proxysql``; backup Jobs carry ``LabelsCluster`` + ``percona.com/backup-type: xtrabackup``, restore Jobs
+* Database pods and proxies: :mod:`percona_mysql_k8s.core.operator_labels`.
+* PXC operator 1.16+: backup Jobs carry ``LabelsCluster`` + ``percona.com/backup-type: xtrabackup``, restore Jobs
   ``LabelsCluster`` + ``percona.com/restore-job-name``, the binlog collector ``component: pitr``
   (percona-xtradb-cluster-operator ``pkg/naming/labels.go``).
-* PS operator 1.2.0: ``naming.Labels(name, cr.Name, "percona-server", component)`` with name ``mysql`` |
-  ``haproxy`` | ``router`` and component ``database`` | ``proxy``; backup Jobs part-of
+* PS operator 1.2.0: backup Jobs part-of
   ``percona-server-backup``/component ``backup``, restore Jobs part-of ``percona-server-restore``/component
   ``restore`` (percona-server-mysql-operator v1.2.0 ``pkg/naming/kubernetes.go``, ``pkg/mysql/mysql.go``,
   ``api/v1/perconaservermysql*_types.go``, ``pkg/xtrabackup/xtrabackup.go``).
@@ -43,6 +42,13 @@ from typing import Any
 
 from percona_mysql_k8s.core.errors import InputError
 from percona_mysql_k8s.core.memory import PXC
+from percona_mysql_k8s.core.operator_labels import (
+    PS_OPERATOR,
+    PXC_OPERATOR,
+    mysqld_pod_labels,
+    proxy_pod_labels,
+    pxc_cluster_labels,
+)
 from percona_mysql_k8s.core.sidecars import HAPROXY, PROXYSQL, ROUTER
 
 from .manifests import DatabaseSpec
@@ -107,28 +113,20 @@ def client_access(namespaces: Sequence[object], pod_labels: Sequence[object]) ->
 
 
 def _pxc_labels(spec: DatabaseSpec) -> dict[str, str]:
-    return {"app.kubernetes.io/name": "percona-xtradb-cluster", "app.kubernetes.io/instance": spec.name,
-            "app.kubernetes.io/managed-by": "percona-xtradb-cluster-operator",
-            "app.kubernetes.io/part-of": "percona-xtradb-cluster"}
+    return pxc_cluster_labels(spec.name)
 
 
-def _ps_labels(spec: DatabaseSpec, name: str, component: str) -> dict[str, str]:
-    return {"app.kubernetes.io/name": name, "app.kubernetes.io/instance": spec.name,
-            "app.kubernetes.io/managed-by": "percona-server-mysql-operator",
-            "app.kubernetes.io/part-of": "percona-server", "app.kubernetes.io/component": component}
+def _operator(spec: DatabaseSpec) -> str:
+    return PXC_OPERATOR if spec.engine == PXC else PS_OPERATOR
 
 
 def mysqld_selector(spec: DatabaseSpec) -> dict[str, str]:
     """The labels the operator selects its database StatefulSet's pods by."""
-    if spec.engine == PXC:
-        return {**_pxc_labels(spec), "app.kubernetes.io/component": "pxc"}
-    return _ps_labels(spec, "mysql", "database")
+    return mysqld_pod_labels(_operator(spec), spec.name)
 
 
 def proxy_selector(spec: DatabaseSpec) -> dict[str, str]:
-    if spec.engine == PXC:
-        return {**_pxc_labels(spec), "app.kubernetes.io/component": spec.proxy}
-    return _ps_labels(spec, spec.proxy, "proxy")
+    return proxy_pod_labels(_operator(spec), spec.name, spec.proxy)
 
 
 def operator_selector(spec: DatabaseSpec) -> dict[str, str]:

@@ -44,6 +44,7 @@ POLICY_MODULES = (
     "pool_placement",
     "load_generator_pool",
     "pmm_versions_match",
+    "network_fence",
 )
 
 MODULES = tuple(import_module(f"{__package__}.{name}") for name in POLICY_MODULES)
