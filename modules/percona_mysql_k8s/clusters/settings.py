@@ -16,6 +16,7 @@ the components only turn it into resources.
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import math
 import os
@@ -61,9 +62,13 @@ CONFIG_KEYS: dict[str, tuple[type, object]] = {
     "gcpRegion": (str, ""),
     "gcpZones": (list, []),
     "gkeReleaseChannel": (str, "REGULAR"),
-    "gkePrivateNodes": (bool, False),
+    "gkePrivateNodes": (bool, True),
     "gkeNetwork": (str, "default"),
     "gkeSubnetwork": (str, ""),
+    # GKE hardening (issue 11): Cloud NAT for private nodes, control-plane CIDRs, KMS for Secrets in etcd.
+    "gkeCloudNat": (bool, True),
+    "gkeMasterAuthorizedNetworks": (list, []),
+    "gkeSecretsKmsKey": (str, ""),
     "awsRegion": (str, ""),
     "eksVersion": (str, "1.33"),
     "eksVpcId": (str, ""),
@@ -110,6 +115,10 @@ class GkeSettings:
     subnetwork: str
     database_placement: ZonePlacement
     monitoring_placement: ZonePlacement
+    # hardening: see _gke_hardening
+    cloud_nat: bool = True
+    master_authorized_networks: tuple[str, ...] = ()
+    secrets_kms_key: str = ""
 
 
 @dataclass(frozen=True)
@@ -481,7 +490,42 @@ def _gke(v: _Values, database_count: int, monitoring_count: int) -> GkeSettings:
         subnetwork=v.text("gkeSubnetwork"),
         database_placement=spread_over_zones(database_count, zones),
         monitoring_placement=spread_over_zones(monitoring_count, zones),
+        **_gke_hardening(v, region),
     )
+
+
+# GKE accepts at most 50 authorized networks on a cluster with a public endpoint
+# (cloud.google.com/kubernetes-engine/docs/how-to/authorized-networks, "Limitations").
+MAX_MASTER_AUTHORIZED_NETWORKS = 50
+_KMS_KEY = re.compile(r"^projects/([a-z][-a-z0-9]{4,28}[a-z0-9])/locations/([a-z0-9-]+)/keyRings/([-\w]+)/cryptoKeys/([-\w]+)$")
+
+
+def _gke_hardening(v: _Values, region: str) -> dict:
+    """Control-plane CIDRs (IPv4 networks, host bits zero, as GKE reads cidrBlock) and the KMS key of
+    application-layer Secrets encryption, which GKE requires in the cluster's own location."""
+    cidrs: list[str] = []
+    for text in v.strings("gkeMasterAuthorizedNetworks"):
+        try:
+            network = ipaddress.IPv4Network(text.strip(), strict=True)
+        except ValueError as error:
+            raise InputError("gkeMasterAuthorizedNetworks", f"{text!r} is not an IPv4 CIDR block ({error})") from None
+        if network.prefixlen == 0:
+            raise InputError("gkeMasterAuthorizedNetworks", f"{text!r} authorizes every address: list your networks, "
+                                                            "or leave the list empty")
+        cidrs.append(str(network))
+    if len(cidrs) > MAX_MASTER_AUTHORIZED_NETWORKS:
+        raise InputError("gkeMasterAuthorizedNetworks", f"{len(cidrs)} networks: GKE accepts at most {MAX_MASTER_AUTHORIZED_NETWORKS}")
+    key = v.text("gkeSecretsKmsKey")
+    if key:
+        match = _KMS_KEY.match(key)
+        if not match:
+            raise InputError("gkeSecretsKmsKey", f"{key!r} is not a Cloud KMS key name "
+                                                 "(projects/P/locations/L/keyRings/R/cryptoKeys/K)")
+        if match.group(2) != region:
+            raise InputError("gkeSecretsKmsKey", f"the key is in {match.group(2)}, but GKE needs it in the cluster's "
+                                                 f"location gcpRegion {region}")
+    return {"cloud_nat": v.flag("gkeCloudNat"), "master_authorized_networks": tuple(dict.fromkeys(cidrs)),
+            "secrets_kms_key": key}
 
 
 def _eks(v: _Values) -> EksSettings:
