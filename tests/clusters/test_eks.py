@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from cluster_stacks import EKS, ZONES, with_
 from percona_mysql_k8s.clusters import cluster_from_config
 from percona_mysql_k8s.clusters.eks import NODE_POLICIES
