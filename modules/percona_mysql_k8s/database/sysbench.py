@@ -168,6 +168,7 @@ class Sysbench(pulumi.ComponentResource):
         pod_security, container_security = restricted_security()
         root = [{"name": "ROOT_PASSWORD", "valueFrom": {"secretKeyRef": {"name": f"{cluster}-secrets", "key": "root"}}}]
         mount = [{"name": "results", "mountPath": scripts.RESULTS_DIR}]
+        ca_mount = [{"name": "mysql-ca", "mountPath": scripts.CA_DIR, "readOnly": True}]  # the operator's CA
 
         def sysbench(phase: str, script: str, as_root: bool) -> dict:
             return {
@@ -177,7 +178,7 @@ class Sysbench(pulumi.ComponentResource):
                 "env": env + (root if as_root else []),
                 "resources": pod_resources(size),
                 "securityContext": container_security,
-                "volumeMounts": mount,
+                "volumeMounts": mount + ca_mount,
             }
 
         init = [sysbench("schema", scripts.SCHEMA, True), sysbench("prepare", scripts.PREPARE, False)]
@@ -212,7 +213,9 @@ class Sysbench(pulumi.ComponentResource):
                     "securityContext": pod_security,
                     # B1, K4: the monitoring pool's selector, and no toleration of the database taint
                     **pool_scheduling(pool),
-                    "volumes": [{"name": "results", "emptyDir": {}}],
+                    "volumes": [{"name": "results", "emptyDir": {}},
+                                {"name": "mysql-ca", "secret": {"secretName": f"{cluster}-ssl",
+                                                                "items": [{"key": "ca.crt", "path": "ca.crt"}]}}],
                     "initContainers": init,
                     "containers": [ladder, publish],
                 },
