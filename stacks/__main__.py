@@ -89,7 +89,8 @@ if settings.network is not None:
     fences = NetworkPolicies(
         f"{database.name}-network",
         NetworkPoliciesArgs(spec=database, target=target, clients=settings.network,
-                            pmm_server=isinstance(pmm, PmmServer), depends_on=namespace_ready),
+                            pmm_server=isinstance(pmm, PmmServer), operator_installed=operator is not None,
+                            depends_on=namespace_ready),
     ).ready
 elif not database.ephemeral:
     pulumi.log.warn("R6: networkPolicies is false: the database pods accept traffic from any pod in the cluster")

@@ -193,3 +193,22 @@ def test_client_settings_in_kubernetes_style():
     access = client_access(["apps", "team-a"], ["app.kubernetes.io/name=web", "tier=", "example.com/role=api"])
     assert access.namespaces == ("apps", "team-a")
     assert dict(access.pod_labels) == {"app.kubernetes.io/name": "web", "tier": "", "example.com/role": "api"}
+
+
+def test_an_operator_installed_elsewhere_is_let_in_by_its_chart_or_bundle_name():
+    # deploy/operator.yaml (PXC v1.19.0) labels its pod app.kubernetes.io/name=percona-xtradb-cluster-operator
+    bundle = Pod("percona-system", {"app.kubernetes.io/component": "operator",
+                                    "app.kubernetes.io/instance": "percona-xtradb-cluster-operator",
+                                    "app.kubernetes.io/name": "percona-xtradb-cluster-operator"})
+    chart_elsewhere = Pod("operators", dict(PXC_OPERATOR.labels))
+    spec = DatabaseSpec(name="db", namespace=NS, engine="pxc", proxy="haproxy")
+    elsewhere = network_policies(spec, ClientAccess(), pmm_server=False, operator_installed=False)
+    assert allowed(elsewhere, bundle, PXC_MEMBER, 3306) and allowed(elsewhere, chart_elsewhere, PXC_MEMBER, 33062)
+    assert not allowed(elsewhere, Pod("operators", {"app.kubernetes.io/name": "ps-operator"}), PXC_MEMBER, 3306)
+    here = network_policies(spec, ClientAccess(), pmm_server=False)
+    assert not allowed(here, bundle, PXC_MEMBER, 3306)  # installed here: only the release in this namespace
+    assert not allowed(here, chart_elsewhere, PXC_MEMBER, 3306)
+    ps_bundle = Pod("percona-system", {"app.kubernetes.io/name": "percona-server-mysql-operator"})  # PS v1.2.0
+    ps = network_policies(DatabaseSpec(name="gr", namespace=NS, engine="group-replication", proxy="router"),
+                          ClientAccess(), pmm_server=False, operator_installed=False)
+    assert allowed(ps, ps_bundle, PS_MEMBER, 6450)

@@ -69,6 +69,15 @@ def test_no_pmm_rule_without_an_in_cluster_pmm_server(run):
     assert not allowed(_bodies(registrations), Pod(member.namespace, PMM_SERVER), member, 42000)
 
 
+def test_an_operator_the_stack_does_not_install_is_let_in_from_its_own_namespace(run):
+    registrations = run("existing", overrides={"installOperator": False})
+    cr = next(r for r in registrations if r.type in CR_TYPES)
+    operator = Pod("percona-system", {"app.kubernetes.io/name": "percona-xtradb-cluster-operator"})
+    assert allowed(_bodies(registrations), operator, _member(cr), 3306)
+    installed = run("existing")
+    assert not allowed(_bodies(installed), operator, _member(next(r for r in installed if r.type in CR_TYPES)), 3306)
+
+
 def test_client_namespaces_reach_the_proxy(run):
     registrations = run("gke", overrides={"clientNamespaces": ["apps"], "clientPodLabels": ["app=web"]})
     proxy = next(r for r in registrations if r.type == NETWORK_POLICY and r.inputs["metadata"]["name"].endswith("-proxy"))

@@ -22,6 +22,7 @@ class NetworkPoliciesArgs:
     target: ClusterTarget
     clients: ClientAccess = field(default_factory=ClientAccess)
     pmm_server: bool = False  # a PMM server runs in the database namespace
+    operator_installed: bool = True  # the stack installs the operator in the database namespace
     depends_on: Sequence[pulumi.Resource] = field(default=())
 
 
@@ -33,6 +34,7 @@ class NetworkPolicies(pulumi.ComponentResource):
         super().__init__(f"{PACKAGE}:NetworkPolicies", name, None, opts)
         after = [*args.target.ready, *args.depends_on]
         bodies = network_policies(args.spec, args.clients, pmm_server=args.pmm_server,
+                                  operator_installed=args.operator_installed,
                                   labels=labels("network-policy", args.spec.name))
         self.policies = [
             k8s.networking.v1.NetworkPolicy(

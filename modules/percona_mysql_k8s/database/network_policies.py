@@ -23,8 +23,11 @@ by), so a policy follows the pods across restarts and scaling:
   ``api/v1/perconaservermysql*_types.go``, ``pkg/xtrabackup/xtrabackup.go``).
 * The operators' own pods, from their Helm charts: ``app.kubernetes.io/name`` and ``instance`` both the
   chart name (pxc-operator 1.20.0 / ps-operator ``templates/deployment.yaml``; the release is named after the
-  chart in :mod:`percona_mysql_k8s.database.operator`). The operator is taken to run in the database
-  namespace (the one it watches).
+  chart in :mod:`percona_mysql_k8s.database.operator`). When the stack installs the operator it runs in
+  the database namespace (the one it watches). When it does not, the operator may run anywhere, installed
+  by the chart or by the operator's own ``deploy/operator.yaml`` (``app.kubernetes.io/name``
+  ``percona-xtradb-cluster-operator`` at PXC v1.19.0, ``percona-server-mysql-operator`` at PS v1.2.0): pods
+  of either name, in any namespace, are let in.
 * The PMM server: ``app.kubernetes.io/name: pmm``, ``component: pmm-server`` (pmm chart 1.8.1
   ``pmm.selectorLabels``, release ``pmm``).
 
@@ -129,9 +132,21 @@ def proxy_selector(spec: DatabaseSpec) -> dict[str, str]:
     return proxy_pod_labels(_operator(spec), spec.name, spec.proxy)
 
 
+BUNDLE_OPERATOR_NAMES: Mapping[str, str] = MappingProxyType({
+    PXC_OPERATOR: "percona-xtradb-cluster-operator", PS_OPERATOR: "percona-server-mysql-operator"})
+
+
 def operator_selector(spec: DatabaseSpec) -> dict[str, str]:
     chart = operator_for(spec.engine).chart
     return {"app.kubernetes.io/name": chart, "app.kubernetes.io/instance": chart}
+
+
+def operator_peer(spec: DatabaseSpec, *, installed_here: bool) -> dict[str, Any]:
+    if installed_here:
+        return {"podSelector": {"matchLabels": operator_selector(spec)}}
+    names = [operator_for(spec.engine).chart, BUNDLE_OPERATOR_NAMES[_operator(spec)]]
+    return {"namespaceSelector": {}, "podSelector": {"matchExpressions": [
+        {"key": "app.kubernetes.io/name", "operator": "In", "values": names}]}}
 
 
 def job_peers(spec: DatabaseSpec) -> list[dict[str, Any]]:
@@ -170,8 +185,8 @@ def _pmm_rule() -> dict[str, Any]:
             "ports": [{"protocol": "TCP", "port": first, "endPort": last}]}
 
 
-def _operator_rule(spec: DatabaseSpec) -> dict[str, Any]:
-    return {"from": [{"podSelector": {"matchLabels": operator_selector(spec)}}]}  # every port
+def _operator_rule(spec: DatabaseSpec, installed_here: bool) -> dict[str, Any]:
+    return {"from": [operator_peer(spec, installed_here=installed_here)]}  # every port
 
 
 def _client_peers(spec: DatabaseSpec, clients: ClientAccess) -> list[dict[str, Any]]:
@@ -197,21 +212,22 @@ def _policy(spec: DatabaseSpec, suffix: str, selector: Mapping[str, str], rules:
     }
 
 
-def network_policies(spec: DatabaseSpec, clients: ClientAccess, *, pmm_server: bool,
+def network_policies(spec: DatabaseSpec, clients: ClientAccess, *, pmm_server: bool, operator_installed: bool = True,
                      labels: Mapping[str, str] = MappingProxyType({})) -> list[dict[str, Any]]:
     """The two NetworkPolicies of the cluster (R6). ``pmm_server``: a PMM server runs in the database
-    namespace and may reach the pmm-client exporters."""
+    namespace and may reach the pmm-client exporters. ``operator_installed``: the stack installs the
+    operator in the database namespace."""
     members = PXC_MEMBER_PORTS if spec.engine == PXC else GR_MEMBER_PORTS
     job_ports = members if spec.engine == PXC else (MYSQL, ADMIN, PS_SIDECAR_PORT)
     mysqld_rules: list[dict[str, Any]] = [
         {"from": [{"podSelector": {"matchLabels": mysqld_selector(spec)}}], "ports": _ports(members)},
         {"from": [{"podSelector": {"matchLabels": proxy_selector(spec)}}], "ports": _ports(PROXY_TO_MYSQLD_PORTS)},
-        _operator_rule(spec),
+        _operator_rule(spec, operator_installed),
         {"from": job_peers(spec), "ports": _ports(job_ports)},
     ]
     proxy_rules: list[dict[str, Any]] = [
         {"from": _client_peers(spec, clients), "ports": _ports(CLIENT_PORTS[spec.proxy])},
-        _operator_rule(spec),
+        _operator_rule(spec, operator_installed),
     ]
     if spec.proxy == PROXYSQL:
         proxy_rules.append({"from": [{"podSelector": {"matchLabels": proxy_selector(spec)}}],
