@@ -226,3 +226,14 @@ def test_bad_hardening_config_names_its_key(changes, fragment):
     with pytest.raises(InputError) as error:
         cluster_settings_from_config(with_(GKE, **changes))
     assert error.value.key == next(iter(changes)) and fragment in str(error.value)
+
+
+def test_an_open_control_plane_on_production_is_said():
+    from percona_mysql_k8s.clusters.settings import cluster_settings_from_config
+
+    def notes(**changes):
+        return [n for n in cluster_settings_from_config(with_(GKE, **changes)).notes if "gkeMasterAuthorizedNetworks" in n]
+
+    assert notes() and "any address" in notes()[0]
+    assert notes(gkeMasterAuthorizedNetworks=["203.0.113.0/24"]) == []
+    assert notes(ephemeral=True) == []  # an ephemeral stack may stay open

@@ -456,6 +456,9 @@ def cluster_settings_from_config(
         if counts[0] != database_count:
             notes = (f"GKE node_count is per zone: {database_count} database nodes over {len(gke.database_placement.zones)} "
                      f"zones become {gke.database_placement.nodes_per_zone} per zone = {counts[0]} nodes",)
+        if not gke.master_authorized_networks and not ephemeral:
+            notes += ("gkeMasterAuthorizedNetworks is empty: the GKE control plane accepts connections from any "
+                      "address (authenticated by Google IAM); list the networks that administer it",)
         return ClusterSettings(**common, database_pool=database, monitoring_pool=monitoring, gke=gke, notes=notes)
 
     eks = _eks(v)
