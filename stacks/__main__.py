@@ -6,7 +6,8 @@
 2. Cluster target (GKE, EKS, kind or an existing cluster) with a database and a monitoring pool.
 3. Namespace, CRDs and the Percona operator (unless ``installOperator: false``).
 4. PMM server on the monitoring pool (unless ``installPmm: false``).
-5. The database cluster: passwords, Secret, PMM token, the custom resource with every size from the
+5. NetworkPolicies around the database pods and proxies (unless ``networkPolicies: false``, R6), then
+   the database cluster: passwords, Secret, PMM token, the custom resource with every size from the
    sizing engine, its proxy.
 6. the sysbench Job on the monitoring pool: schema, prepare, warm-up, thread ladder (unless
    ``sysbenchEnabled: false``).
@@ -24,6 +25,8 @@ from percona_mysql_k8s.database import (
     DatabaseCluster,
     DatabaseClusterArgs,
     ExternalPmm,
+    NetworkPolicies,
+    NetworkPoliciesArgs,
     OperatorArgs,
     PerconaOperator,
     PmmServer,
@@ -109,11 +112,21 @@ if settings.pmm.install:
 elif settings.pmm.enabled:
     pmm = ExternalPmm(host=settings.pmm.server_host, token=config.require_secret(PMM_TOKEN_KEY))
 
-# 5. the database cluster
+# 5. the database cluster, fenced by its NetworkPolicies before its pods exist (R6)
+fences: list[pulumi.Resource] = []
+if settings.network is not None:
+    fences = NetworkPolicies(
+        f"{database.name}-network",
+        NetworkPoliciesArgs(spec=database, target=target, clients=settings.network,
+                            pmm_server=isinstance(pmm, PmmServer), operator_installed=operator is not None,
+                            depends_on=namespace_ready),
+    ).ready
+elif not database.ephemeral:
+    pulumi.log.warn("R6: networkPolicies is false: the database pods accept traffic from any pod in the cluster")
 cluster = DatabaseCluster(
     database.name,
     DatabaseClusterArgs(spec=database, target=target, operator=operator, pmm=pmm if database.pmm_enabled else None,
-                        helper_resources=plan.helper, depends_on=namespace_ready,
+                        helper_resources=plan.helper, depends_on=[*namespace_ready, *fences],
                         image_registry=settings.sources.image_registry),
 )
 assert cluster.sizing == settings.sizing  # the engine's answer, computed once at validation

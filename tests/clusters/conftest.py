@@ -58,6 +58,7 @@ class RecordingMonitor(MockMonitor):
             "deleteBeforeReplace": request.deleteBeforeReplace,
             "replaceOnChanges": list(request.replaceOnChanges),
             "additionalSecretOutputs": list(request.additionalSecretOutputs),
+            "protect": request.protect,
         }
         return response
 
@@ -80,6 +81,8 @@ class ClusterMocks(pulumi.runtime.Mocks):
             state["oidcProviderUrl"] = "https://oidc.eks.eu-west-1.amazonaws.com/id/ABC"
         elif args.typ == "aws:iam/role:Role":
             state["arn"] = f"arn:aws:iam::123456789012:role/{args.name}"
+        elif args.typ == "aws:kms/key:Key":
+            state["arn"] = f"arn:aws:kms:eu-west-1:123456789012:key/{args.name}"
         elif args.typ == "command:local:Command":
             state["stdout"] = KIND_KUBECONFIG if args.inputs["create"].startswith("kind get kubeconfig") else ""
         return f"{args.name}-id", state

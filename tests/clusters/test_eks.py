@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from cluster_stacks import EKS, ZONES, with_
 from percona_mysql_k8s.clusters import cluster_from_config
 from percona_mysql_k8s.clusters.eks import NODE_POLICIES
@@ -51,7 +52,7 @@ def test_eks_cluster(mocked):
     assert cluster["authenticationMode"] == "API"
     assert cluster["createOidcProvider"] is True
     assert cluster["endpointPrivateAccess"] is True
-    assert cluster["endpointPublicAccess"] is True
+    assert cluster["endpointPublicAccess"] is False  # private by default: no eksPublicAccessCidrs (issue 11)
     assert cluster["deletionProtection"] is True
     vpc = mocked.one("aws:ec2/vpc:Vpc")
     assert cluster["vpcId"] == f"{vpc.name}-id"
@@ -201,3 +202,63 @@ def test_volumes_come_from_the_ebs_csi_driver_with_its_own_irsa_role(mocked):
     # the CRs set enableVolumeExpansion: the class must let a storageSize change grow the EBS volumes
     assert storage_class.state["allowVolumeExpansion"] is True
     assert addon.urn in storage_class.dependencies
+
+
+# ---- hardening (issue 11) ---------------------------------------------------------------------------
+
+
+def test_public_endpoint_only_for_the_configured_cidrs(mocked):
+    deploy(mocked, with_(EKS, eksPublicAccessCidrs=["203.0.113.0/24", "198.51.100.7/32"]))
+    cluster = mocked.one(EKS_CLUSTER).state
+    assert cluster["endpointPublicAccess"] is True and cluster["endpointPrivateAccess"] is True
+    assert cluster["publicAccessCidrs"] == ["203.0.113.0/24", "198.51.100.7/32"]
+
+
+def test_no_public_cidrs_no_public_endpoint(mocked):
+    deploy(mocked)
+    cluster = mocked.one(EKS_CLUSTER).state
+    assert cluster["endpointPublicAccess"] is False and "publicAccessCidrs" not in cluster
+
+
+def test_secrets_envelope_encryption_with_a_key_of_the_stack(mocked):
+    deploy(mocked)
+    key = mocked.one("aws:kms/key:Key")
+    assert key.state["enableKeyRotation"] is True
+    assert key.options["protect"] is True  # losing the key loses every Secret of a production cluster
+    assert mocked.one(EKS_CLUSTER).state["encryptionConfigKeyArn"] == key.state["arn"]
+
+
+def test_secrets_encryption_with_a_given_key(mocked):
+    arn = "arn:aws:kms:eu-west-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab"
+    deploy(mocked, with_(EKS, eksSecretsKmsKeyArn=arn))
+    assert not mocked.of_type("aws:kms/key:Key")
+    assert mocked.one(EKS_CLUSTER).state["encryptionConfigKeyArn"] == arn
+
+
+def test_every_control_plane_log_type_is_on(mocked):
+    deploy(mocked)
+    # the five log types EKS offers (aws eks update-cluster-config --logging)
+    assert sorted(mocked.one(EKS_CLUSTER).state["enabledClusterLogTypes"]) == sorted(
+        ["api", "audit", "authenticator", "controllerManager", "scheduler"])
+
+
+@pytest.mark.parametrize(("changes", "key", "fragment"), [
+    ({"eksPublicAccessCidrs": ["0.0.0.0/0"]}, "eksPublicAccessCidrs", "every address"),
+    ({"eksPublicAccessCidrs": ["203.0.113.9/24"]}, "eksPublicAccessCidrs", "not an IPv4 CIDR"),
+    ({"eksPublicAccessCidrs": [f"10.{i}.0.0/16" for i in range(41)]}, "eksPublicAccessCidrs", "at most 40"),
+    ({"eksPublicAccessCidrs": ["203.0.113.0/24"], "eksPrivateEndpoint": True}, "eksPublicAccessCidrs", "eksPrivateEndpoint"),
+    ({"eksSecretsKmsKeyArn": "alias/eks"}, "eksSecretsKmsKeyArn", "not a KMS key ARN"),
+    ({"eksSecretsKmsKeyArn": "arn:aws:kms:us-east-1:123456789012:key/1234abcd"}, "eksSecretsKmsKeyArn", "eu-west-1"),
+])
+def test_bad_hardening_config_names_its_key(changes, key, fragment):
+    from percona_mysql_k8s.clusters.settings import cluster_settings_from_config
+    from percona_mysql_k8s.core.errors import InputError
+
+    with pytest.raises(InputError) as error:
+        cluster_settings_from_config(with_(EKS, **changes))
+    assert error.value.key == key and fragment in str(error.value)
+
+
+def test_vpc_cni_enforces_network_policies(mocked):
+    deploy(mocked)
+    assert mocked.one(EKS_CLUSTER).state["vpcCniOptions"]["enableNetworkPolicy"] is True

@@ -13,6 +13,10 @@ from percona_mysql_k8s.core.pools import DATABASE_TAINT, POOL_LABEL, PoolShape, 
 
 CLUSTER = "gcp:container/cluster:Cluster"
 NODE_POOL = "gcp:container/nodePool:NodePool"
+ROUTER = "gcp:compute/router:Router"
+NAT = "gcp:compute/routerNat:RouterNat"
+ACCOUNT = "gcp:serviceaccount/account:Account"
+IAM_MEMBER = "gcp:projects/iAMMember:IAMMember"
 
 
 def deploy(mocked, values=GKE):
@@ -24,8 +28,10 @@ def deploy(mocked, values=GKE):
 
 def test_resources(mocked):
     deploy(mocked)
+    # private nodes by default: the Cloud Router and NAT they reach registries through; the node service account
     assert sorted(r.type for r in mocked.resources()) == sorted(
-        ["percona:clusters:GkeCluster", CLUSTER, NODE_POOL, NODE_POOL, "pulumi:providers:kubernetes"]
+        ["percona:clusters:GkeCluster", CLUSTER, NODE_POOL, NODE_POOL, "pulumi:providers:kubernetes",
+         ROUTER, NAT, ACCOUNT, IAM_MEMBER]
     )
     assert all(r.parent_type == "percona:clusters:GkeCluster" for r in mocked.resources() if r.type != "percona:clusters:GkeCluster")
 
@@ -45,7 +51,7 @@ def test_cluster(mocked):
     assert cluster["network"] == "default"
     assert cluster["workloadIdentityConfig"] == {"workloadPool": "perf-project-1.svc.id.goog"}
     assert cluster["enableShieldedNodes"] is True
-    assert "privateClusterConfig" not in cluster
+    assert cluster["privateClusterConfig"] == {"enablePrivateNodes": True, "enablePrivateEndpoint": False}  # the default
     assert cluster["deletionProtection"] is True
 
 
@@ -141,3 +147,93 @@ def test_pool_name_changes_with_what_recreates_the_pool(changed):
 
 def test_pool_name_is_stable():
     assert pool_name(_pool(node_count=6), 100) == pool_name(_pool(), 100)
+
+
+# ---- hardening (issue 11) ---------------------------------------------------------------------------
+
+
+def test_private_nodes_reach_registries_through_cloud_nat(mocked):
+    deploy(mocked)
+    router, nat = mocked.one(ROUTER).state, mocked.one(NAT).state
+    assert router["network"] == "default" and router["region"] == "europe-west1" and router["project"] == "perf-project-1"
+    assert nat["router"] == router["name"]
+    assert nat["sourceSubnetworkIpRangesToNat"] == "ALL_SUBNETWORKS_ALL_IP_RANGES"
+    assert nat["natIpAllocateOption"] == "AUTO_ONLY"
+    nat_urn = mocked.one(NAT).urn
+    assert all(nat_urn in pool.dependencies for pool in mocked.of_type(NODE_POOL))  # nodes start once NAT exists
+
+
+def test_no_nat_when_the_network_has_one_or_nodes_are_public(mocked):
+    deploy(mocked, with_(GKE, gkeCloudNat=False))
+    assert not mocked.of_type(NAT) and not mocked.of_type(ROUTER)
+    assert mocked.one(CLUSTER).state["privateClusterConfig"]["enablePrivateNodes"] is True
+
+
+def test_public_nodes_need_no_nat(mocked):
+    deploy(mocked, with_(GKE, gkePrivateNodes=False))
+    assert not mocked.of_type(NAT)
+    assert "privateClusterConfig" not in mocked.one(CLUSTER).state
+
+
+def test_dataplane_v2_enforces_network_policies(mocked):
+    deploy(mocked)
+    assert mocked.one(CLUSTER).state["datapathProvider"] == "ADVANCED_DATAPATH"
+
+
+def test_nodes_run_as_a_dedicated_least_privilege_account(mocked):
+    deploy(mocked)
+    account = mocked.one(ACCOUNT).state
+    assert account["accountId"] == "perf-nodes" and account["project"] == "perf-project-1"
+    # Google's address of a user-managed account: <id>@<project>.iam.gserviceaccount.com
+    email = "perf-nodes@perf-project-1.iam.gserviceaccount.com"
+    grants = [r.state for r in mocked.of_type(IAM_MEMBER)]
+    assert [(g["role"], g["member"], g["project"]) for g in grants] == [
+        ("roles/container.defaultNodeServiceAccount", f"serviceAccount:{email}", "perf-project-1")]
+    role_urn = mocked.one(IAM_MEMBER).urn
+    for pool in mocked.of_type(NODE_POOL):
+        assert pool.state["nodeConfig"]["serviceAccount"] == email  # never the Compute Engine default account
+        assert role_urn in pool.dependencies
+
+
+def test_master_authorized_networks_and_kms(mocked):
+    key = "projects/perf-project-1/locations/europe-west1/keyRings/gke/cryptoKeys/secrets"
+    deploy(mocked, with_(GKE, gkeMasterAuthorizedNetworks=["203.0.113.0/24", "198.51.100.7/32"], gkeSecretsKmsKey=key))
+    cluster = mocked.one(CLUSTER).state
+    blocks = cluster["masterAuthorizedNetworksConfig"]["cidrBlocks"]
+    assert [b["cidrBlock"] for b in blocks] == ["203.0.113.0/24", "198.51.100.7/32"]
+    assert cluster["databaseEncryption"] == {"state": "ENCRYPTED", "keyName": key}
+
+
+def test_no_authorized_networks_or_kms_unless_configured(mocked):
+    deploy(mocked)
+    cluster = mocked.one(CLUSTER).state
+    assert "masterAuthorizedNetworksConfig" not in cluster and "databaseEncryption" not in cluster
+
+
+@pytest.mark.parametrize(("changes", "fragment"), [
+    ({"gkeMasterAuthorizedNetworks": ["203.0.113.1/24"]}, "not an IPv4 CIDR"),  # host bits set
+    ({"gkeMasterAuthorizedNetworks": ["office"]}, "not an IPv4 CIDR"),
+    ({"gkeMasterAuthorizedNetworks": ["0.0.0.0/0"]}, "every address"),
+    ({"gkeMasterAuthorizedNetworks": [f"10.0.{i}.0/24" for i in range(51)]}, "at most 50"),
+    ({"gkeSecretsKmsKey": "my-key"}, "not a Cloud KMS key name"),
+    ({"gkeSecretsKmsKey": "projects/perf-project-1/locations/us-central1/keyRings/r/cryptoKeys/k"}, "europe-west1"),
+    ({"gkeCloudNat": "maybe"}, "true or false"),
+])
+def test_bad_hardening_config_names_its_key(changes, fragment):
+    from percona_mysql_k8s.clusters.settings import cluster_settings_from_config
+    from percona_mysql_k8s.core.errors import InputError
+
+    with pytest.raises(InputError) as error:
+        cluster_settings_from_config(with_(GKE, **changes))
+    assert error.value.key == next(iter(changes)) and fragment in str(error.value)
+
+
+def test_an_open_control_plane_on_production_is_said():
+    from percona_mysql_k8s.clusters.settings import cluster_settings_from_config
+
+    def notes(**changes):
+        return [n for n in cluster_settings_from_config(with_(GKE, **changes)).notes if "gkeMasterAuthorizedNetworks" in n]
+
+    assert notes() and "any address" in notes()[0]
+    assert notes(gkeMasterAuthorizedNetworks=["203.0.113.0/24"]) == []
+    assert notes(ephemeral=True) == []  # an ephemeral stack may stay open

@@ -166,7 +166,9 @@ def test_sysbench_phases_run_in_order_in_one_job_on_the_monitoring_pool(gke_pxc)
     assert not [c["name"] for c in pod["initContainers"] + pod["containers"]
                 if any("secretKeyRef" in e.get("valueFrom", {}) and e["valueFrom"]["secretKeyRef"]["name"] == "db1-secrets"
                        for e in c.get("env", []))]
-    assert not [v for v in pod.get("volumes", []) if "secret" in v or "projected" in v]
+    # no Secret volume but the operator's CA certificate, projected alone (not a credential)
+    assert [v for v in pod.get("volumes", []) if "secret" in v or "projected" in v] == [
+        {"name": "mysql-ca", "secret": {"secretName": "db1-ssl", "items": [{"key": "ca.crt", "path": "ca.crt"}]}}]
     # root only in the one-shot setup Job, which the benchmark waits for
     setup = one(registrations, JOB, "sb-user-job")
     assert setup.inputs["metadata"]["name"] == "db1-sysbench-user"

@@ -148,7 +148,7 @@ def test_no_password_on_any_command_line(sandbox):
     for call in calls:
         assert PASSWORD not in " ".join(call["argv"]) and ROOT not in " ".join(call["argv"])
     config = (tmp_path / "sysbench.cfg").read_text()
-    assert f"mysql-password={PASSWORD}" in config and "mysql-ssl=REQUIRED" in config
+    assert f"mysql-password={PASSWORD}" in config and "mysql-ssl=VERIFY_CA" in config
     assert oct((tmp_path / "root.cnf").stat().st_mode & 0o777) == "0o600"
 
 
@@ -265,3 +265,14 @@ def test_ladder_always_leaves_its_exit_status_for_the_publisher(sandbox):
     result = subprocess.run(["bash", "-c", scripts.LADDER], env=env, capture_output=True, text=True, timeout=60)
     assert result.returncode != 0
     assert (tmp_path / "results" / "done").read_text().strip() != "0"
+
+
+def test_clients_verify_the_server_certificate_against_the_operators_ca(sandbox):
+    """Issue 11: sysbench and the mysql client verify the chain (VERIFY_CA) with the CA file the Job mounts."""
+    tmp_path, _, env, _ = sandbox
+    _run(scripts.SCHEMA, env)
+    config = (tmp_path / "sysbench.cfg").read_text().splitlines()
+    assert "mysql-ssl=VERIFY_CA" in config and f"mysql-ssl-ca={scripts.CA_FILE}" in config
+    for option_file in ("sbtest.cnf", "root.cnf"):
+        lines = (tmp_path / option_file).read_text().splitlines()
+        assert "ssl-mode=VERIFY_CA" in lines and f"ssl-ca={scripts.CA_FILE}" in lines, option_file

@@ -170,7 +170,11 @@ def test_helm_template_output_gets_the_verdict_of_the_chart_release(capsys, monk
         by_values = check.analyze(pack, [release], [release], {release.urn: (release.type, "shop")})
     expected = [{"policy": f.diagnostic.policy, "rule": f.diagnostic.rule,
                  "message": f.diagnostic.message.replace("values.", "spec.")} for f in by_values]
-    assert _messages(rendered) == _messages(expected)
+    # R6 (advisory) judges custom resources only: a release names its cluster from templates the pack does
+    # not render, so the rendered cluster alone gets it (no NetworkPolicy in this rendering)
+    fence = [f for f in rendered if f["rule"] == "R6"]
+    assert [f["policy"] for f in fence] == ["database-network-policy"]
+    assert _messages([f for f in rendered if f["rule"] != "R6"]) == _messages(expected)
     # chart defaults: no memory limits (K2, M1), auto-tuned buffer pool (M2), no pool placement (K4)
     assert {"K2", "M1", "M2", "K4"} <= {f["rule"] for f in rendered}
     assert {f["resource"] for f in rendered} == {
@@ -210,6 +214,14 @@ def test_compliant_objects_pass(tmp_path, capsys):
     for name in ("pxc", "ps-gr"):
         (tmp_path / f"{name}.yaml").write_text(yaml.safe_dump(resolve_resource({"base": name})["props"]))
     # kubectl -f reads JSON as well
+    # production databases are fenced (R6): an ingress NetworkPolicy selecting each cluster's pods by the
+    # label the operators put on them
+    fences = [{"apiVersion": "networking.k8s.io/v1", "kind": "NetworkPolicy",
+               "metadata": {"name": f"{name}-mysqld", "namespace": "db"},
+               "spec": {"podSelector": {"matchLabels": {"app.kubernetes.io/instance": name}}, "policyTypes": ["Ingress"],
+                        "ingress": [{"from": [{"podSelector": {"matchLabels": {"app.kubernetes.io/instance": name}}}]}]}}
+              for name in ("shop", "orders")]
+    (tmp_path / "fences.yaml").write_text(yaml.safe_dump_all(fences))
     # a benchmark beside production databases is compliant as an explicit one-off request (R5)
     sysbench = resolve_resource({"base": "sysbench-job"})["props"]
     sysbench["metadata"]["annotations"] = {"percona-mysql/run-request": "capacity-q4"}
@@ -218,7 +230,7 @@ def test_compliant_objects_pass(tmp_path, capsys):
     code, out, _ = _run(["--manifests", str(tmp_path)], capsys)
     assert code == 0, out
     assert out.startswith("Policies:\n    ✅ percona-mysql@v")
-    assert out.rstrip().endswith("0 mandatory and 0 advisory violation(s) in 3 resources.")
+    assert out.rstrip().endswith("0 mandatory and 0 advisory violation(s) in 5 resources.")
 
 
 def test_stack_policies_see_all_objects(tmp_path, capsys):
@@ -328,7 +340,9 @@ def test_kubectl_get_json_output(capsys, monkeypatch):
     listed = {"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""}, "items": [live]}
     code, out, _ = _run(["--manifests", "-", "--json"], capsys, json.dumps(listed, indent=4), monkeypatch)
     assert code == 1
-    assert [(f["rule"], f["resource"]) for f in _findings(out)] == [
+    # the TLS breach (S2), and no NetworkPolicy came with the cluster (R6, advisory)
+    assert sorted((f["rule"], f["resource"]) for f in _findings(out)) == [
+        ("R6", "kubernetes:pxc.percona.com/v1:PerconaXtraDBCluster: db/shop [stdin, document 1]"),
         ("S2", "kubernetes:pxc.percona.com/v1:PerconaXtraDBCluster: db/shop [stdin, document 1]")]
 
 

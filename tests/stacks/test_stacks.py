@@ -43,23 +43,10 @@ EXPECTED = {
 }
 
 
-def existing_cluster(kubeconfig: str, context: str):
-    """The cluster stacks/Pulumi.existing.yaml describes, as its API server would list it: three database
-    nodes and one monitoring node of 7910m / 28Gi allocatable with no DaemonSet pods (so usable =
-    allocatable), labelled and tainted as the stack's pools."""
-    def node(name, pool, taints):
-        return {"metadata": {"name": name, "labels": {"mysql.percona.com/pool": pool}}, "spec": {"taints": taints},
-                "status": {"allocatable": {"cpu": "7910m", "memory": "28Gi", "pods": "110"},
-                           "conditions": [{"type": "Ready", "status": "True"}]}}
-    taint = [{"key": "mysql.percona.com/pool", "value": "database", "effect": "NoSchedule"}]
-    return [node(f"db-{i}", "database", taint) for i in range(3)] + [node("mon-0", "monitoring", [])], []
-
-
 @pytest.fixture
 def run(monkeypatch):
-    """run_stack with a fixed kind host and a fake existing cluster, recording secrets and stack outputs."""
+    """run_stack with a fixed kind host (the existing cluster is conftest's), recording secrets and outputs."""
     monkeypatch.setattr(cluster_settings, "host_resources", lambda: LAPTOP)
-    monkeypatch.setattr(cluster_settings, "read_cluster", existing_cluster)
     monkeypatch.setattr(offline, "RecordingMonitor", SecretAwareMonitor)
 
     def go(stack: str, overrides=None, secrets=None, previous_outputs=None):
@@ -437,7 +424,9 @@ def test_jobs_hold_only_the_credentials_they_use(stack, run):
     secrets_read = {e["valueFrom"]["secretKeyRef"]["name"] for c in pod["initContainers"] + pod["containers"]
                     for e in c.get("env", []) if "secretKeyRef" in e.get("valueFrom", {})}
     assert secrets_read == {f"{cluster}-sysbench"}
-    assert not [v for v in pod["volumes"] if set(v) & {"secret", "projected"}]
+    # the only Secret volume is the operator's CA certificate, projected alone (a certificate, not a credential)
+    assert [v for v in pod["volumes"] if set(v) & {"secret", "projected"}] == [
+        {"name": "mysql-ca", "secret": {"secretName": f"{cluster}-ssl", "items": [{"key": "ca.crt", "path": "ca.crt"}]}}]
     (setup,) = [r.inputs for r in registrations if r.type == JOB and r.inputs["metadata"]["name"].endswith("-user")]
     setup_reads = {e["valueFrom"]["secretKeyRef"]["name"] for c in setup["spec"]["template"]["spec"]["containers"]
                    for e in c.get("env", []) if "secretKeyRef" in e.get("valueFrom", {})}

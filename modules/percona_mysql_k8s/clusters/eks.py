@@ -18,8 +18,13 @@ expect.
   each of up to three availability zones, an internet gateway, and one NAT gateway for the private
   subnets (one, not one per zone: cheaper, at the price of egress depending on one zone). Nodes run in
   the private subnets.
-* Endpoint: public and private by default; ``eksPrivateEndpoint`` makes it private only, and then
-  ``pulumi up`` must run from inside the VPC (or over VPN/peering) to deploy into the cluster.
+* Endpoint (hardening, issue 11): private, plus a public endpoint only for ``eksPublicAccessCidrs``.
+  Without them ``pulumi up`` must run from inside the VPC (or over VPN/peering) to deploy into the
+  cluster; list the address it runs from.
+* Secrets are envelope-encrypted with KMS (``eksSecretsKmsKeyArn``, or a key created here with yearly
+  rotation), and every control-plane log type goes to CloudWatch (api, audit, authenticator,
+  controllerManager, scheduler: the five EKS offers). The VPC CNI runs its network policy agent
+  (``enableNetworkPolicy``), so the database layer's NetworkPolicies (R6) are enforced.
 * Updates: ``max_unavailable=1`` on both groups, so a node group upgrade never drains two database
   nodes at once.
 * Volumes: since EKS 1.23 EBS volumes are provisioned only by the EBS CSI driver, so the
@@ -53,6 +58,7 @@ NODE_POLICIES = ("AmazonEKSWorkerNodePolicy", "AmazonEKS_CNI_Policy", "AmazonEC2
 EBS_CSI_POLICY = "service-role/AmazonEBSCSIDriverPolicy"
 EBS_CSI_SERVICE_ACCOUNT = "system:serviceaccount:kube-system:ebs-csi-controller-sa"
 STORAGE_CLASS = "gp3"
+CONTROL_PLANE_LOGS = ("api", "audit", "authenticator", "controllerManager", "scheduler")
 
 
 def ebs_csi_trust_policy(oidc_provider_arn: str, oidc_provider_url: str) -> str:
@@ -145,6 +151,18 @@ class EksCluster(pulumi.ComponentResource):
             for policy in NODE_POLICIES
         ]
 
+        self.secrets_key: aws.kms.Key | None = None
+        key_arn: pulumi.Input[str] = settings.secrets_kms_key_arn
+        if not key_arn:
+            self.secrets_key = aws.kms.Key(
+                f"{name}-secrets", description=f"Envelope encryption of the Secrets of EKS cluster {args.cluster_name}",
+                enable_key_rotation=True, deletion_window_in_days=30,
+                opts=pulumi.ResourceOptions(parent=self, provider=self.aws_provider, protect=args.deletion_protection))
+            key_arn = self.secrets_key.arn
+        if not settings.public_access_cidrs:
+            pulumi.log.info(f"EKS {args.cluster_name}: the API endpoint is private; pulumi up must run inside the VPC "
+                            "(set eksPublicAccessCidrs to the address it runs from otherwise)", self)
+
         self.cluster = eks.Cluster(
             name,
             name=args.cluster_name,
@@ -157,7 +175,12 @@ class EksCluster(pulumi.ComponentResource):
             authentication_mode=eks.AuthenticationMode.API,
             create_oidc_provider=True,
             endpoint_private_access=True,
-            endpoint_public_access=not settings.private_endpoint,
+            endpoint_public_access=bool(settings.public_access_cidrs) and not settings.private_endpoint,
+            public_access_cidrs=list(settings.public_access_cidrs) or None,
+            encryption_config_key_arn=key_arn,
+            enabled_cluster_log_types=list(CONTROL_PLANE_LOGS),
+            # The VPC CNI's network policy agent: without it NetworkPolicies (R6) are accepted and ignored.
+            vpc_cni_options=eks.VpcCniOptionsArgs(enable_network_policy=True),
             deletion_protection=args.deletion_protection,
             opts=pulumi.ResourceOptions(parent=self, providers={"aws": self.aws_provider}, depends_on=network_ready),
         )

@@ -1,8 +1,16 @@
 """GKE: a regional cluster with a database pool and a monitoring pool.
 
 * The cluster: default pool removed, release channel, VPC-native networking (alias IPs), workload
-  identity, shielded nodes, optionally private nodes. Deletion protection is on unless the stack is
+  identity, shielded nodes. Deletion protection is on unless the stack is
   ephemeral (S4): turn ``ephemeral`` on, or the protection off in the console, before ``pulumi destroy``.
+* Hardening (issue 11): private nodes by default, with a Cloud Router + Cloud NAT so they still pull
+  images (``gkeCloudNat``); control-plane access limited to ``gkeMasterAuthorizedNetworks``; Dataplane V2
+  (``ADVANCED_DATAPATH``), which enforces the database layer's NetworkPolicies (R6); a dedicated node
+  service account holding only ``roles/container.defaultNodeServiceAccount``, the least-privilege role
+  Google documents for nodes (docs.cloud.google.com/kubernetes-engine/security/configure-node-service-accounts;
+  CIS GKE 5.2.1), instead of the Compute Engine default account; optionally application-layer Secrets
+  encryption with ``gkeSecretsKmsKey``. The key must let the GKE service agent
+  (``service-<project-number>@container-engine-robot.iam.gserviceaccount.com``) encrypt and decrypt.
 * The database pool: the configured machine type, labeled and tainted as the database pool (K4), SSD
   boot disks, auto-repair and auto-upgrade, surge upgrades with ``max_surge=1, max_unavailable=0`` so a
   node is drained only once its replacement is up; GKE upgrades a regional pool one zone at a time, so two
@@ -34,7 +42,20 @@ from .settings import CLOUD_TAINT_EFFECTS, ClusterSettings, GkeSettings, ZonePla
 from .target import ClusterTarget
 
 DISK_TYPE = "pd-ssd"
+# With a dedicated service account, Google recommends the cloud-platform scope and limiting access by IAM roles.
 OAUTH_SCOPES = ("https://www.googleapis.com/auth/cloud-platform",)
+NODE_ROLES = ("roles/container.defaultNodeServiceAccount",)  # images come from Docker Hub: no registry role
+DATAPATH_PROVIDER = "ADVANCED_DATAPATH"  # Dataplane V2: NetworkPolicy enforced by the dataplane
+
+
+def node_service_account_id(cluster_name: str) -> str:
+    """``<cluster>-nodes``: an IAM account ID is 6-30 characters; cluster names are at most 24."""
+    return f"{cluster_name}-nodes"
+
+
+def node_service_account_email(cluster_name: str, project: str) -> str:
+    """A user-managed service account's address: ``<id>@<project>.iam.gserviceaccount.com``."""
+    return f"{node_service_account_id(cluster_name)}@{project}.iam.gserviceaccount.com"
 
 
 @dataclass(frozen=True)
@@ -88,10 +109,41 @@ class GkeCluster(pulumi.ComponentResource):
         child = pulumi.ResourceOptions(parent=self)
 
         private = None
+        self.nat: gcp.compute.RouterNat | None = None
         if gke.private_nodes:
-            # Nodes without public IPs; the control plane keeps its public endpoint so `pulumi up` can reach it.
-            # Nodes pull images from the internet: the network needs Cloud NAT (not created here).
+            # Nodes without public IPs; the control plane keeps its public endpoint so `pulumi up` can reach it
+            # (limited to gkeMasterAuthorizedNetworks). Nodes pull images from the internet through Cloud NAT.
             private = gcp.container.ClusterPrivateClusterConfigArgs(enable_private_nodes=True, enable_private_endpoint=False)
+            if gke.cloud_nat:
+                router = gcp.compute.Router(f"{name}-router", name=f"{args.cluster_name}-nat", project=gke.project,
+                                            region=gke.region, network=gke.network, opts=child)
+                self.nat = gcp.compute.RouterNat(
+                    f"{name}-nat", name=f"{args.cluster_name}-nat", project=gke.project, region=gke.region,
+                    router=router.name, nat_ip_allocate_option="AUTO_ONLY",
+                    source_subnetwork_ip_ranges_to_nat="ALL_SUBNETWORKS_ALL_IP_RANGES",
+                    log_config=gcp.compute.RouterNatLogConfigArgs(enable=True, filter="ERRORS_ONLY"),
+                    opts=child,
+                )
+        authorized = None
+        if gke.master_authorized_networks:
+            authorized = gcp.container.ClusterMasterAuthorizedNetworksConfigArgs(cidr_blocks=[
+                gcp.container.ClusterMasterAuthorizedNetworksConfigCidrBlockArgs(cidr_block=cidr, display_name=f"config-{i}")
+                for i, cidr in enumerate(gke.master_authorized_networks)
+            ])
+        encryption = None
+        if gke.secrets_kms_key:
+            encryption = gcp.container.ClusterDatabaseEncryptionArgs(state="ENCRYPTED", key_name=gke.secrets_kms_key)
+
+        self.node_account = gcp.serviceaccount.Account(
+            f"{name}-nodes", account_id=node_service_account_id(args.cluster_name), project=gke.project,
+            display_name=f"GKE nodes of {args.cluster_name}", opts=child)
+        self.node_account_email = node_service_account_email(args.cluster_name, gke.project)
+        self.node_roles = [
+            gcp.projects.IAMMember(f"{name}-nodes-{role.rsplit('.', 1)[-1]}", project=gke.project, role=role,
+                                   member=f"serviceAccount:{self.node_account_email}",
+                                   opts=pulumi.ResourceOptions(parent=self, depends_on=[self.node_account]))
+            for role in NODE_ROLES
+        ]
 
         self.cluster = gcp.container.Cluster(
             name,
@@ -109,6 +161,9 @@ class GkeCluster(pulumi.ComponentResource):
             workload_identity_config=gcp.container.ClusterWorkloadIdentityConfigArgs(workload_pool=f"{gke.project}.svc.id.goog"),
             enable_shielded_nodes=True,
             private_cluster_config=private,
+            master_authorized_networks_config=authorized,
+            datapath_provider=DATAPATH_PROVIDER,
+            database_encryption=encryption,
             deletion_protection=args.deletion_protection,
             opts=child,
         )
@@ -155,11 +210,14 @@ class GkeCluster(pulumi.ComponentResource):
                     enable_secure_boot=True, enable_integrity_monitoring=True
                 ),
                 workload_metadata_config=gcp.container.NodePoolNodeConfigWorkloadMetadataConfigArgs(mode="GKE_METADATA"),
+                service_account=self.node_account_email,
                 oauth_scopes=list(OAUTH_SCOPES),
             ),
             management=gcp.container.NodePoolManagementArgs(auto_repair=True, auto_upgrade=True),
             # Surge one node, never take one away first: a database node is drained only when its replacement
             # is ready, and zones are upgraded one after another, so two database nodes are never down at once.
             upgrade_settings=gcp.container.NodePoolUpgradeSettingsArgs(strategy="SURGE", max_surge=1, max_unavailable=0),
-            opts=pulumi.ResourceOptions(parent=self, delete_before_replace=False),
+            # The nodes register only once they can log (their role) and, when private, reach the internet (NAT).
+            opts=pulumi.ResourceOptions(parent=self, delete_before_replace=False,
+                                        depends_on=[*self.node_roles, *([self.nat] if self.nat else [])]),
         )

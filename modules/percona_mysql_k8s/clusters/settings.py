@@ -17,6 +17,7 @@ the components only turn it into resources.
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import math
 import os
@@ -70,14 +71,21 @@ CONFIG_KEYS: dict[str, tuple[type, object]] = {
     "gcpRegion": (str, ""),
     "gcpZones": (list, []),
     "gkeReleaseChannel": (str, "REGULAR"),
-    "gkePrivateNodes": (bool, False),
+    "gkePrivateNodes": (bool, True),
     "gkeNetwork": (str, "default"),
     "gkeSubnetwork": (str, ""),
+    # GKE hardening (issue 11): Cloud NAT for private nodes, control-plane CIDRs, KMS for Secrets in etcd.
+    "gkeCloudNat": (bool, True),
+    "gkeMasterAuthorizedNetworks": (list, []),
+    "gkeSecretsKmsKey": (str, ""),
     "awsRegion": (str, ""),
     "eksVersion": (str, "1.33"),
     "eksVpcId": (str, ""),
     "eksSubnetIds": (list, []),
     "eksPrivateEndpoint": (bool, False),
+    # EKS hardening (issue 11): the public endpoint only for these CIDRs; Secrets envelope encryption key.
+    "eksPublicAccessCidrs": (list, []),
+    "eksSecretsKmsKeyArn": (str, ""),
     "kindHostShare": (str, "auto"),
     "kindHostCpu": (str, ""),
     "kindHostMemory": (str, ""),
@@ -120,6 +128,10 @@ class GkeSettings:
     subnetwork: str
     database_placement: ZonePlacement
     monitoring_placement: ZonePlacement
+    # hardening: see _gke_hardening
+    cloud_nat: bool = True
+    master_authorized_networks: tuple[str, ...] = ()
+    secrets_kms_key: str = ""
 
 
 @dataclass(frozen=True)
@@ -129,6 +141,9 @@ class EksSettings:
     vpc_id: str  # "" = create a VPC
     subnet_ids: tuple[str, ...]
     private_endpoint: bool
+    # hardening: see _eks_hardening
+    public_access_cidrs: tuple[str, ...] = ()  # empty: no public endpoint
+    secrets_kms_key_arn: str = ""  # empty: a key created by the stack
 
 
 @dataclass(frozen=True)
@@ -563,6 +578,9 @@ def cluster_settings_from_config(
         if counts[0] != database_count:
             notes = (f"GKE node_count is per zone: {database_count} database nodes over {len(gke.database_placement.zones)} "
                      f"zones become {gke.database_placement.nodes_per_zone} per zone = {counts[0]} nodes",)
+        if not gke.master_authorized_networks and not ephemeral:
+            notes += ("gkeMasterAuthorizedNetworks is empty: the GKE control plane accepts connections from any "
+                      "address (authenticated by Google IAM); list the networks that administer it",)
         return ClusterSettings(**common, database_pool=database, monitoring_pool=monitoring, gke=gke, notes=notes)
 
     eks = _eks(v)
@@ -613,7 +631,69 @@ def _gke(v: _Values, database_count: int, monitoring_count: int) -> GkeSettings:
         subnetwork=v.text("gkeSubnetwork"),
         database_placement=spread_over_zones(database_count, zones),
         monitoring_placement=spread_over_zones(monitoring_count, zones),
+        **_gke_hardening(v, region),
     )
+
+
+# GKE accepts at most 50 authorized networks on a cluster with a public endpoint
+# (cloud.google.com/kubernetes-engine/docs/how-to/authorized-networks, "Limitations").
+MAX_MASTER_AUTHORIZED_NETWORKS = 50
+_KMS_KEY = re.compile(r"^projects/([a-z][-a-z0-9]{4,28}[a-z0-9])/locations/([a-z0-9-]+)/keyRings/([-\w]+)/cryptoKeys/([-\w]+)$")
+
+
+def _gke_hardening(v: _Values, region: str) -> dict:
+    """Control-plane CIDRs (IPv4 networks, host bits zero, as GKE reads cidrBlock) and the KMS key of
+    application-layer Secrets encryption, which GKE requires in the cluster's own location."""
+    cidrs = _ipv4_cidrs(v, "gkeMasterAuthorizedNetworks", MAX_MASTER_AUTHORIZED_NETWORKS)
+    key = v.text("gkeSecretsKmsKey")
+    if key:
+        match = _KMS_KEY.match(key)
+        if not match:
+            raise InputError("gkeSecretsKmsKey", f"{key!r} is not a Cloud KMS key name "
+                                                 "(projects/P/locations/L/keyRings/R/cryptoKeys/K)")
+        if match.group(2) != region:
+            raise InputError("gkeSecretsKmsKey", f"the key is in {match.group(2)}, but GKE needs it in the cluster's "
+                                                 f"location gcpRegion {region}")
+    return {"cloud_nat": v.flag("gkeCloudNat"), "master_authorized_networks": cidrs, "secrets_kms_key": key}
+
+
+def _ipv4_cidrs(v: _Values, key: str, maximum: int) -> tuple[str, ...]:
+    """IPv4 CIDR blocks with the host bits zero (as the cloud APIs reject them otherwise), never 0.0.0.0/0."""
+    cidrs: list[str] = []
+    for text in v.strings(key):
+        try:
+            network = ipaddress.IPv4Network(text.strip(), strict=True)
+        except ValueError as error:
+            raise InputError(key, f"{text!r} is not an IPv4 CIDR block ({error})") from None
+        if network.prefixlen == 0:
+            raise InputError(key, f"{text!r} authorizes every address: list your networks, or leave the list empty")
+        cidrs.append(str(network))
+    if len(cidrs) > maximum:
+        raise InputError(key, f"{len(cidrs)} networks: at most {maximum} are accepted")
+    return tuple(dict.fromkeys(cidrs))
+
+
+# EKS service quota "Public endpoint access CIDR ranges per cluster": 40
+# (docs.aws.amazon.com/eks/latest/userguide/service-quotas.html).
+MAX_EKS_PUBLIC_ACCESS_CIDRS = 40
+_KMS_KEY_ARN = re.compile(r"^arn:aws[-a-z]*:kms:([a-z0-9-]+):[0-9]{12}:key/[-0-9a-f]+$")
+
+
+def _eks_hardening(v: _Values, region: str, private_endpoint: bool) -> dict:
+    """Who may reach the public API endpoint (no CIDRs = no public endpoint) and the KMS key that
+    envelope-encrypts Secrets (empty = one created by the stack); EKS needs the key in the cluster's region."""
+    cidrs = _ipv4_cidrs(v, "eksPublicAccessCidrs", MAX_EKS_PUBLIC_ACCESS_CIDRS)
+    if cidrs and private_endpoint:
+        raise InputError("eksPublicAccessCidrs", "eksPrivateEndpoint is true, so there is no public endpoint to open: "
+                                                 "clear one of the two")
+    arn = v.text("eksSecretsKmsKeyArn")
+    if arn:
+        match = _KMS_KEY_ARN.match(arn)
+        if not match:
+            raise InputError("eksSecretsKmsKeyArn", f"{arn!r} is not a KMS key ARN (arn:aws:kms:REGION:ACCOUNT:key/ID)")
+        if match.group(1) != region:
+            raise InputError("eksSecretsKmsKeyArn", f"the key is in {match.group(1)}, but EKS needs it in awsRegion {region}")
+    return {"public_access_cidrs": cidrs, "secrets_kms_key_arn": arn}
 
 
 def _eks(v: _Values) -> EksSettings:
@@ -636,7 +716,8 @@ def _eks(v: _Values) -> EksSettings:
             raise InputError("eksSubnetIds", f"{', '.join(bad)} not subnet IDs (subnet-…)")
         if len(subnet_ids) < 2:
             raise InputError("eksSubnetIds", "EKS needs subnets in at least two availability zones of eksVpcId: list two or more")
-    return EksSettings(region, version, vpc_id, subnet_ids, v.flag("eksPrivateEndpoint"))
+    private_endpoint = v.flag("eksPrivateEndpoint")
+    return EksSettings(region, version, vpc_id, subnet_ids, private_endpoint, **_eks_hardening(v, region, private_endpoint))
 
 
 def _kind_host(v: _Values, host: Callable[[], tuple[int, int]]) -> KindHost:

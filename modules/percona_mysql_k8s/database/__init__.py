@@ -8,6 +8,7 @@ Public API::
         PmmServer, PmmServerArgs, ExternalPmm,
         DatabaseCluster, DatabaseClusterArgs,
         Sysbench, SysbenchArgs,
+        NetworkPolicies, NetworkPoliciesArgs,
     )
 
 Pure pieces (no Pulumi) live in :mod:`percona_mysql_k8s.database.versions` (every pinned version),
@@ -18,6 +19,7 @@ Pure pieces (no Pulumi) live in :mod:`percona_mysql_k8s.database.versions` (ever
 from .cluster import DatabaseCluster, DatabaseClusterArgs
 from .common import create_namespace
 from .manifests import DatabaseSpec, Endpoint, Placement, custom_resource, size_for_pool, writer_endpoint
+from .network import NetworkPolicies, NetworkPoliciesArgs
 from .operator import OperatorArgs, PerconaOperator
 from .pmm import ExternalPmm, PmmServer, PmmServerArgs, PmmToken, PmmTokenArgs
 from .sysbench import Sysbench, SysbenchArgs
@@ -28,6 +30,8 @@ __all__ = [
     "DatabaseSpec",
     "Endpoint",
     "ExternalPmm",
+    "NetworkPolicies",
+    "NetworkPoliciesArgs",
     "OperatorArgs",
     "PerconaOperator",
     "Placement",

@@ -198,11 +198,19 @@ class Sysbench(pulumi.ComponentResource):
             {"name": "SYSBENCH_PASSWORD", "valueFrom": {"secretKeyRef": {"name": f"{cluster.spec.name}-sysbench", "key": "password"}}},
         ]
 
+    def _ca(self) -> tuple[dict, dict]:
+        """(volume, mount) of the operator's CA, ``<cluster>-ssl`` key ``ca.crt`` only: every MySQL client of
+        both Jobs verifies the server against it (scripts.SSL_MODE). A certificate, not a credential."""
+        volume = {"name": "mysql-ca", "secret": {"secretName": f"{self.cluster_name}-ssl",
+                                                 "items": [{"key": "ca.crt", "path": "ca.crt"}]}}
+        return volume, {"name": "mysql-ca", "mountPath": scripts.CA_DIR, "readOnly": True}
+
     def user_job_spec(self, env: list[dict], helper: ContainerSize, pool, *, timeout: int) -> dict:
         """The setup Job: root's password (from the cluster's Secret) and the benchmark user's, nothing else."""
         cluster = self.cluster_name
         pod_security, container_security = restricted_security()
         root = [{"name": "ROOT_PASSWORD", "valueFrom": {"secretKeyRef": {"name": f"{cluster}-secrets", "key": "root"}}}]
+        ca_volume, ca_mount = self._ca()
         return {
             "backoffLimit": 1,
             "activeDeadlineSeconds": timeout,
@@ -216,6 +224,7 @@ class Sysbench(pulumi.ComponentResource):
                     "automountServiceAccountToken": False,  # it talks to MySQL only, never to the API server
                     "securityContext": pod_security,
                     **pool_scheduling(pool),  # B1, K4: the monitoring pool
+                    "volumes": [ca_volume],
                     "containers": [{
                         "name": "user",
                         "image": versions.SYSBENCH_IMAGE,  # its mysql client
@@ -223,6 +232,7 @@ class Sysbench(pulumi.ComponentResource):
                         "env": env + root,
                         "resources": pod_resources(helper),
                         "securityContext": container_security,
+                        "volumeMounts": [ca_mount],
                     }],
                 },
             },
@@ -233,6 +243,8 @@ class Sysbench(pulumi.ComponentResource):
         cluster = self.cluster_name
         pod_security, container_security = restricted_security()
         mount = [{"name": "results", "mountPath": scripts.RESULTS_DIR}]
+        ca_volume, ca = self._ca()
+        ca_mount = [ca]
 
         def sysbench(phase: str, script: str) -> dict:
             return {
@@ -242,7 +254,7 @@ class Sysbench(pulumi.ComponentResource):
                 "env": env,  # the benchmark user's password only: root stays in the setup Job
                 "resources": pod_resources(size),
                 "securityContext": container_security,
-                "volumeMounts": mount,
+                "volumeMounts": mount + ca_mount,
             }
 
         init = [sysbench("schema", scripts.SCHEMA), sysbench("prepare", scripts.PREPARE)]
@@ -277,7 +289,7 @@ class Sysbench(pulumi.ComponentResource):
                     "securityContext": pod_security,
                     # B1, K4: the monitoring pool's selector, and no toleration of the database taint
                     **pool_scheduling(pool),
-                    "volumes": [{"name": "results", "emptyDir": {}}],
+                    "volumes": [{"name": "results", "emptyDir": {}}, ca_volume],
                     "initContainers": init,
                     "containers": [ladder, publish],
                 },

@@ -45,6 +45,7 @@ POLICY_MODULES = (
     "load_generator_pool",
     "pmm_versions_match",
     "benchmark_requests",
+    "network_fence",
 )
 
 MODULES = tuple(import_module(f"{__package__}.{name}") for name in POLICY_MODULES)

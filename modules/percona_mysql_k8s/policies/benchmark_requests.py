@@ -15,7 +15,7 @@ from ._readers.stack import read_stack
 from ._readers.values import MISSING, Malformed, NotKnown, as_map, at
 from ._readers.workloads import LOAD_GENERATOR, workload_view
 from .data_protection import SPEC as DATA_PROTECTION
-from .data_protection import ephemeral
+from .data_protection import production
 
 RUN_REQUEST = "percona-mysql/run-request"
 
@@ -28,20 +28,10 @@ SPEC = Spec(
 )
 
 
-def _unsafe_size(view) -> bool:
-    """T1's mark of an explicitly ephemeral cluster: the operator's unsafe size flag (S4 ignores it, since
-    data is worth keeping whatever the size; a benchmark on such a cluster loads nothing in production)."""
-    try:
-        return bool(view.unsafe("pxcSize" if view.operator == "pxc" else "mysqlSize"))
-    except Exception:  # noqa: BLE001 - malformed flags are T1's to report
-        return False
-
-
 def _production(ctx: Context) -> str | None:
     """The label of a production database in the stack, or None when every database is ephemeral (or none)."""
     for resource, view in read_stack(ctx.resources).databases:
-        is_ephemeral, _ = ephemeral(ctx, view)
-        if not (is_ephemeral or _unsafe_size(view)):
+        if production(ctx, view):
             return resource.label
     return None
 

@@ -52,6 +52,21 @@ def ephemeral(ctx: Context, view) -> tuple[bool, str]:
     return False, ""
 
 
+def unsafe_size(view) -> bool:
+    """T1's mark of an explicitly ephemeral cluster: the operator's unsafe size flag."""
+    try:
+        return bool(view.unsafe("pxcSize" if view.operator == "pxc" else "mysqlSize"))
+    except Exception:  # noqa: BLE001 - malformed flags are T1's to report
+        return False
+
+
+def production(ctx: Context, view) -> bool:
+    """A production database for R5 and R6: not an ephemeral stack (as S4 decides) and not a cluster under
+    the unsafe size flag. S4 itself ignores the flag: data is worth keeping whatever the size, while a
+    benchmark or an open network on a one-member throwaway cluster puts nothing in production at risk."""
+    return not ephemeral(ctx, view)[0] and not unsafe_size(view)
+
+
 def check(ctx: Context) -> None:
     view = database(ctx, "S4")
     if view is None:

@@ -34,6 +34,7 @@ from percona_mysql_k8s.core.sizing import SizingResult
 from percona_mysql_k8s.core.units import format_cpu, human_bytes, memory_to_bytes
 from percona_mysql_k8s.database import sources, versions
 from percona_mysql_k8s.database.manifests import DatabaseSpec, Placement, size_for_pool
+from percona_mysql_k8s.database.network_policies import ClientAccess, client_access
 from percona_mysql_k8s.database.sources import ChartSource
 
 from . import kind_fit
@@ -71,6 +72,11 @@ CONFIG_KEYS: dict[str, tuple[type, object]] = {
     "pmmChart": (str, ""),
     "operatorCrds": (str, ""),
     "imageRegistry": (str, ""),
+    # R6: NetworkPolicies around the database pods and proxies; who besides the database namespace may
+    # reach the proxies (namespaces; pod labels as key=value items).
+    "networkPolicies": (bool, True),
+    "clientNamespaces": (list, []),
+    "clientPodLabels": (list, []),
 }
 OPTIONAL_KEYS: dict[str, tuple[type, object]] = {
     # Name of the database custom resource; empty = clusterName (at most 22 characters, PXC's limit).
@@ -140,6 +146,7 @@ class StackSettings:
     benchmark: Benchmark | None
     notes: tuple[str, ...] = ()  # what the kind fit gave up on this host (stack.kind_fit)
     sources: Sources | None = None  # where the charts and CRDs come from (database.sources)
+    network: ClientAccess | None = None  # None: no NetworkPolicies (networkPolicies false, R6)
 
 
 def _decode(key: str, value: object, kind: type) -> object:
@@ -305,6 +312,18 @@ def sysbench_settings_from_config(values: Mapping[str, object]) -> SysbenchSetti
                             v.get("sysbenchCleanup"), run_request or None, max_data)
 
 
+def network_settings_from_config(values: Mapping[str, object]) -> ClientAccess | None:
+    """R6: the clients the proxies accept, or None when ``networkPolicies`` is false."""
+    v = _Values(values)
+    access = client_access(v.get("clientNamespaces"), v.get("clientPodLabels"))
+    if not v.get("networkPolicies"):
+        if access.namespaces or access.pod_labels:
+            raise InputError("networkPolicies", "is false, so clientNamespaces and clientPodLabels would be ignored: "
+                                                "set networkPolicies true or clear them", "R6")
+        return None
+    return access
+
+
 def stack_settings_from_config(
     values: Mapping[str, object],
     *,
@@ -357,8 +376,9 @@ def _settings(values: Mapping[str, object], pmm_token_set: bool, host: Callable[
             requested_data_bytes=sysbench.max_data_bytes,
         )
     chart_sources = sources_from_config(values, database.engine)
+    network = network_settings_from_config(values)
     return StackSettings(cluster, database, install_operator, pmm, sysbench, placement, sizing, plan, benchmark,
-                         sources=chart_sources)
+                         sources=chart_sources, network=network)
 
 
 _SIZING_KEYS = {"connections": "connections", "cluster_size": "clusterSize", "proxy": "proxy", "log_collector": "logCollector"}

@@ -1,0 +1,49 @@
+"""The cluster's NetworkPolicies as resources (R6); their content is
+:mod:`percona_mysql_k8s.database.network_policies`."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+from percona_mysql_k8s.clusters.target import ClusterTarget
+
+from .common import PACKAGE, child_options, labels
+from .manifests import DatabaseSpec
+from .network_policies import ClientAccess, network_policies
+
+
+@dataclass(frozen=True)
+class NetworkPoliciesArgs:
+    spec: DatabaseSpec
+    target: ClusterTarget
+    clients: ClientAccess = field(default_factory=ClientAccess)
+    pmm_server: bool = False  # a PMM server runs in the database namespace
+    operator_installed: bool = True  # the stack installs the operator in the database namespace
+    depends_on: Sequence[pulumi.Resource] = field(default=())
+
+
+class NetworkPolicies(pulumi.ComponentResource):
+    """Ingress fences for the database pods and their proxies. Created before the custom resource, so
+    the pods are never reachable unfenced."""
+
+    def __init__(self, name: str, args: NetworkPoliciesArgs, opts: pulumi.ResourceOptions | None = None):
+        super().__init__(f"{PACKAGE}:NetworkPolicies", name, None, opts)
+        after = [*args.target.ready, *args.depends_on]
+        bodies = network_policies(args.spec, args.clients, pmm_server=args.pmm_server,
+                                  operator_installed=args.operator_installed,
+                                  labels=labels("network-policy", args.spec.name))
+        self.policies = [
+            k8s.networking.v1.NetworkPolicy(
+                f"{name}-{body['metadata']['name'].removeprefix(args.spec.name + '-')}",
+                metadata=body["metadata"],
+                spec=body["spec"],
+                opts=child_options(self, args.target.provider, after),
+            )
+            for body in bodies
+        ]
+        self.ready: list[pulumi.Resource] = list(self.policies)
+        self.register_outputs({"policies": [body["metadata"]["name"] for body in bodies]})
