@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 from .memory import GROUP_REPLICATION
+from .rules import MYSQLD_MAX_CONNECTIONS
 from .sidecars import PROXY_MAX_CONNECTIONS
 
 
@@ -31,7 +32,7 @@ def largest_connections(
     limit_bytes: int,
     member_memory_bytes: int,
     thresholds: Mapping[str, float],
-    ceiling: int = 100_000,
+    ceiling: int = MYSQLD_MAX_CONNECTIONS,
 ) -> int | None:
     """The largest max_connections that leaves the buffer pool its floor, for a fixed mysqld limit.
 

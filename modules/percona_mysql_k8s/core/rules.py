@@ -60,7 +60,7 @@ class ThresholdError(ValueError):
 
 
 # Domain bounds that are facts of the consumer: mysqld's max_connections and flow-control ranges.
-_MYSQLD_MAX_CONNECTIONS = 100_000
+MYSQLD_MAX_CONNECTIONS = 100_000  # mysqld's range of max_connections is 1..100000
 _INT32_MAX = 2**31 - 1
 _INT64_MAX = 2**63 - 1  # a Kubernetes quantity: no memory term can exceed it
 
@@ -185,7 +185,7 @@ _RULES = (
           Threshold("min_connections", 20,
                     "Connections mysqld keeps for its own users beside the proxies' clients (operator, "
                     "probes, monitor, proxy checks, PMM, backup and replication users need some).",
-                    "integer", 1, _MYSQLD_MAX_CONNECTIONS - 7))),
+                    "integer", 1, MYSQLD_MAX_CONNECTIONS - 7))),
     # F. Flow control
     Rule("F1", "GR flow control on",
          "group_replication_flow_control_mode is QUOTA; DISABLED is rejected.", M, ("000",)),

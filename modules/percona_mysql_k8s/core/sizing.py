@@ -36,7 +36,7 @@ from .memory import (
 from .mycnf import PROVIDER_OPTIONS, normalize_key, render_provider_options
 from .profiles import LOADS, PROFILES, LoadProfile
 from .redo import redo_capacity
-from .rules import THRESHOLD_RULE, ThresholdError, resolve_thresholds
+from .rules import MYSQLD_MAX_CONNECTIONS, THRESHOLD_RULE, ThresholdError, resolve_thresholds
 from .sidecars import (
     BACKUP_SIDECAR,
     HAPROXY,
@@ -56,7 +56,7 @@ from .sidecars import (
 )
 from .units import GIB, MIB
 
-MAX_CONNECTIONS_LIMIT = 100_000  # mysqld's maximum max_connections
+MAX_CONNECTIONS_LIMIT = MYSQLD_MAX_CONNECTIONS  # mysqld's maximum max_connections (core/rules.py)
 MIN_MYSQLD_CPU = 250  # below a quarter core the probes' queries time out under any load
 MIN_BUFFER_POOL = 5 * MIB  # InnoDB's minimum innodb_buffer_pool_size: below it mysqld does not start
 MAX_QUANTITY = 2**63 - 1  # Kubernetes quantities are int64 (bytes, millicores)

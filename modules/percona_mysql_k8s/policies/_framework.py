@@ -192,6 +192,20 @@ def memo(props_identity: object, key: str, build: Callable[[], Any]) -> Any:
     return value
 
 
+def _metadata(spec: Spec) -> dict:
+    """What the engine shows of a policy, the same for resource and stack policies."""
+    return {
+        "description": _describe(spec),
+        "enforcement_level": spec.enforcement_level,
+        "config_schema": config_module.config_schema(spec.thresholds, spec.settings),
+        "display_name": f"{', '.join(spec.rules)} {RULES[spec.rules[0]].title}",
+        "severity": _severity(spec),
+        "framework": _framework(spec),
+        "tags": list(spec.rules),
+        "remediation_steps": spec.remediation,
+    }
+
+
 def resource_policy(spec: Spec, check: Check) -> ResourceValidationPolicy:
     def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
         if spec.applies_to is not None and not spec.applies_to(args.resource_type):
@@ -216,18 +230,7 @@ def resource_policy(spec: Spec, check: Check) -> ResourceValidationPolicy:
             args.not_applicable(ctx.not_applicable_reason)
         _finish(ctx, report)
 
-    policy = ResourceValidationPolicy(
-        name=spec.name,
-        description=_describe(spec),
-        validate=validate,
-        enforcement_level=spec.enforcement_level,
-        config_schema=config_module.config_schema(spec.thresholds, spec.settings),
-        display_name=f"{', '.join(spec.rules)} {RULES[spec.rules[0]].title}",
-        severity=_severity(spec),
-        framework=_framework(spec),
-        tags=list(spec.rules),
-        remediation_steps=spec.remediation,
-    )
+    policy = ResourceValidationPolicy(name=spec.name, validate=validate, **_metadata(spec))
     policy.applies_to = spec.applies_to  # read by percona_mysql_k8s.policies._sdk to skip policies a type never concerns
     return policy
 
@@ -252,15 +255,4 @@ def stack_policy(spec: Spec, check: Check) -> StackValidationPolicy:
             return
         _finish(ctx, report)
 
-    return StackValidationPolicy(
-        name=spec.name,
-        description=_describe(spec),
-        validate=validate,
-        enforcement_level=spec.enforcement_level,
-        config_schema=config_module.config_schema(spec.thresholds, spec.settings),
-        display_name=f"{', '.join(spec.rules)} {RULES[spec.rules[0]].title}",
-        severity=_severity(spec),
-        framework=_framework(spec),
-        tags=list(spec.rules),
-        remediation_steps=spec.remediation,
-    )
+    return StackValidationPolicy(name=spec.name, validate=validate, **_metadata(spec))

@@ -196,8 +196,6 @@ class _Values:
 
 # ---- domains the component code does not bound itself: beyond them a value is a typo, not a plan -------
 
-# MySQL's own range of max_connections is 1..100000 (0 here means: derive it, M6).
-MAX_CONNECTIONS = 100_000
 # The most IOPS one volume offers: GCE Hyperdisk Extreme 350,000 (io2 Block Express 256,000).
 MAX_DISK_IOPS = 350_000
 MAX_VOLUME_BYTES = 64 * 2**40  # the largest GCE persistent disk, 64 TiB
@@ -227,7 +225,7 @@ def _check_quantity(v: _Values, key: str) -> None:
 def check_database_keys(values: Mapping[str, object]) -> None:
     """The database layer's keys against their domains, before anything reads them."""
     v = _Values(values)
-    _check_range(v, "connections", 0, MAX_CONNECTIONS, "0 derives them; MySQL accepts at most 100000", "M6")
+    # connections: the sizing engine's own check (core.sizing.validate: 0 derives them, at most mysqld's 100000)
     _check_range(v, "diskIops", 100, MAX_DISK_IOPS, "the volume's provisioned IOPS; no volume offers more than 350000")
     # the ladder's own checks (B2, B3), even when sysbench is off: a bad value is never kept for later
     bench.ladder(v.get("sysbenchThreads"), v.get("sysbenchDuration"), v.get("sysbenchWarmup"), v.get("sysbenchRate"))
