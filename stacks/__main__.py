@@ -6,9 +6,11 @@
 2. Cluster target (GKE, EKS, kind or an existing cluster) with a database and a monitoring pool.
 3. Namespace, CRDs and the Percona operator (unless ``installOperator: false``).
 4. PMM server on the monitoring pool (unless ``installPmm: false``).
-5. NetworkPolicies around the database pods and proxies (unless ``networkPolicies: false``, R6), then
-   the database cluster: passwords, Secret, PMM token, the custom resource with every size from the
-   sizing engine, its proxy.
+5. NetworkPolicies around the database pods and proxies (unless ``networkPolicies: false``, R6); the
+   backup storage (gke: a GCS bucket and its service account; eks: an S3 bucket, KMS key and IRSA role;
+   kind/existing: the S3-compatible endpoint in config; unless ``backup: false``, R1-R4); then the database
+   cluster: passwords, Secret, PMM token, the custom resource with every size from the sizing engine, its
+   proxy, its backup schedule and point-in-time recovery.
 6. the sysbench Job on the monitoring pool: schema, prepare, warm-up, thread ladder (unless
    ``sysbenchEnabled: false``).
 
@@ -16,6 +18,8 @@ See docs/database.md.
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 import pulumi
 from percona_mysql_k8s.clusters import build_cluster
@@ -35,6 +39,7 @@ from percona_mysql_k8s.database import (
     SysbenchArgs,
     create_namespace,
 )
+from percona_mysql_k8s.database.backup_storage import BackupStorageArgs, backup_storage
 from percona_mysql_k8s.database.manifests import sizing_summary
 from percona_mysql_k8s.stack.identity import check_identity, own_previous_outputs
 from percona_mysql_k8s.stack.settings import PMM_TOKEN_KEY, all_keys, check_config_keys, stack_settings_from_config
@@ -123,11 +128,26 @@ if settings.network is not None:
     ).ready
 elif not database.ephemeral:
     pulumi.log.warn("R6: networkPolicies is false: the database pods accept traffic from any pod in the cluster")
+# backups: storage outside the cluster, the schedule and PITR (R1-R4)
+backups = None
+backup_ready: list[pulumi.Resource] = []
+if settings.backup is not None:
+    backups = settings.backup.plan
+    if settings.backup.provisioned:  # gke, eks: the bucket and its identity are part of the stack
+        store = backup_storage(f"{database.name}-backups", BackupStorageArgs(
+            bucket=backups.storage.bucket, namespace=database.namespace, cluster_name=database.name,
+            engine=database.engine, target=target, retention_days=backups.retention_days,
+            kms_key=settings.backup.kms_key, protect=persistent, depends_on=namespace_ready))
+        backups = replace(backups, storage=store.storage)
+        backup_ready = list(store.ready)
+elif persistent:
+    pulumi.log.warn("R1: backup is false: this production database has no backups and no point-in-time recovery "
+                    "(the policy pack rejects it)")
 cluster = DatabaseCluster(
     database.name,
     DatabaseClusterArgs(spec=database, target=target, operator=operator, pmm=pmm if database.pmm_enabled else None,
                         helper_resources=plan.helper, depends_on=[*namespace_ready, *fences],
-                        image_registry=settings.sources.image_registry),
+                        image_registry=settings.sources.image_registry, backup=backups, backup_ready=backup_ready),
 )
 assert cluster.sizing == settings.sizing  # the engine's answer, computed once at validation
 
@@ -166,10 +186,25 @@ pulumi.export("database", {
     "storageSize": database.storage_size,  # read back by the next deployment: volumes only grow (S4)
 })
 pulumi.export("sizing", sizing_summary(settings.sizing, settings.placement))
+if backups is not None:
+    pulumi.export("backups", {
+        "storage": backups.storage.kind,
+        "bucket": backups.storage.bucket,
+        "endpoint": backups.storage.endpoint_url,
+        "schedule": backups.schedule,
+        "keep": backups.keep,
+        "retentionDays": backups.retention_days,
+        "pitr": backups.pitr,
+        "pitrUploadSeconds": backups.pitr_upload_seconds if backups.pitr else None,
+        "list": f"kubectl -n {database.namespace} get {'pxc-backup' if database.engine == 'pxc' else 'ps-backup'}",
+        # a named backup from the list, optionally replayed to a point in time (docs/backups.md)
+        "restore": (f"percona-mysql-restore --engine {database.engine} --cluster {database.name} "
+                    f"--namespace {database.namespace} --backup <name> [--time 'YYYY-MM-DD hh:mm:ss'] --apply"),
+    })
 pulumi.export("monitoringPool", {
     part: {"cpu": format_cpu(size.cpu_millicores), "memory": format_memory(size.memory_bytes)}
     for part, size in (("operator", plan.operator), ("pmmServer", plan.pmm_server), ("sysbench", plan.sysbench),
-                       ("helperJobs", plan.helper))
+                       ("helperJobs", plan.helper), ("backupJob", plan.backup_job), ("pitrCollector", plan.pitr_collector))
     if size is not None
 })
 if isinstance(pmm, PmmServer):

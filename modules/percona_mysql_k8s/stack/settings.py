@@ -38,6 +38,7 @@ from percona_mysql_k8s.database.network_policies import ClientAccess, client_acc
 from percona_mysql_k8s.database.sources import ChartSource
 
 from . import kind_fit
+from .backup_settings import BACKUP_KEYS, BackupSettings, backup_settings
 
 # The database layer's keys with their type and the default declared in Pulumi.yaml (a test keeps the
 # two in step).
@@ -54,7 +55,7 @@ CONFIG_KEYS: dict[str, tuple[type, object]] = {
     "storageSize": (str, "100Gi"),
     "diskIops": (int, 3000),
     "logCollector": (bool, True),
-    "backup": (bool, False),
+    **BACKUP_KEYS,  # scheduled backups and PITR (stack.backup_settings, R1-R4)
     "installOperator": (bool, True),
     "installPmm": (bool, True),
     "pmmEnabled": (bool, True),
@@ -147,6 +148,7 @@ class StackSettings:
     notes: tuple[str, ...] = ()  # what the kind fit gave up on this host (stack.kind_fit)
     sources: Sources | None = None  # where the charts and CRDs come from (database.sources)
     network: ClientAccess | None = None  # None: no NetworkPolicies (networkPolicies false, R6)
+    backup: BackupSettings | None = None  # None: backups off (``backup: false``, R1)
 
 
 def _decode(key: str, value: object, kind: type) -> object:
@@ -266,6 +268,15 @@ def database_spec_from_config(values: Mapping[str, object], cluster: ClusterSett
     )
 
 
+def backup_settings_from_config(values: Mapping[str, object], cluster: ClusterSettings, *, engine: str) -> BackupSettings | None:
+    """Scheduled backups and PITR (stack.backup_settings): None when ``backup`` is false."""
+    v = _Values(values)
+    place = cluster.gke.project if cluster.gke is not None else cluster.eks.region if cluster.eks is not None else ""
+    return backup_settings({key: v.get(key) for key in BACKUP_KEYS}, target=cluster.target,
+                           cluster_name=cluster.cluster_name, place=place, engine=engine,
+                           ephemeral=cluster.ephemeral)
+
+
 def pmm_settings_from_config(values: Mapping[str, object], *, token_set: bool) -> PmmSettings:
     v = _Values(values)
     install, enabled, host = v.get("installPmm"), v.get("pmmEnabled"), v.get("pmmServerHost")
@@ -353,13 +364,14 @@ def _settings(values: Mapping[str, object], pmm_token_set: bool, host: Callable[
     cluster = cluster_settings_from_config(values, host)
     check_database_keys(values)
     database = database_spec_from_config(values, cluster)
+    backup = backup_settings_from_config(values, cluster, engine=database.engine)
     v = _Values(values)
     install_operator = v.get("installOperator")
     pmm = pmm_settings_from_config(values, token_set=pmm_token_set)
     sysbench = sysbench_settings_from_config(values)
     placement, sizing = _sized(database, cluster)
     plan = monitoring.plan(cluster.monitoring_pool.node, operator=install_operator, pmm_server=pmm.install,
-                           sysbench=sysbench is not None)
+                           sysbench=sysbench is not None, backup=backup.plan if backup is not None else None)
     benchmark = None
     if sysbench is not None:
         benchmark = bench.plan(
@@ -376,7 +388,7 @@ def _settings(values: Mapping[str, object], pmm_token_set: bool, host: Callable[
     chart_sources = sources_from_config(values, database.engine)
     network = network_settings_from_config(values)
     return StackSettings(cluster, database, install_operator, pmm, sysbench, placement, sizing, plan, benchmark,
-                         sources=chart_sources, network=network)
+                         sources=chart_sources, network=network, backup=backup)
 
 
 _SIZING_KEYS = {"connections": "connections", "cluster_size": "clusterSize", "proxy": "proxy", "log_collector": "logCollector"}

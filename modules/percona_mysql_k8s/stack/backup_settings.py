@@ -1,0 +1,191 @@
+"""The backup keys of the stack config, validated before any resource exists (rules R1-R4).
+
+Pure (no Pulumi). On gke and eks the stack provisions the bucket and its identity
+(percona_mysql_k8s.database.backup_storage); on kind and existing clusters the backups go to an
+S3-compatible endpoint named in config, with a credentials Secret the user created in the database
+namespace (its keys never enter the stack config, R4), or they are off, explicitly (``backup: false``).
+
+Production stacks are held to the rules here, so a breach stops ``pulumi preview`` with the key and the rule
+before the policy pack would reject it: an endpoint inside the cluster is not outside it (R1), plain HTTP is not
+encrypted (R4), the retention keeps at least the R3 window. Ephemeral stacks may use an in-cluster MinIO over
+HTTP and any retention.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+from percona_mysql_k8s.core import cron
+from percona_mysql_k8s.core.backup import GCS, GCS_ENDPOINT, S3, S3_COMPATIBLE, BackupPlan, BackupStorage, backup_plan
+from percona_mysql_k8s.core.errors import InputError
+from percona_mysql_k8s.core.rules import THRESHOLDS
+
+# key: (type, default declared in Pulumi.yaml; a test keeps the two in step)
+BACKUP_KEYS: dict[str, tuple[type, object]] = {
+    "backup": (bool, True),
+    "backupSchedule": (str, "0 3 * * *"),
+    "backupRetentionDays": (int, 7),
+    "pitr": (bool, True),
+    "pitrUploadSeconds": (int, 60),
+    "backupBucket": (str, ""),
+    "backupKmsKey": (str, ""),
+    "backupEndpoint": (str, ""),
+    "backupRegion": (str, ""),
+    "backupCredentialsSecret": (str, ""),
+}
+# Keys only some targets read: set elsewhere they would be ignored, so they are refused.
+CLOUD_ONLY = ("backupKmsKey",)
+ENDPOINT_ONLY = ("backupEndpoint", "backupRegion", "backupCredentialsSecret")
+CLOUD_TARGETS = ("gke", "eks")
+MIN_RETENTION_THRESHOLD = "min_backup_retention_days"  # R3's threshold in core.rules: one definition
+
+# Bucket names as the services accept them:
+# GCS (cloud.google.com/storage/docs/buckets#naming): 3-63 characters, lowercase letters, digits, '-', '_' and '.',
+# starting and ending with a letter or digit, no "goog" prefix and no "google".
+_GCS_BUCKET = re.compile(r"^[a-z0-9][a-z0-9._-]{1,61}[a-z0-9]$")
+# S3 general purpose buckets (docs.aws.amazon.com/AmazonS3/latest/userguide/bucketnamingrules.html): 3-63 characters,
+# lowercase letters, digits, '.' and '-', starting and ending with a letter or digit, no "..", not an IP address, no
+# "xn--"/"sthree-" prefix, no "-s3alias"/"--ol-s3" suffix. S3-compatible stores follow the same rules.
+_S3_BUCKET = re.compile(r"^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$")
+# A Secret's name is a DNS-1123 subdomain.
+_DNS_SUBDOMAIN = re.compile(r"^(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+_REGION = re.compile(r"^[a-z0-9][a-z0-9-]{0,62}$")
+_GCP_KMS_KEY = re.compile(r"^projects/[^/]+/locations/[^/]+/keyRings/[^/]+/cryptoKeys/[^/]+$")
+_AWS_KMS_KEY = re.compile(r"^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:key/[A-Za-z0-9-]+$")
+# Host names that resolve inside the cluster: a Service's DNS names (kubernetes.io/docs/concepts/services-networking/
+# dns-pod-service/) and the pod's own loopback.
+_IN_CLUSTER_SUFFIXES = (".svc", ".svc.cluster.local", ".cluster.local")
+
+
+@dataclass(frozen=True)
+class BackupSettings:
+    """``plan.storage`` is complete for an S3-compatible endpoint; on gke/eks it names the bucket and the
+    storage component fills in the identity (credentials Secret or ServiceAccount) when it creates them."""
+
+    plan: BackupPlan
+    provisioned: bool  # the stack creates the bucket and identity (gke, eks)
+    kms_key: str  # a customer-managed key for the bucket; "" = GCS's Google-managed key / a key the stack creates on S3
+
+
+def _gcs_bucket(name: str) -> None:
+    if not _GCS_BUCKET.match(name) or ".." in name or name.startswith("goog") or "google" in name:
+        raise InputError("backupBucket", f"{name!r} is not a GCS bucket name (3-63 lowercase letters, digits, '-', '_', '.'; "
+                                         "starting and ending with a letter or digit; no 'goog' prefix, no 'google')", "R1")
+
+
+def _s3_bucket(name: str) -> None:
+    bad = (not _S3_BUCKET.match(name) or ".." in name or name.startswith(("xn--", "sthree-"))
+           or name.endswith(("-s3alias", "--ol-s3")) or _is_ip(name))
+    if bad:
+        raise InputError("backupBucket", f"{name!r} is not an S3 bucket name (3-63 lowercase letters, digits, '-', '.'; "
+                                         "starting and ending with a letter or digit; not an IP address)", "R1")
+
+
+def _is_ip(text: str) -> bool:
+    try:
+        ipaddress.ip_address(text)
+    except ValueError:
+        return False
+    return True
+
+
+def default_bucket(target: str, cluster_name: str, place: str) -> str:
+    """``<project>-<cluster>-mysql-backups`` on GKE (project IDs are globally unique, so is the name);
+    ``<cluster>-<region>-mysql-backups`` on EKS (set backupBucket if another account holds it)."""
+    if target == "gke":
+        return f"{place}-{cluster_name}-mysql-backups"
+    return f"{cluster_name}-{place}-mysql-backups"
+
+
+def in_cluster_host(host: str) -> bool:
+    """A host that only resolves or routes inside the cluster: not storage outside it (R1)."""
+    host = host.lower().rstrip(".")
+    if host == "localhost" or host.endswith(_IN_CLUSTER_SUFFIXES):
+        return True
+    if "." not in host:  # a bare Service name, resolved through the pod's search domains
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _endpoint(url: str, production: bool) -> str:
+    parts = urlsplit(url)
+    if parts.scheme not in ("https", "http") or not parts.hostname:
+        raise InputError("backupEndpoint", f"{url!r} is not an http(s) URL of an S3-compatible endpoint "
+                                           "(e.g. https://minio.example.com:9000)", "R1")
+    if parts.path not in ("", "/") or parts.query or parts.fragment or parts.username:
+        raise InputError("backupEndpoint", f"{url!r}: give only scheme, host and port; the bucket is backupBucket", "R1")
+    if production and parts.scheme != "https":
+        raise InputError("backupEndpoint", f"{url!r} sends backups and keys in clear: a production stack needs https", "R4")
+    if production and in_cluster_host(parts.hostname):
+        raise InputError("backupEndpoint", f"{parts.hostname!r} is inside the cluster: a production database's backups "
+                                           "must survive the cluster (storage outside it)", "R1")
+    return url.rstrip("/")
+
+
+def _check_target_keys(values: Mapping[str, object], target: str) -> None:
+    owners = (CLOUD_TARGETS, CLOUD_ONLY), (("kind", "existing"), ENDPOINT_ONLY)
+    for targets, keys in owners:
+        for key in keys:
+            if values.get(key) and target not in targets:
+                raise InputError(key, f"applies only to target {' or '.join(targets)}, and this stack's target is "
+                                      f"{target}: it would be ignored (remove it from the stack config, or change target)")
+
+
+def backup_settings(values: Mapping[str, object], *, target: str, cluster_name: str, place: str, engine: str,
+                    ephemeral: bool) -> BackupSettings | None:
+    """``values`` are the decoded BACKUP_KEYS; ``place`` is the GCP project (gke) or AWS region (eks).
+
+    None when backups are off. Raises InputError naming the key and the rule."""
+    _check_target_keys(values, target)
+    schedule = str(values["backupSchedule"])
+    try:
+        cron.parse_schedule(schedule)
+    except cron.CronError as error:
+        raise InputError("backupSchedule", f"{schedule!r}: {error}", "R1") from None
+    if not values["backup"]:
+        return None
+    production = not ephemeral
+    bucket = str(values["backupBucket"])
+    kms_key = str(values["backupKmsKey"])
+    if target in CLOUD_TARGETS:
+        bucket = bucket or default_bucket(target, cluster_name, place)
+        if target == "gke":
+            _gcs_bucket(bucket)
+            if kms_key and not _GCP_KMS_KEY.match(kms_key):
+                raise InputError("backupKmsKey", f"{kms_key!r} is not a Cloud KMS key name "
+                                                 "(projects/P/locations/L/keyRings/R/cryptoKeys/K)", "R4")
+            storage = BackupStorage(kind=GCS, bucket=bucket, endpoint_url=GCS_ENDPOINT)
+        else:
+            _s3_bucket(bucket)
+            if kms_key and not _AWS_KMS_KEY.match(kms_key):
+                raise InputError("backupKmsKey", f"{kms_key!r} is not a KMS key ARN (arn:aws:kms:REGION:ACCOUNT:key/ID)", "R4")
+            storage = BackupStorage(kind=S3, bucket=bucket, region=place)
+        provisioned = True
+    else:
+        endpoint, secret = str(values["backupEndpoint"]), str(values["backupCredentialsSecret"])
+        missing = [key for key, value in (("backupEndpoint", endpoint), ("backupBucket", bucket),
+                                          ("backupCredentialsSecret", secret)) if not value]
+        if missing:
+            raise InputError(missing[0], f"target {target} backs up to an S3-compatible endpoint you name: set "
+                                         f"{', '.join(missing)} (docs/backups.md), or set backup false to run without backups",
+                             "R1")
+        _s3_bucket(bucket)
+        if not _DNS_SUBDOMAIN.match(secret):
+            raise InputError("backupCredentialsSecret", f"{secret!r} is not a Secret name (lowercase DNS subdomain)", "R4")
+        region = str(values["backupRegion"]) or "us-east-1"  # what S3 clients sign with when a store has no regions
+        if not _REGION.match(region):
+            raise InputError("backupRegion", f"{region!r} is not a region name (lowercase letters, digits, '-')")
+        storage = BackupStorage(kind=S3_COMPATIBLE, bucket=bucket, region=region,
+                                endpoint_url=_endpoint(endpoint, production), credentials_secret=secret)
+        provisioned = False
+    minimum = int(THRESHOLDS[MIN_RETENTION_THRESHOLD].default) if production else 1
+    plan = backup_plan(storage, engine=engine, schedule=schedule, retention_days=values["backupRetentionDays"],
+                       min_retention_days=minimum, pitr=values["pitr"], pitr_upload_seconds=values["pitrUploadSeconds"])
+    return BackupSettings(plan=plan, provisioned=provisioned, kms_key=kms_key)
