@@ -143,6 +143,8 @@ if settings.backup is not None:
 elif persistent:
     pulumi.log.warn("R1: backup is false: this production database has no backups and no point-in-time recovery "
                     "(the policy pack rejects it)")
+else:
+    pulumi.log.info("backups are off on this ephemeral stack (R1-R4 exempt; docs/backups.md shows a MinIO endpoint)")
 cluster = DatabaseCluster(
     database.name,
     DatabaseClusterArgs(spec=database, target=target, operator=operator, pmm=pmm if database.pmm_enabled else None,

@@ -3,7 +3,8 @@
 Pure (no Pulumi). On gke and eks the stack provisions the bucket and its identity
 (percona_mysql_k8s.database.backup_storage); on kind and existing clusters the backups go to an
 S3-compatible endpoint named in config, with a credentials Secret the user created in the database
-namespace (its keys never enter the stack config, R4), or they are off, explicitly (``backup: false``).
+namespace (its keys never enter the stack config, R4), or they are off, explicitly (``backup: false``). An
+ephemeral kind/existing stack that names no endpoint runs without backups (R1-R4 exempt ephemeral stacks).
 
 Production stacks are held to the rules here, so a breach stops ``pulumi preview`` with the key and the rule
 before the policy pack would reject it: an endpoint inside the cluster is not outside it (R1), plain HTTP is not
@@ -152,6 +153,9 @@ def backup_settings(values: Mapping[str, object], *, target: str, cluster_name: 
     if not values["backup"]:
         return None
     production = not ephemeral
+    if target not in CLOUD_TARGETS and ephemeral and not any(values[key] for key in ("backupEndpoint", "backupBucket",
+                                                                                    "backupCredentialsSecret")):
+        return None  # an ephemeral kind/existing stack with no endpoint named: nothing to back up to (R1-R4 exempt)
     bucket = str(values["backupBucket"])
     kms_key = str(values["backupKmsKey"])
     if target in CLOUD_TARGETS:

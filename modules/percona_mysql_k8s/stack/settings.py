@@ -365,6 +365,7 @@ def _settings(values: Mapping[str, object], pmm_token_set: bool, host: Callable[
     check_database_keys(values)
     database = database_spec_from_config(values, cluster)
     backup = backup_settings_from_config(values, cluster, engine=database.engine)
+    database = replace(database, backup=backup is not None)  # off on an ephemeral stack with nowhere to back up to
     v = _Values(values)
     install_operator = v.get("installOperator")
     pmm = pmm_settings_from_config(values, token_set=pmm_token_set)
