@@ -159,7 +159,11 @@ def backup_settings(values: Mapping[str, object], *, target: str, cluster_name: 
     bucket = str(values["backupBucket"])
     kms_key = str(values["backupKmsKey"])
     if target in CLOUD_TARGETS:
-        bucket = bucket or default_bucket(target, cluster_name, place)
+        if not bucket:
+            bucket = default_bucket(target, cluster_name, place)
+            if len(bucket) > 63:
+                raise InputError("backupBucket", f"the derived bucket name {bucket!r} is longer than the 63 characters a "
+                                                 "bucket name may have: set backupBucket", "R1")
         if target == "gke":
             _gcs_bucket(bucket)
             if kms_key and not _GCP_KMS_KEY.match(kms_key):
