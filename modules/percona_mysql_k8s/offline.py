@@ -97,6 +97,15 @@ class OfflineMocks(pulumi.runtime.Mocks):
             state.setdefault("certificateAuthority", {"data": _FAKE_CA})
         elif typ == "command:local:Command":
             state.setdefault("stdout", "apiVersion: v1\nkind: Config\nclusters: []\n")
+        elif typ == "gcp:storage/hmacKey:HmacKey":  # the backup bucket's keys (database/backup_storage.py)
+            state.setdefault("accessId", _placeholder(f"{args.name}-id", 24))
+            state.setdefault("secret", _placeholder(f"{args.name}-secret", 40))
+        elif typ == "aws:iam/accessKey:AccessKey":
+            state.setdefault("secret", _placeholder(f"{args.name}-secret", 40))
+        elif typ == "gcp:serviceaccount/account:Account":
+            state.setdefault("email", f"{args.inputs.get('accountId')}@{args.inputs.get('project')}.iam.gserviceaccount.com")
+        elif typ == "aws:kms/key:Key":
+            state.setdefault("arn", f"arn:aws:kms:offline-1:000000000000:key/{args.name}")
         if typ.startswith("gcp:"):
             state.setdefault("name", args.inputs.get("name", args.name))
         return f"{args.name}-offline-id", state

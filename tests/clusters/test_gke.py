@@ -8,6 +8,7 @@ import pytest
 from cluster_stacks import FAKE_CA, GKE, GKE_ZONES, with_
 from percona_mysql_k8s.clusters import cluster_from_config
 from percona_mysql_k8s.clusters.gke import pool_name
+from percona_mysql_k8s.clusters.target import GcpFacts
 from percona_mysql_k8s.core.allocatable import node_budget
 from percona_mysql_k8s.core.pools import DATABASE_TAINT, POOL_LABEL, PoolShape, Taint
 
@@ -237,3 +238,9 @@ def test_an_open_control_plane_on_production_is_said():
     assert notes() and "any address" in notes()[0]
     assert notes(gkeMasterAuthorizedNetworks=["203.0.113.0/24"]) == []
     assert notes(ephemeral=True) == []  # an ephemeral stack may stay open
+
+
+def test_target_carries_the_project_and_region_the_backup_bucket_is_created_in(mocked):
+    target, _ = deploy(mocked)
+    assert target.gcp == GcpFacts(project="perf-project-1", region="europe-west1")  # gcpProject, gcpRegion
+    assert target.aws is None

@@ -50,6 +50,16 @@ PS_BACKUP_JOB = Pod(NS, {"app.kubernetes.io/name": "xtrabackup", "app.kubernetes
                          "app.kubernetes.io/managed-by": "percona-server-mysql-operator",
                          "app.kubernetes.io/part-of": "percona-server-backup", "app.kubernetes.io/component": "backup", **JOB})
 PS_OPERATOR = Pod(NS, {"app.kubernetes.io/name": "ps-operator", "app.kubernetes.io/instance": "ps-operator"})
+# PS v1.2.0 binlogserver.MatchLabels: cr.Labels("binlog-server", "pitr") (+ the StatefulSet's labels)
+PS_BINLOG_SERVER = Pod(NS, {**PS, "app.kubernetes.io/name": "binlog-server", "app.kubernetes.io/component": "pitr", **STS})
+OTHER_BINLOG_SERVER = Pod(NS, {**PS_BINLOG_SERVER.labels, "app.kubernetes.io/instance": "other"})
+# PS v1.2.0 pkg/pitr: the PITR restore Job, restore.Labels("pitr", "pitr")
+PS_PITR_RESTORE = Pod(NS, {"app.kubernetes.io/name": "pitr", "app.kubernetes.io/instance": "r1",
+                           "app.kubernetes.io/managed-by": "percona-server-mysql-operator",
+                           "app.kubernetes.io/part-of": "percona-server-restore", "app.kubernetes.io/component": "pitr",
+                           **JOB})
+# PXC v1.19.0 naming.LabelsPITR: LabelsCluster + component pitr (the binlog collector Deployment)
+PXC_PITR_COLLECTOR = Pod(NS, {**PXC_CLUSTER, "app.kubernetes.io/component": "pitr", "pod-template-hash": "6b7c"})
 
 
 def pxc(proxy="haproxy", clients=None, pmm=True):
@@ -212,3 +222,25 @@ def test_an_operator_installed_elsewhere_is_let_in_by_its_chart_or_bundle_name()
     ps = network_policies(DatabaseSpec(name="gr", namespace=NS, engine="group-replication", proxy="router"),
                           ClientAccess(), pmm_server=False, operator_installed=False)
     assert allowed(ps, ps_bundle, PS_MEMBER, 6450)
+
+
+def test_ps_binlog_server_reaches_mysqld_on_the_mysql_port_only():
+    # it replicates from the primary's Service on 3306 (pkg/binlogserver/config.go) for PITR (R2)
+    policies = gr()
+    assert allowed(policies, PS_BINLOG_SERVER, PS_MEMBER, 3306)
+    assert not allowed(policies, PS_BINLOG_SERVER, PS_MEMBER, 33062)
+    assert not allowed(policies, PS_BINLOG_SERVER, PS_MEMBER, 6450)  # not the backup sidecar
+    assert not allowed(policies, OTHER_BINLOG_SERVER, PS_MEMBER, 3306)  # another cluster's
+    assert not allowed(policies, PS_BINLOG_SERVER, PS_ROUTER, 8443)  # nor the proxy's admin port
+    # the PITR restore Job applies binary logs to its own mysqld: no rule lets it in
+    assert not allowed(policies, PS_PITR_RESTORE, PS_MEMBER, 3306)
+    # PXC has no binlog server rule: its collector is covered by the Jobs' rule below
+    assert not allowed(pxc(), PS_BINLOG_SERVER, PXC_MEMBER, 3306)
+
+
+def test_pxc_pitr_collector_reaches_the_members():
+    # the collector reads binary logs from the members over the MySQL port (cmd/pitr: PXC_SERVICE = <cluster>-pxc)
+    policies = pxc()
+    assert allowed(policies, PXC_PITR_COLLECTOR, PXC_MEMBER, 3306)
+    other = Pod(NS, {**PXC_PITR_COLLECTOR.labels, "app.kubernetes.io/instance": "other"})
+    assert not allowed(policies, other, PXC_MEMBER, 3306)

@@ -52,7 +52,7 @@ import pulumi_kubernetes as k8s
 from percona_mysql_k8s.core.pools import PoolShape
 
 from .settings import CLOUD_TAINT_EFFECTS, ClusterSettings, EksSettings
-from .target import ClusterTarget
+from .target import AwsFacts, ClusterTarget
 
 NODE_POLICIES = ("AmazonEKSWorkerNodePolicy", "AmazonEKS_CNI_Policy", "AmazonEC2ContainerRegistryReadOnly")
 EBS_CSI_POLICY = "service-role/AmazonEBSCSIDriverPolicy"
@@ -203,6 +203,8 @@ class EksCluster(pulumi.ComponentResource):
             monitoring_pool=args.monitoring_pool,
             ready=(self.database_node_group, self.monitoring_node_group, *self.storage_ready),
             kubeconfig=self.kubeconfig,
+            aws=AwsFacts(region=settings.region, partition=partition, provider=self.aws_provider,
+                         oidc_provider_arn=self.cluster.oidc_provider_arn, oidc_provider_url=self.cluster.oidc_provider_url),
         )
         self.register_outputs({"kubeconfig": self.kubeconfig, "clusterName": cluster_name})
 

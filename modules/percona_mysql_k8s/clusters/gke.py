@@ -39,7 +39,7 @@ import pulumi_kubernetes as k8s
 from percona_mysql_k8s.core.pools import PoolShape
 
 from .settings import CLOUD_TAINT_EFFECTS, ClusterSettings, GkeSettings, ZonePlacement
-from .target import ClusterTarget
+from .target import ClusterTarget, GcpFacts
 
 DISK_TYPE = "pd-ssd"
 # With a dedicated service account, Google recommends the cloud-platform scope and limiting access by IAM roles.
@@ -184,6 +184,7 @@ class GkeCluster(pulumi.ComponentResource):
             monitoring_pool=args.monitoring_pool,
             ready=(self.database_node_pool, self.monitoring_node_pool),
             kubeconfig=self.kubeconfig,
+            gcp=GcpFacts(project=gke.project, region=gke.region),
         )
         self.register_outputs({"kubeconfig": self.kubeconfig, "clusterName": self.cluster.name})
 

@@ -12,9 +12,31 @@ from percona_mysql_k8s.core.pools import PoolShape
 
 
 @dataclass(frozen=True)
+class GcpFacts:
+    """Where a GKE cluster lives: the backup bucket and its service account are created beside it."""
+
+    project: str
+    region: str
+
+
+@dataclass(frozen=True)
+class AwsFacts:
+    """Where an EKS cluster lives. ``provider`` is the cluster's explicit AWS provider (its region), which
+    every AWS resource beside the cluster must use; ``partition`` builds ARNs (``aws``, ``aws-cn``,
+    ``aws-us-gov``); the OIDC provider is what an IRSA role's trust policy names."""
+
+    region: str
+    partition: str
+    provider: pulumi.ProviderResource
+    oidc_provider_arn: pulumi.Output[str]
+    oidc_provider_url: pulumi.Output[str]
+
+
+@dataclass(frozen=True)
 class ClusterTarget:
     """``provider`` deploys into the cluster; ``ready`` are the resources (node pools, the kind cluster)
-    every Kubernetes object must depend on, so destroy removes workloads before the nodes go."""
+    every Kubernetes object must depend on, so destroy removes workloads before the nodes go. ``gcp`` /
+    ``aws``: the cloud the cluster runs in (None for kind and existing clusters)."""
 
     name: str
     kind: str  # "gke" | "eks" | "kind" | "existing"
@@ -23,3 +45,5 @@ class ClusterTarget:
     monitoring_pool: PoolShape
     ready: Sequence[pulumi.Resource] = field(default=())
     kubeconfig: pulumi.Output[str] | None = None
+    gcp: GcpFacts | None = None
+    aws: AwsFacts | None = None

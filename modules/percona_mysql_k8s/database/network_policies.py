@@ -4,7 +4,9 @@ Two ingress policies, one per tier; egress is not restricted (so no DNS rule is 
 
 * ``<cluster>-mysqld``: the database pods accept their own members (replication ports), their proxies
   (client and admin ports), the operator (all ports), the in-namespace PMM server (the pmm-client
-  exporter range) and the operator's backup/restore Jobs. Nothing else, not even sysbench: the load
+  exporter range), the operator's backup/restore Jobs, and the binary log collector of point-in-time
+  recovery (R2): PXC's ``pitr`` Deployment among the Jobs' peers, the PS binlog server on the MySQL
+  port only. Nothing else, not even sysbench: the load
   generator goes through the proxy, like an application.
 * ``<cluster>-proxy``: the proxies accept clients on their client ports (the database namespace, plus
   ``clientNamespaces``; only pods labelled ``clientPodLabels`` when given), the sysbench Job, the
@@ -20,7 +22,12 @@ by), so a policy follows the pods across restarts and scaling:
 * PS operator 1.2.0: backup Jobs part-of
   ``percona-server-backup``/component ``backup``, restore Jobs part-of ``percona-server-restore``/component
   ``restore`` (percona-server-mysql-operator v1.2.0 ``pkg/naming/kubernetes.go``, ``pkg/mysql/mysql.go``,
-  ``api/v1/perconaservermysql*_types.go``, ``pkg/xtrabackup/xtrabackup.go``).
+  ``api/v1/perconaservermysql*_types.go``, ``pkg/xtrabackup/xtrabackup.go``). The binlog server (PITR):
+  ``cr.Labels("binlog-server", "pitr")`` = name ``binlog-server``, instance the cluster, part-of
+  ``percona-server``, component ``pitr`` (``pkg/binlogserver/binlog_server.go`` ``MatchLabels``); it
+  replicates from the primary's Service on 3306 (``pkg/binlogserver/config.go``: ``PrimaryServiceName``,
+  ``Port: 3306``). The PITR restore Job (component ``pitr``, part-of ``percona-server-restore``) applies
+  binary logs to its own mysqld on the restored volume (``pkg/pitr/pitr.go``): it needs no rule.
 * The operators' own pods, from their Helm charts: ``app.kubernetes.io/name`` and ``instance`` both the
   chart name (pxc-operator 1.20.0 / ps-operator ``templates/deployment.yaml``; the release is named after the
   chart in :mod:`percona_mysql_k8s.database.operator`). When the stack installs the operator it runs in
@@ -167,6 +174,15 @@ def job_peers(spec: DatabaseSpec) -> list[dict[str, Any]]:
     ]
 
 
+PS_BINLOG_SERVER = "binlog-server"  # PS v1.2.0 pkg/binlogserver AppName
+
+
+def binlog_server_selector(spec: DatabaseSpec) -> dict[str, str]:
+    """The PS binlog server's pods (PITR, R2): this cluster's only (``instance``)."""
+    return {"app.kubernetes.io/managed-by": "percona-server-mysql-operator", "app.kubernetes.io/name": PS_BINLOG_SERVER,
+            "app.kubernetes.io/instance": spec.name, "app.kubernetes.io/component": "pitr"}
+
+
 def sysbench_selector(spec: DatabaseSpec) -> dict[str, str]:
     return {"app.kubernetes.io/name": "sysbench", "app.kubernetes.io/instance": spec.name,
             "app.kubernetes.io/component": SYSBENCH_COMPONENT}
@@ -225,6 +241,9 @@ def network_policies(spec: DatabaseSpec, clients: ClientAccess, *, pmm_server: b
         _operator_rule(spec, operator_installed),
         {"from": job_peers(spec), "ports": _ports(job_ports)},
     ]
+    if spec.engine != PXC:  # PXC's collector is among the Jobs' peers (component pitr)
+        mysqld_rules.append({"from": [{"podSelector": {"matchLabels": binlog_server_selector(spec)}}],
+                             "ports": _ports((MYSQL,))})
     proxy_rules: list[dict[str, Any]] = [
         {"from": _client_peers(spec, clients), "ports": _ports(CLIENT_PORTS[spec.proxy])},
         _operator_rule(spec, operator_installed),
