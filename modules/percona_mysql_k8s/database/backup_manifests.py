@@ -200,6 +200,13 @@ def parse_point_in_time(text: str, key: str = "time") -> datetime:
         raise InputError(key, f"{text!r}: {error}") from None
 
 
+def check_restore_names(cluster: str, namespace: str, name: str) -> None:
+    """The names a restore object carries, as the API server checks them (DNS-1123 subdomain)."""
+    for key, value in (("cluster", cluster), ("namespace", namespace), ("name", name)):
+        if not isinstance(value, str) or not _DNS_SUBDOMAIN.match(value) or len(value) > 253:
+            raise InputError(key, f"{value!r} is not a valid Kubernetes object name")
+
+
 def restore_manifest(engine: str, cluster: str, namespace: str, *, name: str, backup_name: str | None = None,
                      point_in_time: str | None = None, storage: BackupStorage | None = None) -> dict[str, Any]:
     """A ``PerconaXtraDBClusterRestore`` / ``PerconaServerMySQLRestore`` for a named backup, optionally rolled
@@ -212,9 +219,7 @@ def restore_manifest(engine: str, cluster: str, namespace: str, *, name: str, ba
     otherwise): the cluster's own storage by name, or ``storage`` given explicitly (a cluster restored from
     another's binlogs). PS reads them through the cluster's binlog server (``SearchByTimestamp``).
     """
-    for key, value in (("cluster", cluster), ("namespace", namespace), ("name", name)):
-        if not isinstance(value, str) or not _DNS_SUBDOMAIN.match(value) or len(value) > 253:
-            raise InputError(key, f"{value!r} is not a valid Kubernetes object name")
+    check_restore_names(cluster, namespace, name)
     if not backup_name:
         raise InputError("backup", "name the backup to restore (the base backup for a point in time): both operators need it")
     if not _DNS_SUBDOMAIN.match(backup_name):
