@@ -15,7 +15,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 import yaml
@@ -87,7 +87,7 @@ def _completed(backup: dict[str, Any]) -> datetime | None:
     if not isinstance(text, str):
         return None
     try:
-        return datetime.fromisoformat(text.replace("Z", "+00:00")).astimezone(timezone.utc).replace(tzinfo=None)
+        return datetime.fromisoformat(text.replace("Z", "+00:00")).astimezone(UTC).replace(tzinfo=None)
     except ValueError:
         return None
 
@@ -150,7 +150,7 @@ def run(argv: Sequence[str] | None, api=None, now: datetime | None = None) -> in
     if not args.backup and not args.time:
         raise InputError("backup", "name the backup to restore, or give --time to restore to a point in time")
     when = parse_point_in_time(args.time) if args.time else None
-    name = args.name or _default_name(args.cluster, when or (now or datetime.now(timezone.utc)))
+    name = args.name or _default_name(args.cluster, when or (now or datetime.now(UTC)))
     group, version = _group_version(engine)
     backup = args.backup
     if backup is None:
