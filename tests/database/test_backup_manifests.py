@@ -175,7 +175,9 @@ def test_ps_refuses_a_storage_without_credentials_secret():
 @pytest.mark.parametrize("storage,match", [
     (BackupStorage(kind="s3", bucket="", credentials_secret="k"), "no bucket"),
     (BackupStorage(kind="s3-compatible", bucket="b", credentials_secret="k"), "endpoint"),
-    (BackupStorage(kind="s3", bucket="b", credentials_secret="Bad_Name"), "Secret name"),
+    (BackupStorage(kind="s3", bucket="b", region="eu-west-1", credentials_secret="Bad_Name"), "Secret name"),
+    (BackupStorage(kind="s3", bucket="b", credentials_secret="k"), "region"),  # s3.amazonaws.com would mean us-east-1
+    (BackupStorage(kind="azure", bucket="b", credentials_secret="k"), "storage kind"),
 ])
 def test_incomplete_storages_are_refused(storage, match):
     spec = DatabaseSpec(name="db1", namespace="mysql", engine="pxc", backup=True)

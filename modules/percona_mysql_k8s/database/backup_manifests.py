@@ -31,15 +31,27 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from percona_mysql_k8s.core.backup import GCS, GCS_ENDPOINT, S3_COMPATIBLE, STORAGE_NAME, BackupPlan, BackupStorage
+from percona_mysql_k8s.core.backup import (
+    GCS,
+    GCS_ENDPOINT,
+    S3,
+    S3_COMPATIBLE,
+    STORAGE_KINDS,
+    STORAGE_NAME,
+    BackupPlan,
+    BackupStorage,
+)
 from percona_mysql_k8s.core.errors import InputError
 from percona_mysql_k8s.core.memory import GROUP_REPLICATION, PXC
 from percona_mysql_k8s.core.scheduling import PodPlacement
 from percona_mysql_k8s.core.sidecars import ContainerSize
 
 from . import manifests, versions  # module imports both ways: manifests.custom_resource calls back here
+
+if TYPE_CHECKING:
+    from .manifests import DatabaseSpec
 
 SCHEDULE_NAME = "daily"  # the one schedule; a scheduled backup's name is derived by the operators from it
 POINT_IN_TIME_FORMAT = "%Y-%m-%d %H:%M:%S"  # both operators: "2006-01-02 15:04:05" (UTC), see restore_manifest
@@ -76,10 +88,16 @@ def _s3(storage: BackupStorage, *, with_prefix_field: bool) -> dict[str, Any]:
 
 
 def _check_storage(storage: BackupStorage) -> None:
+    if storage.kind not in STORAGE_KINDS:
+        raise InputError("backup", f"storage kind must be one of {', '.join(STORAGE_KINDS)}; got {storage.kind!r}", "R1")
     if not storage.bucket:
         raise InputError("backup", "the backup storage names no bucket", "R1")
     if storage.kind == S3_COMPATIBLE and not storage.endpoint_url:
         raise InputError("backup", "an S3-compatible backup storage needs its endpoint URL", "R1")
+    if storage.kind == S3 and not storage.region:
+        # Without a region both operators address s3.amazonaws.com as us-east-1 (PXC storage.NewS3, the PXC
+        # operator's getS3Options): a bucket elsewhere answers with redirects, not with backups.
+        raise InputError("backup", f"the S3 bucket {storage.bucket!r} needs its region", "R1")
     if storage.credentials_secret and not _DNS_SUBDOMAIN.match(storage.credentials_secret):
         raise InputError("backup", f"credentials Secret name {storage.credentials_secret!r} is not a valid Secret name", "R1")
 
@@ -97,7 +115,7 @@ def _pitr_size(plan: BackupPlan) -> ContainerSize | None:
     return plan.pitr_collector
 
 
-def pxc_backup(spec, plan: BackupPlan, placement: PodPlacement) -> dict[str, Any]:
+def pxc_backup(spec: DatabaseSpec, plan: BackupPlan, placement: PodPlacement) -> dict[str, Any]:
     """``PerconaXtraDBCluster.spec.backup``: one storage, one schedule with count retention, PITR."""
     storage = plan.storage
     _check_storage(storage)
@@ -134,7 +152,7 @@ def pxc_backup(spec, plan: BackupPlan, placement: PodPlacement) -> dict[str, Any
     return body
 
 
-def ps_backup(spec, plan: BackupPlan, placement: PodPlacement, sidecar: ContainerSize | None = None) -> dict[str, Any]:
+def ps_backup(spec: DatabaseSpec, plan: BackupPlan, placement: PodPlacement, sidecar: ContainerSize | None = None) -> dict[str, Any]:
     """``PerconaServerMySQL.spec.backup``: one storage, one full-backup schedule with ``keep``, the binlog server.
 
     ``sidecar`` is the ``xtrabackup`` sidecar's size from the member budget (``backup.resources``).
@@ -176,7 +194,9 @@ def ps_backup(spec, plan: BackupPlan, placement: PodPlacement, sidecar: Containe
                 "size": 1,  # CEL: at most 1
                 # The binlog server speaks S3 only (config.go s3URI); GCS through its S3-interoperable endpoint.
                 "storage": {"s3": _s3(storage, with_prefix_field=True)},
-                # How often the binlog server writes what it streamed to storage (default "30s").
+                # storage.checkpoint_interval of the binlog server: after this long it writes what it streamed
+                # to storage, /\d+[smhd]?/ (Percona-Lab/percona-binlog-server README; the operator's default "30s").
+                # On S3 each checkpoint re-uploads the whole current binlog file (S3 has no append).
                 "checkpointInterval": f"{plan.pitr_upload_seconds}s",
                 "resources": _resources(collector),
                 **_placement(placement),
