@@ -269,3 +269,13 @@ def test_restore_refuses_an_unknown_engine_and_a_ps_storage():
 
 def test_point_in_time_is_read_as_utc_seconds():
     assert parse_point_in_time("2026-11-23 10:15:07").isoformat() == "2026-11-23T10:15:07"
+
+
+def test_a_registry_mirror_reaches_the_backup_and_binlog_server_images():
+    """Air-gapped installs (database.sources): every image spec.backup names is pulled from the mirror."""
+    from percona_mysql_k8s.database.sources import mirror_images
+
+    _, _, _, cr = _cluster("group-replication", GCS_STORAGE)
+    backup = mirror_images(cr, "registry.example.com/hub")["spec"]["backup"]
+    assert backup["image"] == f"registry.example.com/hub/{versions.PS.image('8.4', 'backup')}"
+    assert backup["pitr"]["binlogServer"]["image"] == f"registry.example.com/hub/{versions.BINLOG_SERVER_IMAGE}"
