@@ -91,7 +91,7 @@ def test_ps_backup_gcs_storage_keep_full_and_binlog_server():
     assert backup["pitr"]["enabled"] is True
     assert server["image"] == versions.BINLOG_SERVER_IMAGE and server["size"] == 1
     # S3 only (config.go s3URI): GCS through its XML API with the same HMAC keys
-    assert server["storage"] == {"s3": {"bucket": "acme-db-backups", "prefix": "db1", "credentialsSecret": "db1-backup-hmac",
+    assert server["storage"] == {"s3": {"bucket": "acme-db-backups", "prefix": "db1/binlogs", "credentialsSecret": "db1-backup-hmac",
                                         "endpointUrl": GCS_ENDPOINT}}
     assert server["checkpointInterval"] == "60s"
     assert _pair(server["resources"]) == (COLLECTOR.cpu_millicores, COLLECTOR.memory_bytes)
@@ -123,6 +123,7 @@ def test_without_pitr_there_is_no_collector(engine):
 def test_s3_compatible_endpoint_and_verify_tls_reach_both_engines():
     _, _, _, pxc = _cluster("pxc", MINIO_STORAGE)
     _, _, _, ps = _cluster("group-replication", MINIO_STORAGE)
+    assert ps["spec"]["backup"]["pitr"]["binlogServer"]["storage"]["s3"]["prefix"] == "binlogs"  # no storage prefix
     for storage in (pxc["spec"]["backup"]["storages"][STORAGE_NAME], ps["spec"]["backup"]["storages"][STORAGE_NAME]):
         assert storage["s3"]["endpointUrl"] == "https://minio.storage.svc:9000" and storage["verifyTLS"] is False
     assert "region" not in pxc["spec"]["backup"]["storages"][STORAGE_NAME]["s3"]

@@ -29,6 +29,7 @@ v1.19.0, percona-server-mysql-operator v1.2.0):
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -53,6 +54,7 @@ from . import manifests, versions  # module imports both ways: manifests.custom_
 if TYPE_CHECKING:
     from .manifests import DatabaseSpec
 
+BINLOG_FOLDER = "binlogs"  # the PS binlog server's folder under the storage prefix
 SCHEDULE_NAME = "daily"  # the one schedule; a scheduled backup's name is derived by the operators from it
 POINT_IN_TIME_FORMAT = "%Y-%m-%d %H:%M:%S"  # both operators: "2006-01-02 15:04:05" (UTC), see restore_manifest
 # The PXC 1.20 restore CRD's CEL rule for pitr.date, verbatim (helm-pxc-operator-1.20.0-crds-crd.yaml).
@@ -187,13 +189,16 @@ def ps_backup(spec: DatabaseSpec, plan: BackupPlan, placement: PodPlacement, sid
         body["serviceAccountName"] = storage.service_account
     collector = _pitr_size(plan)
     if plan.pitr:
+        # The binlog server writes binlog.NNNNNN and its metadata at its prefix root: a folder of its own
+        # beside the backups' <backup-name>/ folders, found again through the same config at restore time.
+        binlogs = dataclasses.replace(storage, prefix="/".join(p for p in (storage.prefix.strip("/"), BINLOG_FOLDER) if p))
         body["pitr"] = {
             "enabled": True,
             "binlogServer": {
                 "image": versions.BINLOG_SERVER_IMAGE,
                 "size": 1,  # CEL: at most 1
                 # The binlog server speaks S3 only (config.go s3URI); GCS through its S3-interoperable endpoint.
-                "storage": {"s3": _s3(storage, with_prefix_field=True)},
+                "storage": {"s3": _s3(binlogs, with_prefix_field=True)},
                 # storage.checkpoint_interval of the binlog server: after this long it writes what it streamed
                 # to storage, /\d+[smhd]?/ (Percona-Lab/percona-binlog-server README; the operator's default "30s").
                 # On S3 each checkpoint re-uploads the whole current binlog file (S3 has no append).
