@@ -4,7 +4,8 @@ Enough to evaluate the PS v1.2.0 rules (INTERFACES §4) exactly as written in th
 Kubernetes' semantics for the part that matters: selecting a missing field is an *error*, ``||`` and
 ``&&`` absorb an error only when the other operand alone decides the result, and an object whose rule
 evaluates to an error (or to false) is rejected. Supported: literals (int, string, bool, null), field
-selection, ``has()``, ``size()``, ``!``, ``-``, ``%``, ``*``, ``/``, ``+``, comparisons, ``&&``, ``||``
+selection, ``has()``, ``size()``, ``string.matches(re)`` (RE2 semantics: a search, not a full match;
+Python's ``re`` reads these anchored patterns the same way), ``!``, ``-``, ``%``, ``*``, ``/``, ``+``, comparisons, ``&&``, ``||``
 and parentheses. Anything else (``quantity()``, macros) raises :class:`Unsupported`, so a test knows when
 a rule is beyond this interpreter instead of passing it silently.
 """
@@ -154,7 +155,13 @@ class _Parser:
             if kind != "id":
                 raise Unsupported(f"expected a field name, got {name!r}")
             if self.peek() == ("op", "("):
-                raise Unsupported(f"method call .{name}()")
+                if name != "matches":
+                    raise Unsupported(f"method call .{name}()")
+                self.take()
+                pattern = self.or_()
+                self.take(")")
+                node = Node("matches", (node, pattern))
+                continue
             node = Node("select", (node, name))
         return node
 
@@ -186,6 +193,11 @@ def _eval(node: Node, env: dict[str, Any]) -> Any:
             (arg,) = call_args
             return len(_eval(arg, env))
         raise Unsupported(f"function {name}()")
+    if kind == "matches":
+        text, pattern = _eval(args[0], env), _eval(args[1], env)
+        if not isinstance(text, str) or not isinstance(pattern, str):
+            raise CelError("no such overload: matches needs strings")
+        return re.search(pattern, text) is not None
     if kind == "not":
         value = _eval(args[0], env)
         if not isinstance(value, bool):

@@ -39,3 +39,12 @@ def test_unsupported_syntax_is_loud():
         evaluate("quantity(self.x).compareTo(quantity('1Gi')) >= 0", {"x": "1Gi"})
     with pytest.raises(Unsupported):
         evaluate("self.items.all(i, i > 0)", {"items": [1]})
+
+
+def test_matches_searches_like_re2_and_needs_strings():
+    # RE2's matches() is a search: an unanchored pattern matches inside; the anchored one must match whole
+    assert evaluate("self.d.matches('[0-9]{2}')", {"d": "ab12cd"}) is True
+    assert evaluate("self.d.matches('^[0-9]{4}-[0-9]{2}$')", {"d": "2026-11"}) is True
+    assert evaluate("self.d.matches('^[0-9]{4}-[0-9]{2}$')", {"d": "2026-11x"}) is False
+    with pytest.raises(CelError):
+        evaluate("self.d.matches('x')", {"d": 3})

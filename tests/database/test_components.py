@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pulumi
+import pulumi_kubernetes as k8s
 import pytest
 from percona_mysql_k8s.core import monitoring
 from percona_mysql_k8s.core.errors import InputError
@@ -26,7 +27,7 @@ from percona_mysql_k8s.database import (
 )
 
 from . import crd
-from .fixtures import eks_pools, gke_pools, kind_pools
+from .fixtures import S3_STORAGE, backup_plan, eks_pools, gke_pools, kind_pools
 from .harness import collect, collect_with_secrets, depends_on, one, plaintext_secrets, target
 
 CR_TYPES = ("kubernetes:pxc.percona.com/v1:PerconaXtraDBCluster", "kubernetes:ps.percona.com/v1:PerconaServerMySQL")
@@ -43,7 +44,7 @@ def the_cr(registrations):
 
 
 def _stack(spec: DatabaseSpec, pools, *, install_operator=True, pmm="server", sysbench=True, threads=(1, 4, 16),
-           cleanup=False):
+           cleanup=False, backup=None):
     database, monitoring_pool = pools
 
     def program():
@@ -60,8 +61,12 @@ def _stack(spec: DatabaseSpec, pools, *, install_operator=True, pmm="server", sy
                                                      depends_on=[namespace], protect=not spec.ephemeral))
         elif pmm == "external":
             server = ExternalPmm(host="monitoring-service.pmm", token=pulumi.Output.secret("offline-token"))
+        backup_ready = []
+        if backup is not None:  # the storage component's credentials Secret stands for everything the backups need
+            backup_ready.append(k8s.core.v1.Secret("backup-keys", metadata={"name": backup.storage.credentials_secret,
+                                                                             "namespace": spec.namespace}))
         cluster = DatabaseCluster("db", DatabaseClusterArgs(spec=spec, target=tgt, operator=operator, pmm=server,
-                                                            depends_on=[namespace]))
+                                                            depends_on=[namespace], backup=backup, backup_ready=backup_ready))
         if sysbench:
             Sysbench("sb", SysbenchArgs(cluster=cluster, target=tgt, threads=threads, duration_seconds=60, warmup_seconds=30,
                                         resources=plan.sysbench, cleanup=cleanup))
@@ -277,3 +282,28 @@ def test_plaintext_check_catches_an_unwrapped_value():
 
     _, monitor = collect_with_secrets(program)
     assert plaintext_secrets(monitor) == ["leak.data.password: a generated secret in plain text"]
+
+
+@pytest.mark.parametrize("engine,pools", [("pxc", gke_pools), ("group-replication", eks_pools)])
+def test_backups_on_the_monitoring_pool_wait_for_their_storage(engine, pools):
+    """R1, K5: spec.backup is the plan's, its pods go to the monitoring pool, the CR waits for backup_ready."""
+    spec = DatabaseSpec(name="db1", namespace="mysql", engine=engine, backup=True)
+    database, monitoring_pool = pools()
+    plan = backup_plan(S3_STORAGE)
+    registrations = collect(_stack(spec, (database, monitoring_pool), sysbench=False, backup=plan))
+    cr = the_cr(registrations)
+    place, sizing = size_for_pool(spec, database)
+    expected = custom_resource(spec, sizing, place, "monitoring-service.mysql", plan, monitoring_pool.placement())
+    assert crd._ints(cr.inputs["spec"]) == expected["spec"]
+    assert cr.inputs["spec"]["backup"]["storages"]["offsite"]["nodeSelector"] == monitoring_pool.node_selector()
+    assert depends_on(registrations, cr, one(registrations, SECRET, "backup-keys"))
+    kind = "PerconaXtraDBCluster" if engine == "pxc" else "PerconaServerMySQL"
+    reference = versions.PXC.reference_crd if engine == "pxc" else versions.PS.reference_crd
+    assert crd.schema_errors(crd._ints(cr.inputs), reference, kind) == []
+    assert crd.cel_violations(crd._ints(cr.inputs), reference, kind) == []
+
+
+def test_backups_on_without_a_plan_are_refused_before_anything_registers():
+    spec = DatabaseSpec(name="db1", namespace="mysql", backup=True)
+    with pytest.raises(InputError, match="R1: backup"):
+        collect(_stack(spec, gke_pools(), sysbench=False))

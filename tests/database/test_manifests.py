@@ -23,7 +23,7 @@ from percona_mysql_k8s.database.manifests import (
 )
 
 from . import crd
-from .fixtures import eks_pools, gke_pools, kind_pools
+from .fixtures import backup_plan, eks_pools, gke_pools, kind_pools
 
 PXC_CRD = versions.PXC.reference_crd
 PS_CRD = versions.PS.reference_crd
@@ -80,11 +80,12 @@ COMBINATIONS = [
 
 @pytest.mark.parametrize("engine,proxy,version,backup,pmm", COMBINATIONS)
 def test_every_combination_validates_against_its_crd(engine, proxy, version, backup, pmm):
-    database, _ = gke_pools()
+    database, monitoring = gke_pools()
     spec = DatabaseSpec(name="db1", namespace="mysql", engine=engine, proxy=proxy, mysql_version=version, backup=backup,
                         pmm_enabled=pmm, storage_class="premium-rwo")
     place, sizing = size_for_pool(spec, database)
-    assert_valid(custom_resource(spec, sizing, place, "monitoring-service"))
+    plan = backup_plan() if backup else None
+    assert_valid(custom_resource(spec, sizing, place, "monitoring-service", plan, monitoring.placement() if backup else None))
 
 
 @pytest.mark.parametrize("engine,proxy", [("pxc", "haproxy"), ("pxc", "proxysql"), ("group-replication", "haproxy"), ("group-replication", "router")])
@@ -153,10 +154,10 @@ def _render(options):
 
 
 def test_ps_sizes_are_the_engines():
-    database, _ = eks_pools()
+    database, monitoring = eks_pools()
     spec = DatabaseSpec(name="db1", namespace="mysql", engine="group-replication", proxy="haproxy", backup=True)
     place, sizing = size_for_pool(spec, database)
-    body = custom_resource(spec, sizing, place, "monitoring-service")["spec"]
+    body = custom_resource(spec, sizing, place, "monitoring-service", backup_plan(), monitoring.placement())["spec"]
     size = lambda name: (sizing.containers[name].cpu_millicores, sizing.containers[name].memory_bytes)  # noqa: E731
     assert _quantity_pair(body["mysql"]["resources"]) == size("mysqld")
     assert _quantity_pair(body["proxy"]["haproxy"]["resources"]) == size("haproxy")
@@ -300,10 +301,10 @@ def test_reference_examples_pass_the_same_checks():
 
 def test_every_ps_cel_rule_on_emitted_blocks_is_understood():
     """Each CRD rule on a block we emit can be evaluated here (none is skipped as unsupported)."""
-    database, _ = eks_pools()
+    database, monitoring = eks_pools()
     spec = DatabaseSpec(name="db1", namespace="mysql", engine="group-replication", backup=True)
     place, sizing = size_for_pool(spec, database)
-    cr = custom_resource(spec, sizing, place, "monitoring-service")
+    cr = custom_resource(spec, sizing, place, "monitoring-service", backup_plan(), monitoring.placement())
     evaluated = {rule for _, rule, _ in crd._rules(crd.schema(PS_CRD, "PerconaServerMySQL"), cr, "")}
     interfaces_rules = [rule for path, rule in crd.cel_rules(PS_CRD, "PerconaServerMySQL") if path == ".spec"]
     assert len(interfaces_rules) == 12  # INTERFACES §4.1 lists twelve

@@ -47,6 +47,7 @@ def test_ps_images_come_from_the_release_list():
         assert ps.image(version, "orchestrator") == listed["IMAGE_ORCHESTRATOR"]
         assert ps.image(version, "pmm-client") == listed["IMAGE_PMM_CLIENT"]
     assert listed["IMAGE_PMM_SERVER"] == versions.PMM.server_image
+    assert versions.BINLOG_SERVER_IMAGE == listed["IMAGE_BINLOG_SERVER"]  # PITR's binlog server (R2)
 
 
 def test_pmm_chart_and_client_majors_match():

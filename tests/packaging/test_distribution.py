@@ -88,6 +88,7 @@ def test_extras_console_scripts_version_and_license():
         "percona-mysql-sizing": "percona_mysql_k8s.sizing.cli:main",
         "percona-mysql-policy-check": "percona_mysql_k8s.policies.check:main",
         "percona-mysql-policy-bundle": "percona_mysql_k8s.policies.bundle:main",
+        "percona-mysql-restore": "percona_mysql_k8s.restore:main",
     }
     for target in PROJECT["scripts"].values():
         module, function = target.split(":")

@@ -12,7 +12,8 @@ Public API::
     )
 
 Pure pieces (no Pulumi) live in :mod:`percona_mysql_k8s.database.versions` (every pinned version),
-:mod:`percona_mysql_k8s.database.manifests` (the custom resources as data) and :mod:`percona_mysql_k8s.database.scripts`
+:mod:`percona_mysql_k8s.database.manifests` (the custom resources as data),
+:mod:`percona_mysql_k8s.database.backup_manifests` (their ``spec.backup`` and the restore objects) and :mod:`percona_mysql_k8s.database.scripts`
 (what the Jobs run). See docs/database.md.
 """
 

@@ -5,7 +5,10 @@ custom resource. The custom resource depends on the operator's CRDs and release 
 ``ClusterTarget.ready``, so ``pulumi destroy`` deletes it while the operator is still running to
 process its finalizer, before the node pools go (INTERFACES §1, §7.1). When an in-cluster PMM server is
 given, the token is in the Secret before the pods start, so they come up reporting to PMM instead of
-restarting later.
+restarting later. With backups, ``spec.backup`` is written from the :class:`BackupPlan` with the backup Jobs,
+the PXC binlog collector and the PS binlog server on the monitoring pool (K5), and the custom resource waits
+for ``backup_ready`` (the credentials Secret, the ServiceAccount, the bucket): the PS backup controller
+refuses a storage whose Secret is missing (pkg/controller/psbackup/controller.go).
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import pulumi_random as random
 
 from percona_mysql_k8s.clusters.target import ClusterTarget
 from percona_mysql_k8s.core import monitoring
+from percona_mysql_k8s.core.backup import BackupPlan
 from percona_mysql_k8s.core.errors import InputError
 from percona_mysql_k8s.core.sidecars import ContainerSize
 from percona_mysql_k8s.core.sizing import SizingResult
@@ -39,6 +43,8 @@ class DatabaseClusterArgs:
     helper_resources: ContainerSize = monitoring.HELPER
     depends_on: Sequence[pulumi.Resource] = field(default=())
     image_registry: str = ""  # a mirror of Docker Hub for every image the custom resource names (database.sources)
+    backup: BackupPlan | None = None  # required when spec.backup is on (R1)
+    backup_ready: Sequence[pulumi.Resource] = field(default=())  # what the backups need before the CR exists
 
 
 def generated_password(name: str, parent: pulumi.Resource) -> random.RandomPassword:
@@ -67,7 +73,9 @@ class DatabaseCluster(pulumi.ComponentResource):
         self.sizing: SizingResult
         self.placement, self.sizing = size_for_pool(spec, target.database_pool)
         pmm_host = args.pmm.host if (args.pmm is not None and spec.pmm_enabled) else None
-        self.manifest = mirror_images(custom_resource(spec, self.sizing, self.placement, pmm_host), args.image_registry)
+        backup_placement = target.monitoring_pool.placement() if spec.backup else None
+        self.manifest = mirror_images(
+            custom_resource(spec, self.sizing, self.placement, pmm_host, args.backup, backup_placement), args.image_registry)
         self.writer: Endpoint = writer_endpoint(spec)
 
         after = [*target.ready, *args.depends_on]
@@ -86,7 +94,7 @@ class DatabaseCluster(pulumi.ComponentResource):
             opts=child_options(self, provider, after, protect=protect),
         )
 
-        before_cr: list[pulumi.Resource] = [self.secret, *after]
+        before_cr: list[pulumi.Resource] = [self.secret, *after, *args.backup_ready]
         if args.operator is not None:
             before_cr += args.operator.ready
         self.pmm_token: PmmToken | None = None

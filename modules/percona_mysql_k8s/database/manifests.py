@@ -19,16 +19,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from percona_mysql_k8s.core.backup import BackupPlan
 from percona_mysql_k8s.core.errors import InputError
 from percona_mysql_k8s.core.memory import ENGINES, GROUP_REPLICATION, MYSQL_VERSIONS, PXC
 from percona_mysql_k8s.core.mycnf import render
 from percona_mysql_k8s.core.pools import PoolShape
 from percona_mysql_k8s.core.profiles import LOADS
+from percona_mysql_k8s.core.scheduling import PodPlacement
 from percona_mysql_k8s.core.sidecars import HAPROXY, PROXIES, PROXYSQL, ROUTER, ContainerSize
 from percona_mysql_k8s.core.sizing import CLUSTER_SIZES, SizingInput, SizingResult, size
 from percona_mysql_k8s.core.units import format_cpu, format_memory, memory_to_bytes
 
-from . import versions
+from . import backup_manifests, versions
 from .proxy_config import proxy_configuration
 
 CLUSTER_NAME_MAX = 22  # the PXC operator's clusterNameMaxLen (INTERFACES §1); applied to PS as well
@@ -321,7 +323,8 @@ def _pmm(spec: DatabaseSpec, sizing: SizingResult, pmm_host: str | None, release
     }
 
 
-def pxc_spec(spec: DatabaseSpec, sizing: SizingResult, place: Placement, pmm_host: str | None) -> dict[str, Any]:
+def pxc_spec(spec: DatabaseSpec, sizing: SizingResult, place: Placement, pmm_host: str | None,
+             backup: BackupPlan | None = None, backup_placement: PodPlacement | None = None) -> dict[str, Any]:
     release = versions.PXC
     size_unsafe = spec.cluster_size not in CLUSTER_SIZES[PXC]
     body: dict[str, Any] = {
@@ -364,8 +367,8 @@ def pxc_spec(spec: DatabaseSpec, sizing: SizingResult, place: Placement, pmm_hos
         "pmm": _pmm(spec, sizing, pmm_host, release),
     }
     if spec.backup:
-        # Backups run as separate Jobs on PXC; storages are the user's to add (INTERFACES §2.12).
-        body["backup"] = {"image": release.image(spec.mysql_version, "backup")}
+        # Backups run as separate Jobs on PXC, placed and sized from the storage (backup_manifests).
+        body["backup"] = backup_manifests.pxc_backup(spec, backup, backup_placement)
     return body
 
 
@@ -395,7 +398,8 @@ def _ps_proxy(spec: DatabaseSpec, sizing: SizingResult, place: Placement, proxy:
     return block
 
 
-def ps_spec(spec: DatabaseSpec, sizing: SizingResult, place: Placement, pmm_host: str | None) -> dict[str, Any]:
+def ps_spec(spec: DatabaseSpec, sizing: SizingResult, place: Placement, pmm_host: str | None,
+            backup: BackupPlan | None = None, backup_placement: PodPlacement | None = None) -> dict[str, Any]:
     release = versions.PS
     size = spec.cluster_size
     body: dict[str, Any] = {
@@ -433,23 +437,36 @@ def ps_spec(spec: DatabaseSpec, sizing: SizingResult, place: Placement, pmm_host
         # Unused in group replication, present because the CEL rules dereference it.
         "orchestrator": {"enabled": False, "size": 3, "image": release.image(spec.mysql_version, "orchestrator")},
         "pmm": _pmm(spec, sizing, pmm_host, release),
-        "backup": {"enabled": spec.backup, "image": release.image(spec.mysql_version, "backup")},
+        "backup": {"enabled": False, "image": release.image(spec.mysql_version, "backup")},
     }
     if spec.backup:
-        body["backup"]["resources"] = resources(sizing.containers["xtrabackup"])
+        # The xtrabackup sidecar in every mysqld pod stays in the member budget (M3).
+        body["backup"] = backup_manifests.ps_backup(spec, backup, backup_placement, sizing.containers["xtrabackup"])
     return body
 
 
-def custom_resource(spec: DatabaseSpec, sizing: SizingResult, place: Placement, pmm_host: str | None = None) -> dict[str, Any]:
-    """The whole object: apiVersion, kind, metadata, spec."""
+def custom_resource(spec: DatabaseSpec, sizing: SizingResult, place: Placement, pmm_host: str | None = None,
+                    backup: BackupPlan | None = None, backup_placement: PodPlacement | None = None) -> dict[str, Any]:
+    """The whole object: apiVersion, kind, metadata, spec.
+
+    ``backup`` is the plan ``spec.backup`` is written from (R1) and ``backup_placement`` where its Jobs, the PXC
+    binlog collector and the PS binlog server run (the monitoring pool's, K5); both are needed when
+    ``spec.backup`` is on, and a plan without ``spec.backup`` would be silently dropped, so it is refused too.
+    """
     if sizing.input.engine != spec.engine or sizing.input.cluster_size != spec.cluster_size or sizing.input.proxy != spec.proxy:
         raise ValueError("the sizing result was computed for a different cluster than this spec")
+    if spec.backup and backup is None:
+        raise InputError("backup", "backups are on but no backup plan (storage, schedule, retention) is given", "R1")
+    if backup is not None and not spec.backup:
+        raise InputError("backup", "a backup plan is given but backups are off", "R1")
+    if spec.backup and backup_placement is None:
+        raise InputError("backup", "backups are on but no placement is given for the backup pods (the monitoring pool)", "K5")
     build = pxc_spec if spec.engine == PXC else ps_spec
     return {
         "apiVersion": spec.release.api_version,
         "kind": spec.release.kind,
         "metadata": metadata(spec),
-        "spec": build(spec, sizing, place, pmm_host),
+        "spec": build(spec, sizing, place, pmm_host, backup, backup_placement),
     }
 
 

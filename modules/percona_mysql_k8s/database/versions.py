@@ -130,6 +130,10 @@ PS = OperatorRelease(
     reference_crd="ps-operator-v1.2.0-crd.yaml",
 )
 
+# The PS operator's binlog server (PITR for group replication), released with operator 1.2.0
+# (ps-operator-v1.2.0-cr.yaml backup.pitr.binlogServer.image, INTERFACES §0).
+BINLOG_SERVER_IMAGE = "percona/percona-server-mysql-operator:1.2.0-binlog-server-0.3.1"
+
 OPERATORS: Mapping[str, OperatorRelease] = MappingProxyType({PXC.engine: PXC, PS.engine: PS})
 
 
