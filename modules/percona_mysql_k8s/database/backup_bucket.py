@@ -106,7 +106,7 @@ def check_kms_key(key: str, kind: str) -> str:
     pattern, form = ((_AWS_KMS_KEY, "arn:aws:kms:<region>:<account>:key/<key-id>") if kind == S3 else
                      (_GCP_KMS_KEY, "projects/<p>/locations/<l>/keyRings/<r>/cryptoKeys/<k>"))
     if not isinstance(key, str) or not pattern.match(key):
-        raise InputError(KMS_KEY, f"{key!r} is not a {kind.upper()} key: expected {form}", "R1")
+        raise InputError(KMS_KEY, f"{key!r} is not a {kind.upper()} key: expected {form}", "R4")
     return key
 
 

@@ -24,6 +24,7 @@ from percona_mysql_k8s.core import cron
 from percona_mysql_k8s.core.backup import GCS, GCS_ENDPOINT, S3, S3_COMPATIBLE, BackupPlan, BackupStorage, backup_plan
 from percona_mysql_k8s.core.errors import InputError
 from percona_mysql_k8s.core.rules import THRESHOLDS
+from percona_mysql_k8s.database.backup_bucket import check_bucket_name, check_kms_key
 
 # key: (type, default declared in Pulumi.yaml; a test keeps the two in step)
 BACKUP_KEYS: dict[str, tuple[type, object]] = {
@@ -44,19 +45,9 @@ ENDPOINT_ONLY = ("backupEndpoint", "backupRegion", "backupCredentialsSecret")
 CLOUD_TARGETS = ("gke", "eks")
 MIN_RETENTION_THRESHOLD = "min_backup_retention_days"  # R3's threshold in core.rules: one definition
 
-# Bucket names as the services accept them:
-# GCS (cloud.google.com/storage/docs/buckets#naming): 3-63 characters, lowercase letters, digits, '-', '_' and '.',
-# starting and ending with a letter or digit, no "goog" prefix and no "google".
-_GCS_BUCKET = re.compile(r"^[a-z0-9][a-z0-9._-]{1,61}[a-z0-9]$")
-# S3 general purpose buckets (docs.aws.amazon.com/AmazonS3/latest/userguide/bucketnamingrules.html): 3-63 characters,
-# lowercase letters, digits, '.' and '-', starting and ending with a letter or digit, no "..", not an IP address, no
-# "xn--"/"sthree-" prefix, no "-s3alias"/"--ol-s3" suffix. S3-compatible stores follow the same rules.
-_S3_BUCKET = re.compile(r"^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$")
 # A Secret's name is a DNS-1123 subdomain.
 _DNS_SUBDOMAIN = re.compile(r"^(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 _REGION = re.compile(r"^[a-z0-9][a-z0-9-]{0,62}$")
-_GCP_KMS_KEY = re.compile(r"^projects/[^/]+/locations/[^/]+/keyRings/[^/]+/cryptoKeys/[^/]+$")
-_AWS_KMS_KEY = re.compile(r"^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:key/[A-Za-z0-9-]+$")
 # Host names that resolve inside the cluster: a Service's DNS names (kubernetes.io/docs/concepts/services-networking/
 # dns-pod-service/) and the pod's own loopback.
 _IN_CLUSTER_SUFFIXES = (".svc", ".svc.cluster.local", ".cluster.local")
@@ -70,28 +61,6 @@ class BackupSettings:
     plan: BackupPlan
     provisioned: bool  # the stack creates the bucket and identity (gke, eks)
     kms_key: str  # a customer-managed key for the bucket; "" = GCS's Google-managed key / a key the stack creates on S3
-
-
-def _gcs_bucket(name: str) -> None:
-    if not _GCS_BUCKET.match(name) or ".." in name or name.startswith("goog") or "google" in name:
-        raise InputError("backupBucket", f"{name!r} is not a GCS bucket name (3-63 lowercase letters, digits, '-', '_', '.'; "
-                                         "starting and ending with a letter or digit; no 'goog' prefix, no 'google')", "R1")
-
-
-def _s3_bucket(name: str) -> None:
-    bad = (not _S3_BUCKET.match(name) or ".." in name or name.startswith(("xn--", "sthree-"))
-           or name.endswith(("-s3alias", "--ol-s3")) or _is_ip(name))
-    if bad:
-        raise InputError("backupBucket", f"{name!r} is not an S3 bucket name (3-63 lowercase letters, digits, '-', '.'; "
-                                         "starting and ending with a letter or digit; not an IP address)", "R1")
-
-
-def _is_ip(text: str) -> bool:
-    try:
-        ipaddress.ip_address(text)
-    except ValueError:
-        return False
-    return True
 
 
 def default_bucket(target: str, cluster_name: str, place: str) -> str:
@@ -164,17 +133,11 @@ def backup_settings(values: Mapping[str, object], *, target: str, cluster_name: 
             if len(bucket) > 63:
                 raise InputError("backupBucket", f"the derived bucket name {bucket!r} is longer than the 63 characters a "
                                                  "bucket name may have: set backupBucket", "R1")
-        if target == "gke":
-            _gcs_bucket(bucket)
-            if kms_key and not _GCP_KMS_KEY.match(kms_key):
-                raise InputError("backupKmsKey", f"{kms_key!r} is not a Cloud KMS key name "
-                                                 "(projects/P/locations/L/keyRings/R/cryptoKeys/K)", "R4")
-            storage = BackupStorage(kind=GCS, bucket=bucket, endpoint_url=GCS_ENDPOINT)
-        else:
-            _s3_bucket(bucket)
-            if kms_key and not _AWS_KMS_KEY.match(kms_key):
-                raise InputError("backupKmsKey", f"{kms_key!r} is not a KMS key ARN (arn:aws:kms:REGION:ACCOUNT:key/ID)", "R4")
-            storage = BackupStorage(kind=S3, bucket=bucket, region=place)
+        kind = GCS if target == "gke" else S3
+        check_bucket_name(bucket, kind)  # the names the clouds accept: one definition, with the components'
+        check_kms_key(kms_key, kind)
+        storage = (BackupStorage(kind=GCS, bucket=bucket, endpoint_url=GCS_ENDPOINT) if kind == GCS
+                   else BackupStorage(kind=S3, bucket=bucket, region=place))
         provisioned = True
     else:
         endpoint, secret = str(values["backupEndpoint"]), str(values["backupCredentialsSecret"])
@@ -184,7 +147,7 @@ def backup_settings(values: Mapping[str, object], *, target: str, cluster_name: 
             raise InputError(missing[0], f"target {target} backs up to an S3-compatible endpoint you name: set "
                                          f"{', '.join(missing)} (docs/backups.md), or set backup false to run without backups",
                              "R1")
-        _s3_bucket(bucket)
+        check_bucket_name(bucket, S3_COMPATIBLE)
         if not _DNS_SUBDOMAIN.match(secret):
             raise InputError("backupCredentialsSecret", f"{secret!r} is not a Secret name (lowercase DNS subdomain)", "R4")
         region = str(values["backupRegion"]) or "us-east-1"  # what S3 clients sign with when a store has no regions
