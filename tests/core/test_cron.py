@@ -12,6 +12,7 @@ from percona_mysql_k8s.core.cron import (
     GREGORIAN_CYCLE_DAYS,
     CronError,
     keep_for,
+    longest_span_seconds,
     next_runs,
     parse_schedule,
     retention_window_seconds,
@@ -191,6 +192,21 @@ def test_daylight_saving_time_is_counted_conservatively():
     assert retention_window_seconds(parse_schedule("CRON_TZ=Asia/Tokyo 30 1 * * *"), 7) == 6 * DAY
 
 
+@pytest.mark.parametrize(
+    ("text", "gaps", "days"),
+    [
+        ("0 3 * * *", 7, 7),
+        ("0 0 1 * *", 1, 31),  # the longest month
+        ("0 0 31 * *", 1, 61),  # 31 Aug -> 31 Oct (no 31 September)
+        ("0 1 * * 1-5", 1, 3),  # Friday -> Monday
+        ("0 1 * * 1-5", 5, 7),
+        ("@daily", 0, 0),
+    ],
+)
+def test_longest_span_examples(text, gaps, days):
+    assert longest_span_seconds(parse_schedule(text), gaps) == days * DAY
+
+
 # --- properties ---
 
 _VALUE = {"minute": (0, 59), "hour": (0, 23), "dom": (1, 31), "month": (1, 12), "dow": (0, 6)}
@@ -231,7 +247,7 @@ def schedules(draw):
         assume(False)
 
 
-def _brute_force_window(schedule, keep: int) -> float:
+def _brute_force_window(schedule, keep: int, pick=min) -> float:
     """Every run (minute) over one 400-year cycle plus enough spill, from day_matches alone; min over starts."""
     first = date(2001, 1, 1)
     runs = []
@@ -246,13 +262,15 @@ def _brute_force_window(schedule, keep: int) -> float:
         offset += 1
         if start_runs is not None and len(runs) >= start_runs + keep:
             break
-    return 60.0 * min(runs[i + keep - 1] - runs[i] for i in range(start_runs))
+    return 60.0 * pick(runs[i + keep - 1] - runs[i] for i in range(start_runs))
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(sparse_schedules(), st.integers(2, 9))
 def test_window_agrees_with_brute_force_over_a_whole_cycle(schedule, keep):
     assert retention_window_seconds(schedule, keep) == _brute_force_window(schedule, keep)
+    # the longest span of keep - 1 gaps, the same way
+    assert longest_span_seconds(schedule, keep - 1) == _brute_force_window(schedule, keep, pick=max)
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])

@@ -321,21 +321,22 @@ def next_runs(schedule: CronSchedule, after: datetime, count: int) -> list[datet
 
 
 @cache
-def _min_day_span(pattern: tuple, step: int) -> int:
-    """min over i of days[i + step] - days[i], the run days repeated every cycle (exact for every i)."""
+def _day_span(pattern: tuple, step: int, longest: bool = False) -> int:
+    """min (max if ``longest``) over i of days[i + step] - days[i], the run days repeated every cycle, exact."""
     days = _run_days_of(pattern)
     count = len(days)
     whole, rest = divmod(step, count)
     base = whole * GREGORIAN_CYCLE_DAYS
     if count == GREGORIAN_CYCLE_DAYS or rest == 0:  # every day, or whole cycles: every start spans the same
         return base + rest
+    pick = max if longest else min
     # starts i < count - rest end in the same cycle, the others in the next one
-    head = min(map(operator.sub, days[rest:], days))
-    tail = min(map(operator.sub, days[:rest], days[count - rest :])) + GREGORIAN_CYCLE_DAYS
-    return base + min(head, tail)
+    head = pick(map(operator.sub, days[rest:], days))
+    tail = pick(map(operator.sub, days[:rest], days[count - rest :])) + GREGORIAN_CYCLE_DAYS
+    return base + pick(head, tail)
 
 
-def _wall_window_minutes(schedule: CronSchedule, keep: int) -> int:
+def _wall_window_minutes(schedule: CronSchedule, keep: int, longest: bool = False) -> int:
     """Shortest wall-clock span, in minutes, of ``keep`` consecutive runs ((keep - 1) gaps), exact.
 
     Runs are every (run day, time of day) pair in order. A window starting at time index ``a`` of some run
@@ -347,11 +348,11 @@ def _wall_window_minutes(schedule: CronSchedule, keep: int) -> int:
     times = schedule.minutes_of_day
     pattern = _day_pattern(schedule)
     per_day = len(times)
-    best = math.inf
+    spans = []
     for a, start in enumerate(times):
         step, b = divmod(a + gaps, per_day)
-        best = min(best, _min_day_span(pattern, step) * MINUTES_PER_DAY + times[b] - start)
-    return int(best)
+        spans.append(_day_span(pattern, step, longest) * MINUTES_PER_DAY + times[b] - start)
+    return max(spans) if longest else min(spans)
 
 
 @cache
@@ -424,6 +425,24 @@ def retention_window_seconds(schedule: CronSchedule, keep: int) -> float:
         if needed <= fallbacks:
             return float(max(window, 0) * 60)
         fallbacks = needed
+
+
+def longest_span_seconds(schedule: CronSchedule, gaps: int) -> float:
+    """The longest span of ``gaps`` consecutive gaps anywhere on the calendar, in seconds (0 when gaps <= 0).
+
+    Right before a run, ``keep`` kept backups reach back ``keep`` gaps: the binary logs a point-in-time
+    restore may need reach back as far. Exact in UTC and fixed-offset zones; in a daylight-saving zone this
+    is the wall-clock span, which elapsed time can exceed by the offset swing and a run skipped at a
+    spring-forward (an estimate there, said so by :func:`span_is_exact`).
+    """
+    if gaps <= 0:
+        return 0.0
+    return float(_wall_window_minutes(schedule, gaps + 1, longest=True) * 60)
+
+
+def span_is_exact(schedule: CronSchedule) -> bool:
+    """Whether the schedule's zone keeps one UTC offset, so windows and spans are exact, not bounds."""
+    return schedule.time_zone in ("", "UTC", "Local") or _offset_changes(schedule.time_zone)[0] == 0
 
 
 def keep_for(schedule: CronSchedule, days: float) -> int:
