@@ -111,6 +111,8 @@ def test_time_zone_prefixes_and_names():
     # names are case-insensitive (parser.go:323 lower-cases)
     named = parse_schedule("0 3 * Jan-MAR mon-fri")
     assert named.months == frozenset({1, 2, 3}) and named.days_of_week == frozenset({1, 2, 3, 4, 5})
+    # after the prefix robfig trims with strings.TrimSpace: Unicode spaces too, so the descriptor matches
+    assert parse_schedule("TZ=UTC \u3000@daily\u2003").hours == (0,)
     # Go's strings.Fields splits on tabs and newlines too
     assert parse_schedule("0\t3 * *\n*").hours == (3,)
 

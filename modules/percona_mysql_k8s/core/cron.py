@@ -70,6 +70,7 @@ _MAX_GAP_DAYS = ROBFIG_SEARCH_YEARS * 365
 # Go's strings.Fields splits on unicode.IsSpace: these ASCII/Latin-1 characters plus categories Zs/Zl/Zp.
 # Python's str.split also splits on \x1c-\x1f, which Go does not, hence this explicit pattern.
 _GO_SPACE = re.compile(r"[\t\n\v\f\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+")
+_GO_SPACE_EDGES = re.compile(rf"^{_GO_SPACE.pattern}|{_GO_SPACE.pattern}$")
 # strconv.Atoi (base 10): an optional sign, then ASCII digits only.
 _ATOI = re.compile(r"[+-]?[0-9]+")
 _GO_INT_MAX = 2**63 - 1
@@ -216,7 +217,7 @@ def parse_schedule(text: str) -> CronSchedule:
             raise CronError(f"{original!r}: a TZ= prefix must be followed by a space and the schedule")
         zone = text[text.index("=") + 1 : space]
         _check_zone(zone)
-        text = text[space:].strip(" \t\n\v\f\r\x85\xa0")
+        text = _GO_SPACE_EDGES.sub("", text[space:])  # strings.TrimSpace
     if text.startswith("@"):  # parser.go:106-111, 365-433: descriptors match exactly
         if text.startswith("@every "):
             raise CronError(
