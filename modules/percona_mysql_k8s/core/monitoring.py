@@ -11,6 +11,9 @@ pool of one node works and a larger pool only adds room.
   only, so PMM can use idle CPU but never takes the load generator's share (K3).
 * sysbench: the rest, request = limit (Guaranteed QoS, so its throughput is reproducible); memory is
   capped, sysbench needs little. Its pod also carries a helper-sized publisher container.
+* Backups (R1, R2): the backup Job and the PITR collector (PXC) or binlog server (PS), each with its own
+  request = limit from the backup plan (core.backup, M3), reserved before PMM's share as the helper
+  Jobs are: a scheduled backup can start at any time, beside everything else.
 
 The plan holds even if every pod were there at once (the PMM token Job and the benchmark never
 overlap in practice), so the fit can be checked statically (K5).
@@ -21,6 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .allocatable import NodeBudget
+from .backup import BackupPlan
 from .errors import InputError
 from .sidecars import ContainerSize
 from .units import GIB, MIB
@@ -40,11 +44,17 @@ class MonitoringPlan:
     pmm_server: ContainerSize | None
     helper: ContainerSize
     sysbench: ContainerSize | None
+    backup_job: ContainerSize | None = None  # the backup Job's container (None without backups)
+    pitr_collector: ContainerSize | None = None  # PXC binlog collector / PS binlog server (None without PITR)
 
     @property
     def total(self) -> ContainerSize:
         helpers = (self.helper,) * (3 if self.sysbench is not None else 1)
-        parts = [part for part in (self.operator, self.pmm_server, *helpers, self.sysbench) if part is not None]
+        parts = [
+            part
+            for part in (self.operator, self.pmm_server, *helpers, self.sysbench, self.backup_job, self.pitr_collector)
+            if part is not None
+        ]
         return ContainerSize(sum(p.cpu_millicores for p in parts), sum(p.memory_bytes for p in parts))
 
 
@@ -52,19 +62,34 @@ def _round(size: ContainerSize) -> ContainerSize:
     return ContainerSize(size.cpu_millicores // 10 * 10, size.memory_bytes // MIB * MIB)
 
 
-def plan(node: NodeBudget, *, operator: bool, pmm_server: bool, sysbench: bool) -> MonitoringPlan:
+def plan(
+    node: NodeBudget, *, operator: bool, pmm_server: bool, sysbench: bool, backup: BackupPlan | None = None
+) -> MonitoringPlan:
     """Split one monitoring node; raise InputError (K5) when the pool is too small."""
     cpu, memory = node.usable_cpu_millicores, node.usable_memory_bytes
     # the PMM token Job, the benchmark's user setup Job and publisher container, the operator
     fixed = [HELPER] + ([HELPER, HELPER] if sysbench else []) + ([OPERATOR] if operator else [])
-    cpu -= sum(part.cpu_millicores for part in fixed)
-    memory -= sum(part.memory_bytes for part in fixed)
+    backup_job = backup.backup_job if backup is not None else None
+    pitr_collector = backup.pitr_collector if backup is not None else None
+    backups = [part for part in (backup_job, pitr_collector) if part is not None]
+    fixed_cpu = sum(part.cpu_millicores for part in fixed + backups)
+    fixed_memory = sum(part.memory_bytes for part in fixed + backups)
+    if fixed_cpu > cpu or fixed_memory > memory:
+        raise InputError(
+            "monitoringNodeType",
+            f"a monitoring node offers {cpu}m CPU and {memory // MIB} MiB usable, too little for the operator, helper "
+            f"jobs and backup containers (backup Job, PITR collector: M3, R1, R2) together ({fixed_cpu}m / "
+            f"{fixed_memory // MIB} MiB): choose a larger monitoring node",
+            "K5",
+        )
+    cpu -= fixed_cpu
+    memory -= fixed_memory
 
     def too_small(what: str, need: ContainerSize) -> InputError:
         return InputError(
             "monitoringNodeType",
             f"a monitoring node offers {node.usable_cpu_millicores}m CPU and {node.usable_memory_bytes // MIB} MiB usable; "
-            f"after the operator and helper jobs {max(cpu, 0)}m / {max(memory, 0) // MIB} MiB are left, too little for "
+            f"after the operator, helper jobs and backup containers {max(cpu, 0)}m / {max(memory, 0) // MIB} MiB are left, too little for "
             f"{what} (needs {need.cpu_millicores}m / {need.memory_bytes // MIB} MiB): choose a larger monitoring node",
             "K5",
         )
@@ -86,4 +111,12 @@ def plan(node: NodeBudget, *, operator: bool, pmm_server: bool, sysbench: bool) 
         bench = _round(ContainerSize(cpu, min(SYSBENCH_MEMORY_MAX, memory)))
         if bench.cpu_millicores < SYSBENCH_MIN.cpu_millicores or bench.memory_bytes < SYSBENCH_MIN.memory_bytes:
             raise too_small("the sysbench load generator", SYSBENCH_MIN)
-    return MonitoringPlan(node=node, operator=OPERATOR if operator else None, pmm_server=pmm, helper=HELPER, sysbench=bench)
+    return MonitoringPlan(
+        node=node,
+        operator=OPERATOR if operator else None,
+        pmm_server=pmm,
+        helper=HELPER,
+        sysbench=bench,
+        backup_job=backup_job,
+        pitr_collector=pitr_collector,
+    )
