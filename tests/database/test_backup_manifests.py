@@ -55,6 +55,9 @@ def test_pxc_backup_storage_schedule_retention_and_pitr():
     assert storage["type"] == "s3"
     assert storage["s3"] == {"bucket": "acme-db-backups/db1", "credentialsSecret": "db1-backup-s3", "region": "eu-west-1"}
     assert storage["verifyTLS"] is True
+    # xbcloud's parallelism is pinned to what the Job's memory was sized for (core.backup: --parallel=4), not the
+    # node's CPU count the backup script would take
+    assert storage["containerOptions"] == {"args": {"xbcloud": ["--parallel=4"]}}
     # The Job and the collector run on the monitoring pool (K5), each with its own request = limit (M3).
     assert storage["nodeSelector"] == dict(monitoring.placement().node_selector)
     assert "tolerations" not in storage  # the monitoring pool of gke_pools has no taint

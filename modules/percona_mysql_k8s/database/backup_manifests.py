@@ -37,12 +37,14 @@ from typing import TYPE_CHECKING, Any
 from percona_mysql_k8s.core.backup import (
     GCS,
     GCS_ENDPOINT,
+    PXC_XBCLOUD_ARGS,
     S3,
     S3_COMPATIBLE,
     STORAGE_KINDS,
     STORAGE_NAME,
     BackupPlan,
     BackupStorage,
+    ps_checkpoint_interval,
 )
 from percona_mysql_k8s.core.errors import InputError
 from percona_mysql_k8s.core.memory import GROUP_REPLICATION, PXC
@@ -133,7 +135,12 @@ def pxc_backup(spec: DatabaseSpec, plan: BackupPlan, placement: PodPlacement) ->
     # GCS through its S3-interoperable endpoint (HMAC keys): the PXC operator has no gcs storage type.
     body: dict[str, Any] = {
         "image": versions.PXC.image(spec.mysql_version, "backup"),
-        "storages": {STORAGE_NAME: _storage_block(storage, plan, placement, {"type": "s3", "s3": _s3(storage, with_prefix_field=False)})},
+        "storages": {STORAGE_NAME: _storage_block(storage, plan, placement, {
+            "type": "s3", "s3": _s3(storage, with_prefix_field=False),
+            # xbcloud's parallelism pinned: the backup script's default is the node's CPU count, which the Job's
+            # memory size (core.backup.PXC_BACKUP_JOB) does not cover (run_backup.sh; XBCLOUD_ARGS come last)
+            "containerOptions": {"args": {"xbcloud": list(PXC_XBCLOUD_ARGS)}},
+        })},
         "schedule": [{
             "name": SCHEDULE_NAME,
             "schedule": plan.schedule,
@@ -202,7 +209,7 @@ def ps_backup(spec: DatabaseSpec, plan: BackupPlan, placement: PodPlacement, sid
                 # storage.checkpoint_interval of the binlog server: after this long it writes what it streamed
                 # to storage, /\d+[smhd]?/ (Percona-Lab/percona-binlog-server README; the operator's default "30s").
                 # On S3 each checkpoint re-uploads the whole current binlog file (S3 has no append).
-                "checkpointInterval": f"{plan.pitr_upload_seconds}s",
+                "checkpointInterval": ps_checkpoint_interval(plan.pitr_upload_seconds),
                 "resources": _resources(collector),
                 **_placement(placement),
             },
