@@ -39,6 +39,7 @@ from percona_mysql_k8s.database import (
     SysbenchArgs,
     create_namespace,
 )
+from percona_mysql_k8s.database.backup_bucket import binlog_expiry_days
 from percona_mysql_k8s.database.backup_storage import BackupStorageArgs, backup_storage
 from percona_mysql_k8s.database.manifests import sizing_summary
 from percona_mysql_k8s.stack.identity import check_identity, own_previous_outputs
@@ -137,7 +138,9 @@ if settings.backup is not None:
         store = backup_storage(f"{database.name}-backups", BackupStorageArgs(
             bucket=backups.storage.bucket, namespace=database.namespace, cluster_name=database.name,
             engine=database.engine, target=target, retention_days=backups.retention_days,
-            kms_key=settings.backup.kms_key, protect=persistent, depends_on=namespace_ready))
+            kms_key=settings.backup.kms_key, protect=persistent, depends_on=namespace_ready,
+            # neither operator deletes uploaded binary logs: the bucket does, once no kept backup needs them
+            binlog_expiry_days=binlog_expiry_days(backups.schedule, backups.keep) if backups.pitr else 0))
         backups = replace(backups, storage=store.storage)
         backup_ready = list(store.ready)
 elif persistent:

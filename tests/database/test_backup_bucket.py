@@ -59,7 +59,7 @@ def test_kms_keys_in_their_cloud_form(key, kind):
 def test_bad_kms_keys_name_the_key(key, kind):
     with pytest.raises(InputError) as error:
         bb.check_kms_key(key, kind)
-    assert (error.value.key, error.value.rule) == ("backupKmsKey", "R1")
+    assert (error.value.key, error.value.rule) == ("backupKmsKey", "R4")
 
 
 @given(BUCKETS)
@@ -140,3 +140,24 @@ def test_bucket_policy_denies_every_request_without_tls():
 
 def test_secret_name_is_the_clusters():
     assert bb.credentials_secret_name("db") == "db-backup-storage"
+
+
+@pytest.mark.parametrize(("schedule", "keep", "days"), [
+    # daily, keep 8: right before the 9th run the oldest of the 8 kept is 8 days old; + 1 day margin
+    ("0 3 * * *", 8, 9),
+    # weekly, keep 2: the oldest reaches back 2 weeks = 14 days; + 1
+    ("0 3 * * 0", 2, 15),
+    # every 6 hours, keep 28: 28 gaps of 6 h = 7 days; + 1
+    ("0 */6 * * *", 28, 8),
+    # weekdays at 03:00, keep 5: the longest 5 gaps hold a weekend (Thu, Fri->Mon 3 days, Tue, Wed, Thu) = 7 days; + 1
+    ("0 3 * * 1-5", 5, 8),
+])
+def test_binlog_expiry_covers_the_oldest_kept_backup(schedule, keep, days):
+    assert bb.binlog_expiry_days(schedule, keep) == days
+
+
+def test_binlog_prefixes_are_where_each_engine_writes():
+    # PXC's collector names objects binlog_<ts>_<n>_<md5> at the storage root; the PS binlog server writes in the
+    # folder the custom resource gives it
+    assert bb.binlog_prefix("pxc") == "binlog_"
+    assert bb.binlog_prefix("group-replication") == "binlogs/"

@@ -47,9 +47,11 @@ def eks_target():
     return tgt.__class__(**{**tgt.__dict__, "aws": facts})
 
 
-def args(tgt, *, engine="pxc", kms_key="", protect=True, depends_on=(), bucket="perf-backups", retention_days=7):
+def args(tgt, *, engine="pxc", kms_key="", protect=True, depends_on=(), bucket="perf-backups", retention_days=7,
+         binlog_expiry_days=0):
     return BackupStorageArgs(bucket=bucket, namespace="mysql", cluster_name="db", engine=engine, target=tgt,
-                             retention_days=retention_days, kms_key=kms_key, protect=protect, depends_on=depends_on)
+                             retention_days=retention_days, kms_key=kms_key, protect=protect, depends_on=depends_on,
+                             binlog_expiry_days=binlog_expiry_days)
 
 
 def build(make_target, **kwargs):
@@ -185,6 +187,21 @@ def test_eks_lifecycle_expires_noncurrent_versions_after_the_window_and_never_li
     assert depends_on(registrations, lifecycle, one(registrations, "aws:s3/bucketVersioning:BucketVersioning"))
 
 
+@pytest.mark.parametrize(("engine", "prefix"), [("pxc", "binlog_"), ("group-replication", "binlogs/")])
+def test_binary_logs_expire_after_the_reach_back_of_the_kept_backups_on_both_clouds(engine, prefix):
+    # nobody deletes uploaded binary logs (neither operator does): with PITR the bucket does, by age, only
+    # under the engine's binlog prefix; 9 days = a daily schedule keeping 8 (backup_bucket.binlog_expiry_days)
+    _, gke, _ = build(gke_target, engine=engine, binlog_expiry_days=9)
+    rules = one(gke, "gcp:storage/bucket:Bucket").inputs["lifecycleRules"]
+    ages = [rule["condition"] for rule in rules if rule["action"]["type"] == "Delete" and "age" in rule["condition"]]
+    assert ages == [{"age": 9, "matchesPrefixes": [prefix]}]
+    _, eks, _ = build(eks_target, engine=engine, binlog_expiry_days=9)
+    rules = {rule["id"]: rule for rule in one(eks, "aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration").inputs["rules"]}
+    assert rules["binlogs"]["filter"] == {"prefix": prefix} and rules["binlogs"]["expiration"] == {"days": 9}
+    # the other rules still never expire a live object
+    assert all("expiration" not in rule for rule_id, rule in rules.items() if rule_id != "binlogs")
+
+
 def test_eks_identity_is_an_iam_user_scoped_to_the_bucket_and_its_key():
     _, registrations, _ = build(eks_target)
     user = one(registrations, "aws:iam/user:User")
@@ -266,7 +283,7 @@ def collect_until_error(program):
 
 @pytest.mark.parametrize(("changes", "key", "rule"), [
     ({"bucket": "Perf_Backups"}, "backupBucket", "R1"),
-    ({"kms_key": "alias/backups"}, "backupKmsKey", "R1"),
+    ({"kms_key": "alias/backups"}, "backupKmsKey", "R4"),
     ({"retention_days": 0}, "backupRetentionDays", "R3"),
     ({"engine": "mariadb"}, "engine", None),
 ])

@@ -35,11 +35,15 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import re
 
 from percona_mysql_k8s.core.backup import GCS, S3, S3_COMPATIBLE
+from percona_mysql_k8s.core.cron import longest_span_seconds, parse_schedule
 from percona_mysql_k8s.core.errors import InputError
 from percona_mysql_k8s.core.memory import ENGINES, PXC
+
+from .backup_manifests import BINLOG_FOLDER
 
 # Stack config keys the errors name (the stack settings read them; the integrator wires them).
 BUCKET_KEY = "backupBucket"
@@ -120,6 +124,30 @@ def check_engine(engine: str) -> str:
     if engine not in ENGINES:
         raise InputError("engine", f"{engine!r} is not one of {', '.join(ENGINES)}")
     return engine
+
+
+# Where each engine's binary logs land in the bucket (the storage has no prefix of its own): the PXC collector
+# names its objects binlog_<timestamp>_<number>_<md5 of the GTID set> (+ "-gtid-set"), at the storage root
+# (cmd/pitr/collector/collector.go:689, v1.19.0); the PS binlog server writes in its own folder
+# (database.backup_manifests.BINLOG_FOLDER).
+PXC_BINLOG_PREFIX = "binlog_"
+PS_BINLOG_PREFIX = f"{BINLOG_FOLDER}/"
+
+
+def binlog_prefix(engine: str) -> str:
+    return PXC_BINLOG_PREFIX if check_engine(engine) == PXC else PS_BINLOG_PREFIX
+
+
+def binlog_expiry_days(schedule: str, keep: int) -> int:
+    """Days after upload a binary log is deleted (R2, R3): neither operator ever deletes them.
+
+    A point-in-time restore replays logs from the oldest kept backup on; right before a run that backup is
+    at most the longest span of ``keep`` gaps old (core.cron.longest_span_seconds), and every log uploaded
+    earlier holds only events older still. One day more covers a backup that runs for hours and a wall
+    clock that shifts (a daylight-saving zone); lifecycle rules only ever act late.
+    """
+    span = longest_span_seconds(parse_schedule(schedule), keep)
+    return math.ceil(span / 86_400) + 1
 
 
 def noncurrent_version_days(retention_days: int) -> int:

@@ -64,6 +64,8 @@ class BackupStorageArgs:
     kms_key: str = ""
     protect: bool = True
     depends_on: Sequence[pulumi.Resource] = field(default=())
+    # days after which uploaded binary logs are deleted (backup_bucket.binlog_expiry_days); 0: no PITR, no rule
+    binlog_expiry_days: int = 0
 
 
 def _labels(args: BackupStorageArgs) -> dict[str, str]:
@@ -126,6 +128,11 @@ class GcsBackupStorage(pulumi.ComponentResource):
                     action=gcp.storage.BucketLifecycleRuleActionArgs(type="AbortIncompleteMultipartUpload"),
                     condition=gcp.storage.BucketLifecycleRuleConditionArgs(age=plan.ABORT_INCOMPLETE_UPLOAD_DAYS),
                 ),
+                *([gcp.storage.BucketLifecycleRuleArgs(  # nobody else deletes binary logs (R2, R3)
+                    action=gcp.storage.BucketLifecycleRuleActionArgs(type="Delete"),
+                    condition=gcp.storage.BucketLifecycleRuleConditionArgs(
+                        age=args.binlog_expiry_days, matches_prefixes=[plan.binlog_prefix(args.engine)]),
+                )] if args.binlog_expiry_days else []),
             ],
             encryption=gcp.storage.BucketEncryptionArgs(default_kms_key_name=args.kms_key) if args.kms_key else None,
             force_destroy=False,
@@ -206,6 +213,11 @@ class S3BackupStorage(pulumi.ComponentResource):
                     id="incomplete-uploads", status="Enabled", filter=everything,
                     abort_incomplete_multipart_upload=aws.s3.BucketLifecycleConfigurationRuleAbortIncompleteMultipartUploadArgs(
                         days_after_initiation=plan.ABORT_INCOMPLETE_UPLOAD_DAYS)),
+                *([aws.s3.BucketLifecycleConfigurationRuleArgs(  # nobody else deletes binary logs (R2, R3)
+                    id="binlogs", status="Enabled",
+                    filter=aws.s3.BucketLifecycleConfigurationRuleFilterArgs(prefix=plan.binlog_prefix(args.engine)),
+                    expiration=aws.s3.BucketLifecycleConfigurationRuleExpirationArgs(days=args.binlog_expiry_days))]
+                  if args.binlog_expiry_days else []),
             ],
             # S3 refuses noncurrent-version rules on a bucket whose versioning is not configured yet
             opts=pulumi.ResourceOptions.merge(child, pulumi.ResourceOptions(depends_on=[self.versioning])))
