@@ -38,7 +38,6 @@ def check(ctx: Context) -> None:
     view = database(ctx, "R4")
     if view is None or not production(ctx, view):
         return
-    label = f"{ctx.resource.label} ({view.source})"
     with ctx.checking("R4"):
         section = backup_section(view)
         if section.off:
@@ -46,15 +45,15 @@ def check(ctx: Context) -> None:
         for storage in _storages(section):
             scheme = endpoint_scheme(storage.endpoint) if storage.endpoint else "https"
             if scheme != "https":
-                ctx.violation("R4", f"{label}: {storage.endpoint_path} is {storage.endpoint!r}, "
+                ctx.violation("R4", f"{storage.endpoint_path} is {storage.endpoint!r}, "
                                     f"{'plain HTTP' if scheme == 'http' else 'not an https:// URL'}",
                               ALLOWED, f"give {storage.endpoint_path} an https:// endpoint")
             if storage.verify_tls is False:
-                ctx.violation("R4", f"{label}: {storage.path}.verifyTLS is false, so the backup pods accept any certificate",
+                ctx.violation("R4", f"{storage.path}.verifyTLS is false, so the backup pods accept any certificate",
                               ALLOWED, f"remove {storage.path}.verifyTLS (it defaults to true), or give the endpoint a "
                                        "certificate the pods trust (s3.caBundle on PXC)")
             for path in storage.static_keys:
-                ctx.violation("R4", f"{label}: {path} holds a static cloud key in the chart values (and the stack's state)",
+                ctx.violation("R4", f"{path} holds a static cloud key in the chart values (and the stack's state)",
                               "the rule reaches backup storage through workload identity or IRSA, never a static key in "
                               "stack config or values",
                               f"remove {path}; use the operator's IRSA/workload identity, or a credentialsSecret created "

@@ -49,7 +49,7 @@ def check(ctx: Context) -> None:
             found = f"{section.pitr_path} is on but {section.pitr_problem}"
         else:
             return
-        ctx.violation("R2", f"{ctx.resource.label} ({view.source}): {found}",
+        ctx.violation("R2", found,
                       f"the rule keeps point-in-time recovery on for production databases (operator versions from "
                       f"{'.'.join(map(str, PITR_SINCE[view.operator]))})", FIX[view.operator])
 

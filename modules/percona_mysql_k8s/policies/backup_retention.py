@@ -59,7 +59,7 @@ def check(ctx: Context) -> None:
             return
         needed = keep_for(parsed, minimum)
         ctx.violation(
-            "R3", f"{ctx.resource.label} ({view.source}): the best schedule, {best.path} ({best.schedule!r}, "
+            "R3", f"the best schedule, {best.path} ({best.schedule!r}, "
                   f"{best.keep_path} {best.keep}), keeps {_days(window)} days of restore points",
             f"the rule keeps at least min_backup_retention_days = {minimum:g} days",
             f"set {best.keep_path} to at least {needed} (the stack's backupRetentionDays), or mark the stack ephemeral",

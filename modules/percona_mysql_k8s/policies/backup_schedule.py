@@ -51,8 +51,8 @@ def check(ctx: Context) -> None:
     with ctx.checking("R1"):
         why = reasons(backup_section(view))
         if why:
-            ctx.violation("R1", f"{ctx.resource.label} ({view.source}) has no scheduled backup to object storage "
-                                f"outside the cluster: {'; '.join(why)}", ALLOWED, FIX)
+            ctx.violation("R1", f"no scheduled backup to object storage outside the cluster: {'; '.join(why)}",
+                          ALLOWED, FIX)
 
 
 POLICY = resource_policy(SPEC, check)
