@@ -42,7 +42,7 @@ def check(ctx: Context) -> None:
                                f"recovery (from {since})")
             return
         if section.off:
-            found = f"{section.off}, so no point-in-time recovery either"
+            found = f"{section.off}, so no base backup to recover to a point in time from"
         elif not section.pitr_enabled:
             found = f"{section.pitr_path}.enabled is not true"
         elif section.pitr_problem:
