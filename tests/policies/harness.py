@@ -3,9 +3,9 @@
 Case files (``tests/policies/<policy>/<case>.json``) hold the input as data:
 
     {"description": "...", "type": "...", "name": "...", "props": {...}, "config": {...},
-     "protect": false, "stack": "prod",
+     "protect": false, "stack": "prod", "stack_config": {"percona-mysql:ephemeral": "true"},
      "base": "ps-gr" | "shared:ps-operator-v1.2.0-cr.yaml", "patch": {...},
-     "resources": [ {type, name, props | base + patch, protect} ... ]   # stack policies
+     "resources": [ {type, name, props | base + patch, protect, dependsOn: [names]} ... ]   # stack policies
      "expect": {"violations": [{"rule": "F2", "contains": ["25000"]}], "unknown": false, "not_applicable": false}}
 
 ``base`` names a hand-written resource in ``tests/policies/_bases/<name>.json`` or, with ``shared:``,
@@ -76,6 +76,9 @@ def run_stack(policy, resources: list[dict], *, config: dict | None = None) -> O
         policy_resources.append(PolicyResource(
             resource["type"], resource["props"], resource.get("urn", f"urn:pulumi:test::test::{resource['type']}::{name}"),
             name, _options(resource.get("protect", False)), None, None, [], {}))
+    by_name = {resource.name: resource for resource in policy_resources}
+    for resource, entry in zip(policy_resources, resources, strict=True):  # "dependsOn": names of earlier entries
+        resource.dependencies = [by_name[name] for name in entry.get("dependsOn", [])]
     args = StackValidationArgs(policy_resources, config or {})
     try:
         policy.validate(args, lambda message, urn=None: outcome.messages.append(message))
@@ -138,6 +141,8 @@ def run_case(policy, case: dict, monkeypatch) -> Outcome:
         monkeypatch.setenv("PULUMI_STACK", stack)
     else:
         monkeypatch.delenv("PULUMI_STACK", raising=False)
+    # the stack's own config, as the engine passes it to the pack (PULUMI_CONFIG)
+    monkeypatch.setenv("PULUMI_CONFIG", json.dumps(case.get("stack_config") or {}))
     if "resources" in case:
         resources = [resolve_resource(resource) for resource in case["resources"]]
         return run_stack(policy, resources, config=case.get("config"))

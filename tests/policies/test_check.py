@@ -179,3 +179,28 @@ def test_every_shipped_stack_passes_with_zero_mandatory_violations(stack_file, c
 def test_set_must_be_key_equals_value(capsys):
     assert check.main(["--stack", "kind", "--set", "kindHostCpu"]) == 2
     assert "--set expects KEY=VALUE" in capsys.readouterr().err
+
+
+BACKUP_POLICIES = {"backup-schedule", "backup-pitr", "backup-retention", "backup-endpoints", "backup-buckets"}
+
+
+@pytest.mark.parametrize(("base", "stack", "config", "expected"), [
+    # issue 11 §1's "done when": a production stack without backups is rejected (no spec.backup: R1 and R2)...
+    ("pxc", "prod", {}, {("backup-schedule", "R1"), ("backup-pitr", "R2")}),
+    # ...one backing up daily to S3 with 8 kept (7 days) and PITR passes R1-R4...
+    ("pxc-backed-up", "prod", {}, set()),
+    # ...and an ephemeral one is accepted, by its name (ephemeral_stacks) or by its config (ephemeral: true)
+    ("pxc", "kind", {}, set()),
+    ("pxc", "prod", {"p:ephemeral": "true"}, set()),
+])
+def test_backups_are_mandatory_on_production_stacks_only(tmp_path, base, stack, config, expected):
+    """R1-R4 through the whole pack over gRPC, as `pulumi preview --policy-pack` runs it."""
+    cluster = resolve_resource({"base": base})
+    program = _program(tmp_path, [{"name": "shop", "props": cluster["props"], "protect": True}], GOOD_PS_VALUES)
+    registrations = __import__("percona_mysql_k8s.offline", fromlist=["run_program"]).run_program(
+        program, stack=stack, config=config, project="p", preview=True)
+    report = check.check_registrations(registrations, stack=stack, project="p", config=config)
+    # the custom resource's findings (the ps-db release beside it is the one of the other tests)
+    found = {(f.diagnostic.policy, f.diagnostic.rule) for f in report.mandatory
+             if f.diagnostic.policy in BACKUP_POLICIES and f.resource_type and f.resource_type.endswith("PerconaXtraDBCluster")}
+    assert found == expected, [f.diagnostic.message for f in report.mandatory if f.diagnostic.policy in BACKUP_POLICIES]

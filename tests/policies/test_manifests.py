@@ -211,7 +211,8 @@ def test_the_operators_example_crs_with_kubectl_style_files(capsys):
 def test_compliant_objects_pass(tmp_path, capsys):
     """The hand-written bases (a sized PXC and a sized group-replication cluster placed on the database pool,
     a sysbench Job on the monitoring pool) pass every policy, also as one kubectl-style directory."""
-    for name in ("pxc", "ps-gr"):
+    # production databases back up daily off the cluster with PITR (R1-R4): the bases' backed-up variants
+    for name in ("pxc-backed-up", "ps-gr-backed-up"):
         (tmp_path / f"{name}.yaml").write_text(yaml.safe_dump(resolve_resource({"base": name})["props"]))
     # kubectl -f reads JSON as well
     # production databases are fenced (R6): an ingress NetworkPolicy selecting each cluster's pods by the
@@ -334,7 +335,7 @@ def test_bad_values_exit_2(argv, content, expected, tmp_path, capsys):
 def test_kubectl_get_json_output(capsys, monkeypatch):
     """`kubectl get pxc -o json | ... --manifests -`: a JSON v1 List of live objects, each with its status (output
     only, dropped) and server-set metadata; the cluster is judged as its spec says."""
-    live = resolve_resource({"base": "pxc", "patch": {"spec": {"tls": {"enabled": False}}}})["props"]
+    live = resolve_resource({"base": "pxc-backed-up", "patch": {"spec": {"tls": {"enabled": False}}}})["props"]
     live = dict(live, status={"state": "ready", "pxc": {"ready": 3}},
                 metadata=dict(live["metadata"], uid="0b7d…", resourceVersion="4711", creationTimestamp="2025-01-02T03:04:05Z"))
     listed = {"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""}, "items": [live]}

@@ -111,3 +111,25 @@ def test_kind_without_its_tools_is_a_run_error_not_a_traceback(laptop, monkeypat
     with pytest.raises(pulumi.RunError) as error:
         offline.run_stack("kind", overrides={"kindHostCpu": "8", "kindHostMemory": "32Gi"})
     assert "stack config: target: the kind target" in str(error.value) and "install kind" in str(error.value)
+
+
+@pytest.mark.parametrize(("key", "value", "what"), [
+    ("percona-mysql:backupKeyId", "AKIAIOSFODNN7EXAMPLE", "holds an AWS access key id"),  # AKIA + 16
+    ("aws:secretKey", {"secure": "v1:AAAA"}, "cloud provider's static credential"),  # encrypted, still a key
+    ("percona-mysql:s3SecretAccessKey", "x", "named like a secret access key"),
+])
+def test_a_static_cloud_key_in_config_is_refused_on_production_stacks(key, value, what):
+    """R4: the same test as the pack's (core.cloud_keys); the error names the key and the rule."""
+    with pytest.raises(InputError) as error:
+        check_config_keys({key: value, "percona-mysql:connections": "5"}, project="percona-mysql", secret_keys=())
+    assert error.value.key == key and error.value.rule == "R4" and what in str(error.value)
+
+
+def test_an_ephemeral_stack_may_hold_a_static_key():
+    # the kind stack's in-cluster MinIO: ephemeral, exempt from R4 as from R1-R3; the name check still runs
+    with pytest.raises(InputError) as error:
+        check_config_keys({"percona-mysql:ephemeral": "true", "percona-mysql:minioSecretAccessKey": "minio123"},
+                          project="percona-mysql", secret_keys=())
+    assert error.value.rule is None and error.value.key == "minioSecretAccessKey"  # not a setting of the project
+    check_config_keys({"percona-mysql:ephemeral": "true", "aws:accessKey": "AKIAIOSFODNN7EXAMPLE"},
+                      project="percona-mysql", secret_keys=())

@@ -291,7 +291,10 @@ _RULES = (
          "Point-in-time recovery (the binlog collector / binlog server) is on wherever the operator "
          "version supports it.", M, ("INTERFACES",)),
     Rule("R3", "Backup retention window",
-         "Backup retention keeps at least min_backup_retention_days (default 7) of restore points.", M, ()),
+         "Backup retention keeps at least min_backup_retention_days (default 7) of restore points.", M, (),
+         (Threshold("min_backup_retention_days", 7,
+                    "Fewest days of restore points the best backup schedule to off-cluster storage keeps, right "
+                    "after a run (the age of the oldest backup it keeps).", "integer", 1),)),
     Rule("R4", "Private, encrypted backup storage",
          "Backup storage is private and encrypted, reached through workload identity or IRSA; no static "
          "cloud keys in stack config.", M, ()),

@@ -29,6 +29,10 @@ POLICY_MODULES = (
     "pmm_client_version",
     "semi_sync",
     "writer_endpoint",
+    "backup_schedule",
+    "backup_pitr",
+    "backup_retention",
+    "backup_endpoints",
     # advisory
     "gr_flow_control_quota",
     "gr_consistency",
@@ -46,6 +50,7 @@ POLICY_MODULES = (
     "pmm_versions_match",
     "benchmark_requests",
     "network_fence",
+    "backup_buckets",
 )
 
 MODULES = tuple(import_module(f"{__package__}.{name}") for name in POLICY_MODULES)

@@ -28,6 +28,7 @@ from percona_mysql_k8s.clusters.settings import ClusterSettings, cluster_setting
 from percona_mysql_k8s.core import benchmark as bench
 from percona_mysql_k8s.core import monitoring
 from percona_mysql_k8s.core.benchmark import Benchmark
+from percona_mysql_k8s.core.cloud_keys import static_cloud_keys
 from percona_mysql_k8s.core.errors import InputError
 from percona_mysql_k8s.core.monitoring import MonitoringPlan
 from percona_mysql_k8s.core.sizing import SizingResult
@@ -426,7 +427,12 @@ def _sized(database: DatabaseSpec, cluster: ClusterSettings) -> tuple[Placement,
 def check_config_keys(config: Mapping[str, object], *, project: str, secret_keys: Container[str]) -> None:
     """Every key of the project's namespace is one the program reads (a misspelling is never ignored), and
     a PMM token, when one is set, is stored encrypted (S1). ``config`` maps full ``project:key`` names to
-    values as the engine passes them (Pulumi.yaml defaults included)."""
+    values as the engine passes them (Pulumi.yaml defaults included). A production stack's config holds no
+    static cloud key (R4, core.cloud_keys, the policy pack's test); an ephemeral one (``ephemeral: true``) may."""
+    if str(config.get(f"{project}:ephemeral", "")).lower() != "true":
+        for found in static_cloud_keys(config):
+            raise InputError(found.key, f"{found.what}: backup storage is reached through workload identity or IRSA, "
+                                        "never a static cloud key in stack config (remove it)", "R4")
     known = set(all_keys()) | {PMM_TOKEN_KEY}
     for full in sorted(config):
         namespace, _, key = full.partition(":")

@@ -60,6 +60,8 @@ CHART_DEFAULTS: dict[str, dict[str, Any]] = {
             "serverHost": "monitoring-service",
             "resources": {"requests": {"memory": "150M", "cpu": "300m"}, "limits": {}},
         },
+        # rendered as spec.backup only while enabled; pitr.enabled false renders pitr: {enabled: false}
+        "backup": {"enabled": True, "pitr": {"enabled": False}, "storages": {}, "schedule": []},
     },
     PS_DB: {
         "finalizers": ["percona.com/delete-mysql-pods-in-order"],

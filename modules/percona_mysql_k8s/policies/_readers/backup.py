@@ -1,0 +1,251 @@
+"""The backup section of a database (R1-R4) as its operator reads it: storages, schedules, retention, PITR.
+
+Read from a :class:`~.database.DatabaseView`, so custom resources and pxc-db/ps-db chart values alike:
+
+* PXC (percona-xtradb-cluster-operator v1.19.0, pkg/apis/pxc/v1/pxc_types.go ``BackupSpec``): ``spec.backup``
+  absent means no backups. ``storages.<name>.type`` is ``s3``, ``azure`` or ``filesystem`` (a volume in the
+  cluster); ``schedule[]`` has ``name``, ``schedule``, ``storageName`` and ``keep`` (deprecated) or
+  ``retention{type: count, count, deleteFromStorage}``; ``GetRetention`` takes ``retention`` over ``keep``.
+  ``pitr{enabled, storageName}``: the binlog collector uploads only to ``s3`` or ``azure`` storage
+  (pkg/pxc/app/binlogcollector/binlog-collector.go ``getStorageEnvs``); PITR exists from crVersion 1.8.0
+  (cmd/pitr first ships in v1.8.0). The pxc-db chart renders ``spec.backup`` only when
+  ``backup.enabled`` (default true) and passes storages, schedule and pitr through (charts/pxc-db/templates/
+  cluster.yaml, percona-helm-charts 3df2bb5); its ``s3.credentialsAccessKey``/``credentialsSecretKey`` put
+  the keys in the values and let the chart write the Secret (_helpers.tpl ``pxc-database.storages``).
+* PS (percona-server-mysql-operator v1.2.0, api/v1/perconaservermysql_types.go): ``backup.enabled`` (absent =
+  false; the backup controller refuses backups of a cluster without it, pkg/controller/psbackup/controller.go).
+  ``storages.<name>.type`` is ``s3``, ``gcs`` or ``azure``; ``schedule[]`` has ``keep``; the bucket may carry
+  its prefix (``BucketWithPrefix``: ``bucket/prefix``). ``pitr{enabled, binlogServer{storage{s3}}}``
+  (``PiTREnabled``: enabled and a binlog server); a point-in-time restore exists from 1.1.0 (the restore
+  CR's ``pitr`` first ships in v1.1.0), so PITR is required from crVersion 1.1.0. The ps-db chart renders
+  schedule, pitr and storages verbatim under ``backup.enabled`` (charts/ps-db/templates/cluster.yaml).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from dataclasses import dataclass, field
+from urllib.parse import urlsplit
+
+from percona_mysql_k8s.core.cron import CronError, parse_schedule
+
+from .database import DatabaseView
+from .values import MISSING, Malformed, as_bool, as_int, as_list, as_map, as_str, describe, join
+
+FILESYSTEM = "filesystem"
+OBJECT_STORAGE_TYPES = {"pxc": ("s3", "azure"), "ps": ("s3", "gcs", "azure")}
+STORAGE_TYPES = {"pxc": ("s3", "azure", FILESYSTEM), "ps": ("s3", "gcs", "azure")}
+# The first crVersion whose operator restores to a point in time (see the module docstring).
+PITR_SINCE = {"pxc": (1, 8, 0), "ps": (1, 1, 0)}
+# Names a pod resolves inside the cluster: Services (<svc>.<ns>.svc[.cluster.local]) and a bare name,
+# which the pod's DNS search path (<ns>.svc.cluster.local first) turns into a Service of its namespace.
+IN_CLUSTER_SUFFIXES = (".svc", ".svc.cluster.local", ".cluster.local", ".localhost")
+
+
+@dataclass(frozen=True)
+class Storage:
+    """One object or volume storage: where the operator writes backups."""
+
+    name: str
+    path: str  # spec.backup.storages.<name>
+    type: str | None
+    endpoint: str  # "" = the provider's own HTTPS endpoint (AWS S3, Google Cloud Storage, Azure Blob)
+    endpoint_path: str
+    verify_tls: bool | None  # None: absent, the operators verify (default true)
+    static_keys: tuple[str, ...] = ()  # chart values paths holding cloud keys
+
+    def offsite_problem(self, operator: str) -> str | None:
+        """Why the operator's backups on this storage are not in object storage outside the cluster (R1)."""
+        if self.type == FILESYSTEM:
+            return f"storage {self.name} is of type filesystem: a volume in the cluster, lost with it"
+        if self.type not in OBJECT_STORAGE_TYPES[operator]:
+            return (f"storage {self.name} has type {describe(self.type)}, not one the operator writes to object "
+                    f"storage ({', '.join(OBJECT_STORAGE_TYPES[operator])})")
+        problem = endpoint_in_cluster(self.endpoint)
+        if problem:
+            return f"storage {self.name} ({self.endpoint_path}) {problem}"
+        return None
+
+
+@dataclass(frozen=True)
+class Schedule:
+    path: str  # spec.backup.schedule[0]
+    name: str
+    schedule: str
+    storage_name: str
+    keep: int  # the count the operator keeps; <= 0 deletes nothing
+    keep_path: str
+    deletes_from_storage: bool = True  # PXC retention.deleteFromStorage false: old backups stay in storage
+
+
+@dataclass
+class BackupSection:
+    operator: str
+    off: str | None  # why there are no backups at all, or None
+    path: str = "spec.backup"
+    storages: dict[str, Storage] = field(default_factory=dict)
+    schedules: list[Schedule] = field(default_factory=list)
+    pitr_supported: bool = True
+    pitr_enabled: bool = False
+    pitr_path: str = ""
+    pitr_storage: Storage | None = None  # PXC: the storage pitr.storageName names; PS: the binlog server's s3
+    pitr_problem: str | None = None  # why PITR's storage is unusable or absent
+
+
+def endpoint_in_cluster(endpoint: str) -> str | None:
+    """Why an endpoint is inside the cluster (or on the pod itself), or None. ``""`` is the cloud's own."""
+    if not endpoint:
+        return None
+    host = _host(endpoint)
+    if host is None:
+        return f"has endpoint {describe(endpoint)}, which names no host"
+    if host == "localhost" or host.endswith(IN_CLUSTER_SUFFIXES):
+        return f"has endpoint {endpoint}: {host} resolves inside the cluster"
+    try:
+        if ipaddress.ip_address(host).is_loopback:
+            return f"has endpoint {endpoint}: {host} is the pod itself"
+    except ValueError:
+        pass
+    if "." not in host and ":" not in host:
+        return f"has endpoint {endpoint}: the bare name {host} resolves to a Service of the pod's namespace"
+    return None
+
+
+def endpoint_scheme(endpoint: str) -> str | None:
+    """The URL scheme, lower case; None when the endpoint carries none (``minio.example.com:9000``)."""
+    if "://" not in endpoint:
+        return None
+    return endpoint.split("://", 1)[0].lower()
+
+
+def _host(endpoint: str) -> str | None:
+    text = endpoint.strip()
+    try:
+        host = urlsplit(text if "://" in text else f"//{text}").hostname
+    except ValueError:
+        return None
+    return host.rstrip(".").lower() if host else None
+
+
+def _storage(view: DatabaseView, name: str, raw, path: str) -> Storage:
+    spec = as_map(raw, path)
+    kind = as_str(spec.get("type", MISSING), join(path, "type"))
+    block = kind if kind in ("s3", "gcs", "azure") else None
+    endpoint_path = join(join(path, block or "s3"), "endpointUrl")
+    endpoint = ""
+    keys: tuple[str, ...] = ()
+    if block:
+        section = as_map(spec.get(block, MISSING), join(path, block))
+        endpoint = as_str(section.get("endpointUrl", MISSING), endpoint_path, "") or ""
+        if view.chart and block == "s3":
+            keys = tuple(join(join(path, "s3"), key) for key in ("credentialsAccessKey", "credentialsSecretKey")
+                         if section.get(key) not in (MISSING, None, ""))
+    verify = as_bool(spec.get("verifyTLS", MISSING), join(path, "verifyTLS"))
+    return Storage(name, path, kind, endpoint.strip(), endpoint_path, verify, keys)
+
+
+def _schedule(view: DatabaseView, raw, path: str) -> Schedule:
+    entry = as_map(raw, path)
+    name = as_str(entry.get("name", MISSING), join(path, "name"), "") or ""
+    text = as_str(entry.get("schedule", MISSING), join(path, "schedule"), "") or ""
+    storage = as_str(entry.get("storageName", MISSING), join(path, "storageName"), "") or ""
+    keep_path = join(path, "keep")
+    keep = as_int(entry.get("keep", MISSING), keep_path, 0)
+    deletes = True
+    retention = entry.get("retention", MISSING)
+    if view.operator == "pxc" and retention not in (MISSING, None):
+        # GetRetention: a retention block replaces keep; its type is "count" (the CRD's only enum value).
+        rpath = join(path, "retention")
+        retention = as_map(retention, rpath)
+        kind = as_str(retention.get("type", MISSING), join(rpath, "type"))
+        if kind != "count":
+            raise Malformed(join(rpath, "type"), f"is {describe(kind)}, not count (the only retention type)")
+        keep_path = join(rpath, "count")
+        keep = as_int(retention.get("count", MISSING), keep_path, 0)
+        deletes = bool(as_bool(retention.get("deleteFromStorage", MISSING), join(rpath, "deleteFromStorage"), True))
+    return Schedule(path, name, text.strip(), storage, keep or 0, keep_path, deletes)
+
+
+def backup_section(view: DatabaseView) -> BackupSection:
+    """The backups the operator will run for this database. Raises Malformed on unreadable fields."""
+    operator = view.operator
+    rel, path = "backup", view.path("backup")
+    section = BackupSection(operator, None, path)
+    raw = view.get(rel)
+    version = view.cr_version()
+    section.pitr_supported = version is None or version >= PITR_SINCE[operator]
+    if raw is MISSING or raw is None:
+        section.off = f"{path} is absent: the operator runs no backups"
+        return section
+    backup = as_map(raw, path)
+    enabled_path = join(path, "enabled")
+    if view.chart or operator == "ps":
+        # The charts render backups only under backup.enabled; the PS operator runs none without it.
+        if not as_bool(backup.get("enabled", MISSING), enabled_path, False):
+            section.off = f"{enabled_path} is {'absent' if backup.get('enabled', MISSING) is MISSING else 'false'}: the operator runs no backups"
+            return section
+    storages_path = join(path, "storages")
+    for name, spec in as_map(backup.get("storages", MISSING), storages_path).items():
+        section.storages[str(name)] = _storage(view, str(name), spec, join(storages_path, str(name)))
+    schedules_path = join(path, "schedule")
+    for index, entry in enumerate(as_list(backup.get("schedule", MISSING), schedules_path)):
+        section.schedules.append(_schedule(view, entry, f"{schedules_path}[{index}]"))
+    _pitr(view, section, as_map(backup.get("pitr", MISSING), join(path, "pitr")), join(path, "pitr"))
+    return section
+
+
+def _pitr(view: DatabaseView, section: BackupSection, pitr: dict, path: str) -> None:
+    section.pitr_path = path
+    section.pitr_enabled = bool(as_bool(pitr.get("enabled", MISSING), join(path, "enabled"), False))
+    if not section.pitr_enabled:
+        return
+    if view.operator == "pxc":
+        name_path = join(path, "storageName")
+        name = as_str(pitr.get("storageName", MISSING), name_path, "") or ""
+        storage = section.storages.get(name)
+        if storage is None:
+            section.pitr_problem = (f"{name_path} is {describe(name) if name else 'empty'}, which names no storage "
+                                    "of the cluster (the operator refuses the cluster)")
+            return
+        section.pitr_storage = storage
+        problem = storage.offsite_problem("pxc")
+        if problem:
+            section.pitr_problem = problem
+        return
+    server_path = join(path, "binlogServer")
+    server = pitr.get("binlogServer", MISSING)
+    if server in (MISSING, None):
+        section.pitr_problem = f"{server_path} is absent: the operator runs no binlog server (PiTREnabled is false)"
+        return
+    s3_path = join(join(server_path, "storage"), "s3")
+    s3 = as_map(as_map(as_map(server, server_path).get("storage", MISSING), join(server_path, "storage")).get("s3", MISSING), s3_path)
+    bucket = as_str(s3.get("bucket", MISSING), join(s3_path, "bucket"), "") or ""
+    if not bucket:
+        section.pitr_problem = f"{join(s3_path, 'bucket')} is not set: the binlog server has nowhere to upload"
+        return
+    endpoint_path = join(s3_path, "endpointUrl")
+    endpoint = (as_str(s3.get("endpointUrl", MISSING), endpoint_path, "") or "").strip()
+    section.pitr_storage = Storage("binlogServer", join(server_path, "storage"), "s3", endpoint, endpoint_path, None)
+    problem = endpoint_in_cluster(endpoint)
+    if problem:
+        section.pitr_problem = f"the binlog server's storage ({endpoint_path}) {problem}"
+
+
+def schedule_problem(section: BackupSection, schedule: Schedule):
+    """(None, the parsed schedule) when the operator runs it to object storage outside the cluster (R1),
+    else (why not, None). Both operators parse with robfig/cron v3 ``ParseStandard`` (core.cron)."""
+    if not schedule.schedule:
+        return f"{schedule.path} has no schedule", None
+    try:
+        parsed = parse_schedule(schedule.schedule)
+    except CronError as error:
+        return f"{join(schedule.path, 'schedule')} {schedule.schedule!r} cannot be run by the operator ({error})", None
+    storage = section.storages.get(schedule.storage_name)
+    if storage is None:
+        named = describe(schedule.storage_name) if schedule.storage_name else "no storage"
+        return (f"{join(schedule.path, 'storageName')} is {named}, which the cluster's storages do not define "
+                "(the operator refuses the cluster)"), None
+    problem = storage.offsite_problem(section.operator)
+    if problem:
+        return f"{schedule.path} writes to {problem}", None
+    return None, parsed

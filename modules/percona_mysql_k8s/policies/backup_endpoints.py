@@ -1,0 +1,63 @@
+"""R4 (resource): the backup storages of a production database are reached over verified TLS, without cloud
+keys in chart values.
+
+Every object storage of an enabled backup section (and the PS binlog server's S3 storage): an
+``endpointUrl`` that is set says ``https://`` (an empty one is the cloud's own HTTPS endpoint), and
+``verifyTLS`` is not false (false skips certificate checks: PXC v1.19.0 binlog-collector.go ``VERIFY_TLS``
+and pxcbackup/controller.go; PS v1.2.0 pkg/xtrabackup/storage/options.go). The pxc-db chart's ``s3.credentialsAccessKey``/``credentialsSecretKey``
+put a static cloud key in the release's values, and so in the stack's state (the storage reaches the bucket
+through workload identity or IRSA, or a Secret created outside the stack). Whether the buckets themselves
+are private and encrypted is the stack policy backup-buckets'. Production only (data_protection.production).
+"""
+
+from __future__ import annotations
+
+from ._framework import Context, Spec, resource_policy
+from ._readers.backup import backup_section, endpoint_scheme
+from ._subjects import database, database_types
+from .data_protection import SPEC as DATA_PROTECTION
+from .data_protection import production
+
+SPEC = Spec(
+    name="backup-endpoints", rules=("R4",), applies_to=database_types, settings=DATA_PROTECTION.settings,
+    description="backup storages are reached over verified HTTPS, without static cloud keys in chart values",
+    remediation="Use https:// endpoints, leave verifyTLS on, and reach the bucket through workload identity or IRSA.",
+)
+
+ALLOWED = "the rule keeps backups private: storage reached over HTTPS with verified certificates"
+
+
+def _storages(section):
+    storages = [storage for storage in section.storages.values() if storage.type in ("s3", "gcs", "azure")]
+    if section.pitr_enabled and section.operator == "ps" and section.pitr_storage is not None:
+        storages.append(section.pitr_storage)
+    return storages
+
+
+def check(ctx: Context) -> None:
+    view = database(ctx, "R4")
+    if view is None or not production(ctx, view):
+        return
+    with ctx.checking("R4"):
+        section = backup_section(view)
+        if section.off:
+            return
+        for storage in _storages(section):
+            scheme = endpoint_scheme(storage.endpoint) if storage.endpoint else "https"
+            if scheme != "https":
+                ctx.violation("R4", f"{storage.endpoint_path} is {storage.endpoint!r}, "
+                                    f"{'plain HTTP' if scheme == 'http' else 'not an https:// URL'}",
+                              ALLOWED, f"give {storage.endpoint_path} an https:// endpoint")
+            if storage.verify_tls is False:
+                ctx.violation("R4", f"{storage.path}.verifyTLS is false, so the backup pods accept any certificate",
+                              ALLOWED, f"remove {storage.path}.verifyTLS (it defaults to true), or give the endpoint a "
+                                       "certificate the pods trust (s3.caBundle on PXC)")
+            for path in storage.static_keys:
+                ctx.violation("R4", f"{path} holds a static cloud key in the chart values (and the stack's state)",
+                              "the rule reaches backup storage through workload identity or IRSA, never a static key in "
+                              "stack config or values",
+                              f"remove {path}; use the operator's IRSA/workload identity, or a credentialsSecret created "
+                              "outside the stack")
+
+
+POLICY = resource_policy(SPEC, check)

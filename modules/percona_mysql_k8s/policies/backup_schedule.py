@@ -1,0 +1,58 @@
+"""R1: a production database backs up on a schedule to object storage outside the cluster.
+
+A schedule counts when its operator runs it: a cron expression robfig/cron v3 ``ParseStandard`` accepts
+and the operator can run (no ``@every``; core.cron), a ``storageName`` naming one of the cluster's
+storages, and that storage object storage (PXC ``s3``/``azure``, PS ``s3``/``gcs``/``azure``; never
+``filesystem``, a volume in the cluster) whose endpoint is not inside the cluster (``*.svc``,
+``*.svc.cluster.local``, a bare Service name, localhost, loopback). The violation says why each schedule
+does not count. Custom resources and pxc-db/ps-db chart values alike (_readers/backup.py). Production only
+(data_protection.production: not an ephemeral stack, ``ephemeral_stacks`` or config ``ephemeral: true``,
+and not under the operator's unsafe size flag).
+"""
+
+from __future__ import annotations
+
+from ._framework import Context, Spec, resource_policy
+from ._readers.backup import backup_section, schedule_problem
+from ._subjects import database, database_types
+from .data_protection import SPEC as DATA_PROTECTION
+from .data_protection import production
+
+SPEC = Spec(
+    name="backup-schedule", rules=("R1",), applies_to=database_types, settings=DATA_PROTECTION.settings,
+    description="a production database backs up on a schedule to object storage outside the cluster",
+    remediation="Add a backup schedule to an s3/gcs/azure storage outside the cluster (the stack's backup settings), "
+                "or mark the stack ephemeral.",
+)
+
+ALLOWED = ("the rule backs up every production database on a schedule the operator runs, to object storage "
+           "outside the cluster (S3, GCS, Azure or an S3-compatible endpoint)")
+FIX = ("schedule a backup (a cron expression such as '0 3 * * *') to an s3/gcs storage outside the cluster, "
+       "or mark the stack ephemeral (ephemeral_stacks, or config ephemeral: true)")
+
+
+def reasons(section) -> list[str]:
+    """Why no schedule counts (empty when one does)."""
+    if section.off:
+        return [section.off]
+    found = []
+    for schedule in section.schedules:
+        problem, _ = schedule_problem(section, schedule)
+        if problem is None:
+            return []
+        found.append(problem)
+    return found or [f"{section.path}.schedule is empty"]
+
+
+def check(ctx: Context) -> None:
+    view = database(ctx, "R1")
+    if view is None or not production(ctx, view):
+        return
+    with ctx.checking("R1"):
+        why = reasons(backup_section(view))
+        if why:
+            ctx.violation("R1", f"no scheduled backup to object storage outside the cluster: {'; '.join(why)}",
+                          ALLOWED, FIX)
+
+
+POLICY = resource_policy(SPEC, check)
