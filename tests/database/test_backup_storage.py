@@ -27,7 +27,6 @@ from .fixtures import eks_pools, gke_pools, kind_pools
 from .harness import by_type, collect, collect_with_secrets, depends_on, one, plaintext_secrets, target
 
 # pulumi_aws loads every s3 module on first use and warns about the deprecated ones (BucketV2...), not ours
-pytestmark = pytest.mark.filterwarnings("ignore:.*deprecated in favor of.*:DeprecationWarning")
 
 SECRET = "kubernetes:core/v1:Secret"
 OIDC_ARN = "arn:aws:iam::123456789012:oidc-provider/oidc.eks.eu-west-1.amazonaws.com/id/ABC"

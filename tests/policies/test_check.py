@@ -157,6 +157,15 @@ def test_stack_config_passwords_must_be_secure(tmp_path):
     assert "p:rootPassword" in findings[0].diagnostic.message
 
 
+def test_a_key_naming_a_secret_object_is_a_reference_not_a_password(tmp_path):
+    # backupCredentialsSecret names the Kubernetes Secret holding the keys (as the operators' credentialsSecret does);
+    # a key holding a secret value is still one
+    stack_file = tmp_path / "Pulumi.dev.yaml"
+    stack_file.write_text(yaml.safe_dump({"config": {"p:backupCredentialsSecret": "db-backup-s3", "p:tlsSecretName": "db-tls",
+                                                     "p:backupSecretKey": "wJalrXUtnFEMI"}}))
+    assert [f.diagnostic.message.split("sets ")[1].split(" ")[0] for f in check.config_findings(stack_file)] == ["p:backupSecretKey"]
+
+
 SHIPPED = sorted((REPOSITORY / "stacks").glob("Pulumi.*.yaml"))
 
 

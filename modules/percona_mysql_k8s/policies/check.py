@@ -53,6 +53,9 @@ MANIFESTS = "manifests"  # the project and stack part of a manifest object's URN
 SHIPPED_PACK = Path(__file__).resolve().parent / "pack"  # PulumiPolicy.yaml and __main__.py as package data
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 PASSWORD_CONFIG_KEY = re.compile(r"(password|passwd|token|secret|apikey|api_key)", re.IGNORECASE)
+# Keys that name a Kubernetes Secret object, spelled as the operators spell such fields (credentialsSecret,
+# secretsName): a reference, not a secret value (backupCredentialsSecret is one).
+SECRET_REFERENCE_CONFIG_KEY = re.compile(r"(credentialssecret|secretname|secretsname)$", re.IGNORECASE)
 
 
 @dataclass
@@ -185,7 +188,9 @@ def config_findings(stack_file: Path, version: str = "") -> list[Finding]:
     config = (yaml.safe_load(stack_file.read_text()) or {}).get("config") or {}
     findings = []
     for key, value in config.items():
-        if PASSWORD_CONFIG_KEY.search(str(key).split(":")[-1]) and isinstance(value, str) and value:
+        name = str(key).split(":")[-1]
+        if (PASSWORD_CONFIG_KEY.search(name) and not SECRET_REFERENCE_CONFIG_KEY.search(name)
+                and isinstance(value, str) and value):
             message = (f"S1: plain-text passwords never appear in stack config\n"
                        f"S1: {stack_file.name} sets {key} in plain text; the rule keeps every password a Pulumi secret. "
                        f"Fix: pulumi config set --secret {key.split(':')[-1]} (it is then stored as secure:).")
