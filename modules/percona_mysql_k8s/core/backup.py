@@ -10,6 +10,7 @@ rules (percona_mysql_k8s.core.cron) from any custom resource or chart values.
 
 from __future__ import annotations
 
+import ipaddress
 import math
 from dataclasses import dataclass
 
@@ -25,6 +26,26 @@ STORAGE_KINDS = (GCS, S3, S3_COMPATIBLE)
 # name it. Both CRDs key storages by any string.
 STORAGE_NAME = "offsite"
 GCS_ENDPOINT = "https://storage.googleapis.com"  # GCS's S3-interoperable XML API (HMAC keys)
+# Names a pod resolves inside the cluster (R1: not storage outside it): Services, <svc>.<ns>.svc[.cluster.local]
+# (kubernetes.io/docs/concepts/services-networking/dns-pod-service/), and a bare name, which the pod's DNS search
+# path (<ns>.svc.cluster.local first) turns into a Service of its namespace.
+IN_CLUSTER_SUFFIXES = (".svc", ".svc.cluster.local", ".cluster.local", ".localhost")
+
+
+def in_cluster_host(host: str) -> str | None:
+    """Why ``host`` (an endpoint's host name or address) resolves inside the cluster or is the pod itself, or
+    None when it may be outside (R1). Read by the stack's config checks and the policy pack alike."""
+    host = host.lower().rstrip(".")
+    if host == "localhost" or host.endswith(IN_CLUSTER_SUFFIXES):
+        return f"{host} resolves inside the cluster"
+    try:
+        if ipaddress.ip_address(host).is_loopback:
+            return f"{host} is the pod itself"
+    except ValueError:
+        pass
+    if "." not in host and ":" not in host:
+        return f"the bare name {host} resolves to a Service of the pod's namespace"
+    return None
 
 
 @dataclass(frozen=True)

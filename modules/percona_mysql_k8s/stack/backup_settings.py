@@ -14,14 +14,22 @@ HTTP and any retention.
 
 from __future__ import annotations
 
-import ipaddress
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from percona_mysql_k8s.core import cron
-from percona_mysql_k8s.core.backup import GCS, GCS_ENDPOINT, S3, S3_COMPATIBLE, BackupPlan, BackupStorage, backup_plan
+from percona_mysql_k8s.core.backup import (
+    GCS,
+    GCS_ENDPOINT,
+    S3,
+    S3_COMPATIBLE,
+    BackupPlan,
+    BackupStorage,
+    backup_plan,
+    in_cluster_host,
+)
 from percona_mysql_k8s.core.errors import InputError
 from percona_mysql_k8s.core.rules import THRESHOLDS
 from percona_mysql_k8s.database.backup_bucket import check_bucket_name, check_kms_key
@@ -48,9 +56,6 @@ MIN_RETENTION_THRESHOLD = "min_backup_retention_days"  # R3's threshold in core.
 # A Secret's name is a DNS-1123 subdomain.
 _DNS_SUBDOMAIN = re.compile(r"^(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 _REGION = re.compile(r"^[a-z0-9][a-z0-9-]{0,62}$")
-# Host names that resolve inside the cluster: a Service's DNS names (kubernetes.io/docs/concepts/services-networking/
-# dns-pod-service/) and the pod's own loopback.
-_IN_CLUSTER_SUFFIXES = (".svc", ".svc.cluster.local", ".cluster.local")
 
 
 @dataclass(frozen=True)
@@ -71,19 +76,6 @@ def default_bucket(target: str, cluster_name: str, place: str) -> str:
     return f"{cluster_name}-{place}-mysql-backups"
 
 
-def in_cluster_host(host: str) -> bool:
-    """A host that only resolves or routes inside the cluster: not storage outside it (R1)."""
-    host = host.lower().rstrip(".")
-    if host == "localhost" or host.endswith(_IN_CLUSTER_SUFFIXES):
-        return True
-    if "." not in host:  # a bare Service name, resolved through the pod's search domains
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
 def _endpoint(url: str, production: bool) -> str:
     parts = urlsplit(url)
     if parts.scheme not in ("https", "http") or not parts.hostname:
@@ -93,9 +85,10 @@ def _endpoint(url: str, production: bool) -> str:
         raise InputError("backupEndpoint", f"{url!r}: give only scheme, host and port; the bucket is backupBucket", "R1")
     if production and parts.scheme != "https":
         raise InputError("backupEndpoint", f"{url!r} sends backups and keys in clear: a production stack needs https", "R4")
-    if production and in_cluster_host(parts.hostname):
-        raise InputError("backupEndpoint", f"{parts.hostname!r} is inside the cluster: a production database's backups "
-                                           "must survive the cluster (storage outside it)", "R1")
+    inside = in_cluster_host(parts.hostname)
+    if production and inside:
+        raise InputError("backupEndpoint", f"{inside}: a production database's backups must survive the cluster "
+                                           "(storage outside it)", "R1")
     return url.rstrip("/")
 
 

@@ -23,10 +23,10 @@ Read from a :class:`~.database.DatabaseView`, so custom resources and pxc-db/ps-
 
 from __future__ import annotations
 
-import ipaddress
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
+from percona_mysql_k8s.core.backup import in_cluster_host
 from percona_mysql_k8s.core.cron import CronError, parse_schedule
 
 from .database import DatabaseView
@@ -37,11 +37,6 @@ OBJECT_STORAGE_TYPES = {"pxc": ("s3", "azure"), "ps": ("s3", "gcs", "azure")}
 STORAGE_TYPES = {"pxc": ("s3", "azure", FILESYSTEM), "ps": ("s3", "gcs", "azure")}
 # The first crVersion whose operator restores to a point in time (see the module docstring).
 PITR_SINCE = {"pxc": (1, 8, 0), "ps": (1, 1, 0)}
-# Names a pod resolves inside the cluster: Services (<svc>.<ns>.svc[.cluster.local]) and a bare name,
-# which the pod's DNS search path (<ns>.svc.cluster.local first) turns into a Service of its namespace.
-IN_CLUSTER_SUFFIXES = (".svc", ".svc.cluster.local", ".cluster.local", ".localhost")
-
-
 @dataclass(frozen=True)
 class Storage:
     """One object or volume storage: where the operator writes backups."""
@@ -99,16 +94,8 @@ def endpoint_in_cluster(endpoint: str) -> str | None:
     host = _host(endpoint)
     if host is None:
         return f"has endpoint {describe(endpoint)}, which names no host"
-    if host == "localhost" or host.endswith(IN_CLUSTER_SUFFIXES):
-        return f"has endpoint {endpoint}: {host} resolves inside the cluster"
-    try:
-        if ipaddress.ip_address(host).is_loopback:
-            return f"has endpoint {endpoint}: {host} is the pod itself"
-    except ValueError:
-        pass
-    if "." not in host and ":" not in host:
-        return f"has endpoint {endpoint}: the bare name {host} resolves to a Service of the pod's namespace"
-    return None
+    problem = in_cluster_host(host)
+    return f"has endpoint {endpoint}: {problem}" if problem else None
 
 
 def endpoint_scheme(endpoint: str) -> str | None:
