@@ -1,10 +1,10 @@
-"""The generated blocks of docs/backups-A.md: keep per schedule, container sizes, what a PITR window costs.
+"""The generated blocks of docs/backups.md: keep per schedule, container sizes, what a PITR window costs.
 
-Every number is computed by the core (percona_mysql_k8s.core.cron and .backup); tests/docs/test_backups_a.py
+Every number is computed by the core (percona_mysql_k8s.core.cron and .backup); tests/docs/test_backups_doc.py
 fails when the page's blocks differ from what this prints.
 
     .venv/bin/python docs/backups_example.py           # print the blocks
-    .venv/bin/python docs/backups_example.py --write   # rewrite them in docs/backups-A.md
+    .venv/bin/python docs/backups_example.py --write   # rewrite them in docs/backups.md
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from percona_mysql_k8s.core.backup import S3, BackupStorage, backup_plan, storag
 from percona_mysql_k8s.core.cron import longest_span_seconds, parse_schedule, retention_window_seconds
 from percona_mysql_k8s.core.memory import PXC
 
-PAGE = Path(__file__).resolve().parent / "backups-A.md"
+PAGE = Path(__file__).resolve().parent / "backups.md"
 MIB, GIB = 2**20, 2**30
 DAY = 86400
 BLOCK = re.compile(r"(<!-- BEGIN GENERATED: (\w+) -->\n)(.*?)(<!-- END GENERATED: \2 -->)", re.S)
@@ -89,7 +89,7 @@ def page(current: str) -> str:
     generated = blocks()
     found = {match.group(2) for match in BLOCK.finditer(current)}
     if found != set(generated):
-        raise SystemExit(f"docs/backups-A.md: generated blocks {sorted(found)} differ from {sorted(generated)}")
+        raise SystemExit(f"docs/backups.md: generated blocks {sorted(found)} differ from {sorted(generated)}")
     return BLOCK.sub(lambda m: m.group(1) + generated[m.group(2)] + m.group(4), current)
 
 

@@ -2,7 +2,7 @@
 
 Prints the ``PerconaXtraDBClusterRestore`` / ``PerconaServerMySQLRestore`` as YAML (pipe it to ``kubectl apply
 -f -``) or, with ``--apply``, creates it through the current kubeconfig context. The operator then does the
-restore (docs/backups-B.md). Both operators need the base backup named (PXC ``CheckNsetDefaults``, PS
+restore (docs/backups.md). Both operators need the base backup named (PXC ``CheckNsetDefaults``, PS
 ``getBackup``); with ``--time`` and no ``--backup`` the command picks it as the operators' docs tell a user to:
 the latest succeeded backup of the cluster completed before that time, read from the cluster's backup objects.
 

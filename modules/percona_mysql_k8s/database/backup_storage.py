@@ -26,7 +26,7 @@ key (``gcp:storage/hmacKey:HmacKey``) or the access key (``aws:iam/accessKey:Acc
 rewritten with the new one in the same update.
 
 The buckets are protected (``protect``) and never ``force_destroy``: ``pulumi destroy`` stops at them
-until they are emptied and unprotected (docs/backups-D.md).
+until they are emptied and unprotected (docs/backups.md).
 """
 
 from __future__ import annotations
@@ -247,7 +247,7 @@ def backup_storage(name: str, args: BackupStorageArgs,
                    opts: pulumi.ResourceOptions | None = None) -> GcsBackupStorage | S3BackupStorage:
     """The bucket of the cluster's cloud: GCS on GKE, S3 on EKS. kind and existing clusters have no cloud
     to create one in: their storage is an S3-compatible endpoint given in config (``BackupStorage(kind=
-    S3_COMPATIBLE, ...)`` and a Secret the user creates, docs/backups-D.md)."""
+    S3_COMPATIBLE, ...)`` and a Secret the user creates, docs/backups.md)."""
     if args.target.kind == "gke":
         return GcsBackupStorage(name, args, opts)
     if args.target.kind == "eks":

@@ -1,4 +1,4 @@
-"""docs/backups-A.md's tables are generated (docs/backups_example.py): stale numbers fail here.
+"""docs/backups.md's tables are generated (docs/backups_example.py): stale numbers fail here.
 
 Regenerate with `.venv/bin/python docs/backups_example.py --write` after changing core/cron.py or core/backup.py.
 """
@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-PAGE = ROOT / "docs" / "backups-A.md"
+PAGE = ROOT / "docs" / "backups.md"
 _spec = importlib.util.spec_from_file_location("backups_example", ROOT / "docs" / "backups_example.py")
 example = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(example)
@@ -18,7 +18,7 @@ _spec.loader.exec_module(example)
 
 def test_the_generated_tables_are_current():
     current = PAGE.read_text()
-    assert example.page(current) == current, "docs/backups-A.md is stale: run .venv/bin/python docs/backups_example.py --write"
+    assert example.page(current) == current, "docs/backups.md is stale: run .venv/bin/python docs/backups_example.py --write"
 
 
 def test_a_stale_number_is_put_back():
