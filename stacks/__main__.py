@@ -19,8 +19,6 @@ See docs/database.md.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pulumi
 from percona_mysql_k8s.clusters import build_cluster
 from percona_mysql_k8s.core.errors import InputError
@@ -39,8 +37,7 @@ from percona_mysql_k8s.database import (
     SysbenchArgs,
     create_namespace,
 )
-from percona_mysql_k8s.database.backup_bucket import binlog_expiry_days
-from percona_mysql_k8s.database.backup_storage import BackupStorageArgs, backup_storage
+from percona_mysql_k8s.database.backup_storage import provision_backup_storage
 from percona_mysql_k8s.database.manifests import sizing_summary
 from percona_mysql_k8s.stack.identity import check_identity, own_previous_outputs
 from percona_mysql_k8s.stack.settings import PMM_TOKEN_KEY, all_keys, check_config_keys, stack_settings_from_config
@@ -135,14 +132,10 @@ backup_ready: list[pulumi.Resource] = []
 if settings.backup is not None:
     backups = settings.backup.plan
     if settings.backup.provisioned:  # gke, eks: the bucket and its identity are part of the stack
-        store = backup_storage(f"{database.name}-backups", BackupStorageArgs(
-            bucket=backups.storage.bucket, namespace=database.namespace, cluster_name=database.name,
-            engine=database.engine, target=target, retention_days=backups.retention_days,
-            kms_key=settings.backup.kms_key, protect=persistent, depends_on=namespace_ready,
-            # neither operator deletes uploaded binary logs: the bucket does, once no kept backup needs them
-            binlog_expiry_days=binlog_expiry_days(backups.schedule, backups.keep) if backups.pitr else 0))
-        backups = replace(backups, storage=store.storage)
-        backup_ready = list(store.ready)
+        backups, backup_ready = provision_backup_storage(
+            f"{database.name}-backups", backups, namespace=database.namespace, cluster_name=database.name,
+            engine=database.engine, target=target, kms_key=settings.backup.kms_key, protect=persistent,
+            depends_on=namespace_ready)
 elif persistent:
     pulumi.log.warn("R1: backup is false: this production database has no backups and no point-in-time recovery "
                     "(the policy pack rejects it)")

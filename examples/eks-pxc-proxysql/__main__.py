@@ -1,6 +1,8 @@
-"""EKS + Percona XtraDB Cluster (Galera) behind ProxySQL, with PMM.
+"""EKS + Percona XtraDB Cluster (Galera) behind ProxySQL, with PMM, backed up to S3.
 
-The modules used directly: cluster settings -> EKS cluster -> operator -> PMM -> PXC. The database pool is
+The modules used directly: cluster settings -> EKS cluster -> operator -> PMM -> backup bucket -> PXC.
+Backups go every 6 hours to a private SSE-KMS S3 bucket with a 14-day window and point-in-time recovery
+(R1-R4). The database pool is
 three r6i.2xlarge (memory-optimized: a larger buffer pool per core), sized by the engine for their
 allocatable; the ProxySQL pods get their own sizes and a 2Gi volume.
 """
@@ -8,6 +10,8 @@ allocatable; the ProxySQL pods get their own sizes and a 2Gi volume.
 import pulumi
 from percona_mysql_k8s.clusters import build_cluster, cluster_settings_from_config
 from percona_mysql_k8s.core import monitoring
+from percona_mysql_k8s.core.backup import S3, BackupStorage, backup_plan
+from percona_mysql_k8s.core.rules import THRESHOLDS
 from percona_mysql_k8s.database import (
     DatabaseCluster,
     DatabaseClusterArgs,
@@ -18,12 +22,14 @@ from percona_mysql_k8s.database import (
     PmmServerArgs,
     create_namespace,
 )
+from percona_mysql_k8s.database.backup_storage import provision_backup_storage
 
 config = pulumi.Config()
+region = config.get("awsRegion") or "eu-west-1"
 settings = cluster_settings_from_config({
     "target": "eks",
     "clusterName": "pxc-proxysql",
-    "awsRegion": config.get("awsRegion") or "eu-west-1",
+    "awsRegion": region,
     "databaseNodeType": "r6i.2xlarge",
     "databaseNodeCount": 3,
     "monitoringNodeType": "m6i.xlarge",
@@ -38,19 +44,30 @@ spec = DatabaseSpec(
     mysql_version="8.0",
     storage_size="200Gi",
     disk_iops=3000,  # gp3 baseline
+    backup=True,
 )
+# S3 bucket names are global: set backupBucket to one of yours
+backups = backup_plan(BackupStorage(kind=S3, bucket=config.get("backupBucket") or f"pxc-proxysql-{region}-backups", region=region),
+                      engine=spec.engine, schedule="0 */6 * * *", retention_days=14,
+                      min_retention_days=int(THRESHOLDS["min_backup_retention_days"].default),
+                      pitr=True, pitr_upload_seconds=60)
 
 target = build_cluster(settings)
 namespace = create_namespace(spec.namespace, target, protect=True)
-plan = monitoring.plan(target.monitoring_pool.node, operator=True, pmm_server=True, sysbench=False)
+plan = monitoring.plan(target.monitoring_pool.node, operator=True, pmm_server=True, sysbench=False, backup=backups)
 operator = PerconaOperator("pxc-operator", OperatorArgs(engine="pxc", namespace=spec.namespace, target=target,
                                                         depends_on=[namespace]))
 pmm = PmmServer("pxc-pmm", PmmServerArgs(namespace=spec.namespace, target=target, resources=plan.pmm_server,
                                          protect=True, depends_on=[namespace]))
+backups, backup_ready = provision_backup_storage("pxc-backups", backups, namespace=spec.namespace,
+                                                 cluster_name=spec.name, engine=spec.engine, target=target,
+                                                 depends_on=[namespace])
 cluster = DatabaseCluster("pxc-proxysql", DatabaseClusterArgs(spec=spec, target=target, operator=operator, pmm=pmm,
-                                                             depends_on=[namespace]))
+                                                             depends_on=[namespace], backup=backups,
+                                                             backup_ready=backup_ready))
 
 pulumi.export("writer", f"{cluster.writer.host}:{cluster.writer.port}")
 pulumi.export("proxysql", {"cpu": cluster.sizing.containers["proxysql"].cpu_millicores,
                            "memoryBytes": cluster.sizing.containers["proxysql"].memory_bytes})
 pulumi.export("maxConnections", cluster.sizing.connections)
+pulumi.export("backups", {"bucket": backups.storage.bucket, "keep": backups.keep, "schedule": backups.schedule})

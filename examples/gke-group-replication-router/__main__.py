@@ -1,12 +1,15 @@
-"""GKE + group replication (Percona Server) behind MySQL Router, monitored by PMM. No benchmark.
+"""GKE + group replication (Percona Server) behind MySQL Router, monitored by PMM and backed up. No benchmark.
 
 The modules used directly, without the stack program: cluster settings -> cluster -> operator -> PMM ->
-database cluster. Every size comes from the sizing engine for an n2-standard-8 database node.
+backup bucket -> database cluster. Every size comes from the sizing engine for an n2-standard-8 database
+node; backups go daily to a private GCS bucket with a 7-day window and point-in-time recovery (R1-R4).
 """
 
 import pulumi
 from percona_mysql_k8s.clusters import build_cluster, cluster_settings_from_config
 from percona_mysql_k8s.core import monitoring
+from percona_mysql_k8s.core.backup import GCS, GCS_ENDPOINT, BackupStorage, backup_plan
+from percona_mysql_k8s.core.rules import THRESHOLDS
 from percona_mysql_k8s.database import (
     DatabaseCluster,
     DatabaseClusterArgs,
@@ -17,13 +20,15 @@ from percona_mysql_k8s.database import (
     PmmServerArgs,
     create_namespace,
 )
+from percona_mysql_k8s.database.backup_storage import provision_backup_storage
 
 config = pulumi.Config()
+project = config.require("gcpProject")
 region = config.get("gcpRegion") or "europe-west1"
 settings = cluster_settings_from_config({
     "target": "gke",
     "clusterName": "gr-router",
-    "gcpProject": config.require("gcpProject"),
+    "gcpProject": project,
     "gcpRegion": region,
     "gcpZones": [f"{region}-b", f"{region}-c", f"{region}-d"],
     "databaseNodeType": "n2-standard-8",
@@ -40,18 +45,28 @@ spec = DatabaseSpec(
     storage_class="premium-rwo",
     storage_size="100Gi",
     disk_iops=3000,
+    backup=True,  # the xtrabackup sidecar of every member is budgeted (M3)
 )
+# daily at 03:00 UTC, a 7-day restore window (R3's minimum), binary logs uploaded every minute (R2)
+backups = backup_plan(BackupStorage(kind=GCS, bucket=f"{project}-gr-router-backups", endpoint_url=GCS_ENDPOINT),
+                      engine=spec.engine, schedule="0 3 * * *", retention_days=7,
+                      min_retention_days=int(THRESHOLDS["min_backup_retention_days"].default),
+                      pitr=True, pitr_upload_seconds=60)
 
 target = build_cluster(settings)
 namespace = create_namespace(spec.namespace, target, protect=True)
-plan = monitoring.plan(target.monitoring_pool.node, operator=True, pmm_server=True, sysbench=False)
+plan = monitoring.plan(target.monitoring_pool.node, operator=True, pmm_server=True, sysbench=False, backup=backups)
 operator = PerconaOperator("gr-operator", OperatorArgs(engine=spec.engine, namespace=spec.namespace, target=target,
                                                        depends_on=[namespace]))
 pmm = PmmServer("gr-pmm", PmmServerArgs(namespace=spec.namespace, target=target, resources=plan.pmm_server,
                                         storage_class="premium-rwo", protect=True, depends_on=[namespace]))
+backups, backup_ready = provision_backup_storage("gr-backups", backups, namespace=spec.namespace, cluster_name=spec.name,
+                                                 engine=spec.engine, target=target, depends_on=[namespace])
 cluster = DatabaseCluster("gr-router", DatabaseClusterArgs(spec=spec, target=target, operator=operator, pmm=pmm,
-                                                          depends_on=[namespace]))
+                                                          depends_on=[namespace], backup=backups,
+                                                          backup_ready=backup_ready))
 
 pulumi.export("writer", f"{cluster.writer.host}:{cluster.writer.port}")  # the router's read-write port
 pulumi.export("mysqldMemory", cluster.sizing.containers["mysqld"].memory_bytes)
 pulumi.export("pmm", pmm.url)
+pulumi.export("backupBucket", backups.storage.bucket)

@@ -59,6 +59,12 @@ def test_gke_group_replication_router(run):
     assert router["enabled"] is True and cr["spec"]["proxy"]["haproxy"]["enabled"] is False
     assert router["size"] == 3 and router["nodeSelector"] == {POOL_LABEL: "database"}
     assert cr["spec"]["mysql"]["clusterType"] == "group-replication"
+    # backed up daily to a private GCS bucket it creates, keeping 8 (7 days: (keep - 1) daily gaps), with a binlog server
+    (bucket,) = [r.inputs for r in registrations if r.type == "gcp:storage/bucket:Bucket"]
+    assert bucket["name"] == "my-project-1-gr-router-backups" and bucket["publicAccessPrevention"] == "enforced"
+    backup = cr["spec"]["backup"]
+    assert backup["enabled"] is True and backup["storages"]["offsite"]["gcs"]["bucket"] == bucket["name"]
+    assert backup["schedule"][0]["keep"] == 8 and backup["pitr"]["binlogServer"]["size"] == 1
     assert plaintext_secrets(monitor) == []
 
 
@@ -69,6 +75,12 @@ def test_eks_pxc_proxysql(run):
     assert cr["spec"]["proxysql"]["enabled"] is True and cr["spec"]["haproxy"] == {"enabled": False}
     assert cr["spec"]["proxysql"]["volumeSpec"]["persistentVolumeClaim"]["resources"]["requests"]["storage"] == "2Gi"
     assert cr["spec"]["pxc"]["image"] == versions.PXC.image("8.0", "mysql")
+    # every 6 hours keeping 57: 56 gaps of 6 h = 14 days of restore points right after a run (R3)
+    (bucket,) = [r.inputs for r in registrations if r.type == "aws:s3/bucket:Bucket"]
+    assert bucket["bucket"] == "pxc-proxysql-eu-west-1-backups"
+    backup = cr["spec"]["backup"]
+    assert backup["schedule"][0]["schedule"] == "0 */6 * * *" and backup["schedule"][0]["retention"]["count"] == 57
+    assert backup["storages"]["offsite"]["s3"]["bucket"] == bucket["bucket"] and backup["pitr"]["enabled"] is True
     assert plaintext_secrets(monitor) == []
 
 

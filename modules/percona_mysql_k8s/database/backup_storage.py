@@ -32,7 +32,7 @@ until they are emptied and unprotected (docs/backups.md).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import pulumi
 import pulumi_aws as aws
@@ -40,7 +40,7 @@ import pulumi_gcp as gcp
 import pulumi_kubernetes as k8s
 
 from percona_mysql_k8s.clusters.target import ClusterTarget
-from percona_mysql_k8s.core.backup import GCS, GCS_ENDPOINT, S3, BackupStorage
+from percona_mysql_k8s.core.backup import GCS, GCS_ENDPOINT, S3, BackupPlan, BackupStorage
 
 from . import backup_bucket as plan
 
@@ -254,3 +254,19 @@ def backup_storage(name: str, args: BackupStorageArgs,
         return S3BackupStorage(name, args, opts)
     raise ValueError(f"no bucket is created on a {args.target.kind} target: use an S3-compatible endpoint "
                      "(BackupStorage(kind=S3_COMPATIBLE)) and a credentials Secret of your own")
+
+
+def provision_backup_storage(name: str, backups: BackupPlan, *, namespace: str, cluster_name: str, engine: str,
+                             target: ClusterTarget, kms_key: str = "", protect: bool = True,
+                             depends_on: Sequence[pulumi.Resource] = (),
+                             opts: pulumi.ResourceOptions | None = None) -> tuple[BackupPlan, list[pulumi.Resource]]:
+    """Create the bucket ``backups.storage`` names (and its identity) on the target's cloud; return the plan with
+    the storage as the operators reach it (its credentials Secret) and what the custom resource must wait for.
+
+    The bucket keeps noncurrent versions for the plan's restore window and, with PITR, expires binary logs
+    once no kept backup needs them (backup_bucket.binlog_expiry_days): neither operator deletes them."""
+    store = backup_storage(name, BackupStorageArgs(
+        bucket=backups.storage.bucket, namespace=namespace, cluster_name=cluster_name, engine=engine, target=target,
+        retention_days=backups.retention_days, kms_key=kms_key, protect=protect, depends_on=depends_on,
+        binlog_expiry_days=plan.binlog_expiry_days(backups.schedule, backups.keep) if backups.pitr else 0), opts)
+    return replace(backups, storage=store.storage), list(store.ready)
