@@ -14,6 +14,8 @@ from percona_mysql_k8s.database import (
     DatabaseCluster,
     DatabaseClusterArgs,
     DatabaseSpec,
+    NetworkPolicies,
+    NetworkPoliciesArgs,
     OperatorArgs,
     PerconaOperator,
     PmmServer,
@@ -21,6 +23,7 @@ from percona_mysql_k8s.database import (
     create_namespace,
 )
 from percona_mysql_k8s.database.backup_storage import provision_backup_storage
+from percona_mysql_k8s.database.network_policies import client_access
 
 config = pulumi.Config()
 project = config.require("gcpProject")
@@ -62,8 +65,13 @@ pmm = PmmServer("gr-pmm", PmmServerArgs(namespace=spec.namespace, target=target,
                                         storage_class="premium-rwo", protect=True, depends_on=[namespace]))
 backups, backup_ready = provision_backup_storage("gr-backups", backups, namespace=spec.namespace, cluster_name=spec.name,
                                                  engine=spec.engine, target=target, depends_on=[namespace])
+# R6: the database pods accept only their members, proxies, the operator, PMM and backup Jobs; the proxies only
+# pods of the database namespace (add client namespaces to client_access)
+fences = NetworkPolicies("gr-router-network", NetworkPoliciesArgs(spec=spec, target=target, clients=client_access([], []),
+                                                          pmm_server=True, operator_installed=True,
+                                                          depends_on=[namespace])).ready
 cluster = DatabaseCluster("gr-router", DatabaseClusterArgs(spec=spec, target=target, operator=operator, pmm=pmm,
-                                                          depends_on=[namespace], backup=backups,
+                                                          depends_on=[namespace, *fences], backup=backups,
                                                           backup_ready=backup_ready))
 
 pulumi.export("writer", f"{cluster.writer.host}:{cluster.writer.port}")  # the router's read-write port

@@ -12,6 +12,7 @@ from percona_mysql_k8s.clusters import settings as cluster_settings
 from percona_mysql_k8s.core.pools import DATABASE_TAINT, POOL_LABEL
 from percona_mysql_k8s.core.units import GIB
 from percona_mysql_k8s.database import versions
+from percona_mysql_k8s.policies import check
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 CR_TYPES = ("kubernetes:pxc.percona.com/v1:PerconaXtraDBCluster", "kubernetes:ps.percona.com/v1:PerconaServerMySQL")
@@ -99,3 +100,15 @@ def test_kind_pxc_benchmark(run):
         assert DATABASE_TAINT.as_toleration() not in pod.get("tolerations", [])
     assert not [r for r in registrations if r.type == "kubernetes:helm.sh/v3:Release" and r.inputs["chart"] == "pmm"]
     assert plaintext_secrets(monitor) == []
+
+
+@pytest.mark.parametrize(("example", "config"), [
+    ("gke-group-replication-router", {"gke-group-replication-router:gcpProject": "my-project-1"}),
+    ("eks-pxc-proxysql", {}),
+])
+def test_the_production_examples_pass_the_whole_pack(run, example, config):
+    # a production stack name (not one of ephemeral_stacks): backups (R1-R4), NetworkPolicies (R6) and every
+    # sizing rule hold, advisories included
+    registrations, _ = run(example, config)
+    report = check.check_registrations(registrations, stack="prod", project=example)
+    assert [f.diagnostic.message for f in report.findings] == []
