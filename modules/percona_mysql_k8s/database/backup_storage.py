@@ -43,6 +43,7 @@ from percona_mysql_k8s.clusters.target import ClusterTarget
 from percona_mysql_k8s.core.backup import GCS, GCS_ENDPOINT, S3, BackupPlan, BackupStorage
 
 from . import backup_bucket as plan
+from .common import PACKAGE
 
 STORAGE_CLASS = "STANDARD"  # backups are read rarely but must restore fast: no retrieval delay or fee
 KMS_DELETION_WINDOW_DAYS = 30  # the longest AWS allows: a key scheduled for deletion by mistake can be saved
@@ -101,7 +102,7 @@ class GcsBackupStorage(pulumi.ComponentResource):
     the custom resource must wait for."""
 
     def __init__(self, name: str, args: BackupStorageArgs, opts: pulumi.ResourceOptions | None = None):
-        super().__init__("percona:database:GcsBackupStorage", name, None, opts)
+        super().__init__(f"{PACKAGE}:GcsBackupStorage", name, None, opts)
         facts = args.target.gcp
         if facts is None:
             raise ValueError(f"GcsBackupStorage needs a GKE target (its project and region); {args.target.kind} has none")
@@ -165,7 +166,7 @@ class S3BackupStorage(pulumi.ComponentResource):
     resource must wait for (the Secret and every bucket setting, so no backup lands before them)."""
 
     def __init__(self, name: str, args: BackupStorageArgs, opts: pulumi.ResourceOptions | None = None):
-        super().__init__("percona:database:S3BackupStorage", name, None, opts)
+        super().__init__(f"{PACKAGE}:S3BackupStorage", name, None, opts)
         facts = args.target.aws
         if facts is None:
             raise ValueError(f"S3BackupStorage needs an EKS target (its region and AWS provider); {args.target.kind} has none")
