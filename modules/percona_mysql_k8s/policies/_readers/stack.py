@@ -1,7 +1,8 @@
 """A stack's pods and pools, for the stack policies (K4, K5, B1, S5).
 
 Every resource that declares pods becomes one or more :class:`PodGroup` (a database cluster one per pod
-type: mysqld, each enabled proxy, the orchestrator; the pmm chart one; a workload one), with its per-pod
+type: mysqld, each enabled proxy, the orchestrator, and with backups on the backup Job of each scheduled
+storage and the PITR collector / binlog server; the pmm chart one; a workload one), with its per-pod
 requests, replica count, placement and whether the operators' *required* hostname anti-affinity keeps
 its pods one per node. Node pools come from the pool reader. Resources that cannot be read are skipped
 here: their resource policies report them.
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .backup import backup_section
 from .database import DatabaseView, database_view
 from .helm import PMM, chart_name, chart_values, is_helm
 from .placement import Placement, read_placement
@@ -19,7 +21,7 @@ from .resources import read_resources
 from .values import MISSING, Malformed, NotKnown, as_int, as_map, at
 from .workloads import LOAD_GENERATOR, PMM_SERVER, Workload, workload_view
 
-DATABASE, PMM_ROLE, DAEMONSET = "database", PMM_SERVER, "DaemonSet"
+DATABASE, PMM_ROLE, DAEMONSET, BACKUP = "database", PMM_SERVER, "DaemonSet", "backup"
 HOSTNAME = "kubernetes.io/hostname"
 
 
@@ -53,6 +55,43 @@ def _database_groups(resource, view: DatabaseView) -> list[PodGroup]:
                                    advanced, view.path(component.rel))
         groups.append(PodGroup(resource.urn, f"{resource.label}: {component.key} pods", DATABASE, size, cpu, memory,
                                placement, advanced is MISSING and key == HOSTNAME))
+    return groups
+
+
+def _backup_group(resource, label: str, raw: dict, path: str, resources_rel: str = "resources") -> PodGroup:
+    resources = read_resources(raw.get(resources_rel, MISSING), f"{path}.{resources_rel}")
+    placement = read_placement(raw.get("nodeSelector", MISSING), raw.get("tolerations", MISSING),
+                               raw.get("affinity", MISSING), path)
+    return PodGroup(resource.urn, f"{resource.label}: {label}", BACKUP, 1, resources.scheduled_cpu,
+                    resources.scheduled_memory, placement, False)
+
+
+def _backup_groups(resource, view: DatabaseView) -> list[PodGroup]:
+    """The pods backups add (M3, K5): a backup Job per storage a schedule writes to, placed and sized by that
+    storage (PXC pkg/pxc/backup/job.go; PS pkg/xtrabackup/xtrabackup.go), and the PITR collector: PXC's
+    Deployment sized by ``pitr.resources`` and placed by its storage (binlog-collector.go), PS's binlog server
+    by its own ``binlogServer`` block (pkg/binlogserver). The PS xtrabackup sidecar is in the mysqld pod."""
+    section = backup_section(view)
+    if section.off:
+        return []
+    backup = as_map(view.get("backup"), section.path)
+    storages = as_map(backup.get("storages", MISSING), f"{section.path}.storages")
+    groups = []
+    for name in sorted({schedule.storage_name for schedule in section.schedules} & set(storages)):
+        groups.append(_backup_group(resource, f"backup Job ({name})", as_map(storages[name], f"{section.path}.storages.{name}"),
+                                    f"{section.path}.storages.{name}"))
+    if section.pitr_enabled and section.pitr_problem is None:
+        pitr = as_map(backup.get("pitr", MISSING), section.pitr_path)
+        if view.operator == "pxc":
+            storage = as_map(storages[section.pitr_storage.name], section.pitr_storage.path)
+            placed = {**storage, "resources": pitr.get("resources", MISSING)}
+            groups.append(_backup_group(resource, "PITR collector", placed, section.pitr_path))
+        else:
+            server_path = f"{section.pitr_path}.binlogServer"
+            server = as_map(pitr.get("binlogServer", MISSING), server_path)
+            # the operator's affinity wrapper, as for its other pods: only ``advanced`` is a Kubernetes affinity
+            advanced = as_map(server.get("affinity", MISSING), f"{server_path}.affinity").get("advanced", MISSING)
+            groups.append(_backup_group(resource, "binlog server", {**server, "affinity": advanced}, server_path))
     return groups
 
 
@@ -90,6 +129,10 @@ def read_stack(resources) -> StackView:
             if database is not None:
                 view.databases.append((resource, database))
                 view.groups.extend(_database_groups(resource, database))
+                try:
+                    view.groups.extend(_backup_groups(resource, database))
+                except (Malformed, NotKnown):  # the backup policies report an unreadable backup section
+                    pass
                 continue
             pools = pool_views(resource.type, resource.props, resource.name)
             if pools:
