@@ -86,8 +86,9 @@ except InputError as error:
 operator = None
 namespace_ready: list[pulumi.Resource] = []
 if settings.install_operator:
-    namespace = create_namespace(database.namespace, target, protect=persistent)
-    namespace_ready = [namespace]
+    if settings.create_namespace:  # false: it exists already (createNamespace)
+        namespace = create_namespace(database.namespace, target, protect=persistent)
+        namespace_ready = [namespace]
     operator = PerconaOperator(
         f"{database.name}-operator",
         OperatorArgs(engine=database.engine, namespace=database.namespace, target=target, depends_on=namespace_ready,

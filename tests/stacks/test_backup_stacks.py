@@ -93,6 +93,15 @@ def test_existing_backs_up_to_the_endpoint_it_names(run):
     assert storage["s3"]["endpointUrl"] == "https://s3.amazonaws.com"
     assert storage["s3"]["credentialsSecret"] == "existing-mysql-backup-s3"
     assert storage["s3"]["bucket"] == "existing-mysql-backups"
+    # the Secret lives in the database namespace, so the namespace exists before the stack runs: createNamespace
+    # false, and the operator is installed into it (the Kubernetes provider refuses to create an existing object)
+    assert not _of(registrations, "kubernetes:core/v1:Namespace")
+    assert [r for r in registrations if r.type == "kubernetes:helm.sh/v3:Release" and "operator" in r.name]
+
+
+def test_a_namespace_the_stack_creates_when_nobody_made_it(run):
+    (namespace,) = _of(run("gke")[0], "kubernetes:core/v1:Namespace")
+    assert namespace.inputs["metadata"]["name"] == "mysql" and namespace.protect is True
 
 
 def test_kind_runs_without_backups_and_creates_no_storage(run):

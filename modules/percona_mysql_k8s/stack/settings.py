@@ -58,6 +58,9 @@ CONFIG_KEYS: dict[str, tuple[type, object]] = {
     "logCollector": (bool, True),
     **BACKUP_KEYS,  # scheduled backups and PITR (stack.backup_settings, R1-R4)
     "installOperator": (bool, True),
+    # false: the database namespace exists already (e.g. holding the backup credentials Secret, or made by the
+    # platform team); the Kubernetes provider refuses to create an object that exists
+    "createNamespace": (bool, True),
     "installPmm": (bool, True),
     "pmmEnabled": (bool, True),
     "pmmServerHost": (str, ""),
@@ -150,6 +153,7 @@ class StackSettings:
     sources: Sources | None = None  # where the charts and CRDs come from (database.sources)
     network: ClientAccess | None = None  # None: no NetworkPolicies (networkPolicies false, R6)
     backup: BackupSettings | None = None  # None: backups off (``backup: false``, R1)
+    create_namespace: bool = True  # the stack creates the database namespace (with the operator)
 
 
 def _decode(key: str, value: object, kind: type) -> object:
@@ -390,7 +394,7 @@ def _settings(values: Mapping[str, object], pmm_token_set: bool, host: Callable[
     chart_sources = sources_from_config(values, database.engine)
     network = network_settings_from_config(values)
     return StackSettings(cluster, database, install_operator, pmm, sysbench, placement, sizing, plan, benchmark,
-                         sources=chart_sources, network=network, backup=backup)
+                         sources=chart_sources, network=network, backup=backup, create_namespace=v.get("createNamespace"))
 
 
 _SIZING_KEYS = {"connections": "connections", "cluster_size": "clusterSize", "proxy": "proxy", "log_collector": "logCollector"}
