@@ -42,7 +42,8 @@ SPEC = Spec(
     name="backup-buckets", rules=("R4",), settings=DATA_PROTECTION.settings,
     description="buckets are private and encrypted, and no static cloud key is in the stack config, on production stacks",
     remediation="Enforce public access prevention and uniform access (GCS), block all public access and encrypt by "
-                "default (S3); reach buckets through workload identity or IRSA instead of keys in config.",
+                "default (S3); keep keys out of config: a credentials Secret the stack creates from a key scoped to the "
+                "bucket, or one you create (the operators read keys from a Secret, not a pod identity).",
 )
 
 ALLOWED = "the rule keeps backup storage private and encrypted on production stacks"
@@ -123,8 +124,8 @@ def check(ctx: Context) -> None:
     for key in static_cloud_keys(_config()):
         ctx.violation("R4", f"the stack config entry {key.key} {key.what}",
                       "the rule reaches backup storage through workload identity or IRSA: no static cloud keys in stack config",
-                      f"remove {key.key} from the stack config and use the stack's workload "
-                      "identity/IRSA, or a credentials Secret created outside the stack")
+                      f"remove {key.key} from the stack config: let the stack create a key scoped to the bucket "
+                      "(its storage component, as gke/eks do), or name a credentials Secret you created")
 
 
 POLICY = stack_policy(SPEC, check)

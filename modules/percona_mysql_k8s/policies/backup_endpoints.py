@@ -5,8 +5,8 @@ Every object storage of an enabled backup section (and the PS binlog server's S3
 ``endpointUrl`` that is set says ``https://`` (an empty one is the cloud's own HTTPS endpoint), and
 ``verifyTLS`` is not false (false skips certificate checks: PXC v1.19.0 binlog-collector.go ``VERIFY_TLS``
 and pxcbackup/controller.go; PS v1.2.0 pkg/xtrabackup/storage/options.go). The pxc-db chart's ``s3.credentialsAccessKey``/``credentialsSecretKey``
-put a static cloud key in the release's values, and so in the stack's state (the storage reaches the bucket
-through workload identity or IRSA, or a Secret created outside the stack). Whether the buckets themselves
+put a static cloud key in the release's values, and so in the stack's state (the storage should name a
+credentials Secret instead: one the stack creates from a key scoped to the bucket, or one created by hand). Whether the buckets themselves
 are private and encrypted is the stack policy backup-buckets'. Production only (data_protection.production).
 """
 
@@ -21,7 +21,7 @@ from .data_protection import production
 SPEC = Spec(
     name="backup-endpoints", rules=("R4",), applies_to=database_types, settings=DATA_PROTECTION.settings,
     description="backup storages are reached over verified HTTPS, without static cloud keys in chart values",
-    remediation="Use https:// endpoints, leave verifyTLS on, and reach the bucket through workload identity or IRSA.",
+    remediation="Use https:// endpoints, leave verifyTLS on, and name a credentials Secret instead of keys in values.",
 )
 
 ALLOWED = "the rule keeps backups private: storage reached over HTTPS with verified certificates"
@@ -56,8 +56,8 @@ def check(ctx: Context) -> None:
                 ctx.violation("R4", f"{path} holds a static cloud key in the chart values (and the stack's state)",
                               "the rule reaches backup storage through workload identity or IRSA, never a static key in "
                               "stack config or values",
-                              f"remove {path}; use the operator's IRSA/workload identity, or a credentialsSecret created "
-                              "outside the stack")
+                              f"remove {path}; name a credentialsSecret instead (created by the stack from a key "
+                              "scoped to the bucket, or by hand)")
 
 
 POLICY = resource_policy(SPEC, check)

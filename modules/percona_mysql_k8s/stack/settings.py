@@ -435,8 +435,9 @@ def check_config_keys(config: Mapping[str, object], *, project: str, secret_keys
     static cloud key (R4, core.cloud_keys, the policy pack's test); an ephemeral one (``ephemeral: true``) may."""
     if str(config.get(f"{project}:ephemeral", "")).lower() != "true":
         for found in static_cloud_keys(config):
-            raise InputError(found.key, f"{found.what}: backup storage is reached through workload identity or IRSA, "
-                                        "never a static cloud key in stack config (remove it)", "R4")
+            raise InputError(found.key, f"{found.what}: no static cloud key belongs in stack config (remove it; on gke/eks "
+                                        "the stack creates a key scoped to the backup bucket, elsewhere name a Secret you "
+                                        "created in backupCredentialsSecret)", "R4")
     known = set(all_keys()) | {PMM_TOKEN_KEY}
     for full in sorted(config):
         namespace, _, key = full.partition(":")
