@@ -34,3 +34,9 @@ def test_the_worked_example_matches_its_derivation():
     assert "| full backups, GiB (9 × 100) | 900 |" in block
     assert "| binary logs, GiB (days × 86,400 s × 1 MiB/s) | 675 |" in block
     assert "| **total, GiB** | **1,575** |" in block
+
+
+def test_database_md_quotes_the_generated_pitr_cost():
+    # docs/database.md summarises the worked example: its total must be the generated table's
+    total = re.search(r"\| \*\*total, GiB\*\* \| \*\*([\d,]+)\*\* \|", PAGE.read_text()).group(1)
+    assert f"≈ {total} GiB" in (ROOT / "docs" / "database.md").read_text()
