@@ -7,8 +7,9 @@
 3. Namespace, CRDs and the Percona operator (unless ``installOperator: false``).
 4. PMM server on the monitoring pool (unless ``installPmm: false``).
 5. NetworkPolicies around the database pods and proxies (unless ``networkPolicies: false``, R6); the
-   backup storage (gke: a GCS bucket and its service account; eks: an S3 bucket, KMS key and IRSA role;
-   kind/existing: the S3-compatible endpoint in config; unless ``backup: false``, R1-R4); then the database
+   backup storage (gke: a GCS bucket and a service account scoped to it; eks: an S3 bucket, KMS key and an IAM
+   user scoped to them; each key only in a Kubernetes Secret; kind/existing: the S3-compatible endpoint in
+   config; unless ``backup: false``, R1-R4); then the database
    cluster: passwords, Secret, PMM token, the custom resource with every size from the sizing engine, its
    proxy, its backup schedule and point-in-time recovery.
 6. the sysbench Job on the monitoring pool: schema, prepare, warm-up, thread ladder (unless

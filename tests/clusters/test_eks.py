@@ -264,17 +264,11 @@ def test_vpc_cni_enforces_network_policies(mocked):
     assert mocked.one(EKS_CLUSTER).state["vpcCniOptions"]["enableNetworkPolicy"] is True
 
 
-def test_target_carries_region_partition_provider_and_oidc_provider(mocked):
-    target, values = mocked.run(
-        lambda: cluster_from_config(EKS),
-        lambda target: {"arn": target.aws.oidc_provider_arn, "url": target.aws.oidc_provider_url,
-                        "provider": target.aws.provider.urn})
+def test_target_carries_region_partition_and_provider(mocked):
+    target, values = mocked.run(lambda: cluster_from_config(EKS), lambda target: {"provider": target.aws.provider.urn})
     facts = target.aws
     assert target.gcp is None
     assert facts.region == "eu-west-1"  # awsRegion
     assert facts.partition == "aws"  # aws.get_partition, as the mocks answer it
     # the cluster's explicit AWS provider (its region), the only one registered: storage beside the cluster uses it
-    assert values.pop("provider") == mocked.one("pulumi:providers:aws").urn
-    # the values eks.Cluster returned (the mocks' oidcProviderArn/Url), the same the EBS CSI role trusts
-    assert values == {"arn": "arn:aws:iam::123456789012:oidc-provider/oidc.eks.eu-west-1.amazonaws.com/id/ABC",
-                      "url": "https://oidc.eks.eu-west-1.amazonaws.com/id/ABC"}
+    assert values["provider"] == mocked.one("pulumi:providers:aws").urn

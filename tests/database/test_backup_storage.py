@@ -29,7 +29,6 @@ from .harness import by_type, collect, collect_with_secrets, depends_on, one, pl
 # pulumi_aws loads every s3 module on first use and warns about the deprecated ones (BucketV2...), not ours
 
 SECRET = "kubernetes:core/v1:Secret"
-OIDC_ARN = "arn:aws:iam::123456789012:oidc-provider/oidc.eks.eu-west-1.amazonaws.com/id/ABC"
 
 
 def gke_target():
@@ -40,9 +39,7 @@ def gke_target():
 def eks_target():
     tgt = target(*eks_pools(), kind="eks")
     provider = aws.Provider("aws", region="eu-west-1")
-    facts = AwsFacts(region="eu-west-1", partition="aws", provider=provider,
-                     oidc_provider_arn=pulumi.Output.from_input(OIDC_ARN),
-                     oidc_provider_url=pulumi.Output.from_input("https://oidc.eks.eu-west-1.amazonaws.com/id/ABC"))
+    facts = AwsFacts(region="eu-west-1", partition="aws", provider=provider)
     return tgt.__class__(**{**tgt.__dict__, "aws": facts})
 
 

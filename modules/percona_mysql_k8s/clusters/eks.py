@@ -203,8 +203,7 @@ class EksCluster(pulumi.ComponentResource):
             monitoring_pool=args.monitoring_pool,
             ready=(self.database_node_group, self.monitoring_node_group, *self.storage_ready),
             kubeconfig=self.kubeconfig,
-            aws=AwsFacts(region=settings.region, partition=partition, provider=self.aws_provider,
-                         oidc_provider_arn=self.cluster.oidc_provider_arn, oidc_provider_url=self.cluster.oidc_provider_url),
+            aws=AwsFacts(region=settings.region, partition=partition, provider=self.aws_provider),
         )
         self.register_outputs({"kubeconfig": self.kubeconfig, "clusterName": cluster_name})
 

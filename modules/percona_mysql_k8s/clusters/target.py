@@ -23,13 +23,11 @@ class GcpFacts:
 class AwsFacts:
     """Where an EKS cluster lives. ``provider`` is the cluster's explicit AWS provider (its region), which
     every AWS resource beside the cluster must use; ``partition`` builds ARNs (``aws``, ``aws-cn``,
-    ``aws-us-gov``); the OIDC provider is what an IRSA role's trust policy names."""
+    ``aws-us-gov``)."""
 
     region: str
     partition: str
     provider: pulumi.ProviderResource
-    oidc_provider_arn: pulumi.Output[str]
-    oidc_provider_url: pulumi.Output[str]
 
 
 @dataclass(frozen=True)
