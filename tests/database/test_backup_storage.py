@@ -26,8 +26,6 @@ from pulumi.runtime.sync_await import _sync_await
 from .fixtures import eks_pools, gke_pools, kind_pools
 from .harness import by_type, collect, collect_with_secrets, depends_on, one, plaintext_secrets, target
 
-# pulumi_aws loads every s3 module on first use and warns about the deprecated ones (BucketV2...), not ours
-
 SECRET = "kubernetes:core/v1:Secret"
 
 
