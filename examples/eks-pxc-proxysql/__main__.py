@@ -11,7 +11,6 @@ import pulumi
 from percona_mysql_k8s.clusters import build_cluster, cluster_settings_from_config
 from percona_mysql_k8s.core import monitoring
 from percona_mysql_k8s.core.backup import S3, BackupStorage, backup_plan
-from percona_mysql_k8s.core.rules import THRESHOLDS
 from percona_mysql_k8s.database import (
     DatabaseCluster,
     DatabaseClusterArgs,
@@ -52,7 +51,6 @@ spec = DatabaseSpec(
 # S3 bucket names are global: set backupBucket to one of yours
 backups = backup_plan(BackupStorage(kind=S3, bucket=config.get("backupBucket") or f"pxc-proxysql-{region}-backups", region=region),
                       engine=spec.engine, schedule="0 */6 * * *", retention_days=14,
-                      min_retention_days=int(THRESHOLDS["min_backup_retention_days"].default),
                       pitr=True, pitr_upload_seconds=60)
 
 target = build_cluster(settings)

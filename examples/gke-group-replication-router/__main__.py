@@ -9,7 +9,6 @@ import pulumi
 from percona_mysql_k8s.clusters import build_cluster, cluster_settings_from_config
 from percona_mysql_k8s.core import monitoring
 from percona_mysql_k8s.core.backup import GCS, GCS_ENDPOINT, BackupStorage, backup_plan
-from percona_mysql_k8s.core.rules import THRESHOLDS
 from percona_mysql_k8s.database import (
     DatabaseCluster,
     DatabaseClusterArgs,
@@ -53,7 +52,6 @@ spec = DatabaseSpec(
 # daily at 03:00 UTC, a 7-day restore window (R3's minimum), binary logs uploaded every minute (R2)
 backups = backup_plan(BackupStorage(kind=GCS, bucket=f"{project}-gr-router-backups", endpoint_url=GCS_ENDPOINT),
                       engine=spec.engine, schedule="0 3 * * *", retention_days=7,
-                      min_retention_days=int(THRESHOLDS["min_backup_retention_days"].default),
                       pitr=True, pitr_upload_seconds=60)
 
 target = build_cluster(settings)

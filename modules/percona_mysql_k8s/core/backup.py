@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from .cron import CronError, keep_for, longest_span_seconds, parse_schedule
 from .errors import InputError
 from .memory import ENGINES, PXC
+from .rules import THRESHOLDS
 from .sidecars import ContainerSize
 from .units import MIB
 
@@ -25,6 +26,7 @@ STORAGE_KINDS = (GCS, S3, S3_COMPATIBLE)
 # The one storage the stack writes into the custom resources' ``spec.backup.storages``; schedules and PITR
 # name it. Both CRDs key storages by any string.
 STORAGE_NAME = "offsite"
+MIN_RETENTION_THRESHOLD = "min_backup_retention_days"  # R3's threshold in core.rules: one definition
 GCS_ENDPOINT = "https://storage.googleapis.com"  # GCS's S3-interoperable XML API (HMAC keys)
 # Names a pod resolves inside the cluster (R1: not storage outside it): Services, <svc>.<ns>.svc[.cluster.local]
 # (kubernetes.io/docs/concepts/services-networking/dns-pod-service/), and a bare name, which the pod's DNS search
@@ -192,7 +194,7 @@ def backup_plan(
     engine: str,
     schedule: str,
     retention_days: int,
-    min_retention_days: int,
+    min_retention_days: int | None = None,
     pitr: bool,
     pitr_upload_seconds: int,
 ) -> BackupPlan:
@@ -200,6 +202,8 @@ def backup_plan(
 
     ``keep`` is the smallest number of backups whose guaranteed window (core.cron) covers
     ``retention_days``: right after a run the oldest kept backup is at least that old (R3).
+    ``min_retention_days`` defaults to R3's threshold (``min_backup_retention_days``, core.rules), the
+    number the policy pack judges with; an ephemeral stack passes its own lower bound.
     """
     if engine not in ENGINES:
         raise InputError("engine", f"expected one of {', '.join(ENGINES)}, got {engine!r}")
@@ -209,7 +213,9 @@ def backup_plan(
         parsed = parse_schedule(schedule)
     except CronError as error:
         raise InputError("backupSchedule", f"{error} (read as the operators read it: robfig/cron ParseStandard)", "R1") from None
-    minimum = _integer("min_backup_retention_days", min_retention_days, "R3")
+    if min_retention_days is None:
+        min_retention_days = THRESHOLDS[MIN_RETENTION_THRESHOLD].default
+    minimum = _integer(MIN_RETENTION_THRESHOLD, min_retention_days, "R3")
     days = _integer("backupRetentionDays", retention_days, "R3")
     if days < max(minimum, 1):
         raise InputError(

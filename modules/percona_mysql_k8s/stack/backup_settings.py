@@ -31,7 +31,6 @@ from percona_mysql_k8s.core.backup import (
     in_cluster_host,
 )
 from percona_mysql_k8s.core.errors import InputError
-from percona_mysql_k8s.core.rules import THRESHOLDS
 from percona_mysql_k8s.database.backup_bucket import check_bucket_name, check_kms_key
 
 # key: (type, default declared in Pulumi.yaml; a test keeps the two in step)
@@ -51,7 +50,6 @@ BACKUP_KEYS: dict[str, tuple[type, object]] = {
 CLOUD_ONLY = ("backupKmsKey",)
 ENDPOINT_ONLY = ("backupEndpoint", "backupRegion", "backupCredentialsSecret")
 CLOUD_TARGETS = ("gke", "eks")
-MIN_RETENTION_THRESHOLD = "min_backup_retention_days"  # R3's threshold in core.rules: one definition
 
 # A Secret's name is a DNS-1123 subdomain.
 _DNS_SUBDOMAIN = re.compile(r"^(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
@@ -149,7 +147,7 @@ def backup_settings(values: Mapping[str, object], *, target: str, cluster_name: 
         storage = BackupStorage(kind=S3_COMPATIBLE, bucket=bucket, region=region,
                                 endpoint_url=_endpoint(endpoint, production), credentials_secret=secret)
         provisioned = False
-    minimum = int(THRESHOLDS[MIN_RETENTION_THRESHOLD].default) if production else 1
+    minimum = None if production else 1  # None: R3's threshold (core.backup.backup_plan); ephemeral stacks are exempt
     plan = backup_plan(storage, engine=engine, schedule=schedule, retention_days=values["backupRetentionDays"],
                        min_retention_days=minimum, pitr=values["pitr"], pitr_upload_seconds=values["pitrUploadSeconds"])
     return BackupSettings(plan=plan, provisioned=provisioned, kms_key=kms_key)
