@@ -17,6 +17,7 @@ import tarfile
 from pathlib import Path
 
 import pytest
+import yaml
 from reference_material import charts, resolve, store
 from reference_material.manifest import Manifest, ManifestError, load
 
@@ -306,6 +307,21 @@ def test_the_command_refuses_an_unknown_name_and_lists_the_items(tmp_path):
     assert result.returncode == 2 and "not in manifest.toml: pxc-operator-v9-crd.yaml (see --list)" in result.stderr
     listed = _command("--list", env={}).stdout
     assert all(name in listed for name in load().items) and "no public URL (mirror-only)" in listed
+
+
+# ---- CI: the material first, and no skipping for it ----
+
+def test_ci_fetches_the_material_before_the_suite_and_forbids_skipping_for_it():
+    lines = [line.strip() for line in (REPOSITORY / ".ci" / "run").read_text().splitlines()
+             if line.strip() and not line.lstrip().startswith("#")]
+    required, fetch = lines.index("export PERCONA_REFERENCE_REQUIRED=1"), lines.index("bash scripts/fetch-reference.sh")
+    assert required < fetch < lines.index("bash scripts/test.sh -q")
+    # a GitHub runner has no ../shared: it downloads what has a URL, and the mirror-only items' tests skip
+    workflow = yaml.safe_load((REPOSITORY / ".github" / "workflows" / "policy-check.yml").read_text())
+    runs = [step.get("run", "") for step in workflow["jobs"]["tests"]["steps"]]
+    fetched = runs.index("bash scripts/fetch-reference.sh")
+    assert fetched < next(index for index, run in enumerate(runs) if "scripts/test.sh" in run)
+    assert "PERCONA_REFERENCE_REQUIRED" not in str(workflow)
 
 
 # ---- the real manifest ----
