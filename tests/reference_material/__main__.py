@@ -70,17 +70,21 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     require_all = args.require_all or os.environ.get(REQUIRED_ENV) == "1"
     verified, missing, failed = 0, [], []
+    network = not args.offline
     for name in args.names or list(manifest.items):
         item = manifest.item(name)
         try:
-            _, source = store.materialize(item, places, network=not args.offline)
+            _, source = store.materialize(item, places, network=network)
         except store.Unavailable as error:
             missing.append(name)
             print(f"missing  {error}")
             continue
         except store.MaterialError as error:
             failed.append(name)
-            print(f"FAILED   {error}")
+            print(f"FAILED   {name}: {error}" if isinstance(error, store.Unreachable) else f"FAILED   {error}")
+            if isinstance(error, store.Unreachable) and network:
+                network = False
+                print("         the network cannot be reached: the remaining items come from local copies only")
             continue
         verified += 1
         print(f"ok       {name}  ({source})")

@@ -30,12 +30,16 @@ DEFAULT_CACHE = Path("~/.cache/percona-mysql-k8s/reference")
 PINNED_IN = MANIFEST.relative_to(REPOSITORY)
 MAX_FILE_BYTES = 64 * 2**20  # the largest item is 0.7 MB
 DOWNLOAD_TIMEOUT_SECONDS = 30
-DOWNLOAD_ATTEMPTS = 3  # raw.githubusercontent.com answers 429/5xx now and then
+DOWNLOAD_ATTEMPTS = 3  # raw.githubusercontent.com answers 429/5xx now and then (nothing else is retried)
 RETRY_PAUSE_SECONDS = 2
 
 
 class MaterialError(Exception):
     """A copy was refused (sums differ), or could not be downloaded or written."""
+
+
+class Unreachable(MaterialError):
+    """The network could not be reached at all (no DNS, no route, refused): no use trying the next item."""
 
 
 class Unavailable(Exception):
@@ -139,20 +143,20 @@ def looked_in(item: Item, places: Places) -> list[str]:
 
 
 def download(url: str) -> bytes:
-    """The body of ``url``, bounded, retried on a transient failure."""
+    """The body of ``url``, bounded; an HTTP 429/5xx is retried, a network that cannot be reached is not."""
     for attempt in range(1, DOWNLOAD_ATTEMPTS + 1):
         try:
             with urllib.request.urlopen(url, timeout=DOWNLOAD_TIMEOUT_SECONDS) as response:  # noqa: S310 - https URLs from the manifest
                 data = response.read(MAX_FILE_BYTES + 1)
-            if len(data) > MAX_FILE_BYTES:
-                raise MaterialError(f"{url}: more than {MAX_FILE_BYTES} bytes")
-            return data
         except urllib.error.HTTPError as error:
             if error.code not in (429, 500, 502, 503, 504) or attempt == DOWNLOAD_ATTEMPTS:
                 raise MaterialError(f"cannot download {url}: HTTP {error.code} {error.reason}") from error
-        except (urllib.error.URLError, TimeoutError, OSError) as error:
-            if attempt == DOWNLOAD_ATTEMPTS:
-                raise MaterialError(f"cannot download {url}: {getattr(error, 'reason', error)}") from error
+        except (urllib.error.URLError, OSError) as error:  # DNS, routing, TLS, a timeout
+            raise Unreachable(f"cannot download {url}: {getattr(error, 'reason', error)}") from error
+        else:
+            if len(data) > MAX_FILE_BYTES:
+                raise MaterialError(f"{url}: more than {MAX_FILE_BYTES} bytes")
+            return data
         time.sleep(RETRY_PAUSE_SECONDS * attempt)
     raise AssertionError("unreachable")
 

@@ -9,11 +9,14 @@ need no reference material. The command itself runs on the real manifest.
 from __future__ import annotations
 
 import hashlib
+import http.server
 import io
 import json
 import os
+import socket
 import subprocess
 import tarfile
+import threading
 from pathlib import Path
 
 import pytest
@@ -170,6 +173,43 @@ def test_a_download_is_verified_before_it_is_cached(tmp_path):
     with pytest.raises(store.MaterialError, match=f"refused the copy from {RAW}/deploy/crd.yaml: sha256 {_sha(b'x')}"):
         store.materialize(item, _places(tmp_path / "other", mirror=False), network=True,
                           fetch=_network({f"{RAW}/deploy/crd.yaml": b"x"}))
+
+
+def test_a_busy_server_is_retried_a_missing_file_and_an_unreachable_network_are_not(monkeypatch):
+    monkeypatch.setattr(store, "RETRY_PAUSE_SECONDS", 0)
+    for proxy in ("http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY"):  # straight to the loopback server
+        monkeypatch.delenv(proxy, raising=False)
+    answers = {"/busy": [503, 200], "/missing": [404]}
+    asked = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802 - the http.server interface
+            asked.append(self.path)
+            code = answers[self.path].pop(0)
+            self.send_response(code)
+            self.end_headers()
+            self.wfile.write(b"body" if code == 200 else b"")
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.HTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_port}"
+    try:
+        assert store.download(f"{base}/busy") == b"body"
+        with pytest.raises(store.MaterialError, match="HTTP 404") as missing:
+            store.download(f"{base}/missing")
+        assert not isinstance(missing.value, store.Unreachable)
+        assert asked == ["/busy", "/busy", "/missing"]
+    finally:
+        server.shutdown()
+        server.server_close()
+    with socket.socket() as closed:  # a port nobody listens on: connection refused
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    with pytest.raises(store.Unreachable, match=f"cannot download http://127.0.0.1:{port}/x"):
+        store.download(f"http://127.0.0.1:{port}/x")
 
 
 def test_mirror_only_material_is_never_asked_of_the_network(tmp_path):
