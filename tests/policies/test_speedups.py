@@ -18,8 +18,8 @@ SWITCHES = ("PERCONA_POLICY_SHARED_DESERIALIZATION", "PERCONA_POLICY_EVENT_LOOP_
 
 def _entries(upstream: bool) -> list[tuple[str, dict]]:
     """Every resource of the policy cases, built on hand-written bases only or on upstream examples."""
-    return [(path.stem, entry) for path in case_files() for entry in load_case(path).get("resources", [load_case(path)])
-            if needs_reference(entry) == upstream]
+    cases = [(path.stem, load_case(path)) for path in case_files()]
+    return [(stem, entry) for stem, case in cases for entry in case.get("resources", [case]) if needs_reference(entry) == upstream]
 
 
 @pytest.fixture(scope="module", params=["hand-written", "upstream-examples"])
