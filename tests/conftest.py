@@ -1,4 +1,5 @@
-"""Shared test fixtures: where ../shared lives and how to skip when it is absent."""
+"""Shared test fixtures. Reference material (the Percona CRDs and examples, the specification) is reached
+through tests/reference_material/resolve.py only: a verified copy, or a skip naming scripts/fetch-reference.sh."""
 
 import os
 from pathlib import Path
@@ -6,16 +7,6 @@ from pathlib import Path
 import pytest
 
 REPOSITORY = Path(__file__).resolve().parent.parent
-SHARED = REPOSITORY.parent / "shared"
-REFERENCE = SHARED / "reference"
-
-
-@pytest.fixture(scope="session")
-def reference_dir() -> Path:
-    """../shared/reference, or a skip that says why the test cannot run."""
-    if not REFERENCE.is_dir():
-        pytest.skip(f"{REFERENCE} is absent: this test reads the shared reference files (RULES.md, Percona CRDs)")
-    return REFERENCE
 
 
 @pytest.fixture(autouse=True, scope="session")

@@ -3,7 +3,8 @@
 Set ``K8S_APISERVER_KUBECONFIG`` to the kubeconfig of a running control plane (``scripts/apiserver.sh up``
 writes one); without it every test marked ``apiserver`` is skipped with the reason. With
 ``K8S_APISERVER_REQUIRED=1`` (``scripts/apiserver.sh run-tier`` sets it) a missing or unreachable API server
-or reference folder is an error instead, so CI cannot pass by skipping.
+or missing reference material (the Percona CRDs and examples: ``scripts/fetch-reference.sh``) is an error
+instead, so CI cannot pass by skipping.
 """
 
 from __future__ import annotations
@@ -13,9 +14,16 @@ from pathlib import Path
 
 import pytest
 from apiserver_cluster import Cluster
+from reference_material.resolve import reference_dir
 
-REPOSITORY = Path(__file__).resolve().parents[2]
-REFERENCE = Path(os.environ.get("PERCONA_REFERENCE_DIR") or REPOSITORY.parent / "shared" / "reference" / "percona")
+# What the tier reads from the reference material (tests/reference_material/manifest.toml): every CRD a stack
+# may need (apiserver_objects.crd_files picks among them) and the operators' examples.
+REFERENCE_ITEMS = (
+    "ps-operator-v1.2.0-crd.yaml", "helm-ps-operator-1.1.0-crds-crd.yaml",
+    "pxc-operator-v1.19.0-crd.yaml", "helm-pxc-operator-1.20.0-crds-crd.yaml",
+    *(f"{prefix}-{suffix}.yaml" for prefix in ("ps-operator-v1.2.0", "pxc-operator-v1.19.0")
+      for suffix in ("secrets", "cr", "cr-minimal")),
+)
 
 
 def pytest_collection_modifyitems(items):
@@ -52,7 +60,5 @@ def cluster(tmp_path_factory) -> Cluster:
 
 @pytest.fixture(scope="session")
 def reference() -> Path:
-    """The Percona reference folder (CRDs, example CRs); skips when it is not next to the clone."""
-    if not (REFERENCE / "ps-operator-v1.2.0-crd.yaml").is_file():
-        _unavailable(f"no Percona reference CRDs in {REFERENCE} (set PERCONA_REFERENCE_DIR)")
-    return REFERENCE
+    """The directory of verified copies of REFERENCE_ITEMS; skips (fails when the tier is required) without them."""
+    return reference_dir(REFERENCE_ITEMS, required=os.environ.get("K8S_APISERVER_REQUIRED") == "1")

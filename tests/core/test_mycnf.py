@@ -1,8 +1,6 @@
 """my.cnf fragments as the operators take them."""
 
 import json
-import os
-from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -20,6 +18,7 @@ from percona_mysql_k8s.core.mycnf import (
     read_files,
     render,
 )
+from reference_material.resolve import reference_path
 
 PXC_CONFIGURATION = """
 [mysqld]
@@ -194,17 +193,12 @@ def test_plugin_load_resets_and_plugin_load_add_accumulates():
     assert effective.plugin_libraries() == ["a.so", "b.so", "semisync_replica.so"]
 
 
-# ---- Percona's own configurations (../shared/reference/percona/upstream-corpus.json, read at test time) ----
-
-
-_CORPUS = Path(os.environ.get("PERCONA_REFERENCE", Path(__file__).resolve().parents[2].parent / "shared" / "reference" / "percona")) / "upstream-corpus.json"
+# ---- Percona's own configurations (upstream-corpus.json, mirror-only reference material, read at test time) ----
 
 
 def _corpus_configurations() -> list[tuple[str, str, str]]:
-    if not _CORPUS.exists():
-        pytest.skip(f"{_CORPUS} is absent (../shared/reference/percona is not beside the worktree)")
     result = []
-    for entry in json.loads(_CORPUS.read_text())["entries"]:
+    for entry in json.loads(reference_path("upstream-corpus.json").read_text())["entries"]:
         props, kind = entry["props"], entry["type"]
         helm = "helm.sh" in kind
         operator = ("pxc" if "pxc" in str(props.get("chart")) else "ps") if helm else ("pxc" if "pxc.percona.com" in kind else "ps")

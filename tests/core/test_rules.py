@@ -12,15 +12,16 @@ from percona_mysql_k8s.core.rules import (
     default_thresholds,
     resolve_thresholds,
 )
+from reference_material.resolve import reference_path
 
 
-def _rules_md(reference_dir):
-    rows = re.findall(r"^\| ([A-Z]\d+) \| .*\| ([MA]) \| [^|]*\|$", (reference_dir / "RULES.md").read_text(), re.M)
+def _rules_md():
+    rows = re.findall(r"^\| ([A-Z]\d+) \| .*\| ([MA]) \| [^|]*\|$", reference_path("RULES.md").read_text(), re.M)
     return {rule_id: level for rule_id, level in rows}
 
 
-def test_every_rule_of_rules_md_is_in_the_catalogue_with_its_level(reference_dir):
-    documented = _rules_md(reference_dir)
+def test_every_rule_of_rules_md_is_in_the_catalogue_with_its_level():
+    documented = _rules_md()
     assert len(documented) >= 30
     assert set(documented) == set(RULES)
     for rule_id, level in documented.items():

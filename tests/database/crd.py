@@ -1,4 +1,4 @@
-"""Validate generated custom resources against the Percona CRDs in ``../shared/reference/percona/``.
+"""Validate generated custom resources against the Percona CRDs (reference material: scripts/fetch-reference.sh).
 
 The API server prunes fields its structural schema does not know, silently (INTERFACES §7.5). Plain
 JSON-schema validation would accept them too, so :func:`strict` closes every object schema that lists
@@ -15,27 +15,15 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
-import pytest
 import yaml
+from reference_material.resolve import reference_path
 
 from . import cel
 
-REPOSITORY = Path(__file__).resolve().parents[2]
-REFERENCE = (REPOSITORY.parent / "shared" / "reference" / "percona").resolve()
-
-
-def reference_dir() -> Path:
-    """The reference folder, or skip the calling test with the reason."""
-    if not REFERENCE.is_dir():
-        pytest.skip(f"the Percona reference files are not here ({REFERENCE}): CRD validation needs ../shared/reference/percona/")
-    return REFERENCE
-
 
 def reference_file(name: str) -> Path:
-    path = reference_dir() / name
-    if not path.is_file():
-        pytest.skip(f"{path} is missing from the reference folder")
-    return path
+    """The verified reference file (named as in manifest.toml), or skip the calling test with the reason."""
+    return reference_path(name)
 
 
 @functools.cache

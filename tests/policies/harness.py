@@ -9,30 +9,28 @@ Case files (``tests/policies/<policy>/<case>.json``) hold the input as data:
      "expect": {"violations": [{"rule": "F2", "contains": ["25000"]}], "unknown": false, "not_applicable": false}}
 
 ``base`` names a hand-written resource in ``tests/policies/_bases/<name>.json`` or, with ``shared:``,
-one of the upstream examples in ``../shared/reference/percona/`` (read at test time, never copied; a
-case that needs one is skipped when it is absent). ``patch`` is deep-merged over the base; ``null``
-deletes a key.
+one of the upstream examples of the reference material (tests/reference_material/manifest.toml, read at
+test time, never copied; a case that needs one is skipped, naming scripts/fetch-reference.sh, when it is
+not here). ``patch`` is deep-merged over the base; ``null`` deletes a key.
 """
 
 from __future__ import annotations
 
 import copy
 import json
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import pytest
 import yaml
 from pulumi_policy import PolicyResource, PolicyResourceOptions, ResourceValidationArgs, StackValidationArgs
 from pulumi_policy.policy import PolicyCustomTimeouts, _NotApplicableError
 from pulumi_policy.proxy import UnknownValueError
+from reference_material.resolve import reference_path
 
 HERE = Path(__file__).resolve().parent
-REPOSITORY = HERE.parent.parent
 BASES = HERE / "_bases"
-SHARED = Path(os.environ.get("PERCONA_REFERENCE", REPOSITORY.parent / "shared" / "reference" / "percona"))
+UPSTREAM_PREFIX = "shared:"  # a base that is an upstream example (reference material), not a hand-written one
 
 
 @dataclass
@@ -102,13 +100,20 @@ def merge(base: Any, patch: Any) -> Any:
 
 
 def load_base(name: str) -> dict:
-    if name.startswith("shared:"):
-        path = SHARED / name[len("shared:"):]
-        if not path.exists():
-            pytest.skip(f"upstream example {path.name} is not available (../shared/reference/percona is absent)")
-        return yaml.safe_load(path.read_text())
+    if name.startswith(UPSTREAM_PREFIX):
+        return yaml.safe_load(reference_path(name[len(UPSTREAM_PREFIX):]).read_text())  # skips when not here
     base = json.loads((BASES / f"{name}.json").read_text())
     return resolve_resource(base)
+
+
+def needs_reference(resource: dict) -> bool:
+    """Whether expanding the entry reads reference material (an upstream base, directly or through a base)."""
+    name = resource.get("base")
+    if name is None:
+        return False
+    if name.startswith(UPSTREAM_PREFIX):
+        return True
+    return needs_reference(json.loads((BASES / f"{name}.json").read_text()))
 
 
 def resolve_resource(resource: dict) -> dict:

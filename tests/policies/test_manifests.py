@@ -2,7 +2,8 @@
 
 Reading (percona_mysql_k8s.policies.manifests) is tested on streams in kubectl's, helm's and kustomize's
 style; the check on a `helm template` rendering of pxc-db (tests/policies/manifests/), the operators'
-own example CRs (read from ../shared, skipped when absent) and the hand-written compliant bases.
+own example CRs (reference material: skipped, naming scripts/fetch-reference.sh, when not here) and the
+hand-written compliant bases.
 """
 
 from __future__ import annotations
@@ -16,10 +17,11 @@ from pathlib import Path
 import percona_mysql_k8s
 import pytest
 import yaml
-from harness import SHARED, resolve_resource
+from harness import resolve_resource
 from percona_mysql_k8s.policies import check
 from percona_mysql_k8s.policies._engine import Resource
 from percona_mysql_k8s.policies.manifests import ManifestError, read_manifests, type_token
+from reference_material.resolve import reference_path
 
 
 def _findings(out: str) -> list[dict]:
@@ -194,9 +196,7 @@ def test_the_stdin_pipe_of_a_real_process(tmp_path):
 
 
 def test_the_operators_example_crs_with_kubectl_style_files(capsys):
-    files = [SHARED / "pxc-operator-v1.19.0-cr.yaml", SHARED / "pxc-operator-v1.19.0-secrets.yaml", SHARED / "ps-operator-v1.2.0-cr.yaml"]
-    if not all(path.exists() for path in files):
-        pytest.skip("the operators' example CRs are not available (../shared/reference/percona is absent)")
+    files = [reference_path(name) for name in ("pxc-operator-v1.19.0-cr.yaml", "pxc-operator-v1.19.0-secrets.yaml", "ps-operator-v1.2.0-cr.yaml")]
     code, out, _ = _run(["--manifests", *map(str, files), "--json"], capsys)
     assert code == 1
     findings = _findings(out)

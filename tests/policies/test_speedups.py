@@ -9,23 +9,28 @@ from contextlib import contextmanager
 import grpc
 import pytest
 from google.protobuf import empty_pb2
-from harness import case_files, load_case, resolve_resource
+from harness import case_files, load_case, needs_reference, resolve_resource
 from percona_mysql_k8s.policies._engine import Pack, Resource
 from pulumi.runtime.proto import analyzer_pb2
 
 SWITCHES = ("PERCONA_POLICY_SHARED_DESERIALIZATION", "PERCONA_POLICY_EVENT_LOOP_SERVER")
 
 
-def _resources():
-    for path in case_files():
-        case = load_case(path)
-        for entry in case.get("resources", [case]):
-            entry = resolve_resource(entry)
-            yield Resource(urn=f"urn:pulumi:test::p::{entry['type']}::{path.stem}", type=entry["type"],
-                           name=entry.get("name", "subject"), properties=entry["props"], protect=entry.get("protect", False))
+def _entries(upstream: bool) -> list[tuple[str, dict]]:
+    """Every resource of the policy cases, built on hand-written bases only or on upstream examples."""
+    cases = [(path.stem, load_case(path)) for path in case_files()]
+    return [(stem, entry) for stem, case in cases for entry in case.get("resources", [case]) if needs_reference(entry) == upstream]
 
 
-RESOURCES = list(_resources())
+@pytest.fixture(scope="module", params=["hand-written", "upstream-examples"])
+def resources(request) -> list[Resource]:
+    """The cases' resources, in two sets: the upstream examples are reference material, resolved here (a test
+    skips, naming scripts/fetch-reference.sh, when they are not; never at import, which would stop collection)."""
+    entries = _entries(upstream=request.param == "upstream-examples")
+    assert entries, request.param
+    resolved = [(stem, resolve_resource(entry)) for stem, entry in entries]
+    return [Resource(urn=f"urn:pulumi:test::p::{entry['type']}::{stem}", type=entry["type"], name=entry.get("name", "subject"),
+                     properties=entry["props"], protect=entry.get("protect", False)) for stem, entry in resolved]
 
 
 @contextmanager
@@ -43,23 +48,23 @@ def _pack(shared: bool, event_loop: bool):
                 os.environ[name] = value
 
 
-def _responses(pack: Pack):
-    analyzed = [sorted((d.policy, d.level, d.message) for d in pack.analyze(r)) for r in RESOURCES]
-    stacked = sorted((d.policy, d.level, d.message, d.urn) for d in pack.analyze_stack(RESOURCES))
+def _responses(pack: Pack, resources: list[Resource]):
+    analyzed = [sorted((d.policy, d.level, d.message) for d in pack.analyze(r)) for r in resources]
+    stacked = sorted((d.policy, d.level, d.message, d.urn) for d in pack.analyze_stack(resources))
     return analyzed, stacked
 
 
 @pytest.fixture(scope="module")
-def stock():
+def stock(resources):
     with _pack(shared=False, event_loop=False) as pack:
-        return _responses(pack)
+        return _responses(pack, resources)
 
 
 @pytest.mark.parametrize(("shared", "event_loop"), [(True, False), (False, True), (True, True)],
                          ids=["shared-deserialization", "event-loop-server", "both"])
-def test_speed_ups_change_nothing_but_speed(shared, event_loop, stock):
+def test_speed_ups_change_nothing_but_speed(shared, event_loop, resources, stock):
     with _pack(shared, event_loop) as pack:
-        assert _responses(pack) == stock
+        assert _responses(pack, resources) == stock
 
 
 def _status(call):
@@ -79,12 +84,12 @@ def test_unimplemented_methods_answer_unimplemented(event_loop):
         assert _status(pack.info) == grpc.StatusCode.OK
 
 
-def test_event_loop_server_answers_concurrent_calls_each_with_its_own_resource():
+def test_event_loop_server_answers_concurrent_calls_each_with_its_own_resource(resources):
     # Calls in flight at once are served one after another; each answer must be its own request's.
     with _pack(shared=True, event_loop=True) as pack:
-        alone = [sorted(d.message for d in pack.analyze(r)) for r in RESOURCES]
+        alone = [sorted(d.message for d in pack.analyze(r)) for r in resources]
         with ThreadPoolExecutor(8) as pool:
-            together = list(pool.map(lambda r: sorted(d.message for d in pack.analyze(r)), RESOURCES))
+            together = list(pool.map(lambda r: sorted(d.message for d in pack.analyze(r)), resources))
         assert together == alone
         assert any(alone)  # the cases include violations, so a mix-up would show
 

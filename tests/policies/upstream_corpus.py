@@ -1,6 +1,7 @@
 """The upstream corpus through the pack: 184 custom resources and chart values the Percona projects wrote.
 
-``../shared/reference/percona/upstream-corpus.json`` (read at test time, never copied) holds the
+``upstream-corpus.json`` (mirror-only reference material, see tests/reference_material/manifest.toml; read
+at test time, never copied) holds the
 operators' deploy examples and e2e CRs and the charts' values and test values, each with its source
 file and commit, as the resource the engine would send (type + props). Every entry is judged alone, as
 its own stack (``Analyze``, then ``AnalyzeStack`` with it alone), by one pack process, with no stack name
@@ -21,7 +22,6 @@ from __future__ import annotations
 import argparse
 import difflib
 import json
-import os
 import sys
 from collections import Counter
 from pathlib import Path
@@ -31,8 +31,7 @@ import yaml
 
 HERE = Path(__file__).resolve().parent
 REPOSITORY = HERE.parent.parent
-SHARED = Path(os.environ.get("PERCONA_REFERENCE", REPOSITORY.parent / "shared" / "reference" / "percona"))
-CORPUS = SHARED / "upstream-corpus.json"
+CORPUS_ITEM = "upstream-corpus.json"  # in tests/reference_material/manifest.toml
 VERDICTS = HERE / "upstream_verdicts.yaml"
 CHANGED, UNREVIEWED = "CHANGED, review:", "UNREVIEWED"
 REPOSITORIES = {"pxc-op": "percona/percona-xtradb-cluster-operator", "ps-op": "percona/percona-server-mysql-operator",
@@ -41,8 +40,22 @@ REPOSITORIES = {"pxc-op": "percona/percona-xtradb-cluster-operator", "ps-op": "p
 CRASH_MARKERS = ("could not evaluate", "Traceback")
 
 
-def load_corpus() -> list[dict]:
-    return json.loads(CORPUS.read_text())["entries"]
+def load_corpus(path: Path) -> list[dict]:
+    return json.loads(path.read_text())["entries"]
+
+
+def corpus_path() -> Path:
+    """The verified corpus for the command line (tests use reference_material.resolve, which skips)."""
+    sys.path.insert(0, str(HERE.parent))  # tests/: the reference material's store (standard library only)
+    from reference_material import store
+    from reference_material.manifest import load
+
+    try:
+        path, _ = store.materialize(load().item(CORPUS_ITEM), store.Places.from_environment(), network=False)
+    except (store.Unavailable, store.MaterialError) as error:
+        print(f"error: {error} (scripts/fetch-reference.sh puts a verified copy in the cache)", file=sys.stderr)
+        raise SystemExit(2) from None
+    return path
 
 
 def is_object(entry: dict) -> bool:
@@ -141,10 +154,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--write-verdicts", action="store_true", help=f"rewrite {VERDICTS.name} and print the diff")
     args = parser.parse_args(argv)
-    if not CORPUS.exists():
-        print(f"error: {CORPUS} is absent", file=sys.stderr)
-        return 2
-    entries = load_corpus()
+    entries = load_corpus(corpus_path())
     judged = judge_all(entries)
     broken = {entry_id: crashes(diagnostics) for entry_id, diagnostics in judged.items() if crashes(diagnostics)}
     for entry_id, messages in broken.items():

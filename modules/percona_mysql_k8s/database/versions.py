@@ -3,7 +3,8 @@
 Nothing here is resolved at run time: a chart version, an operator image, a ``crVersion`` and the
 images a custom resource names are pinned together so an upgrade is one reviewed change of this file
 (bump the operator and its CRDs first, then ``crVersion``; INTERFACES §2.1, §7.2). The sources are the
-reference files in ``../shared/reference/percona/`` (tests compare them):
+reference files pinned in ``tests/reference_material/manifest.toml`` (tests compare them; the files stay
+outside the repository, ``scripts/fetch-reference.sh``):
 
 * PXC: the ``pxc-operator``/``pxc-db`` **1.20.0** charts (``helm-pxc-*-1.20.0-*``). The 8.4 images are
   the pxc-db 1.20.0 defaults. pxc-db ships no 8.0 image, so 8.0 uses the newest 8.0 image the operator's
@@ -51,7 +52,7 @@ class OperatorRelease:
     kind: str
     finalizer: str
     images: Mapping[str, Mapping[str, str]]  # mysql version -> component -> image
-    reference_crd: str  # the file in ../shared/reference/percona/ holding the same CRDs (tests)
+    reference_crd: str  # the reference item (tests/reference_material/manifest.toml) holding the same CRDs (tests)
 
     def image(self, mysql_version: str, component: str) -> str:
         try:
