@@ -58,6 +58,10 @@ RANGES = {
     "group_replication_flow_control_period": (1, 60),
     "sync_binlog": (0, 2**32 - 1),
     "innodb_flush_log_at_trx_commit": (0, 2),
+    # Percona Server's thread pool (docs.percona.com/percona-server/8.0/threadpool.html; MAX_THREAD_GROUPS 1024)
+    "thread_pool_size": (1, 1024),
+    "thread_pool_oversubscribe": (1, 1000),
+    "thread_pool_max_threads": (1, 100_000),
 }
 ENUMS = {
     "innodb_flush_method": {"O_DIRECT"},
@@ -67,6 +71,7 @@ ENUMS = {
     "replica_preserve_commit_order": {"ON"},
     "binlog_transaction_dependency_tracking": {"WRITESET"},
     "wsrep_provider_options": None,  # checked below
+    "thread_handling": {"pool-of-threads"},
 }
 
 
@@ -96,6 +101,7 @@ def inputs(draw):
         load=draw(st.sampled_from(LOADS)),
         connections=draw(CONNECTIONS),
         proxy=draw(st.sampled_from(ENGINE_PROXIES[engine])),
+        thread_pool=draw(st.booleans()),
         pmm=draw(st.booleans()),
         log_collector=draw(st.booleans()) if engine == "pxc" else None,
         backup=draw(st.booleans()),
@@ -144,9 +150,10 @@ def test_every_answer_fits_or_is_a_clean_error(inp):
     memory = result.memory
     assert memory.fits and memory.peak_bytes <= memory.limit_bytes  # M1
     assert memory.buffer_pool_rounded >= 5 * MIB  # InnoDB's minimum: an answer is a mysqld that starts
-    # M6: mysqld accepts every client the proxy pods pass, plus min_connections of its own
-    assert result.connections >= inp.cluster_size * result.proxy_connections + result.thresholds["min_connections"]
-    assert result.proxy_connections >= 1
+    # T5: mysqld accepts every backend connection the proxy pods can open, plus min_connections of its own
+    limits = result.proxy_limits
+    assert result.connections >= inp.cluster_size * limits.backend_limit + result.thresholds["min_connections"]
+    assert result.proxy_connections == limits.client_limit >= 1
     assert memory.buffer_pool_rounded == int(result.mysqld["innodb_buffer_pool_size"])
     total = result.member_total
     assert total.cpu_millicores <= result.budget_cpu_millicores
