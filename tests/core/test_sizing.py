@@ -147,36 +147,36 @@ def test_node_type_budget_is_the_usable_allocatable():
     assert total.cpu_millicores <= node.usable_cpu_millicores and total.memory_bytes <= node.usable_memory_bytes
 
 
-def test_derived_connections_keep_half_the_budget_for_the_buffer_pool():
+def test_derived_connections_keep_70_percent_of_mysqld_for_the_buffer_pool():
     result = size(SizingInput(engine="pxc", cpu_millicores=4000, memory_bytes=8 * GIB))
-    assert result.memory.buffer_pool_rounded >= 0.5 * result.budget_memory_bytes  # M6 floor, after rounding
-    # 8 GiB cannot hold the 3 x 2048 + 20 the proxies open: the largest count that keeps the floor, rounded
-    # down to two significant figures; the next such count would shrink the per-connection buffers
+    limit = result.mysqld_memory_bytes
+    # 8 GiB cannot hold the 3 x 2048 + 20 the proxies open beside a buffer pool of 70% of the mysqld limit
+    # (derived_min_buffer_pool_share): the largest count that keeps it, rounded down to two significant figures;
+    # the M6 floor on the member budget (50%) holds too
     assert result.connections < 3 * 2048 + 20
+    assert result.memory.buffer_pool_rounded >= 0.70 * limit
+    assert result.memory.buffer_pool_rounded >= 0.5 * result.budget_memory_bytes
     step = 10 ** (len(str(result.connections)) - 2)
     assert result.connections % step == 0
-    squeezed = size(SizingInput(engine="pxc", cpu_millicores=4000, memory_bytes=8 * GIB, connections=result.connections + step))
-    assert any(note.startswith("M6: per-connection buffers scaled") for note in squeezed.notes)
-    # one thread per connection: the cores bound the count too (833 light-oltp connections per core)
+    more = size(SizingInput(engine="pxc", cpu_millicores=4000, memory_bytes=8 * GIB, connections=result.connections + step))
+    assert more.memory.buffer_pool_rounded < 0.70 * more.mysqld_memory_bytes
+    # one thread per connection: each connection costs its thread and may run at once, so fewer keep the share
     threads = size(SizingInput(engine="pxc", cpu_millicores=4000, memory_bytes=8 * GIB, thread_pool=False))
-    assert threads.connections <= threads.mysqld_cpu_millicores * 833 // 1000 < result.connections
+    assert threads.connections < result.connections
+    assert threads.memory.buffer_pool_rounded >= 0.70 * threads.mysqld_memory_bytes
 
 
-def test_derived_connections_are_memory_bound_on_a_small_budget():
-    # 3 HAProxies open 3 x 2048 + 20; with 16 cores but 8 GiB, memory allows fewer: the buffer pool floor decides.
-    result = size(SizingInput(engine="pxc", cpu_millicores=16000, memory_bytes=8 * GIB, load="read-heavy"))
-    assert result.connections < 3 * 2048 + 20
-    more = size(SizingInput(engine="pxc", cpu_millicores=16000, memory_bytes=8 * GIB, load="read-heavy",
-                            connections=result.connections))
-    assert more.memory.buffer_pool_rounded == result.memory.buffer_pool_rounded
-    # 20% more connections than fit: the per-connection buffers and the pool's workers shrink instead of a
-    # refusal, and the pool is the floor itself: 4 GiB = 4096 MiB, rounded up to a multiple of the 3 instances
-    # (13220m of mysqld CPU // 4000) -> 4098 MiB
-    squeezed = size(SizingInput(engine="pxc", cpu_millicores=16000, memory_bytes=8 * GIB, load="read-heavy",
-                                connections=int(result.connections * 1.2)))
+def test_an_explicit_count_beyond_the_floor_shrinks_the_buffers_before_a_refusal():
+    # 16 cores and 8 GiB, read-heavy: 2500 connections cannot keep the M6 floor (4 GiB, half the budget) at the
+    # profile's buffers. The per-connection buffers and the pool's workers shrink instead of a refusal, and the
+    # pool is the floor itself: 4096 MiB, rounded up to a multiple of the 3 instances (13220m // 4000) -> 4098 MiB
+    inp = SizingInput(engine="pxc", cpu_millicores=16000, memory_bytes=8 * GIB, load="read-heavy", connections=2000)
+    fits = size(inp)
+    assert fits.memory.buffer_pool_rounded >= 4096 * MIB and fits.mysqld["sort_buffer_size"] == str(256 * 1024)
+    squeezed = size(SizingInput(**{**inp.__dict__, "connections": 2500}))
     assert squeezed.memory.buffer_pool_rounded == 4098 * MIB
     assert int(squeezed.mysqld["sort_buffer_size"]) < 256 * 1024  # read-heavy's 256 KiB, scaled down
-    assert int(squeezed.mysqld["thread_pool_max_threads"]) < int(result.mysqld["thread_pool_max_threads"]) == 14 * 8
+    assert int(squeezed.mysqld["thread_pool_max_threads"]) < int(fits.mysqld["thread_pool_max_threads"]) == 14 * 8
     assert any(note.startswith("M6: per-connection buffers scaled") for note in squeezed.notes)
 
 

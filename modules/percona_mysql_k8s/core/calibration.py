@@ -48,8 +48,8 @@ PER_ACTIVE_CONNECTION_RSS = Measurement(
 # Terms the run found as modelled (ratio ~1): the buffer pool with its block descriptors, and the gcache.
 CONFIRMED_TERMS = ("buffer_pool", "buffer_pool_descriptors", "gcache")
 
-# A measured figure enters the model at this multiple: one run, one workload and one build measured it, and the
-# allocator's resident memory varies between runs (the two appliers differ by 6% from each other).
+# A measured figure enters the model at this multiple: one run, one workload and one build measured it, and a
+# glibc allocator's resident memory varies between runs.
 SAFETY_FACTOR = 1.25
 
 # The run's per-connection settings, as that server applied them: the sizing's smallest buffers and mysqld's

@@ -190,7 +190,8 @@ _RULES = (
          "connections = 0 means: derive max_connections from what connections cost: what the proxies deliver at "
          "the limits the operators ship, idle connections charged their session only (Percona's thread pool gives "
          "no thread to an idle connection) and the statements that can run at once bounded by the pool's "
-         "workers; fewer only where the buffer pool would fall below its floor.",
+         "workers; fewer only where the buffer pool would keep less than derived_min_buffer_pool_share of the "
+         "mysqld limit, or less than its floor on the member budget.",
          A, ("000",),
          (Threshold("min_buffer_pool_fraction_pxc", 0.5,
                     "Smallest share of the member's memory budget left to the buffer pool when "
