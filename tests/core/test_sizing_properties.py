@@ -9,6 +9,7 @@ from dataclasses import replace
 
 from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
+from percona_mysql_k8s.core.connections import deliverable_connections, fewest_connections
 from percona_mysql_k8s.core.errors import InputError
 from percona_mysql_k8s.core.machines import catalog
 from percona_mysql_k8s.core.mycnf import normalize_key, parse_provider_options
@@ -177,6 +178,23 @@ def test_every_answer_fits_or_is_a_clean_error(inp):
             assert probe.failureThreshold >= default.failureThreshold
     # K6/F5: a mysqld draining a failover backlog (with the flow-control overshoot) is not killed mid-drain
     assert result.probes["mysqld"]["liveness"].timeoutSeconds >= result.brownout_seconds
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(inputs())
+def test_derived_connections_give_up_the_buffer_pool_share_only_where_the_fewest_cannot_keep_it(inp):
+    result = _sized(replace(inp, connections=0))
+    assume(result is not None)
+    t = result.thresholds
+    # M6: between the fewest the proxies need and what they open at their shipped limits
+    assert fewest_connections(inp.proxy, inp.cluster_size, t) <= result.connections
+    assert result.connections <= deliverable_connections(inp.proxy, inp.cluster_size, t)
+    costs = result.memory.connections
+    if inp.thread_pool:  # the statements that run at once are the pool's workers and the admin connections
+        assert costs.active == min(result.connections, int(result.mysqld["thread_pool_max_threads"]) + t["min_connections"])
+    if result.memory.buffer_pool_rounded < t["derived_min_buffer_pool_share"] * result.mysqld_memory_bytes:
+        fewest = _sized(replace(inp, connections=fewest_connections(inp.proxy, inp.cluster_size, t)))
+        assert fewest is None or fewest.memory.buffer_pool_rounded < t["derived_min_buffer_pool_share"] * fewest.mysqld_memory_bytes
 
 
 @settings(max_examples=200, deadline=None)
