@@ -15,8 +15,10 @@ custom resource with the readers below and checks the same sum (T5). Per proxy:
   (``WRITERS_ARE_READERS='yes'``, build/proxysql-entrypoint.sh; ``scheduler.writerIsAlsoReader``), in the reader
   hostgroup (10): two rows. proxysql-admin inserts the servers with ``MAX_CONNECTIONS="1000"`` from the image's
   build/proxysql-admin.cnf, which a custom resource cannot change; with ``spec.proxysql.scheduler.enabled`` the
-  operator's percona-scheduler-admin inserts them with ``scheduler.maxConnections`` (CRD default 1000). The
-  clients' limit is ``mysql_variables.max_connections`` (shipped 2048, build/proxysql.cnf).
+  operator's percona-scheduler-admin inserts every server into the writer and the reader hostgroup (and their
+  two configuration hostgroups, which no query reaches) with ``[setup] maxConnections`` (``add_servers_to_proxysql``,
+  percona/proxysql-admin-tool 84f51a6), which the operator fills from ``scheduler.maxConnections`` (CRD default
+  1000). The clients' limit is ``mysql_variables.max_connections`` (shipped 2048, build/proxysql.cnf).
 * MySQL Router: ``[DEFAULT] max_total_connections`` bounds client connections (default 512); beyond it Router
   answers error 1040 itself (router/src/routing/src/mysql_routing.cc, mysql/mysql-server). Each client holds at
   most one connection to a destination, and ``[connection_pool] max_idle_server_connections`` more may sit idle
