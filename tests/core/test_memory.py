@@ -26,9 +26,12 @@ def test_buffer_pool_rounds_up_like_mysqld(pool, chunk, instances, expected):
 def test_group_replication_terms_by_hand():
     limit = 8 * GIB
     terms = model({"max_connections": "100"}, engine="group-replication", limit_bytes=limit, thresholds=THRESHOLDS).terms
-    # per connection: sort 256K + join 256K + read 128K + read_rnd 256K + binlog cache 32K + stack 1024K
-    # + 2 x net buffer 16K = 1984 KiB; x 100 connections
-    assert terms["connection_buffers"] == 1984 * KIB * 100
+    # one thread per connection (mysqld's default): every connection idles with its session (64 KiB structures
+    # + 2 x net buffer 16K + binlog cache 32K + binlog statement cache 32K = 160 KiB) and its thread (the
+    # calibrated 1068 KiB resident, above the 1024K stack); all 100 may run a statement: sort 256K + join 256K
+    # + read 128K + read_rnd 256K = 896 KiB
+    assert terms["connections_idle"] == 100 * (160 + 1068) * KIB
+    assert terms["connections_active"] == 100 * 896 * KIB
     assert terms["buffer_pool"] == 128 * MIB  # mysqld default, one instance below 1 GiB
     assert terms["log_buffer"] == 16 * MIB  # 8.0 default
     assert terms["temporary_tables"] == GIB  # 8.0 temptable_max_ram default

@@ -20,10 +20,15 @@ def _rules_md():
     return {rule_id: level for rule_id, level in rows}
 
 
+# Rules the catalogue adds to the specification: T5 (issue 21), the proxies' backend connections against max_connections.
+ADDED_TO_THE_SPECIFICATION = {"T5"}
+
+
 def test_every_rule_of_rules_md_is_in_the_catalogue_with_its_level():
     documented = _rules_md()
     assert len(documented) >= 30
-    assert set(documented) == set(RULES)
+    assert set(documented) == set(RULES) - ADDED_TO_THE_SPECIFICATION
+    assert not ADDED_TO_THE_SPECIFICATION & set(documented), "an added rule is now in RULES.md: drop it from the list"
     for rule_id, level in documented.items():
         expected = Level.MANDATORY if level == "M" else Level.ADVISORY
         assert RULES[rule_id].level is expected, rule_id

@@ -40,27 +40,48 @@ def test_pxc_mysqld_terms_by_hand():
     # applied below a 33 GiB container (a larger temporary table goes to disk)
     assert terms["temporary_tables"] == limit * 3 // 100 == 231_399_751
     assert terms["gcache"] == limit // 16 == 482_082_816  # limit/16 = 459.75 MiB, inside [128 MiB, 1 GiB]
-    # light-oltp per connection: 512K + 512K + 128K + 384K + binlog 32K + stack 1024K + 2 x 16K = 2624 KiB
-    assert terms["connection_buffers"] == 2624 * 1024 * 100
+    # M6: the thread pool, one group per started mysqld core (2680m -> 3), 8 workers each: 24 threads, plus
+    # min_connections (20) for the admin port, so 44 of the 100 connections can run a statement at once
+    assert (result.mysqld["thread_handling"], result.mysqld["thread_pool_size"]) == ("pool-of-threads", "3")
+    assert (result.mysqld["thread_pool_oversubscribe"], result.mysqld["thread_pool_max_threads"]) == ("3", "24")
+    # idle: every connection's session, 64 KiB + 2 x 16 KiB network buffers + 32 KiB binlog cache + 32 KiB
+    # binlog statement cache = 160 KiB; x 100
+    assert terms["connections_idle"] == 100 * 160 * 1024 == 16_384_000
+    # active: light-oltp's buffers 512K + 512K + 128K + 384K = 1536 KiB and a worker thread of 1068 KiB (the
+    # calibrated resident figure, above the 1024 KiB stack) for each of the 44
+    assert terms["connections_active"] == 44 * (1536 + 1068) * 1024 == 117_325_824
     assert terms["page_cache_reserve"] == 385_666_253  # ceil(5% of the limit = 385,666,252.8)
-    # performance_schema: 128 MiB + 100 x 384 KiB = 134,217,728 + 39,321,600
-    assert terms["performance_schema"] == 173_539_328
-    # fragmentation: 10% of the heap terms (log buffer, temporary tables, connections, 300 MiB overhead,
-    # performance_schema) = ceil(1,004,986,695 / 10)
-    assert terms["allocator_fragmentation"] == 100_498_670
-    # the other terms sum to 1,973,234,434 B, leaving 5,740,090,622 B for the pool and its descriptors:
-    # (5,740,090,622 - 1000 chunks x 16 KiB of rounding) x 16384 / (16384 + 512) = 5,550,260,966 B =
-    # 5293.1 MiB; one instance (2680m < 4 CPUs), so the pool is 5293 MiB = 67 x 79: 79 chunks of 67 MiB
-    assert result.mysqld["innodb_buffer_pool_size"] == str(5293 * MIB)
-    assert result.mysqld["innodb_buffer_pool_chunk_size"] == str(67 * MIB)
+    # performance_schema: 128 MiB + (100 connections + 44 workers) x 384 KiB
+    assert terms["performance_schema"] == 134_217_728 + 144 * 393_216 == 190_840_832
+    # fragmentation: 10% of the heap terms (log buffer, temporary tables, both connection terms, 300 MiB
+    # overhead, performance_schema) = ceil(887,300,423 / 10)
+    assert terms["allocator_fragmentation"] == 88_730_043
+    # the other terms sum to 1,843,779,535 B, leaving 5,869,545,521 B for the pool and its descriptors:
+    # (5,869,545,521 - 1000 chunks x 16 KiB of rounding) x 16384 / (16384 + 512) = 5,675,792,990 B =
+    # 5412.9 MiB; one instance (2680m < 4 CPUs), so the pool is 5412 MiB = 2^2 x 3 x 11 x 41: 902 chunks of 6 MiB
+    assert result.mysqld["innodb_buffer_pool_size"] == str(5412 * MIB)
+    assert result.mysqld["innodb_buffer_pool_chunk_size"] == str(6 * MIB)
     assert result.mysqld["innodb_buffer_pool_instances"] == "1"
-    assert result.memory.buffer_pool_rounded == 5293 * MIB
-    # descriptors (buf_chunk_init): per 67 MiB chunk 4288 pages x 512 B = 134 whole pages; x 79 chunks
-    assert terms["buffer_pool_descriptors"] == 79 * 134 * 16384 == 173_441_024
-    assert result.memory.headroom_bytes == 5_740_090_622 - 5293 * MIB - 173_441_024  # the rounding slack
-    # redo: light-oltp's half of the pool (2646.5 MiB -> 2646 MiB) is below every bound: 90% of the pool,
-    # and recovery within 300 s at 3000 IOPS x 16 KiB / 2 = 7,372,800,000 B
-    assert result.mysqld["innodb_redo_log_capacity"] == str(2646 * MIB)
+    assert result.memory.buffer_pool_rounded == 5412 * MIB
+    # descriptors (buf_chunk_init): per 6 MiB chunk 384 pages x 512 B = 12 whole pages; x 902 chunks
+    assert terms["buffer_pool_descriptors"] == 902 * 12 * 16384 == 177_340_416
+    assert result.memory.headroom_bytes == 5_869_545_521 - 5412 * MIB - 177_340_416  # the rounding slack
+    # redo: light-oltp's half of the pool (2706 MiB) is below every bound: 90% of the pool, and recovery
+    # within 300 s at 3000 IOPS x 16 KiB / 2 = 7,372,800,000 B
+    assert result.mysqld["innodb_redo_log_capacity"] == str(2706 * MIB)
+
+
+def test_without_the_thread_pool_every_connection_is_a_thread_that_may_run():
+    result = size(SizingInput(engine="pxc", cpu_millicores=4000, memory_bytes=8 * GIB, load="light-oltp",
+                              connections=100, thread_pool=False))
+    terms = result.memory.terms
+    assert "thread_handling" not in result.mysqld  # mysqld's default, one thread per connection
+    # idle: 160 KiB of session and a 1068 KiB thread per connection; active: all 100 with 1536 KiB of buffers
+    assert terms["connections_idle"] == 100 * (160 + 1068) * 1024
+    assert terms["connections_active"] == 100 * 1536 * 1024
+    assert terms["performance_schema"] == 134_217_728 + 100 * 393_216  # no worker threads
+    with_pool = size(PXC_4_CPU_8_GIB)
+    assert with_pool.memory.buffer_pool_rounded > result.memory.buffer_pool_rounded
 
 
 def test_pxc_flow_control_by_hand():
@@ -126,29 +147,36 @@ def test_node_type_budget_is_the_usable_allocatable():
     assert total.cpu_millicores <= node.usable_cpu_millicores and total.memory_bytes <= node.usable_memory_bytes
 
 
-def test_derived_connections_keep_half_the_budget_for_the_buffer_pool():
+def test_derived_connections_keep_70_percent_of_mysqld_for_the_buffer_pool():
     result = size(SizingInput(engine="pxc", cpu_millicores=4000, memory_bytes=8 * GIB))
-    assert result.memory.buffer_pool_rounded >= 0.5 * result.budget_memory_bytes  # M6 floor, after rounding
-    # two significant figures, and no more than the mysqld cores serve (833 light-oltp connections per core)
-    assert result.connections == int(str(result.connections)[:2]) * 10 ** (len(str(result.connections)) - 2)
-    assert result.connections <= result.mysqld_cpu_millicores * 833 // 1000
-
-
-def test_derived_connections_are_memory_bound_on_a_large_budget():
-    # 16 cores serve 13,000+ read-heavy connections and 3 HAProxies deliver 3 x 2048 + 20; memory allows
-    # fewer: the buffer pool floor decides.
-    result = size(SizingInput(engine="pxc", cpu_millicores=16000, memory_bytes=16 * GIB, load="read-heavy"))
+    limit = result.mysqld_memory_bytes
+    # 8 GiB cannot hold the 3 x 2048 + 20 the proxies open beside a buffer pool of 70% of the mysqld limit
+    # (derived_min_buffer_pool_share): the largest count that keeps it, rounded down to two significant figures;
+    # the M6 floor on the member budget (50%) holds too
     assert result.connections < 3 * 2048 + 20
-    more = size(SizingInput(engine="pxc", cpu_millicores=16000, memory_bytes=16 * GIB, load="read-heavy",
-                            connections=result.connections))
-    assert more.memory.buffer_pool_rounded == result.memory.buffer_pool_rounded
-    # 20% more connections than fit: the per-connection buffers shrink instead of a refusal, and the
-    # pool is the floor itself: 8 GiB = 8192 MiB, rounded up to a multiple of the 3 instances (13220m of
-    # mysqld CPU // 4000) -> 8193 MiB
-    squeezed = size(SizingInput(engine="pxc", cpu_millicores=16000, memory_bytes=16 * GIB, load="read-heavy",
-                                connections=int(result.connections * 1.2)))
-    assert squeezed.memory.buffer_pool_rounded == 8193 * MIB
+    assert result.memory.buffer_pool_rounded >= 0.70 * limit
+    assert result.memory.buffer_pool_rounded >= 0.5 * result.budget_memory_bytes
+    step = 10 ** (len(str(result.connections)) - 2)
+    assert result.connections % step == 0
+    more = size(SizingInput(engine="pxc", cpu_millicores=4000, memory_bytes=8 * GIB, connections=result.connections + step))
+    assert more.memory.buffer_pool_rounded < 0.70 * more.mysqld_memory_bytes
+    # one thread per connection: each connection costs its thread and may run at once, so fewer keep the share
+    threads = size(SizingInput(engine="pxc", cpu_millicores=4000, memory_bytes=8 * GIB, thread_pool=False))
+    assert threads.connections < result.connections
+    assert threads.memory.buffer_pool_rounded >= 0.70 * threads.mysqld_memory_bytes
+
+
+def test_an_explicit_count_beyond_the_floor_shrinks_the_buffers_before_a_refusal():
+    # 16 cores and 8 GiB, read-heavy: 2500 connections cannot keep the M6 floor (4 GiB, half the budget) at the
+    # profile's buffers. The per-connection buffers and the pool's workers shrink instead of a refusal, and the
+    # pool is the floor itself: 4096 MiB, rounded up to a multiple of the 3 instances (13220m // 4000) -> 4098 MiB
+    inp = SizingInput(engine="pxc", cpu_millicores=16000, memory_bytes=8 * GIB, load="read-heavy", connections=2000)
+    fits = size(inp)
+    assert fits.memory.buffer_pool_rounded >= 4096 * MIB and fits.mysqld["sort_buffer_size"] == str(256 * 1024)
+    squeezed = size(SizingInput(**{**inp.__dict__, "connections": 2500}))
+    assert squeezed.memory.buffer_pool_rounded == 4098 * MIB
     assert int(squeezed.mysqld["sort_buffer_size"]) < 256 * 1024  # read-heavy's 256 KiB, scaled down
+    assert int(squeezed.mysqld["thread_pool_max_threads"]) < int(fits.mysqld["thread_pool_max_threads"]) == 14 * 8
     assert any(note.startswith("M6: per-connection buffers scaled") for note in squeezed.notes)
 
 
@@ -173,12 +201,14 @@ def test_a_one_core_two_gib_member_is_answered():
     assert result.memory.fits and result.memory.buffer_pool_rounded >= 5 * MIB
     # The floor on 2 GiB (1 GiB) is out of reach beside the sidecars, and so is half the 1337 MiB mysqld
     # limit: at the fewest connections (23) the fixed terms alone take 300 MiB of server overhead,
-    # 128 MiB + 23 x 384 KiB of performance_schema, the 128 MiB minimum gcache, 5% page cache, 3% temporary
-    # tables and 10% fragmentation of the heap terms: ~760 MiB, leaving 539 MiB (40%) to the pool. The
-    # answer stands (mysqld starts), and the note says what was kept.
+    # 128 MiB + (23 connections + 22 running) x 384 KiB of performance_schema, the 128 MiB minimum gcache, 5%
+    # page cache, 3% temporary tables and 10% fragmentation of the heap terms: ~770 MiB, leaving 528 MiB (39%)
+    # to the pool. The pool's workers are at their fewest, two for the one group, so 2 + 20 for mysqld's own
+    # users can run at once. The answer stands (mysqld starts), and the note says what was kept.
     assert result.connections == 23
+    assert result.mysqld["thread_pool_max_threads"] == "2" and result.memory.connections.active == 22
     assert 0.35 * result.mysqld_memory_bytes < result.memory.buffer_pool_rounded < 0.5 * result.mysqld_memory_bytes
-    assert any("cannot keep 50% of its budget" in note and "even the fewest (23) leave the pool 40%" in note
+    assert any("cannot keep 50% of its budget" in note and "even the fewest (23) leave the pool 39%" in note
                for note in result.notes)
 
 

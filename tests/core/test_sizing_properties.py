@@ -9,6 +9,7 @@ from dataclasses import replace
 
 from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
+from percona_mysql_k8s.core.connections import deliverable_connections, fewest_connections
 from percona_mysql_k8s.core.errors import InputError
 from percona_mysql_k8s.core.machines import catalog
 from percona_mysql_k8s.core.mycnf import normalize_key, parse_provider_options
@@ -58,6 +59,10 @@ RANGES = {
     "group_replication_flow_control_period": (1, 60),
     "sync_binlog": (0, 2**32 - 1),
     "innodb_flush_log_at_trx_commit": (0, 2),
+    # Percona Server's thread pool (docs.percona.com/percona-server/8.0/threadpool.html; MAX_THREAD_GROUPS 1024)
+    "thread_pool_size": (1, 1024),
+    "thread_pool_oversubscribe": (1, 1000),
+    "thread_pool_max_threads": (1, 100_000),
 }
 ENUMS = {
     "innodb_flush_method": {"O_DIRECT"},
@@ -67,6 +72,7 @@ ENUMS = {
     "replica_preserve_commit_order": {"ON"},
     "binlog_transaction_dependency_tracking": {"WRITESET"},
     "wsrep_provider_options": None,  # checked below
+    "thread_handling": {"pool-of-threads"},
 }
 
 
@@ -96,6 +102,7 @@ def inputs(draw):
         load=draw(st.sampled_from(LOADS)),
         connections=draw(CONNECTIONS),
         proxy=draw(st.sampled_from(ENGINE_PROXIES[engine])),
+        thread_pool=draw(st.booleans()),
         pmm=draw(st.booleans()),
         log_collector=draw(st.booleans()) if engine == "pxc" else None,
         backup=draw(st.booleans()),
@@ -144,9 +151,10 @@ def test_every_answer_fits_or_is_a_clean_error(inp):
     memory = result.memory
     assert memory.fits and memory.peak_bytes <= memory.limit_bytes  # M1
     assert memory.buffer_pool_rounded >= 5 * MIB  # InnoDB's minimum: an answer is a mysqld that starts
-    # M6: mysqld accepts every client the proxy pods pass, plus min_connections of its own
-    assert result.connections >= inp.cluster_size * result.proxy_connections + result.thresholds["min_connections"]
-    assert result.proxy_connections >= 1
+    # T5: mysqld accepts every backend connection the proxy pods can open, plus min_connections of its own
+    limits = result.proxy_limits
+    assert result.connections >= inp.cluster_size * limits.backend_limit + result.thresholds["min_connections"]
+    assert result.proxy_connections == limits.client_limit >= 1
     assert memory.buffer_pool_rounded == int(result.mysqld["innodb_buffer_pool_size"])
     total = result.member_total
     assert total.cpu_millicores <= result.budget_cpu_millicores
@@ -170,6 +178,23 @@ def test_every_answer_fits_or_is_a_clean_error(inp):
             assert probe.failureThreshold >= default.failureThreshold
     # K6/F5: a mysqld draining a failover backlog (with the flow-control overshoot) is not killed mid-drain
     assert result.probes["mysqld"]["liveness"].timeoutSeconds >= result.brownout_seconds
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(inputs())
+def test_derived_connections_give_up_the_buffer_pool_share_only_where_the_fewest_cannot_keep_it(inp):
+    result = _sized(replace(inp, connections=0))
+    assume(result is not None)
+    t = result.thresholds
+    # M6: between the fewest the proxies need and what they open at their shipped limits
+    assert fewest_connections(inp.proxy, inp.cluster_size, t) <= result.connections
+    assert result.connections <= deliverable_connections(inp.proxy, inp.cluster_size, t)
+    costs = result.memory.connections
+    if inp.thread_pool:  # the statements that run at once are the pool's workers and the admin connections
+        assert costs.active == min(result.connections, int(result.mysqld["thread_pool_max_threads"]) + t["min_connections"])
+    if result.memory.buffer_pool_rounded < t["derived_min_buffer_pool_share"] * result.mysqld_memory_bytes:
+        fewest = _sized(replace(inp, connections=fewest_connections(inp.proxy, inp.cluster_size, t)))
+        assert fewest is None or fewest.memory.buffer_pool_rounded < t["derived_min_buffer_pool_share"] * fewest.mysqld_memory_bytes
 
 
 @settings(max_examples=200, deadline=None)

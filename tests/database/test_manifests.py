@@ -9,6 +9,7 @@ from percona_mysql_k8s.core.allocatable import kind_node_budget
 from percona_mysql_k8s.core.errors import InputError
 from percona_mysql_k8s.core.mycnf import mysqld_options, parse
 from percona_mysql_k8s.core.pools import DATABASE_POOL, DATABASE_TAINT, POOL_LABEL, PoolShape
+from percona_mysql_k8s.core.proxy_limits import haproxy_global_maxconn, router_configured_limits
 from percona_mysql_k8s.core.units import GIB, cpu_to_millicores, memory_to_bytes
 from percona_mysql_k8s.database import versions
 from percona_mysql_k8s.database.manifests import (
@@ -311,35 +312,33 @@ def test_every_ps_cel_rule_on_emitted_blocks_is_understood():
     assert set(interfaces_rules) <= evaluated
 
 
-def _proxy_limit(configuration: str, proxy: str) -> int:
-    """The client limit as each proxy reads it from the configuration string."""
-    if proxy == "haproxy":  # HAProxy: the `maxconn` keyword of the `global` section (one per file)
-        lines = [line.split() for line in configuration.splitlines()]
-        assert ["global"] == lines[0] and sum(1 for words in lines if words[:1] == ["maxconn"]) == 1
-        return next(int(words[1]) for words in lines if words[:1] == ["maxconn"])
-    if proxy == "proxysql":  # ProxySQL: mysql_variables.max_connections
-        block = configuration.split("mysql_variables=", 1)[1]
-        return next(int(line.split("=", 1)[1]) for line in block.splitlines() if line.strip().startswith("max_connections="))
-    section, line = configuration.splitlines()[:2]  # Router: [DEFAULT] max_total_connections
-    assert section == "[DEFAULT]" and line.startswith("max_total_connections=")
-    return int(line.split("=", 1)[1])
+def _backend_limit(block: dict, proxy: str) -> int:
+    """One pod's backend connections to one mysqld, read as each proxy reads its configuration (core.proxy_limits)."""
+    if proxy == "haproxy":  # HAProxy: the first `maxconn` of the `global` section
+        return haproxy_global_maxconn(block["configuration"])
+    if proxy == "proxysql":  # ProxySQL: the scheduler's per-server limit, in the writer and the reader hostgroup
+        assert block["scheduler"]["enabled"] is True
+        return 2 * block["scheduler"]["maxConnections"]
+    return router_configured_limits(block["configuration"]).backend_limit  # Router: clients + the idle pool
 
 
 @pytest.mark.parametrize(("engine", "proxy"), [("pxc", "haproxy"), ("pxc", "proxysql"),
                                                 ("group-replication", "haproxy"), ("group-replication", "router")])
 @pytest.mark.parametrize("connections", [0, 500])
 def test_the_proxies_limits_and_max_connections_agree(engine, proxy, connections):
-    # M6: mysqld accepts every client the proxy pods can pass (each one's limit) plus min_connections (20)
-    # of its own; the limit is written where each proxy reads it, in the operator's full default config.
+    # T5: mysqld accepts every backend connection the proxy pods can open plus min_connections (20) of its own;
+    # the settings are written where each proxy reads them, from that one number
     spec = DatabaseSpec(name="db1", namespace="mysql", engine=engine, proxy=proxy, connections=connections)
     database, _ = gke_pools()
     place, sizing = size_for_pool(spec, database)
     cr = custom_resource(spec, sizing, place, "pmm.example")["spec"]
     block = cr[proxy] if engine == "pxc" else cr["proxy"][proxy]
-    limit = _proxy_limit(block["configuration"], proxy)
-    assert limit == sizing.proxy_connections >= 1
+    backend = _backend_limit(block, proxy)
+    assert backend == sizing.proxy_limits.backend_limit >= 1
     config = cr["pxc"]["configuration"] if engine == "pxc" else cr["mysql"]["configuration"]
     max_connections = int(mysqld_options(config)["max_connections"])
-    assert spec.proxy_size * limit + 20 <= max_connections < spec.proxy_size * (limit + 1) + 20
-    if connections == 0:  # derived on n2-standard-16: the proxies' shipped limits bind (Router's is 512)
-        assert limit == {"haproxy": 2048, "proxysql": 2048, "router": 512}[proxy]
+    share = (max_connections - 20) // spec.proxy_size
+    assert spec.proxy_size * backend + 20 <= max_connections
+    assert backend == (share // 2 * 2 if proxy == "proxysql" else share)  # written from the share, not merely below it
+    if connections == 0:  # derived on n2-standard-16: the proxies' shipped limits bind
+        assert backend == {"haproxy": 2048, "proxysql": 2000, "router": 576}[proxy]

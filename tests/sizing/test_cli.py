@@ -131,8 +131,44 @@ def test_json_lists_every_container_instance_and_the_sums_match():
             assert total <= answer["budget"][amount]
     assert answer["pods"]["member"]["containers"] == list(resources)
     connections = answer["connections"]
-    # mysqld accepts what the proxies deliver plus its own users (M6)
-    assert connections["max_connections"] >= connections["proxies"] * connections["per_proxy"] + connections["service_connections"]
+    # mysqld accepts every backend connection the proxies can open plus its own users (T5)
+    limits = connections["proxy_limits"]
+    assert limits["backend_total"] == connections["proxies"] * limits["backend_limit"]
+    assert connections["max_connections"] >= limits["backend_total"] + connections["service_connections"]
+
+
+@pytest.mark.parametrize(("engine", "node", "provider", "proxy", "settings"), [
+    ("pxc", "n2-standard-16", "gke", "haproxy", {"maxconn": 2048}),
+    ("group-replication", "n2-standard-16", "gke", "haproxy", {"maxconn": 2048}),
+    ("pxc", "m6i.4xlarge", "eks", "proxysql", {"mysql-max_connections": 2000, "scheduler.maxConnections": 1000}),
+    ("group-replication", "m6i.4xlarge", "eks", "router", {"max_total_connections": 512, "max_idle_server_connections": 64}),
+])
+def test_16_vcpu_nodes_keep_70_percent_for_the_buffer_pool_and_show_both_connection_terms(engine, node, provider, proxy, settings):
+    answer = json.loads(run("--engine", engine, "--node-type", node, "--provider", provider, "--proxy", proxy,
+                            "--format", "json").stdout)
+    model, connections = answer["memory_model"], answer["connections"]
+    assert model["terms"]["buffer_pool"] >= 0.70 * model["limit_bytes"]
+    # idle and active connections are separate terms, and the JSON says what each is made of
+    assert connections["idle"]["bytes"] == model["terms"]["connections_idle"] == \
+        connections["idle"]["connections"] * connections["idle"]["bytes_each"]
+    assert connections["active"]["bytes"] == model["terms"]["connections_active"] == \
+        connections["active"]["statements"] * connections["active"]["bytes_each"]
+    # with the thread pool, a few dozen statements per core run; the other connections only idle
+    pool = connections["thread_pool"]
+    assert pool["thread_handling"] == "pool-of-threads"
+    assert connections["active"]["statements"] == int(pool["thread_pool_max_threads"]) + connections["service_connections"]
+    assert connections["active"]["statements"] < connections["idle"]["connections"] == connections["max_connections"]
+    # the proxies' limits: the operators' shipped values, which is what the derived count is made of
+    assert connections["proxy_limits"]["proxy"] == proxy and connections["proxy_limits"]["settings"] == settings
+    assert connections["max_connections"] == connections["proxy_limits"]["backend_total"] + connections["service_connections"]
+
+
+def test_without_the_thread_pool_every_connection_is_charged_as_running():
+    answer = json.loads(run("--engine", "pxc", "--cpu", "4", "--memory", "8Gi", "--connections", "300",
+                            "--no-thread-pool", "--format", "json").stdout)
+    connections = answer["connections"]
+    assert connections["thread_pool"] is None and "thread_handling" not in answer["mysqld"]
+    assert connections["active"]["statements"] == connections["idle"]["connections"] == 300
 
 
 def test_table_uses_one_unit_per_column_and_counts_members():

@@ -89,7 +89,7 @@ def _engine_answer(stack: str):
         # backups are on except on kind (Pulumi.kind.yaml: backup false): group replication's xtrabackup sidecar
         # then takes its budget from the member (M3)
         backup=stack != "kind",
-        connections={"gke": 2000, "eks": 2000}.get(stack, 0),
+        connections=0,  # every stack derives them (M6)
         # storageSize of stacks/Pulumi.<stack>.yaml: it bounds the redo log (K6)
         volume_bytes={"kind": 100, "gke": 200, "eks": 200, "existing": 100}[stack] * GIB,  # storageSize (kind: the default)
         cpu_millicores=cpu, memory_bytes=memory,
@@ -257,7 +257,7 @@ def test_existing_with_operator_and_pmm_already_installed(run):
         ("gke", {"pmmServerHost": "pmm.example"}, "pmmServerHost"),
         ("kind", {"kindHostShare": "0.01"}, "databaseNodeType|kindHostShare"),
         ("gke", {"clusterName": "a-cluster-name-over-22c"}, "dbClusterName"),
-        # 100,000 connections x 1.1 MiB each even at the smallest buffers exceed the 58 GiB node (M1)
+        # 100,000 connections x 0.53 MiB each (session and performance_schema) exceed the 58 GiB node (M1)
         ("gke", {"connections": 100000}, "M1: connections"),
         ("gke", {"sysbenchEnabled": "maybe"}, "sysbenchEnabled"),
     ],

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from . import flow_control
+from .connection_cost import ConnectionCosts, connection_costs
 from .mycnf import PROVIDER_OPTIONS, parse_provider_options
 from .units import GIB, MIB, parse_mysql_size
 
@@ -25,14 +26,6 @@ MYSQL_VERSIONS = ("8.0", "8.4")
 _DEFAULTS = {
     "innodb_buffer_pool_size": 128 * MIB,
     "innodb_buffer_pool_chunk_size": 128 * MIB,
-    "max_connections": 151,
-    "sort_buffer_size": 256 * 1024,
-    "join_buffer_size": 256 * 1024,
-    "read_buffer_size": 128 * 1024,
-    "read_rnd_buffer_size": 256 * 1024,
-    "binlog_cache_size": 32 * 1024,
-    "thread_stack": 1024 * 1024,
-    "net_buffer_length": 16 * 1024,
     "group_replication_message_cache_size": GIB,
     # F5/M5 inputs of the certification reserve (MySQL 8.0.27+ / 8.4 defaults)
     "replica_parallel_workers": 4,
@@ -53,15 +46,9 @@ MESSAGE_CACHE_DEFAULT = GIB
 # Buffer-pool rounding limits (InnoDB): at most 64 instances; instances count only from 1 GiB.
 MAX_BUFFER_POOL_INSTANCES = 64
 MULTI_INSTANCE_MIN_POOL = GIB
-# Every thread buffer that one connection can hold at once (M1's per-connection term).
-CONNECTION_BUFFER_KEYS = (
-    "sort_buffer_size",
-    "join_buffer_size",
-    "read_buffer_size",
-    "read_rnd_buffer_size",
-    "binlog_cache_size",
-    "thread_stack",
-)
+# The connection terms (M1), from core/connection_cost.py: every admitted connection's session (with its own
+# thread without the thread pool), and the statements that can run at once (with the pool's worker threads).
+CONNECTION_TERMS = ("connections_idle", "connections_active")
 
 
 @dataclass(frozen=True)
@@ -72,6 +59,7 @@ class MemoryModel:
     terms: Mapping[str, int]
     buffer_pool_configured: int
     buffer_pool_rounded: int
+    connections: ConnectionCosts | None = None
 
     @property
     def peak_bytes(self) -> int:
@@ -172,15 +160,18 @@ def pool_within(available: int, descriptor_bytes: int, max_chunks: int) -> int:
     return room * INNODB_PAGE_BYTES // (INNODB_PAGE_BYTES + descriptor_bytes)
 
 
-def _performance_schema(options: Mapping[str, str], connections: int, thresholds: Mapping[str, float]) -> int:
+def _performance_schema(options: Mapping[str, str], costs: ConnectionCosts, thresholds: Mapping[str, float]) -> int:
     """M1: performance_schema memory, which seed 000's ~300 MB query filters out (memory/performance%).
 
     Its per-thread buffers are autosized: allocated as threads connect and never freed (MySQL manual,
-    "The Performance Schema Memory-Allocation Model"), so max_connections threads are charged.
+    "The Performance Schema Memory-Allocation Model"), so max_connections threads are charged. Under the thread
+    pool every connection still gets its own instrumented thread (``threadpool_add_connection`` calls
+    ``PSI_THREAD_CALL(new_thread)``), and every worker one more.
     """
     if options.get("performance_schema", "ON").strip().upper() in ("OFF", "0", "FALSE"):
         return 0
-    return int(thresholds["performance_schema_fixed_bytes"]) + connections * int(thresholds["performance_schema_bytes_per_connection"])
+    threads = costs.connections + (costs.threads if costs.thread_pool else 0)
+    return int(thresholds["performance_schema_fixed_bytes"]) + threads * int(thresholds["performance_schema_bytes_per_connection"])
 
 
 def _certification_info(options: Mapping[str, str], thresholds: Mapping[str, float]) -> int:
@@ -220,10 +211,7 @@ def model(
         instances = default_buffer_pool_instances(pool, chunk, version, cpu_millicores)
     pool_rounded = round_buffer_pool(pool, chunk, instances)
 
-    connections = int(parse_mysql_size(options.get("max_connections", str(_DEFAULTS["max_connections"]))))
-    per_connection = sum(_size(options, key, _DEFAULTS[key]) for key in CONNECTION_BUFFER_KEYS)
-    # Each connection holds a read and a write network buffer of net_buffer_length.
-    per_connection += 2 * _size(options, "net_buffer_length", _DEFAULTS["net_buffer_length"])
+    costs = connection_costs(options, thresholds)
 
     terms: dict[str, int] = {
         "buffer_pool": pool_rounded,
@@ -231,10 +219,11 @@ def model(
             pool_rounded, _chunk_after_truncation(pool, chunk, instances), int(thresholds["buffer_pool_descriptor_bytes"])
         ),
         "log_buffer": _size(options, "innodb_log_buffer_size", _LOG_BUFFER_DEFAULT[version]),
-        "connection_buffers": per_connection * connections,
+        "connections_idle": costs.idle_bytes,
+        "connections_active": costs.active_bytes,
         "temporary_tables": _size(options, "temptable_max_ram", temptable_default(version, limit_bytes)),
         "server_overhead": int(thresholds["fixed_server_overhead_bytes"]),
-        "performance_schema": _performance_schema(options, connections, thresholds),
+        "performance_schema": _performance_schema(options, costs, thresholds),
         "page_cache_reserve": math.ceil(limit_bytes * thresholds["page_cache_reserve_fraction"]),
     }
     if engine == PXC:
@@ -247,4 +236,5 @@ def model(
         terms["certification_info"] = _certification_info(options, thresholds)  # M5
     heap = sum(value for name, value in terms.items() if name not in _MMAPPED_TERMS)
     terms["allocator_fragmentation"] = math.ceil(heap * thresholds["allocator_fragmentation_fraction"])
-    return MemoryModel(limit_bytes=limit_bytes, terms=terms, buffer_pool_configured=pool, buffer_pool_rounded=pool_rounded)
+    return MemoryModel(limit_bytes=limit_bytes, terms=terms, buffer_pool_configured=pool, buffer_pool_rounded=pool_rounded,
+                       connections=costs)

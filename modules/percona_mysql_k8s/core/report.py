@@ -6,8 +6,9 @@ runs in both pods, ``pmm-client``, is keyed by pod: ``mysqld/pmm-client`` and ``
 (my.cnf key -> value exactly as written), ``memory_model`` (``limit_bytes``, ``peak_bytes``, ``terms``),
 ``brownout_seconds``, ``rules``; and, beside them, ``budget``, ``pods`` (each pod's containers and totals,
 and ``member``: the sum of every entry of ``resources``), ``connections`` (mysqld's ``max_connections``, the
-``proxies`` and each one's client limit ``per_proxy``, and mysqld's own ``service_connections``),
-``flow_control``, ``probes`` and ``notes``.
+``proxies`` and each one's client limit ``per_proxy``, mysqld's own ``service_connections``, what connections cost
+under ``idle`` and ``active`` (M1, M6), the ``thread_pool`` settings, and each proxy pod's ``proxy_limits``: its
+settings, clients and backend connections, T5), ``flow_control``, ``probes`` and ``notes``.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import math
 from dataclasses import asdict
 from typing import Any
 
+from .connection_cost import ConnectionCosts
 from .connections import service_connections
 from .sizing import SizingResult
 
@@ -37,6 +39,33 @@ def instances(result: SizingResult) -> dict[str, tuple[str, str]]:
         (f"{pod}/{name}" if seen[name] > 1 else name): (pod, name)
         for pod, names in result.pods.items()
         for name in names
+    }
+
+
+def connections_json(result: SizingResult) -> dict[str, Any]:
+    """max_connections, what idle and running connections cost, the thread pool, and the proxies' limits."""
+    costs: ConnectionCosts = result.memory.connections
+    limits = result.proxy_limits
+    proxies = result.input.cluster_size
+    thread_pool = {key: result.mysqld[key] for key in ("thread_handling", "thread_pool_size", "thread_pool_oversubscribe",
+                                                      "thread_pool_max_threads") if key in result.mysqld}
+    return {
+        "max_connections": result.connections,
+        "proxies": proxies,
+        "per_proxy": result.proxy_connections,
+        "service_connections": service_connections(result.thresholds),
+        "idle": {"connections": costs.connections, "bytes_each": costs.idle_bytes_per_connection,
+                 "bytes": costs.idle_bytes, "term": "connections_idle"},
+        "active": {"statements": costs.active, "bytes_each": costs.active_bytes_per_statement,
+                   "bytes": costs.active_bytes, "term": "connections_active"},
+        "thread_pool": thread_pool or None,
+        "proxy_limits": {
+            "proxy": limits.proxy,
+            "settings": dict(limits.settings),
+            "client_limit": limits.client_limit,
+            "backend_limit": limits.backend_limit,
+            "backend_total": proxies * limits.backend_limit,
+        },
     }
 
 
@@ -72,12 +101,7 @@ def to_json(result: SizingResult) -> dict[str, Any]:
             for key, (_, name) in instances(result).items()
         },
         "pods": pods,
-        "connections": {
-            "max_connections": result.connections,
-            "proxies": inp.cluster_size,
-            "per_proxy": result.proxy_connections,
-            "service_connections": service_connections(result.thresholds),
-        },
+        "connections": connections_json(result),
         "mysqld": dict(result.mysqld),
         "memory_model": {
             "limit_bytes": result.memory.limit_bytes,

@@ -14,6 +14,9 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from types import MappingProxyType
 
+from .calibration import PER_ACTIVE_CONNECTION_RSS, SAFETY_FACTOR, THREAD_RESIDENT_BYTES
+from .connection_cost import SESSION_BYTES_PER_CONNECTION
+
 
 class Level(StrEnum):
     MANDATORY = "mandatory"
@@ -113,7 +116,8 @@ _RULES = (
     # M. Memory split
     Rule("M1", "Modeled peak fits the limit",
          "Modeled peak <= container memory limit: buffer pool (rounded up to chunk x instances), log "
-         "buffer, per-connection buffers x max_connections, temporary tables, fixed server overhead, "
+         "buffer, connections by what they cost (every admitted connection's session, and the buffers and "
+         "threads of the statements that can run at once), temporary tables, fixed server overhead, "
          "a page-cache reserve, and for group replication the M4-M5 terms.", M, ("000",),
          (Threshold("fixed_server_overhead_bytes", 300 * 1024**2,
                     "Fixed mysqld overhead (performance schema, dictionary, table caches): ~300 MB "
@@ -137,6 +141,17 @@ _RULES = (
                     "instrument class, error summaries, the statement stack and the 10-row histories); "
                     "allocated as threads connect and never freed, so charged for max_connections.",
                     "integer", 0, _INT64_MAX),
+          Threshold("session_bytes_per_connection", SESSION_BYTES_PER_CONNECTION,
+                    "What an admitted connection's session holds beside its network buffers and binary log "
+                    "caches (the THD, its hashes, diagnostics area and digest buffer, InnoDB's transaction "
+                    "object): twice the ~31 KB MariaDB 10.6 documents for a new connection (MariaDB KB, "
+                    "Connection Memory Usage), rounded up.", "integer", 0, 2**30),
+          Threshold("thread_resident_bytes", THREAD_RESIDENT_BYTES,
+                    f"What a thread running statements keeps resident (the stack pages it touched, its malloc arena, "
+                    f"its statement memory roots), never less than its whole thread_stack: calibrated on the Galera "
+                    f"tier, {PER_ACTIVE_CONNECTION_RSS.value_bytes // 1024**2} MiB resident per running connection x "
+                    f"{SAFETY_FACTOR} less its session and buffers (core/calibration.py). Charged per thread: every "
+                    f"connection without the thread pool, every pool worker with it.", "integer", 0, 2**30),
           Threshold("allocator_fragmentation_fraction", 0.10,
                     "Share of the heap-allocated terms (everything but the buffer pool and the gcache, "
                     "which are mmapped) kept for allocator fragmentation: glibc malloc keeps freed "
@@ -172,7 +187,11 @@ _RULES = (
                     "Cap of the certification reserve: source 000 measured 1.4 GB while the queue ran under "
                     "the default 25,000 threshold, 50 times the strict bound.", "integer", 0, _INT64_MAX))),
     Rule("M6", "Derive max_connections",
-         "connections = 0 means: derive the largest max_connections the memory model allows.",
+         "connections = 0 means: derive max_connections from what connections cost: what the proxies deliver at "
+         "the limits the operators ship, idle connections charged their session only (Percona's thread pool gives "
+         "no thread to an idle connection) and the statements that can run at once bounded by the pool's "
+         "workers; fewer only where the buffer pool would keep less than derived_min_buffer_pool_share of the "
+         "mysqld limit, or less than its floor on the member budget.",
          A, ("000",),
          (Threshold("min_buffer_pool_fraction_pxc", 0.5,
                     "Smallest share of the member's memory budget left to the buffer pool when "
@@ -181,11 +200,23 @@ _RULES = (
           Threshold("min_buffer_pool_fraction_gr", 0.4,
                     "Same for group replication, which reserves the M4/M5 terms.", "number",
                     0, 1, exclusive_maximum=True),
+          Threshold("derived_min_buffer_pool_share", 0.7,
+                    "Smallest share of the mysqld limit the buffer pool keeps when connections are derived: what the "
+                    "proxies open at their shipped limits is lowered to keep it, wherever the fewest connections "
+                    "keep it (the PXC operator's own auto-tuning gives the pool 75% of the container).", "number",
+                    0, 1, exclusive_maximum=True),
           # The most: mysqld's 100,000 less one client for each of up to 7 proxy pods (T1).
           Threshold("min_connections", 20,
                     "Connections mysqld keeps for its own users beside the proxies' clients (operator, "
                     "probes, monitor, proxy checks, PMM, backup and replication users need some).",
-                    "integer", 1, MYSQLD_MAX_CONNECTIONS - 7))),
+                    "integer", 1, MYSQLD_MAX_CONNECTIONS - 7),
+          # At least 2: create_worker() gives every group two threads whatever the cap.
+          Threshold("thread_pool_workers_per_group", 8,
+                    "Worker threads per thread-pool group (thread_pool_max_threads = thread_pool_size x this): "
+                    "1 + thread_pool_oversubscribe (3) busy statements a group dispatches from its low-priority "
+                    "queue, and as many again for statements of open transactions, which the high-priority queue "
+                    "dispatches past that limit (sql/threadpool_unix.cc, percona/percona-server).",
+                    "integer", 2, 1000))),
     # F. Flow control
     Rule("F1", "GR flow control on",
          "group_replication_flow_control_mode is QUOTA; DISABLED is rejected.", M, ("000",)),
@@ -259,6 +290,17 @@ _RULES = (
     Rule("T4", "Semi-sync after sync",
          "Semi-sync (PS async): wait point AFTER_SYNC only; at least 2 semi-sync replicas.",
          M, ("004",)),
+    # Advisory: breaching it costs refused connections under a storm (error 1040 from mysqld instead of a queue
+    # at the proxy), not data or a pod that cannot start; the operators' own defaults breach it (3 HAProxy pods x
+    # maxconn 2048 against an auto-tuned max_connections of limit / 12 MB), so a mandatory rule would reject
+    # their example custom resources. Sizing keeps it by construction.
+    Rule("T5", "Proxies open no more than mysqld accepts",
+         "The backend connections the proxy pods can open to one mysqld (HAProxy's global maxconn; ProxySQL's "
+         "per-server max_connections in the writer and the reader hostgroup; Router's max_total_connections plus "
+         "its idle connection pool), times the proxy pods, plus min_connections for mysqld's own users, do not "
+         "exceed max_connections: a connection storm waits at the proxy, not in error 1040 at mysqld. Advisory: "
+         "the cost of a breach is refused connections under load, and the operators' defaults breach it.",
+         A, ("004", "INTERFACES")),
     # B. Benchmarks
     Rule("B1", "Load generators on the monitoring pool",
          "Load generators run on the monitoring pool, never on the database pool.", M, ("002", "004")),

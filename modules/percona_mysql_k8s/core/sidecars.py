@@ -73,14 +73,6 @@ PROXY_BASE_MEMORY = {HAPROXY: 64 * MIB, PROXYSQL: 256 * MIB, ROUTER: 256 * MIB}
 PROXY_BYTES_PER_CONNECTION = {HAPROXY: 40 * 1024, PROXYSQL: 80 * 1024, ROUTER: 40 * 1024}
 PROXY_MIN_MEMORY = 128 * MIB
 
-# Client connections one proxy pod accepts as the operators ship it: HAProxy ``maxconn 2048`` in the
-# PXC operator's build/haproxy-global.cfg (v1.19.0, unchanged through 1.20) and the PS operator's
-# (v1.2.0); ProxySQL ``mysql_variables.max_connections=2048`` in the PXC operator's build/proxysql.cnf;
-# MySQL Router's own ``max_total_connections`` default of 512 (Router 8.0.27 release notes; the PS
-# operator's router-entrypoint.sh bootstraps without changing it). A derived max_connections never
-# exceeds what the proxies deliver (M6), and the proxies' limits are written from the same number.
-PROXY_MAX_CONNECTIONS = {HAPROXY: 2048, PROXYSQL: 2048, ROUTER: 512}
-
 # Below a 2-core member every sidecar's CPU shrinks in proportion to the member's CPU: at 2 cores PMM
 # is 100m + 400m x 2/8 = 200m, so a 1-core member gives it the peer calculator's 100m (ALGORITHM §2.1,
 # XSmall). Without this a 1-core member with PMM leaves mysqld nothing (two PMM clients, a monitor and

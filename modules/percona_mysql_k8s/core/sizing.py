@@ -16,11 +16,16 @@ from functools import partial
 
 from . import flow_control, probes
 from .allocatable import NodeBudget, node_budget
+from .connection_cost import thread_pool_options
 from .connections import (
     buffer_pool_floor_bytes,
     deliverable_connections,
+    estimate_crossing,
     fewest_connections,
-    per_proxy_connections,
+    largest_fitting,
+    proxy_limits,
+    service_connections,
+    two_significant_figures,
 )
 from .errors import InputError
 from .memory import (
@@ -35,6 +40,7 @@ from .memory import (
 )
 from .mycnf import PROVIDER_OPTIONS, normalize_key, render_provider_options
 from .profiles import LOADS, PROFILES, LoadProfile
+from .proxy_limits import ProxyLimits, shipped
 from .redo import redo_capacity
 from .rules import MYSQLD_MAX_CONNECTIONS, THRESHOLD_RULE, ThresholdError, resolve_thresholds
 from .sidecars import (
@@ -43,7 +49,6 @@ from .sidecars import (
     LOG_COLLECTOR_CONTAINERS,
     PROXIES,
     PROXY_CPU_SHARE,
-    PROXY_MAX_CONNECTIONS,
     PROXYSQL,
     ROUTER,
     ContainerSize,
@@ -79,6 +84,7 @@ class SizingInput:
     load: str = "light-oltp"
     connections: int = 0
     proxy: str = HAPROXY
+    thread_pool: bool = True  # Percona Server's thread pool (M6): idle connections hold no thread
     pmm: bool = True
     log_collector: bool | None = None  # None: the operator's default (on for PXC; PS has none)
     backup: bool = False
@@ -117,6 +123,7 @@ class SizingResult:
     apply_rate_tps: float
     brownout_seconds: float
     proxy_connections: int  # each proxy pod's client limit (HAProxy maxconn, ProxySQL / Router max connections)
+    proxy_limits: ProxyLimits  # each proxy pod's settings, clients and backend connections (T5)
     probes: Mapping[str, Mapping[str, probes.Probe]]
     rules: Mapping[str, tuple[str, ...]]
     notes: tuple[str, ...]
@@ -172,6 +179,8 @@ def validate(inp: SizingInput) -> dict[str, float]:
     if inp.engine == GROUP_REPLICATION and inp.log_collector:
         raise InputError("log_collector", "the PS operator has no log collector sidecar; leave it off", "M3")
     _require_int("connections", inp.connections, 0, "M6")
+    if not isinstance(inp.thread_pool, bool):
+        raise InputError("thread_pool", f"must be true or false, got {inp.thread_pool!r}", "M6")
     if _require_int("disk_iops", inp.disk_iops, 100) > MAX_QUANTITY:
         raise InputError("disk_iops", f"must be at most {MAX_QUANTITY} (innodb_io_capacity_max's range), got {inp.disk_iops}")
     if inp.volume_bytes is not None:
@@ -334,6 +343,8 @@ def _memory_options(inp: SizingInput, profile: LoadProfile, limit: int, connecti
     }
     if inp.mysql_version == "8.0":
         options["temptable_max_mmap"] = "0"  # overflow to InnoDB on disk, not to page-cache mmap files
+    if inp.thread_pool:  # M6: idle connections hold no thread; fewer workers where buffers are scaled down too
+        options.update(thread_pool_options(cpu, thresholds, scale / BUFFER_SCALE_FULL))
     if inp.engine == GROUP_REPLICATION:
         options["loose_group_replication_message_cache_size"] = str(_retention_cache_bytes(limit))
         options.update(_gr_queue_options(cpu, thresholds))  # they size the certification reserve (M5)
@@ -398,9 +409,9 @@ class _Split:
         return self.inp.cluster_size  # one proxy pod per member
 
     def proxy(self, connections: int) -> ContainerSize:
-        """The proxy sized for its own client limit, the share of ``connections`` it delivers (M6)."""
-        per_proxy = per_proxy_connections(connections, self.proxies, self.thresholds)
-        return proxy_container(self.inp.proxy, per_proxy, self.mysqld_cpu, self.budget_cpu)
+        """The proxy sized for its own client limit, from its share of ``connections`` (M6, T5)."""
+        limits = proxy_limits(self.inp.proxy, connections, self.proxies, self.thresholds)
+        return proxy_container(self.inp.proxy, limits.client_limit, self.mysqld_cpu, self.budget_cpu)
 
     def limit(self, budget_memory: int, connections: int) -> int:
         fixed = _fixed_containers(self.inp, budget_memory, self.budget_cpu)
@@ -440,16 +451,41 @@ def _floor_fraction(engine: str, thresholds: Mapping[str, float]) -> float:
     return thresholds["min_buffer_pool_fraction_gr" if engine == GROUP_REPLICATION else "min_buffer_pool_fraction_pxc"]
 
 
-def _derived_connections(split: _Split, budget_memory: int, fits, fewest: int) -> tuple[int, bool]:
-    """connections = 0 (M6): (the largest count the buffer-pool floor, the mysqld cores and the proxies allow,
-    whether the floor on the member budget holds).
+def _connection_ceiling(split: _Split) -> int:
+    """The most connections M6 derives: what the proxies open at the limits the operators ship (plus mysqld's own
+    users). With one thread per connection every connection may run at once, so the cores bound them too (the peer
+    calculator's connections per core by load); the thread pool bounds the running statements instead."""
+    deliverable = deliverable_connections(split.inp.proxy, split.proxies, split.thresholds)
+    if split.inp.thread_pool:
+        return deliverable
+    return min(deliverable, max(fewest_connections(split.inp.proxy, split.proxies, split.thresholds),
+                                split.mysqld_cpu * split.profile.connections_per_core // 1000))
 
-    On a member too small for the floor on its budget (its sidecars take the difference), the same
-    fraction is kept of the mysqld limit instead, with per-connection buffers at their smallest: the count
-    stays useful and the pool stays the larger part.
+
+def _derived_connections(split: _Split, budget_memory: int, fits, fewest: int) -> tuple[int, bool]:
+    """connections = 0 (M6): (what the proxies open at their shipped limits, fewer where the buffer pool would fall
+    below ``derived_min_buffer_pool_share`` of the mysqld limit or its floor on the member budget; whether the floor
+    on the member budget holds).
+
+    Where even the fewest connections leave less than that share, the floor on the member budget alone decides;
+    on a member too small for that floor too (its sidecars take the difference), the same fraction is kept of
+    the mysqld limit instead, with per-connection buffers at their smallest: the count stays useful and the pool
+    stays the larger part.
     """
-    floor = _floor(split.inp.engine, budget_memory, split.thresholds)
+    ceiling = _connection_ceiling(split)
     keeps_floor = fits(fewest)
+    share = split.thresholds["derived_min_buffer_pool_share"]
+
+    def keeps_share(connections: int) -> bool:
+        limit, raw = split.raw_pool(budget_memory, connections)
+        return fits(connections) and _buffer_pool_bytes(raw, split.mysqld_cpu) >= share * limit
+
+    if keeps_floor and keeps_share(fewest):
+        if keeps_share(ceiling):
+            return ceiling, True
+        return max(fewest, two_significant_figures(largest_fitting(keeps_share, fewest, fewest, ceiling))), True
+    if keeps_floor and fits(ceiling):
+        return ceiling, True
     if not keeps_floor:
         fraction = _floor_fraction(split.inp.engine, split.thresholds)
 
@@ -460,15 +496,13 @@ def _derived_connections(split: _Split, budget_memory: int, fits, fewest: int) -
 
         if not keeps_share_of_limit(fewest):
             return fewest, False
-        largest = _largest_fitting(keeps_share_of_limit, fewest, fewest)
+        largest = largest_fitting(keeps_share_of_limit, fewest, fewest, ceiling)
     else:
-        largest = _largest_fitting(fits, fewest, _estimate(lambda n: split.raw_pool(budget_memory, n), floor, fewest))
-    cpu_ceiling = split.mysqld_cpu * split.profile.connections_per_core // 1000
-    deliverable = deliverable_connections(split.inp.proxy, split.proxies, split.thresholds)
-    if deliverable <= min(largest, cpu_ceiling):
-        return deliverable, keeps_floor  # what the proxies pass at their shipped limits, plus mysqld's own users
+        floor = _floor(split.inp.engine, budget_memory, split.thresholds)
+        guess = estimate_crossing(lambda n: split.raw_pool(budget_memory, n)[1], floor, fewest, ceiling)
+        largest = largest_fitting(fits, fewest, guess, ceiling)
     # Rounded down to two significant figures so the value reads as chosen and the pool keeps a margin.
-    return max(fewest, _two_significant_figures(min(largest, cpu_ceiling))), keeps_floor
+    return max(fewest, two_significant_figures(largest)), keeps_floor
 
 
 def _buffer_scale(split: _Split, budget_memory: int, connections: int, notes: list[str]) -> tuple[int, int | None]:
@@ -521,10 +555,10 @@ def _too_small(split: _Split, budget_memory: int, connections: int) -> InputErro
         needed = f"at least {math.ceil(high / MIB)} MiB"
     else:
         needed = "a budget beyond the largest Kubernetes quantity: lower the thresholds"
-    fewest = fewest_connections(split.proxies, split.thresholds)
+    fewest = fewest_connections(split.inp.proxy, split.proxies, split.thresholds)
     if split.inp.connections and split.runs(budget_memory, fewest):
         runs = partial(split.runs, budget_memory)
-        at_most = _largest_fitting(runs, fewest, fewest)
+        at_most = largest_fitting(runs, fewest, fewest, MAX_CONNECTIONS_LIMIT)
         return InputError(
             "connections",
             f"{connections} connections do not fit a member budget of {budget_memory // MIB} MiB even with the "
@@ -556,15 +590,16 @@ def size(inp: SizingInput) -> SizingResult:
         limit, pool = split.raw_pool(budget_memory, connections)
         return limit > 0 and pool > 0 and _buffer_pool_bytes(pool, mysqld_cpu) >= pool_floor
 
-    fewest = fewest_connections(split.proxies, thresholds)
+    fewest = fewest_connections(inp.proxy, split.proxies, thresholds)
     keeps_floor = True
     if inp.connections == 0:
         connections, keeps_floor = _derived_connections(split, budget_memory, fits, fewest)
     elif inp.connections < fewest:
         raise InputError(
             "connections",
-            f"must be 0 (derive) or at least {fewest} (min_connections = {fewest - split.proxies} for mysqld's own "
-            f"users plus one client per proxy pod), got {inp.connections}",
+            f"must be 0 (derive) or at least {fewest} (min_connections = {service_connections(thresholds)} for "
+            f"mysqld's own users plus the fewest backend connections of {split.proxies} {inp.proxy} pods), "
+            f"got {inp.connections}",
             "M6",
         )
     elif inp.connections > MAX_CONNECTIONS_LIMIT:
@@ -583,10 +618,10 @@ def size(inp: SizingInput) -> SizingResult:
         scale, pool_target = BUFFER_SCALE_MIN, None
     else:
         scale, pool_target = _buffer_scale(split, budget_memory, connections, notes)
-    proxy_connections = per_proxy_connections(connections, split.proxies, thresholds)
-    if proxy_connections > PROXY_MAX_CONNECTIONS[inp.proxy]:
-        notes.append(f"M6: each {inp.proxy} pod's client limit is raised to {proxy_connections} (shipped: "
-                     f"{PROXY_MAX_CONNECTIONS[inp.proxy]}) so the {split.proxies} proxies can deliver {connections} connections.")
+    limits = proxy_limits(inp.proxy, connections, split.proxies, thresholds)  # T5: both ends from one number
+    if limits.backend_limit > shipped(inp.proxy).backend_limit:
+        notes.append(f"M6: each {inp.proxy} pod may open {limits.backend_limit} connections to mysqld (shipped: "
+                     f"{shipped(inp.proxy).backend_limit}), so the {split.proxies} proxies can use {connections} connections.")
 
     limit, raw = split.raw_pool(budget_memory, connections, scale)
     pool, chunk, instances = _buffer_pool_layout(raw if pool_target is None else pool_target, mysqld_cpu)
@@ -692,69 +727,23 @@ def size(inp: SizingInput) -> SizingResult:
         queue_bound=queue_bound,
         apply_rate_tps=rate,
         brownout_seconds=brownout,
-        proxy_connections=proxy_connections,
+        proxy_connections=limits.client_limit,
+        proxy_limits=limits,
         probes=component_probes,
         rules=_rules_behind(options, containers),
         notes=tuple(notes),
     )
 
 
-def _two_significant_figures(value: int) -> int:
-    """12764 -> 12000, 1362 -> 1300, 87 -> 87."""
-    if value < 100:
-        return value
-    unit = 10 ** (len(str(value)) - 2)
-    return value // unit * unit
-
-
-def _estimate(raw_pool, pool_floor: float, start: int) -> int:
-    """Where the buffer pool reaches its floor, extrapolated from two points (the model is near-linear)."""
-    probe = start + 1000
-    (_, pool_a), (_, pool_b) = raw_pool(start), raw_pool(probe)
-    slack_a, slack_b = pool_a - pool_floor, pool_b - pool_floor
-    if slack_a <= slack_b:
-        return MAX_CONNECTIONS_LIMIT
-    return int(start + slack_a * (probe - start) / (slack_a - slack_b))
-
-
-def _largest_fitting(fits, low: int, guess: int, ceiling: int = MAX_CONNECTIONS_LIMIT) -> int:
-    """Largest n in [low, ceiling] with fits(n), given fits(low) and fits monotone (true, then false).
-
-    Gallops from the estimate to bracket the boundary, then bisects: a few evaluations instead of 17.
-    """
-    guess = max(low, min(ceiling, guess))
-    step = 8
-    if fits(guess):
-        low = guess
-        while True:
-            high = min(low + step, ceiling)
-            if high == low:
-                return low
-            if not fits(high):
-                high -= 1
-                break
-            low, step = high, step * 2
-    else:
-        high = guess - 1
-        while True:
-            probe = max(high - step, low)
-            if probe == low:
-                break
-            if fits(probe):
-                low = probe
-                break
-            high, step = probe - 1, step * 2
-    while low < high:
-        middle = (low + high + 1) // 2
-        low, high = (middle, high) if fits(middle) else (low, middle - 1)
-    return low
-
-
 _RULES_BY_KEY = {
     "innodb_buffer_pool_size": ("M1", "M2"),
     "innodb_buffer_pool_chunk_size": ("M1",),
     "innodb_buffer_pool_instances": ("M1",),
-    "max_connections": ("M6", "M1"),
+    "max_connections": ("M6", "M1", "T5"),
+    "thread_handling": ("M6", "M1"),
+    "thread_pool_size": ("M6",),
+    "thread_pool_oversubscribe": ("M6",),
+    "thread_pool_max_threads": ("M6", "M1"),
     "sort_buffer_size": ("M1",),
     "join_buffer_size": ("M1",),
     "read_buffer_size": ("M1",),

@@ -298,8 +298,8 @@ def _pxc_proxy(spec: DatabaseSpec, sizing: SizingResult, place: Placement, proxy
         "image": spec.release.image(spec.mysql_version, proxy),
         "resources": resources(sizing.containers[proxy]),
         "sidecarResources": resources(_same(sizing, monitors)),
-        # M6: the proxy's client limit from the same numbers as mysqld's max_connections
-        "configuration": proxy_configuration(PXC, proxy, sizing.proxy_connections),
+        # M6, T5: the proxy's limits from the same number as mysqld's max_connections
+        "configuration": proxy_configuration(PXC, proxy, sizing.proxy_limits),
         **place.scheduling(),
         "podDisruptionBudget": {"maxUnavailable": 1},
         "gracePeriod": 30,
@@ -307,7 +307,16 @@ def _pxc_proxy(spec: DatabaseSpec, sizing: SizingResult, place: Placement, proxy
     }
     if proxy == PROXYSQL:
         block["volumeSpec"] = volume_spec(spec.storage_class, PROXYSQL_VOLUME)
+        block["scheduler"] = proxysql_scheduler(sizing)
     return block
+
+
+def proxysql_scheduler(sizing: SizingResult) -> dict[str, Any]:
+    """T5: ProxySQL's per-server backend limit. proxysql-admin inserts the servers with the image's fixed
+    MAX_CONNECTIONS=1000 (PXC operator build/proxysql-admin.cnf); with the scheduler on, the operator's
+    percona-scheduler-admin inserts them with ``maxConnections`` (PXC operator v1.19.0 pkg/apis/pxc/v1/pxc_types.go
+    ``ProxySQLSchedulerSpec``, build/proxysql_scheduler_config.tmpl), so it is the one way to write it."""
+    return {"enabled": True, "maxConnections": sizing.proxy_limits.settings["scheduler.maxConnections"]}
 
 
 def _pmm(spec: DatabaseSpec, sizing: SizingResult, pmm_host: str | None, release: versions.OperatorRelease) -> dict[str, Any]:
@@ -386,8 +395,8 @@ def _ps_proxy(spec: DatabaseSpec, sizing: SizingResult, place: Placement, proxy:
         return block
     block.update({
         "resources": resources(sizing.containers[proxy]),
-        # M6: the proxy's client limit from the same numbers as mysqld's max_connections
-        "configuration": proxy_configuration(GROUP_REPLICATION, proxy, sizing.proxy_connections),
+        # M6, T5: the proxy's limits from the same number as mysqld's max_connections
+        "configuration": proxy_configuration(GROUP_REPLICATION, proxy, sizing.proxy_limits),
         **place.scheduling(),
         "podDisruptionBudget": {"maxUnavailable": 1},
         "gracePeriod": 30,

@@ -1,8 +1,8 @@
-"""The proxies' own connection limits, written from the sizing's numbers (M6): both ends agree.
+"""The proxies' own connection limits, written from the sizing's numbers (M6, T5): both ends agree.
 
-Each proxy pod accepts ``SizingResult.proxy_connections`` clients; mysqld's ``max_connections`` is that times
-the proxy pods plus mysqld's own users (``percona_mysql_k8s.core.connections``). The limit is set where each
-operator reads it:
+Each proxy pod gets ``SizingResult.proxy_limits`` (``percona_mysql_k8s.core.proxy_limits``): the settings that let
+it open at most its share of mysqld's ``max_connections``, which is that share times the proxy pods plus mysqld's
+own users (``percona_mysql_k8s.core.connections``). The settings are written where each operator reads them:
 
 * HAProxy: ``maxconn`` in the ``global`` section. ``spec.haproxy.configuration`` (PXC) and
   ``spec.proxy.haproxy.configuration`` (PS) *replace* the operator's default global file (PXC operator
@@ -15,16 +15,20 @@ operator reads it:
   /etc/proxysql/proxysql.cnf (PXC operator build/proxysql-entrypoint.sh copies the custom file over the
   default, then substitutes the ``admin:admin`` / ``monitor`` / ``admin`` placeholders with the users'
   Secret passwords), so the operator's default v1.19.0 build/proxysql.cnf is rendered with our value,
-  placeholders included (they are not passwords: the entrypoint replaces them before ProxySQL starts).
-* MySQL Router: ``max_total_connections`` in ``[DEFAULT]`` (Router 8.0.27+). ``spec.proxy.router.configuration``
-  is passed with ``--extra-config`` on top of the bootstrapped file (PS operator v1.2.0
-  build/router-entrypoint.sh), so only the override is written.
+  placeholders included (they are not passwords: the entrypoint replaces them before ProxySQL starts). Its
+  per-server ``max_connections`` is the custom resource's ``spec.proxysql.scheduler.maxConnections``
+  (``manifests.proxysql_scheduler``), which only the scheduler reads.
+* MySQL Router: ``max_total_connections`` in ``[DEFAULT]`` (Router 8.0.27+) and ``max_idle_server_connections``
+  in ``[connection_pool]``. ``spec.proxy.router.configuration`` is passed with ``--extra-config`` on top of the
+  bootstrapped file (PS operator v1.2.0 build/router-entrypoint.sh), and Router merges it option by option
+  (router/src/harness/src/config_parser.cc, ``Config::update``), so only the overrides are written.
 """
 
 from __future__ import annotations
 
 from percona_mysql_k8s.core.errors import InputError
 from percona_mysql_k8s.core.memory import PXC
+from percona_mysql_k8s.core.proxy_limits import ProxyLimits
 from percona_mysql_k8s.core.sidecars import HAPROXY, PROXYSQL, ROUTER
 
 PXC_HAPROXY_GLOBAL = """    global
@@ -199,14 +203,25 @@ def _with_limit(default: str, proxy: str, limit: int) -> str:
     return default.replace(shipped, ours.format(limit=limit), 1)
 
 
-def proxy_configuration(engine: str, proxy: str, limit: int) -> str:
-    """The ``configuration`` string of the proxy block: the operator's default with ``limit`` client connections."""
-    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
-        raise InputError("connections", f"a proxy's client limit must be a whole number >= 1, got {limit!r}", "M6")
+def _positive(name: str, value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise InputError("connections", f"a proxy's {name} must be a whole number >= 1, got {value!r}", "M6")
+    return value
+
+
+def proxy_configuration(engine: str, proxy: str, limits: ProxyLimits) -> str:
+    """The ``configuration`` string of the proxy block: the operator's default with the limits' settings."""
+    if proxy != limits.proxy:
+        raise InputError("proxy", f"limits for {limits.proxy} given for {proxy}", "T2")
     if proxy == HAPROXY:
-        return _with_limit(PXC_HAPROXY_GLOBAL if engine == PXC else PS_HAPROXY_GLOBAL, "haproxy", limit)
+        maxconn = _positive("maxconn", limits.settings["maxconn"])
+        return _with_limit(PXC_HAPROXY_GLOBAL if engine == PXC else PS_HAPROXY_GLOBAL, "haproxy", maxconn)
     if proxy == PROXYSQL:
-        return _with_limit(PXC_PROXYSQL_CNF, "proxysql", limit)
+        return _with_limit(PXC_PROXYSQL_CNF, "proxysql", _positive("max_connections", limits.settings["mysql-max_connections"]))
     if proxy == ROUTER:
-        return f"[DEFAULT]\nmax_total_connections={limit}\n"
+        max_total = _positive("max_total_connections", limits.settings["max_total_connections"])
+        pool = limits.settings["max_idle_server_connections"]
+        if isinstance(pool, bool) or not isinstance(pool, int) or pool < 0:
+            raise InputError("connections", f"Router's idle pool must be a whole number >= 0, got {pool!r}", "M6")
+        return f"[DEFAULT]\nmax_total_connections={max_total}\n\n[connection_pool]\nmax_idle_server_connections={pool}\n"
     raise InputError("proxy", f"unknown proxy {proxy!r}", "T2")

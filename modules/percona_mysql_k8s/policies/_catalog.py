@@ -39,6 +39,7 @@ POLICY_MODULES = (
     "galera_applier_threads",
     "galera_sync_wait",
     "derived_connections",
+    "proxy_backend_connections",
     "cpu_requests",
     "probe_timeouts",
     "sysbench_warmup",

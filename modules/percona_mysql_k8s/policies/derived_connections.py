@@ -1,11 +1,13 @@
 """M6 (advisory): max_connections is what the memory model allows, not the operators' auto-tuning.
 
-Sizing's "connections = 0" derives the largest max_connections that leaves the buffer pool at least
-min_buffer_pool_fraction_pxc/_gr of the member budget (percona_mysql_k8s.core.connections, the one definition of
-that criterion); here the member budget is the memory of the mysqld pod plus one proxy pod as the
-resource declares them. On a resource that leaves max_connections unset the operator writes
-limit / 12582880 instead; one that sets more than the model allows squeezes the buffer pool. Both are
-reported with the largest value the criterion allows.
+The criterion (percona_mysql_k8s.core.connections, one definition) is the largest max_connections that leaves the
+buffer pool at least min_buffer_pool_fraction_pxc/_gr of the member budget, with connections charged as the model
+charges them (every admitted connection's session; the statements that can run at once, bounded by the thread
+pool's workers where it is on); here the member budget is the memory of the mysqld pod plus one proxy pod as the
+resource declares them. On a resource that leaves max_connections unset the operator writes limit / 12582880
+instead; one that sets more than the model allows squeezes the buffer pool. Both are reported with the largest
+value the criterion allows. ``thread_pool_workers_per_group`` and ``derived_min_buffer_pool_share`` are sizing's
+side of M6 (the pool it writes, the share its derived count keeps) and are configurable here for the same reason.
 """
 
 from __future__ import annotations
@@ -23,7 +25,8 @@ SPEC = Spec(
     rules=("M6",), applies_to=database_types,
     description="max_connections is explicit and no larger than the memory model allows beside a buffer pool of "
     "at least min_buffer_pool_fraction of the member budget",
-    thresholds=("min_buffer_pool_fraction_pxc", "min_buffer_pool_fraction_gr", "min_connections"),
+    thresholds=("min_buffer_pool_fraction_pxc", "min_buffer_pool_fraction_gr", "min_connections",
+                "thread_pool_workers_per_group", "derived_min_buffer_pool_share"),
     remediation="Set max_connections to the value python -m percona_mysql_k8s.sizing derives with --connections 0.",
 )
 

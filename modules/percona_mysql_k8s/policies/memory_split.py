@@ -28,7 +28,8 @@ SPEC = Spec(
     "pool is explicit, never the operators' auto-tuning",
     thresholds=("fixed_server_overhead_bytes", "page_cache_reserve_fraction", "buffer_pool_descriptor_bytes",
                 "performance_schema_fixed_bytes", "performance_schema_bytes_per_connection",
-                "allocator_fragmentation_fraction", "xcom_structures_bytes", "certification_gc_period_seconds",
+                "allocator_fragmentation_fraction", "session_bytes_per_connection", "thread_resident_bytes",
+                "xcom_structures_bytes", "certification_gc_period_seconds",
                 "certification_bytes_per_transaction", "certification_min_bytes", "certification_max_bytes",
                 "applier_tps_per_worker", "applier_scaling_max_workers", "primary_to_applier_rate_ratio"),
     remediation="Set innodb_buffer_pool_size to what is left of limits.memory after every other term "

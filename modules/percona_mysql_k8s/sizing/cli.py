@@ -74,8 +74,13 @@ def _parser() -> argparse.ArgumentParser:
     budget.add_argument("--daemonset-cpu", help="CPU requested per node by DaemonSets (default: the provider's, K1)")
     budget.add_argument("--daemonset-memory", help="memory requested per node by DaemonSets (default: the provider's, K1)")
     parser.add_argument("--load", default="light-oltp", help=f"load profile: {', '.join(LOADS)} (default light-oltp)")
-    parser.add_argument("--connections", type=int, default=0, help="max_connections; 0 derives the largest that fits (M6)")
+    parser.add_argument("--connections", type=int, default=0,
+                        help="max_connections; 0 derives what the proxies open at their shipped limits, fewer where "
+                        "the buffer pool would fall below 70%% of the mysqld limit (M6)")
     parser.add_argument("--proxy", default="haproxy", help=f"{', '.join(PROXIES)}: haproxy (default), proxysql (PXC), router (GR)")
+    parser.add_argument("--thread-pool", action=argparse.BooleanOptionalAction, default=True,
+                        help="Percona Server's thread pool: idle connections hold no thread, running statements are "
+                        "bounded by the pool's workers (default on, M6)")
     parser.add_argument("--pmm", action=argparse.BooleanOptionalAction, default=True, help="PMM client sidecars (default on)")
     parser.add_argument("--log-collector", action=argparse.BooleanOptionalAction, default=None,
                         help="PXC log collector sidecars (default: on for PXC; PS has none)")
@@ -144,6 +149,7 @@ def input_from_args(args: argparse.Namespace) -> SizingInput:
         load=args.load,
         connections=args.connections,
         proxy=args.proxy,
+        thread_pool=args.thread_pool,
         pmm=args.pmm,
         log_collector=args.log_collector,
         backup=args.backup,

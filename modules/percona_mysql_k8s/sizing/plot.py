@@ -18,7 +18,8 @@ BUFFER_POOL, PER_CONNECTION, FIXED, ENGINE, SIDECARS = "buffer pool", "per-conne
 GROUP_COLOURMAPS = {BUFFER_POOL: "Blues", PER_CONNECTION: "Oranges", FIXED: "Greys", ENGINE: "Greens", SIDECARS: "Purples"}
 TERM_GROUPS = {
     "buffer_pool": BUFFER_POOL,
-    "connection_buffers": PER_CONNECTION,
+    "connections_idle": PER_CONNECTION,
+    "connections_active": PER_CONNECTION,
     "gcache": ENGINE,
     "xcom_cache": ENGINE,
     "certification_info": ENGINE,

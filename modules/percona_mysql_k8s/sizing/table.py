@@ -7,6 +7,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
+from percona_mysql_k8s.core.connection_cost import describe
 from percona_mysql_k8s.core.mycnf import render as render_mycnf
 from percona_mysql_k8s.core.sizing import SizingResult
 from percona_mysql_k8s.core.units import MIB
@@ -78,8 +79,10 @@ def _summary(result: SizingResult) -> Text:
         f"engine {result.input.engine}, load {result.input.load}, proxy {result.input.proxy}, "
         f"{size} member{'s' if size != 1 else ''}, MySQL {result.input.mysql_version}",
         f"max_connections {result.connections} ({'derived, M6' if result.input.connections == 0 else 'as requested'}): "
-        f"{size} {result.input.proxy} pod{'s' if size != 1 else ''} x {result.proxy_connections} clients + "
-        f"{result.connections - size * result.proxy_connections} for mysqld's own users",
+        f"{size} {result.input.proxy} pod{'s' if size != 1 else ''} x {result.proxy_limits.backend_limit} backend "
+        f"connections + {result.connections - size * result.proxy_limits.backend_limit} for mysqld's own users (T5); "
+        f"{result.input.proxy} settings: {', '.join(f'{k} {v}' for k, v in result.proxy_limits.settings.items())}",
+        f"connections (M1): {describe(result.memory.connections)}",
         f"failover brownout estimate (F5): {result.brownout_seconds:.1f} s = queue bound {result.queue_bound:.0f} / "
         f"apply rate {result.apply_rate_tps:.1f} tps",
     ]

@@ -63,7 +63,7 @@ def _one(options: Mapping[str, str], engine: str | None, limit: int, thresholds,
     if engine is None:  # async replication: neither Galera's gcache nor group replication's XCom/certification
         base = model(options, engine=PXC, limit_bytes=limit, thresholds=thresholds, version=version, cpu_millicores=cpu)
         terms = {name: value for name, value in base.terms.items() if name != "gcache"}
-        return MemoryModel(limit, terms, base.buffer_pool_configured, base.buffer_pool_rounded)
+        return MemoryModel(limit, terms, base.buffer_pool_configured, base.buffer_pool_rounded, base.connections)
     return model(options, engine=engine, limit_bytes=limit, thresholds=thresholds, version=version, cpu_millicores=cpu)
 
 
@@ -100,7 +100,8 @@ TERM_LABELS = {
     "performance_schema": "performance_schema",
     "allocator_fragmentation": "allocator fragmentation",
     "log_buffer": "log buffer",
-    "connection_buffers": "per-connection buffers",
+    "connections_idle": "idle connections (sessions)",
+    "connections_active": "running statements (buffers, pool threads)",
     "temporary_tables": "temporary tables",
     "server_overhead": "server overhead",
     "page_cache_reserve": "page-cache reserve",

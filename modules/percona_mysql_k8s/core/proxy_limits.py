@@ -1,0 +1,216 @@
+"""The proxies' connection limits (M6, T5): what one proxy pod accepts from clients and opens to mysqld.
+
+One number at both ends: sizing gives every proxy pod a *share* of mysqld's ``max_connections`` (what is left
+after mysqld's own users, divided by the pods), and writes each proxy's settings so that the backend connections
+one pod can open to one mysqld never exceed that share. The policy pack reads the same settings back from any
+custom resource with the readers below and checks the same sum (T5). Per proxy:
+
+* HAProxy (TCP mode): every client session is one backend connection, and the global ``maxconn`` bounds the
+  sessions of the process (a connection beyond it waits in the listen backlog). Shipped: ``maxconn 2048`` in both
+  operators' ``build/haproxy-global.cfg`` (PXC operator v1.19.0, PS operator v1.2.0). With a custom
+  ``configuration`` that sets no global maxconn, HAProxy derives it from the file-descriptor limit: no bound.
+* ProxySQL: client sessions share a pool of backend connections, at most ``max_connections`` per server and
+  hostgroup (``mysql_servers.max_connections``); a query finding none free waits for one (up to
+  ``mysql-connect_timeout_server_max``). The writer is in the writer hostgroup (11) and, as writers are readers
+  (``WRITERS_ARE_READERS='yes'``, build/proxysql-entrypoint.sh; ``scheduler.writerIsAlsoReader``), in the reader
+  hostgroup (10): two rows. proxysql-admin inserts the servers with ``MAX_CONNECTIONS="1000"`` from the image's
+  build/proxysql-admin.cnf, which a custom resource cannot change; with ``spec.proxysql.scheduler.enabled`` the
+  operator's percona-scheduler-admin inserts every server into the writer and the reader hostgroup (and their
+  two configuration hostgroups, which no query reaches) with ``[setup] maxConnections`` (``add_servers_to_proxysql``,
+  percona/proxysql-admin-tool 84f51a6), which the operator fills from ``scheduler.maxConnections`` (CRD default
+  1000). The clients' limit is ``mysql_variables.max_connections`` (shipped 2048, build/proxysql.cnf).
+* MySQL Router: ``[DEFAULT] max_total_connections`` bounds client connections (default 512); beyond it Router
+  answers error 1040 itself (router/src/routing/src/mysql_routing.cc, mysql/mysql-server). Each client holds at
+  most one connection to a destination, and ``[connection_pool] max_idle_server_connections`` more may sit idle
+  in the pool; the bootstrap writes 64 (``kDefaultMaxIdleServerConnectionsBootstrap``,
+  router/src/connection_pool/include/mysqlrouter/connection_pool.h). The operator passes the custom
+  ``configuration`` with ``--extra-config`` (PS operator v1.2.0 build/router-entrypoint.sh), which Router merges
+  into the bootstrapped file option by option (``Config::read``/``Config::update``,
+  router/src/harness/src/config_parser.cc).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from .sidecars import HAPROXY, PROXYSQL, ROUTER
+
+HAPROXY_SHIPPED_MAXCONN = 2048
+PROXYSQL_SHIPPED_CLIENTS = 2048
+PROXYSQL_SHIPPED_SERVER_CONNECTIONS = 1000
+PROXYSQL_HOSTGROUPS_PER_SERVER = 2
+ROUTER_SHIPPED_MAX_TOTAL = 512
+ROUTER_BOOTSTRAP_IDLE_POOL = 64
+# Router's idle pool takes at most this share of a pod's share of mysqld's connections.
+ROUTER_POOL_SHARE = 4
+
+
+@dataclass(frozen=True)
+class ProxyLimits:
+    """One proxy pod's limits: clients it accepts, backend connections it can open to one mysqld, and the settings
+    that make them (name -> value, as the proxy's configuration spells them)."""
+
+    proxy: str
+    client_limit: int
+    backend_limit: int
+    settings: Mapping[str, int] = field(default_factory=dict)
+
+
+def shipped(proxy: str) -> ProxyLimits:
+    """The limits of a proxy pod as the operators ship it."""
+    if proxy == HAPROXY:
+        return ProxyLimits(HAPROXY, HAPROXY_SHIPPED_MAXCONN, HAPROXY_SHIPPED_MAXCONN, {"maxconn": HAPROXY_SHIPPED_MAXCONN})
+    if proxy == PROXYSQL:
+        return proxysql_limits(PROXYSQL_SHIPPED_CLIENTS, PROXYSQL_SHIPPED_SERVER_CONNECTIONS)
+    if proxy == ROUTER:
+        return router_limits(ROUTER_SHIPPED_MAX_TOTAL, ROUTER_BOOTSTRAP_IDLE_POOL)
+    raise ValueError(f"unknown proxy {proxy!r}")
+
+
+def proxysql_limits(clients: int, per_server: int) -> ProxyLimits:
+    return ProxyLimits(PROXYSQL, clients, PROXYSQL_HOSTGROUPS_PER_SERVER * per_server,
+                       {"mysql-max_connections": clients, "scheduler.maxConnections": per_server})
+
+
+def router_limits(max_total: int, idle_pool: int) -> ProxyLimits:
+    return ProxyLimits(ROUTER, max_total, max_total + idle_pool,
+                       {"max_total_connections": max_total, "max_idle_server_connections": idle_pool})
+
+
+def limits_for_share(proxy: str, share: int) -> ProxyLimits:
+    """The settings that let one pod open at most ``share`` backend connections to one mysqld (``share`` >= 1)."""
+    share = max(1, share)
+    if proxy == HAPROXY:
+        return ProxyLimits(HAPROXY, share, share, {"maxconn": share})
+    if proxy == PROXYSQL:
+        # Clients beyond the backend rows queue inside ProxySQL: the clients' limit is the whole share. A share
+        # below two still opens one per hostgroup (fewest_connections keeps sizing from asking for it).
+        return proxysql_limits(share, max(1, share // PROXYSQL_HOSTGROUPS_PER_SERVER))
+    if proxy == ROUTER:
+        pool = min(ROUTER_BOOTSTRAP_IDLE_POOL, share // ROUTER_POOL_SHARE)
+        return router_limits(share - pool, pool)
+    raise ValueError(f"unknown proxy {proxy!r}")
+
+
+# --------------------------------------------------------------------------------------------------
+# readers: each format as its proxy reads it
+
+# Section keywords of HAProxy's configuration (cfg_register_section calls, HAProxy 2.8 src/cfgparse.c and the
+# files registering sections: resolvers, peers, mailers, userlist, cache, program, http-errors, ring, log-forward).
+_HAPROXY_SECTIONS = {"global", "defaults", "frontend", "backend", "listen", "resolvers", "peers", "mailers",
+                     "userlist", "cache", "program", "http-errors", "ring", "log-forward", "namespace_list",
+                     "crt-store", "traces"}
+
+
+def _haproxy_words(line: str) -> list[str]:
+    """A line split as HAProxy's parse_line does: blanks separate words, quotes group them, a backslash escapes the
+    next character, and an unquoted ``#`` starts a comment."""
+    words: list[str] = []
+    word, quote, escaped, started = [], "", False, False
+    for char in line:
+        if escaped:
+            word.append(char)
+            escaped = False
+        elif char == "\\" and quote != "'":
+            escaped, started = True, True
+        elif quote:
+            if char == quote:
+                quote = ""
+            else:
+                word.append(char)
+        elif char in "'\"":
+            quote, started = char, True
+        elif char == "#":
+            break
+        elif char in " \t":
+            if started:
+                words.append("".join(word))
+                word, started = [], False
+        else:
+            word.append(char)
+            started = True
+    if quote:
+        raise ValueError(f"unterminated quote in {line.strip()!r}")
+    if started:
+        words.append("".join(word))
+    return words
+
+
+def haproxy_global_maxconn(text: str) -> int | None:
+    """HAProxy's global ``maxconn``, or None when the global section sets none.
+
+    HAProxy 2.8 (src/cfgparse-global.c) reads the value with strtol and refuses trailing characters; a second
+    global maxconn is an alert ("already specified. Continuing.") and the first value stays. Raises ValueError
+    for a value HAProxy refuses.
+    """
+    section = None
+    for number, line in enumerate(text.splitlines(), 1):
+        words = _haproxy_words(line)
+        if not words:
+            continue
+        if words[0] in _HAPROXY_SECTIONS:
+            section = words[0]
+            continue
+        if section != "global" or words[0] != "maxconn":
+            continue
+        if len(words) != 2:
+            raise ValueError(f"line {number}: HAProxy's maxconn takes one integer, got {' '.join(words[1:]) or 'none'}")
+        digits = words[1][1:] if words[1][:1] in "+-" else words[1]
+        if not digits or not all("0" <= c <= "9" for c in digits):
+            raise ValueError(f"line {number}: HAProxy cannot parse maxconn {words[1]!r}, an integer is expected")
+        value = int(words[1])
+        if value < 1:
+            raise ValueError(f"line {number}: maxconn {value} leaves HAProxy no connection")
+        return value
+    return None
+
+
+def router_options(text: str) -> dict[str, dict[str, str]]:
+    """A MySQL Router configuration file as its harness reads one (router/src/harness/src/config_parser.cc,
+    ``Config::do_read_stream``): blank lines and lines starting with ``#`` or ``;`` skipped, section names
+    lower-cased (``[name:key]`` keeps the key), options split at the first ``:`` or ``=``, names lower-cased;
+    a section or an option given twice in one file is an error. Returns section -> option -> value."""
+    sections: dict[str, dict[str, str]] = {}
+    current: dict[str, str] | None = None
+    for number, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if not line or line[0] in "#;":
+            continue
+        if line[0] == "[":
+            if line[-1] != "]":
+                raise ValueError(f"line {number}: malformed section header {line!r}")
+            name = line[1:-1].lower()
+            if not name:
+                raise ValueError(f"line {number}: a section name may not be empty")
+            if name in sections and name != "default":
+                raise ValueError(f"line {number}: section [{name}] given twice")
+            current = sections.setdefault(name, {})
+            continue
+        if current is None:
+            raise ValueError(f"line {number}: option line before the first section")
+        cut = min((i for i in (line.find(":"), line.find("=")) if i >= 0), default=-1)
+        if cut < 0:
+            raise ValueError(f"line {number}: malformed option line {line!r}")
+        option, value = line[:cut].strip().lower(), line[cut + 1:].strip()
+        if option in current:
+            raise ValueError(f"line {number}: option {option!r} already defined")
+        current[option] = value
+    return sections
+
+
+def _router_count(sections: Mapping[str, Mapping[str, str]], section: str, option: str, default: int) -> int:
+    value = sections.get(section, {}).get(option)
+    if value is None:
+        return default
+    if not value.isascii() or not value.isdigit():
+        raise ValueError(f"[{section}] {option}={value!r} is not a whole number Router accepts")
+    return int(value)
+
+
+def router_configured_limits(text: str | None) -> ProxyLimits:
+    """Router's limits after the operator merges ``configuration`` into the bootstrapped file."""
+    sections = router_options(text or "")
+    max_total = _router_count(sections, "default", "max_total_connections", ROUTER_SHIPPED_MAX_TOTAL)
+    pool = _router_count(sections, "connection_pool", "max_idle_server_connections", ROUTER_BOOTSTRAP_IDLE_POOL)
+    return router_limits(max_total, pool)

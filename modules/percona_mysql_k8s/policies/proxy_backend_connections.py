@@ -1,0 +1,104 @@
+"""T5 (advisory): the proxies can open no more backend connections than mysqld accepts.
+
+Each proxy pod's backend connections to one mysqld (HAProxy's global maxconn; ProxySQL's per-server
+max_connections in the writer and the reader hostgroup; Router's max_total_connections plus its idle pool), times
+the proxy pods, plus ``min_connections`` for mysqld's own users, must fit ``max_connections`` (as written, else as
+the operator auto-tunes it, else mysqld's 151). Otherwise a connection storm reaches mysqld and fails there with
+error 1040 instead of waiting at the proxy. The readers and the proxies' facts are the ones sizing writes with
+(``percona_mysql_k8s.core.proxy_limits``), so a stack this project sized passes by construction.
+"""
+
+from __future__ import annotations
+
+from percona_mysql_k8s.core.connection_cost import CONNECTION_DEFAULTS
+from percona_mysql_k8s.core.connections import service_connections
+from percona_mysql_k8s.core.proxy_limits import limits_for_share
+from percona_mysql_k8s.core.sidecars import HAPROXY, PROXYSQL
+
+from ._framework import Context, Spec, resource_policy
+from ._readers.database import has_template
+from ._readers.flow import integer_option
+from ._readers.memory import autotuned
+from ._readers.proxies import proxy_backends
+from ._subjects import database, database_types
+
+SPEC = Spec(
+    name="proxy-backend-connections",
+    rules=("T5",), applies_to=database_types,
+    description="the proxy pods open no more backend connections than mysqld's max_connections leaves beside "
+    "min_connections for its own users, so a connection storm waits at the proxy",
+    thresholds=("min_connections",),
+    remediation="Write the proxies' limits from max_connections as python -m percona_mysql_k8s.sizing does "
+    "(its JSON carries them under connections.proxy_limits), or raise max_connections.",
+)
+
+
+def _max_connections(view) -> tuple[int, str] | None:
+    """mysqld's max_connections and where it comes from; None when a template hides it."""
+    found = integer_option(view, "max_connections", minimum=1)
+    where = view.path(view.config_rel)
+    if found is not None:
+        return found[1], f"{where} sets max_connections={found[1]}"
+    limit = view.mysqld_container().resources().memory_limit
+    if limit is not None:
+        options = view.options()
+        if any(has_template(value) for value in options.values()):
+            return None
+        running, _ = autotuned(view, options, limit)
+        if "max_connections" in running:
+            value = int(running["max_connections"])
+            return value, f"{where} leaves max_connections to the operator, which writes limit / 12582880 = {value}"
+    default = CONNECTION_DEFAULTS["max_connections"]
+    return default, f"{where} leaves max_connections at mysqld's default {default}"
+
+
+def check(ctx: Context) -> None:
+    view = database(ctx, "T5")
+    if view is None:
+        return
+    with ctx.checking("T5"):
+        proxies = proxy_backends(view)
+        if not proxies:
+            return  # no proxy: T2's to report
+        mysqld = _max_connections(view)
+        if mysqld is None:
+            return
+        accepted, origin = mysqld
+        own = service_connections(ctx.thresholds)
+        for proxy in proxies:
+            pods = proxy.pods
+            if not pods:
+                continue  # no size: T2's to report
+            size_path = view.path(f"{proxy.component.rel}.size")
+            share = max(0, (accepted - own) // pods)
+            if proxy.limits is None:
+                ctx.violation("T5", f"{proxy.source}: nothing bounds what {pods} {proxy.component.key} pods "
+                              f"({size_path}) open against max_connections={accepted} ({origin})",
+                              f"the rule keeps the proxies' backend connections plus min_connections ({own}) within "
+                              "max_connections, so a storm waits at the proxy instead of failing with error 1040",
+                              _fix(HAPROXY, share))
+                continue
+            opened = pods * proxy.limits.backend_limit
+            if opened + own > accepted:
+                ctx.violation("T5", f"{pods} {proxy.component.key} pods ({size_path}) can open {pods} x "
+                              f"{proxy.limits.backend_limit} = {opened} connections to one mysqld "
+                              f"({proxy.source}), and with min_connections ({own}) for mysqld's own users that "
+                              f"exceeds max_connections={accepted} ({origin})",
+                              "the rule keeps them within max_connections, so a connection storm waits at the proxy "
+                              "instead of failing at mysqld with error 1040",
+                              f"{_fix(proxy.component.key, share)}, or raise max_connections to {opened + own}")
+
+
+def _fix(proxy: str, share: int) -> str:
+    """The settings that give one pod ``share`` backend connections, as sizing writes them."""
+    settings = limits_for_share(proxy, share).settings
+    if proxy == HAPROXY:
+        return f"set `maxconn {settings['maxconn']}` in the global section of the HAProxy configuration"
+    if proxy == PROXYSQL:
+        return (f"enable the ProxySQL scheduler with maxConnections {settings['scheduler.maxConnections']} (each "
+                "server sits in two hostgroups)")
+    return (f"set [DEFAULT] max_total_connections={settings['max_total_connections']} and [connection_pool] "
+            f"max_idle_server_connections={settings['max_idle_server_connections']} in the Router configuration")
+
+
+POLICY = resource_policy(SPEC, check)

@@ -1,0 +1,45 @@
+"""The calibration on the Galera tier (core/calibration.py): derived by hand, and the model still above what ran."""
+
+from percona_mysql_k8s.core import calibration
+from percona_mysql_k8s.core.connection_cost import connection_costs
+from percona_mysql_k8s.core.memory import model
+from percona_mysql_k8s.core.mycnf import normalize_key
+from percona_mysql_k8s.core.rules import default_thresholds
+from percona_mysql_k8s.core.sizing import SizingInput, size
+from percona_mysql_k8s.core.units import KIB, MIB
+
+T = default_thresholds()
+
+
+def test_the_thread_term_is_the_measurement_with_its_safety_factor_less_the_settings_share():
+    # 1 MiB measured per running connection x 1.25 = 1280 KiB; its session (64 KiB structures + 2 x 16 KiB network
+    # buffers + 2 x 32 KiB binary log caches = 160 KiB) and its statement's buffers (32 + 8 + 8 + 4 = 52 KiB) are
+    # charged from the settings: the thread keeps 1068 KiB
+    assert calibration.SAFETY_FACTOR == 1.25
+    assert calibration.THREAD_RESIDENT_BYTES == 1280 * KIB - 160 * KIB - 52 * KIB == 1068 * KIB
+    assert T["thread_resident_bytes"] == calibration.THREAD_RESIDENT_BYTES
+
+
+def test_a_running_connection_of_the_run_is_charged_the_measurement_with_its_safety_factor():
+    # the tier ran one thread per connection with MariaDB's 292 KiB stack: the charge is exactly 1.25 x 1 MiB
+    options = {key: str(value) for key, value in calibration.TIER_CONNECTION_SETTINGS.items()}
+    costs = connection_costs({**options, "max_connections": "64", "thread_stack": "299008"}, T)
+    assert (costs.idle_bytes + costs.active_bytes) // 64 == calibration.with_safety(calibration.PER_ACTIVE_CONNECTION_RSS)
+
+
+def test_the_tier_member_is_still_modelled_above_what_its_writer_held():
+    # the 2 CPU / 2,560 MiB PXC member the tier ran: whatever this sizing now gives it, the model stays above
+    # the writer's measured peak (1,325 MiB); the tier itself asserts the same on the real servers
+    result = size(SizingInput(engine="pxc", cpu_millicores=2000, memory_bytes=2560 * MIB))
+    peak = model({normalize_key(k): v for k, v in result.mysqld.items()}, engine="pxc",
+                 limit_bytes=result.mysqld_memory_bytes, thresholds=T).peak_bytes
+    assert peak >= calibration.WRITER_PEAK_RSS.value_bytes > calibration.APPLIER_PEAK_RSS.value_bytes
+    assert peak <= result.mysqld_memory_bytes
+
+
+def test_only_build_independent_terms_are_calibrated():
+    # the per-thread figure; the buffer pool, its descriptors and the gcache were found as modelled; the server
+    # overhead and performance_schema keep their MySQL 8 sources (MariaDB has no data dictionary cache)
+    assert set(calibration.CALIBRATED) == {"thread_resident_bytes"}
+    assert set(calibration.CONFIRMED_TERMS) == {"buffer_pool", "buffer_pool_descriptors", "gcache"}
+    assert T["fixed_server_overhead_bytes"] == 300 * MIB
