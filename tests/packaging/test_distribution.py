@@ -83,12 +83,13 @@ def test_dependency_ranges_hold_the_programs_lock():
 
 
 def test_extras_console_scripts_version_and_license():
-    assert set(PROJECT["optional-dependencies"]) >= {"plot", "test", "dev"}
+    assert set(PROJECT["optional-dependencies"]) >= {"plot", "grade", "test", "dev"}
     assert PROJECT["scripts"] == {
         "percona-mysql-sizing": "percona_mysql_k8s.sizing.cli:main",
         "percona-mysql-policy-check": "percona_mysql_k8s.policies.check:main",
         "percona-mysql-policy-bundle": "percona_mysql_k8s.policies.bundle:main",
         "percona-mysql-restore": "percona_mysql_k8s.restore:main",
+        "percona-mysql-grade": "percona_mysql_k8s.grade.cli:main",
     }
     for target in PROJECT["scripts"].values():
         module, function = target.split(":")
