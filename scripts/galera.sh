@@ -74,6 +74,7 @@ run_tier() {
   # shellcheck disable=SC2064
   trap "stop_leftovers '$workdir'; rm -rf '$workdir'" EXIT
   PROJECT_ENV=dev source "$ROOT/scripts/env.sh"  # the project's venv (requirements-dev.txt: pytest, PyMySQL)
+  export PATH="$PATH:/usr/sbin:/sbin"  # mariadbd lives in /usr/sbin, off a user's PATH on Debian
   local status=0
   GALERA_TIER=1 GALERA_TIER_WORKDIR="$workdir" \
     timeout --kill-after=30 "${GALERA_TIER_TIMEOUT:-1500}" python -m pytest -m galera tests/galera -rA -s "$@" || status=$?

@@ -232,6 +232,8 @@ class GaleraCluster:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(member.pid, signal.SIGKILL)
             member.process.wait(timeout=30)
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(member.pid, signal.SIGKILL)  # its own process group: an SST script or rsync it left behind
 
     def stop_all(self) -> None:
         for member in reversed(self.members):  # the bootstrap member last: the others leave cleanly
@@ -279,7 +281,6 @@ def running_cluster(cluster: GaleraCluster) -> Iterator[GaleraCluster]:
     """Prepare and start every member; always stop them (by PID) and remove the work directory."""
     try:
         cluster.prepare()
-        cluster.members[0].process = None
         cluster.start(cluster.members[0], bootstrap=True)
         cluster.create_user()
         for member in cluster.members[1:]:
