@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import reading
+from grade_readings import reading
 from percona_mysql_k8s.core.report import to_json
 from percona_mysql_k8s.core.rules import resolve_thresholds
 from percona_mysql_k8s.core.sizing import SizingInput, size

@@ -9,7 +9,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import reading
+from grade_readings import reading
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from percona_mysql_k8s.core.errors import InputError
@@ -168,6 +168,7 @@ def _free_port() -> int:
 @pytest.mark.parametrize("args, env, message", [
     (["--user", "u"], {}, "error: usage: "),
     (["--sizing", "{sizing}", "--user", "u", "--window", "0"], {"MYSQL_PWD": "x"}, "error: --window: must be within 1..3600"),
+    (["--sizing", "{sizing}", "--user", "u", "--port", "0"], {"MYSQL_PWD": "x"}, "error: --port: must be within 1..65535"),
     (["--sizing", "{sizing}", "--user", "u", "--timeout", "inf"], {"MYSQL_PWD": "x"}, "error: --timeout: "),
     (["--sizing", "{missing}", "--user", "u"], {"MYSQL_PWD": "x"}, "error: --sizing: "),
     (["--sizing", "{sizing}", "--user", "u"], {}, "error: --password-env: the environment variable MYSQL_PWD is not set"),
@@ -197,4 +198,37 @@ def test_the_password_is_never_a_flag():
     result = subprocess.run([sys.executable, "-m", "percona_mysql_k8s.grade", "--help"], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0 and "--password-file" in result.stdout and "--password-env" in result.stdout
     assert "--password " not in result.stdout and "--password=" not in result.stdout
-    assert main(["--sizing", "x", "--user", "u", "--password", "secret"]) == 2  # argparse would accept a prefix: refused
+    # no flag takes a password, and no abbreviation stands in for --password-file
+    assert main(["--sizing", "x", "--user", "u", "--password", "secret"]) == 2
+    assert main(["--sizing", "x", "--user", "u", "--password-f", "secret"]) == 2
+
+
+# ---- any input: a result or the one error, never a traceback ----------------------------------------------
+
+_JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True) | st.text(max_size=8),
+                     lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4),
+                     max_leaves=20)
+
+
+@settings(max_examples=300, deadline=None)
+@given(document=st.fixed_dictionaries({}, optional={
+    "input": st.fixed_dictionaries({}, optional={"engine": st.sampled_from(["pxc", "group-replication", "x"]) | _JSON,
+                                                  "cluster_size": _JSON, "thresholds": _JSON}),
+    "mysqld": _JSON, "rules": _JSON, "memory_model": _JSON, "flow_control": _JSON, "connections": _JSON}) | _JSON)
+def test_any_sizing_document_reads_or_names_what_is_wrong(document):
+    try:
+        read_sizing(json.dumps(document), "s.json")
+    except GradeInputError as error:
+        assert error.input_name == "--sizing" and str(error).startswith("error: --sizing: s.json")
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(max_size=40))
+def test_any_address_parses_or_names_the_input(text):
+    try:
+        address = parse_address(text, "--peer")
+    except GradeInputError as error:
+        assert error.input_name == "--peer"
+    else:  # what was read prints back as an address that reads the same
+        assert address.host and 1 <= address.port <= 65535
+        assert parse_address(str(address), "--peer") == address

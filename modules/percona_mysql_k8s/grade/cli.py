@@ -36,7 +36,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="percona-mysql-grade", description=__doc__.split("\n\n")[0],
+    parser = _Parser(prog="percona-mysql-grade", description=__doc__.split("\n\n")[0], allow_abbrev=False,
                      epilog="The password is never a flag: it is read from --password-file or the environment "
                      f"variable named by --password-env (default {DEFAULT_PASSWORD_ENV}).")
     parser.add_argument("--sizing", required=True, metavar="FILE", help="the member's sizing: percona-mysql-sizing --format json")
@@ -159,6 +159,8 @@ def _read(args, sizing, password: str) -> list[MemberReading]:
 def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = _parser().parse_args(argv)
+        if not 1 <= args.port <= 65535:
+            raise GradeInputError("--port", f"must be within 1..65535, got {args.port}")
         _in_range("--window", args.window, WINDOW_RANGE)
         _in_range("--timeout", args.timeout, TIMEOUT_RANGE)
         try:
