@@ -2,6 +2,7 @@
 
 import math
 
+import pytest
 from percona_mysql_k8s.core import flow_control as fc
 from percona_mysql_k8s.core.rules import default_thresholds
 
@@ -69,3 +70,24 @@ def test_galera_limit_and_effective_queue():
     assert round(fc.galera_effective_queue(100, 3)) == 173  # RULES G1: ~175 on 3 nodes
     assert fc.galera_fc_limit(800.0, 3, T) == 100  # 30 x 800 / sqrt(3) = 13856 -> capped at max_fc_limit
     assert fc.galera_fc_limit(5.0, 3, T) == 86  # 30 x 5 / sqrt(3) = 86.6 (Galera: event-driven, no overshoot)
+
+
+def test_galera_interval_is_what_galera_logs():
+    # gcs.cpp _set_fc_limits: upper = long(100 x sqrt(3) + .5) = long(173.705) = 173; lower = long(173 x 1 + .5)
+    assert fc.galera_fc_interval(100, 1.0, 3) == (173, 173)
+    # 16 (Galera's own default) x sqrt(3) + .5 = 28.21 -> 28; fc_factor 0.5: long(28 x 0.5 + .5) = long(14.5) = 14
+    assert fc.galera_fc_interval(16, 0.5, 3) == (14, 28)
+    # 100 x sqrt(5) = 223.6 -> 224 (rounded, where int(...) alone would give 223); lower 224 x 0.8 = 179.2 -> 179
+    assert fc.galera_fc_interval(100, 0.8, 5) == (179, 224)
+    # the members joining one by one log [100, 100], [141, 141], [173, 173]
+    assert [fc.galera_fc_interval(100, 1.0, n) for n in (1, 2, 3)] == [(100, 100), (141, 141), (173, 173)]
+    # gcs.fc_single_primary: no square-root scaling
+    assert fc.galera_fc_interval(100, 1.0, 3, single_primary=True) == (100, 100)
+    # 1 x sqrt(3) = 1.73 -> 2: the lowest limit still scales
+    assert fc.galera_fc_interval(1, 1.0, 3) == (2, 2)
+
+
+@pytest.mark.parametrize("fc_limit, fc_factor, members", [(0, 1.0, 3), (100, 1.5, 3), (100, -0.1, 3), (100, 1.0, 0)])
+def test_galera_interval_refuses_what_galera_refuses(fc_limit, fc_factor, members):
+    with pytest.raises(ValueError):
+        fc.galera_fc_interval(fc_limit, fc_factor, members)

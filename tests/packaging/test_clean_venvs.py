@@ -66,6 +66,16 @@ def test_plot_without_the_plot_extra_names_the_extra(library_venv, tmp_path):
     assert result.returncode == 2 and "percona-mysql-k8s[plot]" in result.stderr and "Traceback" not in result.stderr
 
 
+def test_grade_without_the_grade_extra_names_the_extra(library_venv, tmp_path):
+    # PyMySQL is the `grade` extra: the plain install reads the sizing, then says how to get the driver.
+    sizing = tmp_path / "sizing.json"
+    sizing.write_text(library_venv.run(library_venv.bin("percona-mysql-sizing"), *SIZING_ARGS).stdout)
+    result = library_venv.run(library_venv.bin("percona-mysql-grade"), "--sizing", str(sizing), "--user", "root",
+                              MYSQL_PWD="")
+    assert not library_venv.has("pymysql")
+    assert result.returncode == 2 and "percona-mysql-k8s[grade]" in result.stderr and "Traceback" not in result.stderr
+
+
 def test_installed_package_is_not_the_checkout_and_ships_the_packs_shell(library_venv):
     site = _site_packages(library_venv)
     where = library_venv.run(library_venv.python, "-c", "import percona_mysql_k8s; print(percona_mysql_k8s.__file__)",

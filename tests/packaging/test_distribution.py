@@ -55,13 +55,15 @@ def _declared(requirements: list[str]) -> set[str]:
 def test_every_import_of_the_package_is_a_declared_dependency():
     # The defect: `pip install .` declared nothing, so the sizing command died on `import rich`.
     # Each third-party module the package imports maps to the distribution providing it (this venv's
-    # metadata); it must be a runtime dependency, or matplotlib's `plot` extra (imported only for --plot).
+    # metadata); it must be a runtime dependency, or an extra's where the import says how to get it:
+    # matplotlib (`plot`, imported only for --plot) and pymysql (`grade`, imported only by percona-mysql-grade).
     providers = packages_distributions()
     runtime = _declared(PROJECT["dependencies"]) | {"pulumi"}  # pulumi.* subpackages ship with pulumi itself
-    plot = _declared(PROJECT["optional-dependencies"]["plot"])
+    extras = {"matplotlib": _declared(PROJECT["optional-dependencies"]["plot"]),
+              "pymysql": _declared(PROJECT["optional-dependencies"]["grade"])}
     for module in sorted(_third_party_imports(PACKAGE.rglob("*.py"))):
         distributions = {name.lower().replace("_", "-") for name in providers.get(module, [module])}
-        allowed = plot if module == "matplotlib" else runtime
+        allowed = extras.get(module, runtime)
         # grpc and google.protobuf come with pulumi (a declared dependency), which requires them
         if module in ("grpc", "google"):
             allowed = allowed | {"grpcio", "protobuf"}
@@ -83,12 +85,13 @@ def test_dependency_ranges_hold_the_programs_lock():
 
 
 def test_extras_console_scripts_version_and_license():
-    assert set(PROJECT["optional-dependencies"]) >= {"plot", "test", "dev"}
+    assert set(PROJECT["optional-dependencies"]) >= {"plot", "grade", "test", "dev"}
     assert PROJECT["scripts"] == {
         "percona-mysql-sizing": "percona_mysql_k8s.sizing.cli:main",
         "percona-mysql-policy-check": "percona_mysql_k8s.policies.check:main",
         "percona-mysql-policy-bundle": "percona_mysql_k8s.policies.bundle:main",
         "percona-mysql-restore": "percona_mysql_k8s.restore:main",
+        "percona-mysql-grade": "percona_mysql_k8s.grade.cli:main",
     }
     for target in PROJECT["scripts"].values():
         module, function = target.split(":")

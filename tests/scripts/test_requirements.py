@@ -15,8 +15,9 @@ import yaml
 REPOSITORY = Path(__file__).resolve().parents[2]
 RUNTIME_SOURCES = [*(REPOSITORY / "modules" / "percona_mysql_k8s").rglob("*.py"), REPOSITORY / "stacks" / "__main__.py",
                    REPOSITORY / "policies" / "__main__.py"]
-# Imported only behind a clear error when absent: `sizing --plot` (sizing/plot.py says how to get it).
-OPTIONAL_AT_RUNTIME = {"matplotlib"}
+# Imported only behind a clear error when absent: `sizing --plot` (sizing/plot.py says how to get it) and
+# percona-mysql-grade's MySQL client (grade/live.py names the `grade` extra).
+OPTIONAL_AT_RUNTIME = {"matplotlib", "pymysql"}
 
 
 def requirement_lines(path: Path) -> list[str]:
@@ -67,7 +68,7 @@ def test_the_runtime_lock_holds_no_development_tool():
     assert requirement_lines(REPOSITORY / "requirements-dev.txt")[0] == "-r requirements.txt"
     assert not set(runtime) & set(dev), "a package is pinned in both files"
     # (the kubernetes client is runtime: the existing-cluster target reads its Nodes with it)
-    for tool in ("pytest", "pytest-xdist", "hypothesis", "ruff", "import-linter", "matplotlib", "jsonschema"):
+    for tool in ("pytest", "pytest-xdist", "hypothesis", "ruff", "import-linter", "matplotlib", "jsonschema", "pymysql"):
         assert tool in dev and tool not in runtime, tool
 
 

@@ -63,6 +63,26 @@ def galera_effective_queue(fc_limit: float, cluster_size: int) -> float:
     return fc_limit * math.sqrt(max(1, cluster_size))
 
 
+def galera_fc_interval(fc_limit: int, fc_factor: float, members: int, single_primary: bool = False) -> tuple[int, int]:
+    """G1: the flow-control interval ``(lower, upper)`` Galera computes and logs as ``Flow-control interval: [lo, hi]``.
+
+    codership/galera gcs/src/gcs.cpp ``_set_fc_limits`` (release_26.4.18, 0bc393fb70f7a3462d512b642dd6395b9e8a7325),
+    called on every configuration change with the component's member count::
+
+        fn          = fc_single_primary ? 1.0 : sqrt(memb_num)
+        upper_limit = fc_base_limit * fn + .5        (stored in a long: truncated, so rounded half up)
+        lower_limit = upper_limit * fc_resume_factor + .5
+
+    A member sends FC_STOP when its receive queue grows *past* ``upper`` (``gcs_fc_stop_begin``: queue_len >
+    upper_limit + fc_offset) and FC_CONT once it is back at ``lower`` or below (``gcs_fc_cont_begin``).
+    """
+    if fc_limit < 1 or members < 1 or not 0 <= fc_factor <= 1:
+        raise ValueError(f"fc_limit >= 1, members >= 1 and 0 <= fc_factor <= 1 expected, got {fc_limit}, {members}, {fc_factor}")
+    scale = 1.0 if single_primary else math.sqrt(members)
+    upper = int(fc_limit * scale + 0.5)
+    return int(upper * fc_factor + 0.5), upper
+
+
 def brownout_seconds(queue_bound: float, rate_tps: float) -> float:
     """F5: worst-case write outage after failover ~ queue bound / apply rate.
 

@@ -273,7 +273,12 @@ _RULES = (
          A, ("002",),
          (Threshold("galera_applier_threads_per_core", 4,
                     "wsrep_applier_threads per mysqld core (source 002: 64 best on 16 vCPU).",
-                    "number", 0.001),)),
+                    "number", 0.001),
+          Threshold("max_flow_control_paused_fraction", 0.25,
+                    "Largest share of a grading window a live Galera member may spend paused by flow control "
+                    "(percona-mysql-grade, from wsrep_flow_control_paused_ns). Source 002's cluster with 2 applier "
+                    "threads was paused 'virtually all the time' and gave half the throughput 4 threads gave; a "
+                    "quarter flags a member halfway there.", "number", 0, 1, exclusive_minimum=True))),
     Rule("G4", "wsrep_sync_wait", "wsrep_sync_wait = 1 is enough to avoid stale reads.", A, ("000",)),
     # T. Topology and proxies
     Rule("T1", "Cluster size",
@@ -353,6 +358,10 @@ RULES: Mapping[str, Rule] = MappingProxyType({rule.id: rule for rule in _RULES})
 THRESHOLDS: Mapping[str, Threshold] = MappingProxyType(
     {threshold.name: threshold for rule in _RULES for threshold in rule.thresholds}
 )
+
+# Thresholds only a running cluster can breach: percona-mysql-grade reads them (its --threshold sets them);
+# no policy does, as no stack setting decides them.
+LIVE_ONLY_THRESHOLDS = frozenset({"max_flow_control_paused_fraction"})
 
 # Which rule owns each threshold: the policy pack names the rule in violation messages.
 THRESHOLD_RULE: Mapping[str, str] = MappingProxyType(

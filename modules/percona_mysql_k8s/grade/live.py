@@ -1,0 +1,163 @@
+"""The SQL side of the grader, kept thin: connect (every read and write time-boxed) and read.
+
+PyMySQL (pure Python) speaks to MySQL 8 and MariaDB alike; it is the ``grade`` extra
+(``pip install 'percona-mysql-k8s[grade]'``, with ``cryptography`` for MySQL 8's caching_sha2_password
+over a connection without TLS).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from dataclasses import dataclass
+
+from percona_mysql_k8s.core.memory import PXC
+
+from .checks import Resident
+from .proc import local_resident
+from .sizing_file import GradeInputError
+
+DEFAULT_PORT = 3306
+# performance_schema's own accounting of memory (MySQL 8: instrumented on by default)
+_PS_MEMORY = "SELECT SUM(CURRENT_NUMBER_OF_BYTES_USED) FROM performance_schema.memory_summary_global_by_event_name"
+
+
+@dataclass(frozen=True)
+class Address:
+    host: str
+    port: int
+
+    def __str__(self) -> str:
+        return f"[{self.host}]:{self.port}" if ":" in self.host else f"{self.host}:{self.port}"
+
+
+def parse_address(text: str, input_name: str) -> Address:
+    """``host``, ``host:port``, ``[v6]:port`` or a bare IPv6 address."""
+    text = text.strip()
+    host, port = text, str(DEFAULT_PORT)
+    if text.startswith("["):
+        host, _, rest = text[1:].partition("]")
+        if rest:
+            if not rest.startswith(":"):
+                raise GradeInputError(input_name, f"{text!r} is not host, host:port or [v6]:port")
+            port = rest[1:]
+    elif text.count(":") == 1:
+        host, port = text.split(":")
+    elif ":" in text:  # a bare IPv6 address (a host name has no colon): the default port
+        try:
+            ipaddress.IPv6Address(text)
+        except ValueError:
+            raise GradeInputError(input_name, f"{text!r} is not host, host:port or [v6]:port") from None
+    if not host or not port.isdigit() or not 1 <= int(port) <= 65535:
+        raise GradeInputError(input_name, f"{text!r} is not host, host:port or [v6]:port with a port in 1..65535")
+    return Address(host, int(port))
+
+
+def _driver():
+    try:
+        import pymysql
+    except ImportError:
+        raise GradeInputError("driver", "PyMySQL is not installed: pip install 'percona-mysql-k8s[grade]'") from None
+    return pymysql
+
+
+class Session:
+    """One member's connection; a failure names the input the member came from (``--host``, ``--peer``...)."""
+
+    def __init__(self, address: Address, connection, input_name: str) -> None:
+        self.address, self.connection, self.input_name = address, connection, input_name
+
+    def query(self, sql: str) -> list[tuple]:
+        pymysql = _driver()
+        try:
+            with self.connection.cursor() as cursor:
+                cursor.execute(sql)
+                return list(cursor.fetchall())
+        except pymysql.err.MySQLError as error:
+            raise GradeInputError(self.input_name, f"{self.address}: {' '.join(sql.split()[:3])} ... failed: {error}") from None
+
+    def name_values(self, sql: str) -> dict[str, str]:
+        return {str(name).lower(): "" if value is None else str(value) for name, value in self.query(sql)}
+
+    def version(self) -> str:
+        return str(self.query("SELECT VERSION()")[0][0])
+
+    def close(self) -> None:
+        self.connection.close()
+
+
+UNKNOWN_SYSTEM_VARIABLE = 1193  # ER_UNKNOWN_SYSTEM_VARIABLE: a server without Galera
+
+
+def connect(address: Address, user: str, password: str, timeout: float, input_name: str) -> Session:
+    """Connect with every read and write limited to ``timeout`` seconds.
+
+    The session reads without Galera's causality wait: with wsrep_sync_wait (G4) every read waits for a
+    cluster-wide round trip, so one hung member would stall the reads of the healthy ones.
+    """
+    pymysql = _driver()
+    try:
+        connection = pymysql.connect(host=address.host, port=address.port, user=user, password=password,
+                                     connect_timeout=timeout, read_timeout=timeout, write_timeout=timeout, autocommit=True)
+    except pymysql.err.MySQLError as error:
+        raise GradeInputError(input_name, f"{address}: cannot connect as {user!r}: {error}") from None
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SET SESSION wsrep_sync_wait = 0")
+    except pymysql.err.OperationalError as error:
+        if error.args[0] != UNKNOWN_SYSTEM_VARIABLE:
+            connection.close()
+            raise GradeInputError(input_name, f"{address}: SET SESSION wsrep_sync_wait failed: {error}") from None
+    except pymysql.err.MySQLError as error:
+        connection.close()
+        raise GradeInputError(input_name, f"{address}: SET SESSION wsrep_sync_wait failed: {error}") from None
+    return Session(address, connection, input_name)
+
+
+def member_identity(status: dict[str, str], variables: dict[str, str]) -> str:
+    """What tells two connections to the same server apart from two servers."""
+    return status.get("wsrep_gcomm_uuid") or variables.get("server_uuid") or variables.get("hostname", "")
+
+
+def discovered_peers(engine: str, status: dict[str, str], session: Session) -> list[Address]:
+    """PXC: ``wsrep_incoming_addresses``; group replication: ``replication_group_members``."""
+    if engine == PXC:
+        listed = [part.strip() for part in status.get("wsrep_incoming_addresses", "").split(",")]
+        return [parse_address(part, "wsrep_incoming_addresses") for part in listed if part and part.upper() != "AUTO"]
+    rows = session.query("SELECT MEMBER_HOST, MEMBER_PORT FROM performance_schema.replication_group_members")
+    return [Address(str(host), int(port)) for host, port in rows if host and port]
+
+
+def online_group_members(session: Session) -> int:
+    rows = session.query("SELECT COUNT(*) FROM performance_schema.replication_group_members WHERE MEMBER_STATE = 'ONLINE'")
+    return int(rows[0][0])
+
+
+def _loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def resident(session: Session, variables: dict[str, str]) -> tuple[Resident | None, str]:
+    """``/proc`` for a server on this machine; else performance_schema's memory accounting where it has one."""
+    notes = []
+    if _loopback(session.address.host) and variables.get("pid_file"):
+        found, note = local_resident(variables["pid_file"], session.address.port)
+        if found:
+            return found, ""
+        notes.append(note)
+    else:
+        notes.append("not on this machine (no /proc to read)")
+    try:
+        total = session.query(_PS_MEMORY)[0][0]
+    except GradeInputError as error:
+        total = None
+        notes.append(f"performance_schema memory tables unreadable ({error.message})")
+    if total is not None and int(total) > 0 and variables.get("performance_schema", "").upper() in ("ON", "1"):
+        return Resident(int(total), None, "performance_schema memory_summary_global_by_event_name (allocated)"), ""
+    if total is None or int(total) == 0:
+        notes.append("performance_schema counts no memory (off, or memory instruments disabled)")
+    return None, "; ".join(notes)

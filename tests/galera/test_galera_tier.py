@@ -1,0 +1,238 @@
+"""The sizing's promises inside a real Galera cluster (marker ``galera``; ``scripts/galera.sh run-tier``).
+
+Three mariadbd 10.11 with Galera 4 run the options ``percona-mysql-sizing --engine pxc --cpu 2 --memory 2560Mi``
+writes (translated where MariaDB spells them differently, the rest listed as skipped). sysbench loads one
+member at the sizing's connection count, then the buffer pools are filled. The tests assert that every
+member joins with those options, that Galera logs and acts on the flow-control interval the model predicts,
+that peak resident memory stays within the modelled total, and that ``percona-mysql-grade`` passes the
+healthy cluster and names the rules when flow control is forced.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import measure
+import pytest
+import workload as load
+from percona_mysql_k8s.core import flow_control
+from percona_mysql_k8s.core.mycnf import PROVIDER_OPTIONS, parse_provider_options
+from percona_mysql_k8s.core.units import MIB
+from percona_mysql_k8s.grade.checks import modelled_interval, same_value
+
+pytestmark = pytest.mark.galera
+GRADE_WINDOW = 10  # seconds of flow control the grader watches
+
+
+@pytest.fixture(scope="session")
+def workload(cluster, sizing, out_dir):
+    return load.run(cluster, sizing, out_dir)
+
+
+@pytest.fixture(scope="session")
+def figures(workload, cluster, sizing, sizing_json, out_dir):
+    """Per member and per memory term: measured, modelled, ratio; written to measured.json for issue 21."""
+    per_member = {
+        member.name: measure.member_figures(workload.sampler.samples[member.name], workload.idle_end, workload.oltp_end,
+                                            workload.threads if member is cluster.members[0] else 0,
+                                            workload.final_hwm[member.name], sizing.model_terms,
+                                            sizing.max_connections, sizing.model_peak_bytes)
+        for member in cluster.members
+    }
+    provider = dict(cluster.query(cluster.members[0], "SHOW GLOBAL STATUS WHERE Variable_name IN "
+                                                      "('wsrep_provider_name', 'wsrep_provider_version')"))
+    version = cluster.query(cluster.members[0], "SELECT VERSION()")[0][0]
+    sysbench_summary = [line.strip() for line in workload.sysbench_log.read_text().splitlines()
+                        if line.strip().startswith(("transactions:", "queries:", "ignored errors:"))]
+    document = {
+        "server": {"version": version, "provider": f"{provider['wsrep_provider_name']} {provider['wsrep_provider_version']}"},
+        "sizing": {"command": "percona-mysql-sizing " + " ".join(load.SIZING_ARGS),
+                   "memory_model": sizing_json["memory_model"], "max_connections": sizing.max_connections,
+                   "mysqld_limit_bytes": sizing.model_limit_bytes},
+        "sysbench": {"threads": workload.threads, "seconds": load.SYSBENCH_SECONDS, "writer": cluster.members[0].name,
+                     "summary": sysbench_summary},
+        "fill": {"batches": workload.fill_batches, "bytes_per_batch": load.FILL_ROWS * load.FILL_ROW_BYTES,
+                 "seconds": round(workload.fill_seconds, 1), "pages_free_share": workload.pages_free_share},
+        "flow_control": {
+            "modelled_interval": list(modelled_interval(sizing)),
+            "logged_interval": {m.name: list(m.logged_intervals()[-1]) for m in cluster.members},
+            "members": {name: {key: workload.fc_after[name][key] - workload.fc_before[name][key]
+                               if key != "wsrep_local_recv_queue_max" else workload.fc_after[name][key]
+                               for key in workload.fc_after[name]} for name in workload.fc_after},
+        },
+        "memory": per_member,
+        "sampler_errors": workload.sampler.errors[:20],
+    }
+    (out_dir / "measured.json").write_text(json.dumps(document, indent=2) + "\n")
+    print(f"\nmeasured/model per memory term (written to {out_dir / 'measured.json'}):")
+    print(f"  {'term':<24}{'build-indep.':>13}" + "".join(f"{name:>26}" for name in per_member))
+    for term in measure.TERMS:
+        cells = "".join(_cell(per_member[n][term]) for n in per_member)
+        print(f"  {term:<24}{'yes' if measure.TERMS[term][0] else 'no':>13}{cells}")
+    return document
+
+
+def _cell(figure: dict) -> str:
+    if figure["measured_bytes"] is None:
+        return f"{'(no clients)':>26}"
+    return f"{figure['measured_bytes'] / MIB:>9.1f}/{figure['model_bytes'] / MIB:>7.1f} MiB {figure['ratio']:>5.2f}"
+
+
+def _live_provider(variables: dict[str, str]) -> dict[str, str]:
+    return parse_provider_options(variables[PROVIDER_OPTIONS])
+
+
+def test_every_member_starts_and_joins_with_the_generated_options(cluster, translation, sizing):
+    sized_provider = parse_provider_options(translation.options[PROVIDER_OPTIONS])
+    for member in cluster.members:
+        status = cluster.status(member)
+        assert (status["wsrep_cluster_size"], status["wsrep_cluster_status"], status["wsrep_local_state_comment"],
+                status["wsrep_ready"]) == (str(sizing.cluster_size), "Primary", "Synced", "ON"), member.name
+        variables = cluster.variables(member)
+        differ = {name: (value, variables.get(name)) for name, value in translation.options.items()
+                  if name != PROVIDER_OPTIONS and not same_value(value, variables.get(name))}
+        assert differ == {}, f"{member.name} runs other values than the sizing's: {differ}"
+        live = _live_provider(variables)
+        assert {k: live.get(k) for k in sized_provider if not same_value(sized_provider[k], live.get(k))} == {}
+    # every sized key is applied, renamed or skipped with a reason
+    applied = set(translation.options) | set(translation.renamed) | {skip.key for skip in translation.skipped}
+    assert applied >= set(sizing.mysqld)
+    assert all(skip.reason for skip in translation.skipped)
+
+
+def test_galera_logs_the_interval_the_model_predicts(cluster, sizing):
+    provider = parse_provider_options(sizing.mysqld[PROVIDER_OPTIONS])
+    expected = flow_control.galera_fc_interval(int(provider["gcs.fc_limit"]), float(provider["gcs.fc_factor"]),
+                                               sizing.cluster_size)
+    assert expected == modelled_interval(sizing) == (173, 173)  # 100 x sqrt(3) + .5, truncated (gcs.cpp)
+    for member in cluster.members:
+        logged = member.logged_intervals()
+        assert logged, f"{member.name} logged no 'Flow-control interval'"
+        assert logged[-1] == expected, f"{member.name} logged {logged}"
+    # the first member saw the cluster grow: one interval per member count, each Galera's formula
+    assert cluster.members[0].logged_intervals()[-3:] == [
+        flow_control.galera_fc_interval(int(provider["gcs.fc_limit"]), float(provider["gcs.fc_factor"]), n)
+        for n in (1, 2, 3)]
+
+
+def test_flow_control_engages_at_the_modelled_interval(workload, figures, sizing):
+    low, high = modelled_interval(sizing)
+    members = figures["flow_control"]["members"]
+    writer = members["node1"]
+    senders = {name: m for name, m in members.items() if m["wsrep_flow_control_sent"] > 0}
+    print(f"\nflow control under sysbench ({workload.threads} threads): modelled interval [{low}, {high}]; "
+          + "; ".join(f"{name}: sent {m['wsrep_flow_control_sent']}, queue peak {m['wsrep_local_recv_queue_max']} "
+                      f"({m['wsrep_local_recv_queue_max'] / high:.2f} x the interval), paused "
+                      f"{m['wsrep_flow_control_paused_ns'] / 1e9:.2f} s" for name, m in members.items()))
+    assert senders, (f"flow control never engaged: no member sent FC_STOP under {workload.threads} sysbench threads "
+                     f"(queue peaks {[m['wsrep_local_recv_queue_max'] for m in members.values()]}); the interval "
+                     "could not be observed")
+    assert writer["wsrep_flow_control_paused_ns"] > 0 and writer["wsrep_flow_control_recv"] > 0
+    for name, member in members.items():
+        peak = member["wsrep_local_recv_queue_max"]
+        # gcs_fc_stop_begin: FC_STOP only once queue_len > upper_limit + fc_offset (>= 0). A member whose queue
+        # passed the interval may still send none while another's stop is in force (stop_count > 0).
+        if member["wsrep_flow_control_sent"]:
+            assert peak > high, f"{name} sent FC_STOP with its queue at most {peak}, inside the interval {high}"
+
+
+def test_peak_resident_memory_is_within_the_model(workload, figures, sizing):
+    assert max(workload.pages_free_share.values()) < load.FILLED_FREE_SHARE, (
+        f"the buffer pools did not fill in {workload.fill_batches} batches: free share {workload.pages_free_share}")
+    for name, terms in figures["memory"].items():
+        total = terms["total"]
+        assert total["measured_bytes"] <= sizing.model_peak_bytes, (
+            f"{name}: peak RSS {total['measured_bytes'] / MIB:.0f} MiB exceeds the modelled "
+            f"{sizing.model_peak_bytes / MIB:.0f} MiB")
+        # the build-independent terms are what the model says they are
+        assert terms["gcache"]["ratio"] == pytest.approx(1.0, abs=0.01), name  # the ring wrapped: all resident
+        assert 0.97 <= terms["buffer_pool"]["ratio"] <= 1.0, name  # frames within the configured pool
+
+
+def _grade(cluster, member, *extra, env=None, timeout=120):
+    environment = {**os.environ, "MYSQL_PWD": cluster.password, **(env or {})}
+    return subprocess.run([sys.executable, "-m", "percona_mysql_k8s.grade", "--host", "127.0.0.1", "--port",
+                           str(member.sql_port), "--user", cluster.user, *extra],
+                          capture_output=True, text=True, timeout=timeout, env=environment)
+
+
+def _stop(process):
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def test_grade_holds_on_the_healthy_cluster(cluster, workload, sizing, sizing_file, out_dir):
+    # a write rate a quarter of the apply rate the sizing assumes (F5): flow control has no reason to pause
+    rate = max(1, int(sizing.apply_rate_tps / 4))
+    background = load.sysbench(cluster, cluster.members[0], workload.password, 4, f"--rate={rate}",
+                               seconds=GRADE_WINDOW + 20, log=out_dir / "sysbench-healthy.log", background=True)
+    try:
+        time.sleep(3)
+        result = _grade(cluster, cluster.members[0], "--sizing", str(sizing_file), "--window", str(GRADE_WINDOW))
+    finally:
+        _stop(background)
+    (out_dir / "grade-healthy.txt").write_text(result.stdout + result.stderr)
+    print("\n" + result.stdout[-1500:])
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "BREACHED" not in result.stdout
+    assert f"{len(cluster.members)} member(s)" in result.stdout  # the peers were found from the member itself
+    for member in cluster.members:  # resident memory read from /proc for every member
+        assert f"127.0.0.1:{member.sql_port}" in result.stdout
+    assert result.stdout.count("resident memory: peak") == len(cluster.members)
+
+
+def test_grade_names_the_rules_when_flow_control_is_forced(cluster, workload, sizing, sizing_file, out_dir, tmp_path):
+    appliers = cluster.members[1:]
+    for member in appliers:  # interval [2, 2]: a member stops the cluster as soon as two write-sets wait
+        cluster.query(member, "SET GLOBAL wsrep_provider_options = 'gcs.fc_limit=1'")
+    password_file = tmp_path / "password"
+    password_file.write_text(cluster.password + "\n")
+    password_file.chmod(0o600)
+    background = load.sysbench(cluster, cluster.members[0], workload.password, workload.threads,
+                               seconds=GRADE_WINDOW + 30, log=out_dir / "sysbench-forced.log", background=True)
+    try:
+        time.sleep(3)
+        result = _grade(cluster, cluster.members[0], "--sizing", str(sizing_file), "--window", str(GRADE_WINDOW),
+                        "--password-file", str(password_file), env={"MYSQL_PWD": "not-the-password"})
+    finally:
+        _stop(background)
+        for member in appliers:
+            cluster.query(member, "SET GLOBAL wsrep_provider_options = 'gcs.fc_limit=100'")
+    (out_dir / "grade-forced.txt").write_text(result.stdout + result.stderr)
+    print("\n" + "\n".join(line for line in result.stdout.splitlines() if "BREACHED" in line or "summary" in line))
+    assert result.returncode == 1, result.stdout + result.stderr
+    breached = [line for line in result.stdout.splitlines() if "BREACHED" in line]
+    for member in appliers:
+        address = f"127.0.0.1:{member.sql_port}"
+        assert any(address in line and "gcs.fc_limit: 1, sized 100" in line for line in breached), address
+        assert any(address in line and "flow-control interval: [2, 2]" in line for line in breached), address
+    assert any("time paused by flow control" in line for line in breached), "G3 did not see the pauses"
+    summary = result.stdout.splitlines()[-1]
+    assert summary.startswith("summary:") and "G1" in summary and "G3" in summary
+
+
+def test_grade_gives_up_on_a_stopped_member(cluster, sizing_file):
+    stopped = cluster.members[2]
+    os.kill(stopped.pid, signal.SIGSTOP)  # queries against it now hang: the grader must time out, not hang
+    try:
+        started = time.monotonic()
+        result = _grade(cluster, cluster.members[0], "--sizing", str(sizing_file), "--window", "1", "--timeout", "2",
+                        timeout=60)
+        elapsed = time.monotonic() - started
+    finally:
+        os.kill(stopped.pid, signal.SIGCONT)
+    cluster.wait_synced(stopped)
+    assert result.returncode == 2, result.stdout + result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and f"127.0.0.1:{stopped.sql_port}" in lines[0], lines
+    assert elapsed < 30

@@ -1,0 +1,139 @@
+"""The tier's load: sysbench oltp_read_write against one member, then a buffer-pool fill, with every member sampled.
+
+sysbench runs as its own account without SUPER, so it can take at most max_connections and the tier (with
+SUPER) keeps MariaDB's one extra connection for its sampling; it is given max_connections less the two
+connections the tier itself may hold at once. The fill inserts 4,000-byte rows on the same member in
+8 MB transactions (write-sets Galera replicates and the others apply) until every buffer pool is nearly
+full, which also wraps every gcache ring.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from measure import Sampler
+
+# The member the tier sizes: the 2 CPU / 2,560 MiB member issue 19 measured; three of them fit ~4 GiB here.
+SIZING_ARGS = ("--engine", "pxc", "--cpu", "2", "--memory", "2560Mi", "--format", "json")
+SYSBENCH_TABLES, SYSBENCH_TABLE_SIZE = 4, 100_000
+SYSBENCH_SECONDS = 60
+TIER_CONNECTIONS = 2  # the sampler's and one more the tier may open meanwhile
+FILL_ROWS, FILL_ROW_BYTES = 2000, 4000  # 8 MB a transaction
+FILLED_FREE_SHARE = 0.02  # a buffer pool with less than 2% free pages is full
+FC_STATUS = ("wsrep_flow_control_paused_ns", "wsrep_flow_control_sent", "wsrep_flow_control_recv",
+             "wsrep_local_recv_queue_max", "wsrep_last_committed")
+
+
+@dataclass
+class Workload:
+    threads: int
+    sysbench_log: Path
+    fc_before: dict[str, dict[str, int]] = field(default_factory=dict)
+    fc_after: dict[str, dict[str, int]] = field(default_factory=dict)
+    idle_end: float = 0.0  # sampler seconds at which sysbench started
+    oltp_end: float = 0.0
+    fill_batches: int = 0
+    fill_seconds: float = 0.0
+    pages_free_share: dict[str, float] = field(default_factory=dict)
+    final_hwm: dict[str, int] = field(default_factory=dict)
+    sampler: Sampler | None = None
+    password: str = ""  # the sbtest account's, for the grading tests' background load
+
+
+def sysbench(cluster, member, password: str, threads: int, *extra: str, command: str = "run",
+             seconds: float | None = None, log: Path | None = None, background: bool = False):
+    """sysbench oltp_read_write as the ``sbtest`` account; the password goes in the environment, not argv."""
+    argv = ["sysbench", "oltp_read_write", "--db-driver=mysql", "--mysql-host=127.0.0.1",
+            f"--mysql-port={member.sql_port}", "--mysql-user=sbtest", "--mysql-db=sbtest",
+            f"--tables={SYSBENCH_TABLES}", f"--table-size={SYSBENCH_TABLE_SIZE}", f"--threads={threads}",
+            "--db-ps-mode=disable", "--mysql-ignore-errors=all", *extra]
+    if seconds is not None:
+        argv.append(f"--time={seconds:g}")
+    argv.append(command)
+    env = {**os.environ, "MYSQL_PWD": password}
+    out = open(log, "ab") if log else subprocess.DEVNULL
+    process = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, env=env)
+    if background:
+        return process
+    try:
+        process.wait(timeout=(seconds or 300) + 120)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    if process.returncode:
+        raise RuntimeError(f"{' '.join(argv)} exited {process.returncode}" + (f" (log: {log})" if log else ""))
+    return process
+
+
+def prepare(cluster, out_dir: Path) -> str:
+    """The sbtest schema and account (replicated), and sysbench's tables."""
+    password = secrets.token_urlsafe(18)
+    writer = cluster.members[0]
+    cluster.query(writer, "CREATE DATABASE IF NOT EXISTS sbtest")
+    cluster.query(writer, "CREATE USER IF NOT EXISTS 'sbtest'@'127.0.0.1' IDENTIFIED BY %s", (password,))
+    cluster.query(writer, "GRANT ALL ON sbtest.* TO 'sbtest'@'127.0.0.1'")
+    sysbench(cluster, writer, password, 4, command="prepare", log=out_dir / "sysbench-prepare.log")
+    return password
+
+
+def fc_status(cluster) -> dict[str, dict[str, int]]:
+    names = ", ".join(f"'{name}'" for name in FC_STATUS)
+    return {member.name: {name.lower(): int(value) for name, value in
+                          cluster.query(member, f"SHOW GLOBAL STATUS WHERE Variable_name IN ({names})")}
+            for member in cluster.members}
+
+
+def fill_buffer_pools(cluster, max_batches: int) -> tuple[int, dict[str, float]]:
+    writer = cluster.members[0]
+    cluster.query(writer, "CREATE TABLE IF NOT EXISTS sbtest.fill (id BIGINT AUTO_INCREMENT PRIMARY KEY, pad VARCHAR(4000)) ENGINE=InnoDB")
+    insert = (f"INSERT INTO sbtest.fill (pad) SELECT REPEAT(CHAR(65 + seq % 26), {FILL_ROW_BYTES}) "
+              f"FROM sbtest.seq_1_to_{FILL_ROWS}")  # MariaDB's Sequence engine
+    shares: dict[str, float] = {}
+    for batch in range(1, max_batches + 1):
+        cluster.query(writer, insert, timeout=300)
+        if batch % 10 == 0 or batch == max_batches:
+            shares = {}
+            for member in cluster.members:
+                pages = dict(cluster.query(member, "SHOW GLOBAL STATUS WHERE Variable_name IN "
+                                                   "('Innodb_buffer_pool_pages_total', 'Innodb_buffer_pool_pages_free')"))
+                shares[member.name] = int(pages["Innodb_buffer_pool_pages_free"]) / int(pages["Innodb_buffer_pool_pages_total"])
+            if max(shares.values()) < FILLED_FREE_SHARE:
+                return batch, shares
+    return max_batches, shares
+
+
+def run(cluster, sizing, out_dir: Path) -> Workload:
+    password = prepare(cluster, out_dir)
+    threads = sizing.max_connections - TIER_CONNECTIONS
+    workload = Workload(threads, out_dir / "sysbench-oltp.log")
+    workload.sysbench_log.unlink(missing_ok=True)
+    for member in cluster.members:
+        cluster.query(member, "FLUSH STATUS")  # resets wsrep_local_recv_queue_max (not the paused_ns counter)
+    workload.fc_before = fc_status(cluster)
+    pool = int(sizing.mysqld["innodb_buffer_pool_size"])
+    sampler = Sampler(cluster.members, cluster, pool).start()
+    workload.sampler = sampler
+    try:
+        time.sleep(3)  # idle samples: the server before any client
+        workload.idle_end = sampler.elapsed()
+        sysbench(cluster, cluster.members[0], password, threads, "--report-interval=10", seconds=SYSBENCH_SECONDS,
+                 log=workload.sysbench_log)
+        workload.oltp_end = sampler.elapsed()
+        workload.fc_after = fc_status(cluster)
+        started = time.monotonic()
+        max_batches = int(pool * 1.6 // (FILL_ROWS * FILL_ROW_BYTES)) + 1
+        workload.fill_batches, workload.pages_free_share = fill_buffer_pools(cluster, max_batches)
+        workload.fill_seconds = time.monotonic() - started
+        time.sleep(2)
+    finally:
+        sampler.stop()
+    for member in cluster.members:
+        workload.final_hwm[member.name] = sampler.sample(member).hwm
+    workload.password = password
+    return workload
