@@ -110,13 +110,16 @@ def check(ctx: Context) -> None:
         return
     with ctx.checking("M4"):
         if view.memory_engine() == GROUP_REPLICATION and "group_replication_message_cache_size" in options:
-            raw = options["group_replication_message_cache_size"]
+            setting = view.effective().settings["group_replication_message_cache_size"]
+            raw = setting.written
             if not has_template(raw):
                 try:
-                    cache = parse_mysql_size(raw)
+                    cache = parse_mysql_size(options["group_replication_message_cache_size"])
                 except ValueError:
                     cache = -1
-                if cache < MESSAGE_CACHE_MIN:
+                # mysqld raises a value below its minimum to 128M with a warning (setting.warning): the
+                # file then does not say what runs, and the rule asks for a value at or above the minimum.
+                if cache < MESSAGE_CACHE_MIN or setting.warning:
                     ctx.violation(
                         "M4",
                         f"{view.path(view.config_rel)} sets group_replication_message_cache_size={raw}",
