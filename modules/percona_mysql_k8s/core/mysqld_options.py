@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .mysqld_catalog import PLUGIN_LOAD_CHOICES, SIGNED, TYPE_MAX, Option
+from .mysqld_catalog import SIGNED, TYPE_MAX, Option
 
 SPECIAL_PREFIXES = ("skip", "disable", "enable", "maximum", "loose")  # my_getopt.cc special_opt_prefix[]
 _C_SPACE = " \t\n\v\f\r"  # isspace() in the C locale: what strtoll skips
@@ -207,10 +207,6 @@ def prefixed_argument(prefix: str | None, value: str | None) -> str | None:
         return "0" if value == "0" else "1"
     return value
 
-
-def plugin_load_option(text: str) -> bool:
-    """A ``<plugin>`` load option value mysqld accepts (global_plugin_typelib)."""
-    return find_type(text, PLUGIN_LOAD_CHOICES) > 0
 
 
 __all__ = ["Refused", "SPECIAL_PREFIXES", "Value", "boolean", "c_strtol", "enum", "eval_num_suffix", "find_type",
