@@ -11,14 +11,17 @@ source (the operators run Percona Server / PXC 8.x) and the generators below kee
 
 1. Names: MariaDB accepts unambiguous prefixes and any case (``Max_Connections``, ``max_connection``);
    MySQL 8 compares exactly (my_getopt.cc ``findopt``, WL#6978). Only exact lower-case names are generated.
-2. An empty value for a number: MariaDB takes 0; MySQL 8 stops (``EE_OPTION_WITH_EMPTY_VALUE``). Not generated.
+2. An empty value for a number or an enum: MariaDB takes 0 (``binlog_format=`` is MIXED); MySQL 8 stops
+   (setval's ``EE_OPTION_WITH_EMPTY_VALUE``). Not generated.
 3. A negative value for an unsigned number: MariaDB stops; MySQL 8 takes the minimum (``getopt_ull``
    ``is_negative_num``). Not generated.
 4. Limits: each variable's minimum, maximum and block size differ between the servers (``max_connections``
    is 10..100000 in MariaDB, 1..100000 in MySQL, and mariadbd lowers it further to what its open-files
    limit allows, as MySQL's ``adjust_max_connections`` does at startup). They are measured from mariadbd
    first and the reader runs with them (``_calibrated``): what is compared is the reading, not the limits.
-5. ``maximum-``: the storage rules are the same but MariaDB reports differently; not generated.
+5. ``maximum-``: a plugin variable's maximum is the variable itself in both (``maximum-innodb_buffer_pool_size=
+   256M`` sets it), but MySQL 8 also lowers a session variable's global value to the cap (``getopt_ull``)
+   and MariaDB does not. Not generated.
 6. Groups: mariadbd also reads [mariadb], [mariadbd], [galera], [client-server]; only [mysqld] and groups
    neither reads ([client]) are generated.
 7. A number whose suffix shift loses bits (``16E``): MariaDB wraps it; MySQL 8 stops (``eval_num_suffix``

@@ -1,15 +1,15 @@
 """``wsrep_provider_options`` read as the Galera 4 provider reads it (codership/galera 4.x at 0bc393fb).
 
-* galerautils/src/gu_config.cpp:22-66 ``Config::parse``: split at ``;`` then at ``=`` with ``gu::tokenize``
+* galerautils/src/gu_config.cpp:21-68 ``Config::parse``: split at ``;`` then at ``=`` with ``gu::tokenize``
   (``\\`` escapes a separator; gu_string_utils.cpp:31-81), blanks trimmed around key and value
   (``gu::trim``, C ``isspace``); an empty item is skipped; a key without ``=`` or with two ``=`` and an
   empty key before ``=`` are errors (the provider, and with it mysqld, does not start).
-* gu_config.hpp:78-90 ``Config::set``: keys are looked up exactly (a ``std::map``): ``GCS.FC_LIMIT`` is
-  not ``gcs.fc_limit`` but an unrecognised parameter, which stops the provider (gu_config.cpp:85-98).
-* Integers (gu_config.hpp:154-170 ``from_config``, gu_utils.c:19-60 ``gu_str2ll``): C ``strtoll`` with base
+* gu_config.hpp:93-111 ``Config::set``: keys are looked up exactly (a ``std::map``): ``GCS.FC_LIMIT`` is
+  not ``gcs.fc_limit`` but an unrecognised parameter, which stops the provider (gu_config.cpp:71-101).
+* Integers (gu_config.hpp:196-211 ``from_config``, gu_utils.c:18-60 ``gu_str2ll``): C ``strtoll`` with base
   0 (``0x10`` is 16, ``010`` is 8, ``08`` is an error), then one optional suffix ``K M G T`` (either case,
   powers of 1024) and nothing after it; overflow is an error.
-* Doubles: ``strtod`` over the whole value (gu_utils.c:62-68); booleans: gu_utils.c:70-110
+* Doubles: ``strtod`` over the whole value (gu_utils.c:69-75); booleans: gu_utils.c:77-115
   ``gu_str2bool`` (``1 y yes yep on true sure yeah`` / ``0 n no nope none off false``).
 * gcs/src/gcs_params.cpp:215-255: ``gcs.fc_limit`` 0..LONG_MAX, ``gcs.fc_factor`` 0.0..1.0, and
   ``gcs.fc_single_primary`` read only when the deprecated ``gcs.fc_master_slave`` is false.
@@ -69,7 +69,8 @@ def _unescape(token: str) -> str:
 
 
 def parse(value: str | None) -> dict[str, str]:
-    """Config::parse: {key: value}, the last value of a key winning (``Config::set`` overwrites)."""
+    """Config::parse: {key: value}, the last value of a key winning (``Config::set`` overwrites); the
+    parameters of ``TYPED`` are checked as Galera reads them at startup (it stops on a bad one)."""
     options: dict[str, str] = {}
     if not value:
         return options
@@ -88,6 +89,9 @@ def parse(value: str | None) -> dict[str, str]:
             raise ProviderOptionError(f"unrecognized parameter {key!r} in wsrep_provider_options (keys are exact and "
                                       "lower case; Galera stops on a parameter it does not know)")
         options[key] = parts[1].strip(_C_SPACE)
+    for key, read in TYPED.items():
+        if key in options:
+            read(key, options[key])
     return options
 
 
@@ -125,6 +129,16 @@ def boolean(key: str, text: str) -> bool:
     if word in _FALSE:
         return False
     raise ProviderOptionError(f"invalid value {text!r} for boolean {key} (Galera takes yes/no, on/off, true/false, 1/0)")
+
+
+# The parameters the project reads, typed and bounded as Galera reads them at startup.
+TYPED = {
+    "gcs.fc_limit": lambda key, text: integer(key, text, 0, LONG_MAX),  # gcs_params.cpp:215 params_init_long
+    "gcs.fc_factor": lambda key, text: double(key, text, 0.0, 1.0),  # gcs_params.cpp:224 params_init_double
+    "gcs.fc_single_primary": boolean,  # gcs_params.cpp:252 params_init_bool
+    "gcs.fc_master_slave": boolean,  # gcs_params.cpp:241
+    "gcache.size": lambda key, text: integer(key, text, -(1 << 63), LONG_MAX),  # gcache_params.cpp:80 get<size_t>
+}
 
 
 def single_primary(options: dict[str, str]) -> bool:

@@ -38,11 +38,6 @@ class Value:
     warning: str | None = None
 
 
-def same_name(left: str, right: str) -> bool:
-    """getopt_compare_strings() over the whole name: equal bytes, ``-`` equal to ``_``."""
-    return len(left) == len(right) and left.replace("-", "_") == right.replace("-", "_")
-
-
 def strip_prefix(name: str) -> tuple[str, str] | None:
     """(prefix, rest) when ``name`` starts with a special prefix followed by ``-`` or ``_``."""
     for prefix in SPECIAL_PREFIXES:
@@ -186,7 +181,10 @@ def set_value(option: Option, argument: str | None) -> Value | None:
         argument = "1"  # enabled_my_option
         if option.kind == "str":
             return None  # "string options don't use this default of 1"
-    if not argument and option.kind not in ("str", "bool"):
+    if option.kind == "str":
+        return Value(argument)
+    argument = argument.encode("utf-8", "surrogateescape").decode("latin-1")  # the C functions see bytes
+    if not argument and option.kind != "bool":
         raise Refused(f"option {option.name!r} given an empty value")  # EE_OPTION_WITH_EMPTY_VALUE
     if option.kind == "bool":
         value, recognised = boolean(argument)
@@ -194,8 +192,6 @@ def set_value(option: Option, argument: str | None) -> Value | None:
         return Value("ON" if value else "OFF", warning)
     if option.kind == "enum":
         return enum(option, argument)
-    if option.kind == "str":
-        return Value(argument)
     return integer(option, argument)
 
 
@@ -210,4 +206,4 @@ def prefixed_argument(prefix: str | None, value: str | None) -> str | None:
 
 
 __all__ = ["Refused", "SPECIAL_PREFIXES", "Value", "boolean", "c_strtol", "enum", "eval_num_suffix", "find_type",
-           "integer", "limit", "prefixed_argument", "same_name", "set_value", "strip_prefix"]
+           "integer", "limit", "prefixed_argument", "set_value", "strip_prefix"]

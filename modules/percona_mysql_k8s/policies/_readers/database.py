@@ -277,7 +277,7 @@ class DatabaseView:
             except MyCnfError as error:
                 raise Malformed(where, f"is not an option file mysqld starts with: {error}") from None
             if effective.undecided:
-                raise Malformed(where, f"cannot be judged: {effective.undecided[0].reason}")
+                raise Malformed(where, f"cannot be judged: {effective.undecided[0]}")
             self._effective = effective
         return self._effective
 
