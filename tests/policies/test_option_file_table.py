@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-
 from harness import REPOSITORY, resolve_resource, run_resource
 
 DOC = REPOSITORY / "docs" / "option-files.md"
