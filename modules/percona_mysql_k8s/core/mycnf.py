@@ -186,9 +186,9 @@ def _where(argument: Argument) -> str:
 
 def _current(effective: Effective, option: Option) -> int | None:
     setting = effective.settings.get(option.name)
-    if setting is not None:
-        return int(setting.value)
-    return option.default
+    if setting is None:
+        return option.default
+    return int(setting.value) if setting.value.isascii() and setting.value.isdigit() else None  # a template: unknown
 
 
 def _apply(effective: Effective, argument: Argument, server: Server, plugins: frozenset[str]) -> None:
