@@ -133,7 +133,8 @@ def check(ctx: Context) -> None:
             cap = int(ctx.thresholds["certification_max_bytes"])
             ctx.violation(
                 "M5",
-                f"{view.path(view.config_rel)} sets {FLOW_CONTROL_MODE}=DISABLED, so the apply queue and with it the "
+                f"{view.path(view.config_rel)} sets {FLOW_CONTROL_MODE}={view.reading(FLOW_CONTROL_MODE)}, so the apply "
+                "queue and with it the "
                 "certification info of a lagging member grow without bound",
                 f"the rule reserves certification info from the apply rate and the bounded queue (at most {mem(cap)}), "
                 "which holds only while flow control bounds the apply queue",

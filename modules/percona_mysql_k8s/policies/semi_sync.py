@@ -47,7 +47,8 @@ def check(ctx: Context) -> None:
             return  # the plugin is loaded but off: no semi-sync wait happens
         point = view.option(*WAIT_POINT)
         if point and point[1].strip().upper() != "AFTER_SYNC":
-            ctx.violation("T4", f"{where} sets {point[0]}={point[1]} with semi-sync enabled",
+            key = next(name for name in WAIT_POINT if name in view.effective().settings)
+            ctx.violation("T4", f"{where} sets {point[0]}={view.reading(key)} with semi-sync enabled",
                           "the rule allows only AFTER_SYNC (AFTER_COMMIT shows commits a failover can lose)",
                           f"set {point[0]}=AFTER_SYNC")
         count = integer_option(view, *REPLICA_COUNT)

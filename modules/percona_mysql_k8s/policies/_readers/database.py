@@ -294,13 +294,22 @@ class DatabaseView:
             return ""
         return f" ([{setting.group}], line {setting.line})"
 
+    def reading(self, key: str) -> str:
+        """``key``'s value as written, and mysqld's reading of it when that differs: ``3 (mysqld reads AFTER)``."""
+        setting = self.effective().settings.get(key)
+        if setting is None:
+            return ""
+        if setting.bare or setting.written == setting.value:
+            return setting.value
+        return f"{setting.written} (mysqld reads {setting.value})"
+
     def provider_options(self) -> dict[str, str]:
         """The Galera parameters in ``wsrep_provider_options``, split as the provider splits them (keys exact)."""
         try:
             return parse_provider_options(self.options().get(PROVIDER_OPTIONS))
         except MyCnfError as error:
-            raise Malformed(self.path(self.config_rel), f"has an unreadable {PROVIDER_OPTIONS}{self.origin(PROVIDER_OPTIONS)}: "
-                            f"{error}") from None
+            raise Malformed(self.path(self.config_rel), f"has a {PROVIDER_OPTIONS}{self.origin(PROVIDER_OPTIONS)} Galera "
+                            f"would not start with: {error}") from None
 
     def option(self, *names: str) -> tuple[str, str] | None:
         """(name as written, value mysqld keeps) of the first of ``names`` that is set. An alias
