@@ -286,12 +286,12 @@ def operator_files(operator: str, configuration: str | None, auto_config: str | 
         if configuration:
             files.append(OptionFile(PXC_USER_FILE, configuration))
         return files
-    if operator == "ps":  # each appended to node.cnf as text (cat "$f"; echo), in this order
-        files = [OptionFile(PS_NODE_FILE, "[mysqld]\n")]
+    if operator == "ps":  # each appended to node.cnf as text (cat "$f"; echo), in this order: the echo ends
+        files = [OptionFile(PS_NODE_FILE, "[mysqld]\n")]  # the text's last line with a newline
         if auto_config is not None:
-            files.append(OptionFile(PS_AUTO_FILE, auto_config, appended=True))
+            files.append(OptionFile(PS_AUTO_FILE, auto_config + "\n", appended=True))
         if configuration:
-            files.append(OptionFile(PS_USER_FILE, configuration, appended=True))
+            files.append(OptionFile(PS_USER_FILE, configuration + "\n", appended=True))
         return files
     raise ValueError(f"unknown operator {operator!r}")
 
