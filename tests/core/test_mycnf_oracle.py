@@ -15,10 +15,12 @@ source (the operators run Percona Server / PXC 8.x) and the generators below kee
    (setval's ``EE_OPTION_WITH_EMPTY_VALUE``). Not generated.
 3. A negative value for an unsigned number: MariaDB stops; MySQL 8 takes the minimum (``getopt_ull``
    ``is_negative_num``). Not generated.
-4. Limits: each variable's minimum, maximum and block size differ between the servers (``max_connections``
-   is 10..100000 in MariaDB, 1..100000 in MySQL, and mariadbd lowers it further to what its open-files
-   limit allows, as MySQL's ``adjust_max_connections`` does at startup). They are measured from mariadbd
-   first and the reader runs with them (``_calibrated``): what is compared is the reading, not the limits.
+4. Limits: each variable's minimum, maximum and block size differ between the servers (``sort_buffer_size``
+   starts at 1024 in MariaDB, at 32K in MySQL). They are measured from mariadbd first and the reader runs
+   with them (``_calibrated``): what is compared is the reading, not the limits. ``max_connections`` is
+   left out: after my_getopt both servers lower it to what the open-files limit allows
+   (``adjust_max_connections``), which depends on the machine; its reading is checked in
+   test_the_measured_readings.
 5. ``maximum-``: a plugin variable's maximum is the variable itself in both (``maximum-innodb_buffer_pool_size=
    256M`` sets it), but MySQL 8 also lowers a session variable's global value to the cap (``getopt_ull``)
    and MariaDB does not. Not generated.
@@ -29,7 +31,10 @@ source (the operators run Percona Server / PXC 8.x) and the generators below kee
 8. ``loose-`` before a value mysqld cannot read (``loose-max_connections=0x``): MariaDB logs the error and
    goes on; MySQL 8 stops (``my_handle_options`` returns setval's error whatever the prefix). Such
    examples are discarded when mariadbd says it could not set the value but did not stop.
-9. Semi-sync and group replication variables are plugins in MySQL and built in (or absent) in MariaDB:
+9. A plugin option mysqld cannot set (``loose-innodb_buffer_pool_size`` without a value): MariaDB's
+   ``--help`` disables the plugin and goes on; MySQL 8 stops, InnoDB being mandatory (and MariaDB would
+   stop too at a real start, its default engine gone). Counted as a refusal.
+10. Semi-sync and group replication variables are plugins in MySQL and built in (or absent) in MariaDB:
    their reading is tested against MySQL's source in test_option_file_table.py, not here.
 """
 
@@ -57,9 +62,9 @@ pytestmark = [
                        reason="the oracle is absent: apt-get install -y mariadb-server (Debian 12: mariadbd and "
                               "my_print_defaults 10.11)"),
 ]
-FUZZ = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+FUZZ = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 
-NUMBERS = ("max_connections", "sort_buffer_size", "join_buffer_size", "read_rnd_buffer_size", "tmp_table_size",
+NUMBERS = ("sort_buffer_size", "join_buffer_size", "read_rnd_buffer_size", "tmp_table_size",
            "max_heap_table_size", "net_buffer_length", "innodb_buffer_pool_size")
 BOOLEANS = ("innodb_adaptive_hash_index", "log_bin_trust_function_creators", "performance_schema")
 ENUMS = ("binlog_format",)
@@ -86,6 +91,8 @@ def mariadbd_values(tmp_path: Path, text: str, names) -> dict[str, str] | None:
                            "--user=mysql"], capture_output=True, timeout=60)
     if done.returncode:
         return None
+    if b"Parsing options for plugin" in done.stderr:
+        return None  # difference 9
     if b"Error while setting value" in done.stderr:
         assume(False)  # difference 8: MariaDB's loose- leniency over a value it could not set
     output = done.stdout.decode("utf-8", "surrogateescape")
@@ -99,13 +106,14 @@ def mariadbd_values(tmp_path: Path, text: str, names) -> dict[str, str] | None:
 
 # ---- 1. my_default: lines, groups, comments, quotes, escapes, long lines ---------------------------------
 
-_value_chars = st.sampled_from(list("abcXYZ019 \t#;='\"\\.-_") + ["é", "à", "\u00a0", "ʠ", "\\s", "\\t", "\\\\", "\\q", "\\\"", "\\'"])
+_value_chars = st.sampled_from(list("abcXYZ019 \t#;='\"\\.-_\x00") + ["é", "à", "\u00a0", "ʠ", "\\s", "\\t", "\\\\", "\\q", "\\\"", "\\'"])
 _values = st.lists(_value_chars, max_size=12).map("".join)
 _names = st.sampled_from(["xa", "xb", "x-c", "x_d", "loose-xe", "skip-xf", " xg", "xh "])
 _option_lines = st.tuples(_names, st.sampled_from(["=", " = ", "= ", " ="]), _values).map("".join)
 _bare_lines = _names
 _headers = st.sampled_from(["[mysqld]", "[MySQLd]", "[mysqld]  ", "[ mysqld]", "[client]", "[mysqld] trailing", "[mysqld"])
 _others = st.sampled_from(["", "   ", "# comment", "; comment", "  # indented", "!include /nonexistent/x.cnf",
+                           "!includedir /nonexistent/dir", "! include /nonexistent/y.cnf",
                            "!includedir", "!include", "!nonsense", "\r"])
 _long = st.integers(4080, 4110).map(lambda n: "xl=" + "v" * (n - 3) + "tail=2")
 _lines = st.one_of(_option_lines, _bare_lines, _headers, _others, _long)
@@ -119,9 +127,13 @@ _files = st.tuples(st.sampled_from(["[mysqld]\n", "", "xz=1\n"]), st.lists(_line
 def test_my_default_reads_lines_as_my_print_defaults_does(tmp_path, text):
     expected = print_defaults(tmp_path, text)
     try:
-        arguments, _ = default_arguments([OptionFile(str(tmp_path / "oracle.cnf"), text)], ["mysqld"])
+        arguments, undecided = default_arguments([OptionFile(str(tmp_path / "oracle.cnf"), text)], ["mysqld"])
     except MyCnfError:
         assert expected is None, f"the reader refuses what my_print_defaults reads: {text!r}"
+        return
+    # A missing !include is skipped by mysqld (same arguments); a missing !includedir stops it. The reader,
+    # not given those files, reports both as undecidable, which the pack turns into an error.
+    if expected is None and any(item.reason.startswith("!includedir") for item in undecided):
         return
     assert expected is not None, f"my_print_defaults refuses what the reader reads: {text!r}"
     assert [argument.option() for argument in arguments] == expected
@@ -164,7 +176,12 @@ _enum_values = st.sampled_from(["ROW", "row", "ro", "r", "M", "mixed", "S", "0",
 
 
 def _assignment(names, values):
-    return st.tuples(_prefixes, st.sampled_from(names), st.sampled_from(["", "="]), values).map(
+    # "plugin-" answers for plugin variables only (InnoDB's here). Elsewhere it names no option, which the
+    # reader proves only without skip-/disable- in front (mysqld has skip_* options of its own, not all
+    # catalogued): that case is in tests/core/test_mysqld_options.py.
+    spelled = st.tuples(st.sampled_from(["", "", "plugin-"]), st.sampled_from(names), st.sampled_from(["_", "-"])).map(
+        lambda parts: (parts[0] if parts[1].startswith("innodb_") else "") + parts[1].replace("_", parts[2]))
+    return st.tuples(_prefixes, spelled, st.sampled_from(["", "="]), values).map(
         lambda parts: f"{parts[0]}{parts[1]}" if parts[2] == "" and parts[0] else f"{parts[0]}{parts[1]}={parts[3]}")
 
 

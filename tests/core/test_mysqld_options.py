@@ -171,6 +171,14 @@ def test_include_arguments_lose_their_last_byte(rest, argument):
     assert get_argument(rest) == argument
 
 
+def test_plugin_aliases_answer_for_plugin_variables_only():
+    assert mysqld_options("plugin-innodb-buffer-pool-size=1G\n") == {"innodb_buffer_pool_size": str(2**30)}
+    with pytest.raises(MyCnfError, match="only plugin variables answer to plugin-"):
+        mysqld_options("plugin-max-connections=10\n")
+    # skip-plugin-max-connections might be one of mysqld's own skip_* options: no verdict, kept as written
+    assert mysqld_options("skip-plugin-max-connections\n") == {"skip_plugin_max_connections": "ON"}
+
+
 def test_an_include_directive_counts_its_depth_and_the_last_line_without_newline():
     files = [OptionFile("/a.cnf", "[mysqld]\n!include /b.cnf"), OptionFile("/b.cn", "[mysqld]\nmax_connections=7\n")]
     effective = read_files(files, ["mysqld"])

@@ -9,7 +9,8 @@ outside it is judged only where the sources settle it, otherwise it gets no verd
   component names, ``cache.key_buffer_size``, are not judged);
 * no abbreviations since MySQL 5.7 (WL#6978; my_getopt.cc ``findopt`` wants ``!opt->name[length]``): a
   strict prefix of a catalogued name is no option unless it is one in its own right (``PREFIX_OPTIONS``);
-* a plugin's variables exist only while it is loaded, and Percona Server has no ``wsrep_*`` options;
+* a plugin's variables exist only while it is loaded, only they have a ``plugin-`` alias (sql_plugin.cc
+  ``construct_options``), and Percona Server has no ``wsrep_*`` options;
 * the semi-sync plugins register exactly the variables catalogued (``COMPLETE_FAMILIES``);
 * no option's own name begins ``loose_``, ``enable_``, ``disable_`` or ``maximum_`` (``skip_`` ones do:
   ``skip_name_resolve``), so for such a name only what follows the prefix can be an option.
@@ -52,6 +53,8 @@ def unknown_reason(name: str, operator: str | None, plugins: frozenset[str]) -> 
     if operator == "ps" and bare.startswith("wsrep_"):
         return "Percona Server has no wsrep_* options (they are PXC's)"
     option = BY_NAME.get(bare)
+    if option is not None and bare != key and option.plugin is None:
+        return f"{option.name} is the server's own variable, and only plugin variables answer to plugin-"
     if option is not None and operator is not None and operator not in option.operators:
         return f"{option.name} exists only in {'PXC' if 'pxc' in option.operators else 'Percona Server'}"
     if bare.startswith(COMPLETE_FAMILIES) and bare not in BY_NAME:
