@@ -171,6 +171,14 @@ def test_include_arguments_lose_their_last_byte(rest, argument):
     assert get_argument(rest) == argument
 
 
+def test_loose_forgives_an_unknown_name_not_a_bad_value():
+    # my_handle_options returns setval's error whatever the prefix: mysqld stops (MariaDB goes on here)
+    with pytest.raises(MyCnfError, match="line 1.*suffix"):
+        mysqld_options("loose-max_connections=abc\n")
+    # the prefix stripped last decides: skip-loose-x is loose-x, so the boolean is set, not negated
+    assert mysqld_options("skip-loose-ssl\nloose-skip-performance-schema\n") == {"ssl": "ON", "performance_schema": "OFF"}
+
+
 def test_plugin_aliases_answer_for_plugin_variables_only():
     assert mysqld_options("plugin-innodb-buffer-pool-size=1G\n") == {"innodb_buffer_pool_size": str(2**30)}
     with pytest.raises(MyCnfError, match="only plugin variables answer to plugin-"):
