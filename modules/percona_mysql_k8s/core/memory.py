@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from . import flow_control
 from .connection_cost import ConnectionCosts, connection_costs
+from .galera_options import integer as galera_integer
 from .mycnf import PROVIDER_OPTIONS, parse_provider_options
 from .units import GIB, MIB, parse_mysql_size
 
@@ -228,8 +229,10 @@ def model(
     }
     if engine == PXC:
         provider = parse_provider_options(options.get(PROVIDER_OPTIONS))
-        # gcache is a memory-mapped ring buffer: its pages count against the cgroup limit.
-        terms["gcache"] = _size(provider, "gcache.size", GALERA_GCACHE_DEFAULT)
+        # gcache is a memory-mapped ring buffer: its pages count against the cgroup limit. Galera reads the
+        # size as a C integer with one K/M/G/T suffix (galera_options.integer).
+        size = provider.get("gcache.size")
+        terms["gcache"] = GALERA_GCACHE_DEFAULT if size is None else galera_integer("gcache.size", size, 0)
     else:
         cache = _size(options, "group_replication_message_cache_size", _DEFAULTS["group_replication_message_cache_size"])
         terms["xcom_cache"] = cache + int(thresholds["xcom_structures_bytes"])  # M4

@@ -2,27 +2,29 @@
 
 The one reader of my.cnf text in the project: sizing renders with it, the database components render
 with it, and the policy pack reads every ``configuration`` string through :func:`effective_options`.
+docs/option-files.md tabulates every rule below with its source line and the tests of both directions.
 
-Syntax (MySQL 8.0/8.4 reference manual, "Using Option Files"; mysys/my_default.cc
-``search_default_file_with_buffer`` and ``remove_end_comment``):
+Two stages, as in mysqld:
 
-* a line whose first non-blank character is ``#`` or ``;`` is a comment; mid-line, only ``#`` starts a
-  comment (outside quotes), so ``a=1 ; b=2`` sets ``a`` to ``1 ; b=2``;
-* ``[group]`` opens a group (names compare case-insensitively, trailing blanks dropped); an option
-  before any group in a file is an error and mysqld refuses to start;
-* ``name`` or ``name=value``; blanks around ``=`` and at both ends are dropped; one pair of matching
-  quotes around the value is removed; the escapes ``\\b \\t \\n \\r \\\\ \\s \\" \\'`` are
-  decoded, any other backslash is kept;
-* ``!include FILE`` and ``!includedir DIR`` read other files at that point; a file this reader is not
-  given cannot be judged and is reported as :class:`Undecided`, never assumed harmless;
-* ``-`` and ``_`` are the same in option names, ``loose-`` only turns an unknown-option error into a
-  warning, ``skip-``/``disable-`` set a boolean OFF and ``enable-`` ON (my_getopt.cc special prefixes);
-  unambiguous prefixes of option names are not accepted since MySQL 5.7 (WL#6978), so a prefix names
-  another, unknown, option and is kept as written.
+1. my_default (mysql/mysql-server mysys/my_default.cc 8.0 at 0478f4b9, ``search_default_file_with_ext``
+   and ``remove_end_comment``) turns the files into ``--name[=value]`` arguments of the groups mysqld
+   reads; this module ports it on the file's bytes (UTF-8), with latin1 ``my_isspace`` (0xA0 is a blank):
+   lines are ``fgets`` reads of at most 4094 bytes (``char buff[4096]`` read with ``sizeof(buff) - 1``),
+   so a longer line is cut and its tail read as a line of its own; ``#``/``;`` first = comment; ``!include
+   X``/``!includedir X`` (the keyword then a blank; the argument loses its last byte, which is meant to be
+   the newline, and an empty argument stops mysqld); ``[group]``; an option before any group stops mysqld;
+   ``#`` outside quotes ends the line; ``name = value`` with blanks trimmed, one pair of quotes removed and
+   ``\\b \\t \\n \\r \\s \\" \\' \\\\`` decoded.
+2. my_getopt (:mod:`.mysqld_options`, catalogue :mod:`.mysqld_catalog`) matches each name exactly (case
+   and all, ``-`` = ``_``), strips ``skip- disable- enable- maximum- loose-`` as it does, and stores the
+   value mysqld keeps. An option mysqld would not recognise stops it unless written ``loose-``: proven
+   unknown names (capitals or other characters no option has, abbreviations of known names, names of a
+   plugin that is not loaded, options of the other server) raise :class:`MyCnfError` naming the line; a
+   name this project does not catalogue is kept as written, with no verdict.
 
-Groups (sql/mysqld.cc ``load_default_groups``): mysqld reads ``[mysqld]``, ``[server]`` and
-``[mysqld-MAJOR.MINOR]`` of its own version, in file order; the last value in read order wins, whatever
-group it is in. PXC 8.x is MySQL-based and adds no group (MariaDB's ``[galera]`` is not read).
+Groups (sql/mysqld.cc ``load_default_groups``): ``[mysqld]``, ``[server]`` and ``[mysqld-MAJOR.MINOR]`` of
+its own version, compared case-insensitively (``find_type(..., FIND_TYPE_NO_PREFIX)``); the last value in
+read order wins, whatever group or alias (``slave_``/``replica_``) it came from.
 
 Layering (what each operator puts around the user's ``configuration``):
 
@@ -45,199 +47,197 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from . import galera_options
+from .mycnf_files import Argument, MyCnfError, OptionFile, Undecided, default_arguments
+from .mysqld_catalog import BY_NAME, GROUP_REPLICATION, INNODB, PLUGIN_LIBRARIES, Option
+from .mysqld_options import Refused, prefixed_argument, set_value, strip_prefix
+from .mysqld_unknown import unknown_reason
+
 MYSQLD = "mysqld"
 SERVER = "server"
 PROVIDER_OPTIONS = "wsrep_provider_options"
 MYSQL_VERSION_GROUPS = ("mysqld-8.0", "mysqld-8.4")
-
-
-class MyCnfError(ValueError):
-    """A configuration string mysqld would refuse to read (it would not start)."""
+TEMPLATE = "{{"  # the operators' auto-tuning templates (pkg/pxc/app/config: pongo2 over containerMemoryLimit)
 
 
 @dataclass(frozen=True)
 class Setting:
-    """One ``name=value`` line as mysqld sees it."""
+    """One option as mysqld stores it."""
 
-    key: str  # normalized: lower case, ``_`` for ``-``, ``loose_`` dropped
-    value: str  # quotes removed, escapes decoded; ``ON`` for a bare name
+    key: str  # the variable (catalogued), else the name as written with ``_`` for ``-`` and no ``loose_``
+    value: str  # what mysqld keeps: canonical (``ON``, ``QUOTA``, ``8589934592``) for a catalogued option
     group: str
     file: str
     line: int
-    written: str  # the value as the user wrote it (for messages)
+    written: str  # the value as the user wrote it, or the name of a bare option (for messages)
     bare: bool = False  # a name without ``=value``
-    loose: bool = False  # written ``loose-name``: an unknown option is a warning, not a stop
-
-
-@dataclass(frozen=True)
-class Undecided:
-    """Something in the files that decides options this reader cannot see (``!include`` of an unseen file)."""
-
-    file: str
-    line: int
-    reason: str
-
-    def __str__(self) -> str:
-        return f"{self.file} line {self.line}: {self.reason}"
-
-
-@dataclass(frozen=True)
-class OptionFile:
-    """A file mysqld reads. ``start_group`` is the group in effect at its first line; ``None`` means the
-    file stands alone and needs its own header. ``appended``: the text was appended to the previous
-    file (PS's node.cnf), so it continues the group that file ended in."""
-
-    path: str
-    text: str
-    start_group: str | None = None
-    appended: bool = False
+    loose: bool = False  # written with ``loose-``
+    name: str = ""  # the option name as written, special prefixes removed (``slave_parallel_workers``)
+    known: bool = False  # a catalogued option: ``value`` is mysqld's own reading of it
+    warning: str | None = None  # what mysqld logs about the value (adjusted, unrecognised boolean)
 
 
 @dataclass
 class Effective:
-    """mysqld's options after reading every file in order: the last setting of each key, and what could not be read."""
+    """mysqld's options after reading every file in order: the last setting of each variable, and what could not be read."""
 
     settings: dict[str, Setting] = field(default_factory=dict)
     undecided: list[Undecided] = field(default_factory=list)
-    history: list[Setting] = field(default_factory=list)  # every setting read, in read order
+    history: list[Setting] = field(default_factory=list)  # every setting applied, in read order
+    ignored: list[tuple[Argument, str]] = field(default_factory=list)  # loose- options mysqld does not have
+    arguments: list[Argument] = field(default_factory=list)  # what my_default hands to my_getopt
 
     def values(self) -> dict[str, str]:
         return {key: setting.value for key, setting in self.settings.items()}
 
+    def warnings(self) -> list[str]:
+        return [f"{setting.file} line {setting.line}: {setting.warning}" for setting in self.history if setting.warning]
+
     def plugin_libraries(self) -> list[str]:
         """Libraries mysqld loads at startup: ``plugin_load`` replaces the list, each ``plugin_load_add``
-        adds to it (MySQL manual, "Installing and Uninstalling Plugins"; values ``[name=]lib[;...]``)."""
-        libraries: list[str] = []
-        for setting in self.history:
-            if setting.key not in ("plugin_load", "plugin_load_add"):
-                continue
-            if setting.key == "plugin_load":
-                libraries = []
-            for part in setting.value.split(";"):
-                library = part.rpartition("=")[2].strip().lower()
-                if library:
-                    libraries.append(library)
-        return libraries
+        adds to it (sql/mysqld.cc ``mysqld_get_one_option`` OPT_PLUGIN_LOAD/OPT_PLUGIN_LOAD_ADD; values
+        ``[name=]lib[;...]``)."""
+        return _libraries(self.history)
+
+
+def _libraries(settings: Iterable[Setting]) -> list[str]:
+    libraries: list[str] = []
+    for setting in settings:
+        if setting.key not in ("plugin_load", "plugin_load_add"):
+            continue
+        if setting.key == "plugin_load":
+            libraries = []
+        for part in setting.value.split(";"):
+            library = part.rpartition("=")[2].strip()
+            if library:
+                libraries.append(library)
+    return libraries
+
+
+@dataclass(frozen=True)
+class Server:
+    """What decides which options exist: the server (``pxc`` has ``wsrep_*``, ``ps`` does not; None:
+    either) and the plugins loaded besides ``plugin_load`` (the PS operator runs group replication)."""
+
+    operator: str | None = None
+    plugins: frozenset[str] = frozenset({INNODB, GROUP_REPLICATION})
+
+
+def server_for(operator: str | None) -> Server:
+    if operator == "pxc":
+        return Server("pxc", frozenset({INNODB}))
+    return Server(operator)
 
 
 @lru_cache(maxsize=4096)
 def normalize_key(key: str) -> str:
-    """``loose-Innodb-Buffer-Pool-Size`` -> ``innodb_buffer_pool_size``: the name mysqld resolves."""
+    """``loose-Innodb-Buffer-Pool-Size`` -> ``innodb_buffer_pool_size``: the project's own spelling of a
+    key it writes (sizing output); foreign text goes through :func:`read_files`, which matches exactly."""
     key = key.strip(" \t\n\v\f\r").lower().replace("-", "_")
     if key.startswith("loose_"):
         key = key[len("loose_"):]
     return key
 
 
-_BOOLEAN_PREFIXES = (("skip_", "OFF"), ("disable_", "OFF"), ("enable_", "ON"))
-_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "s": " ", '"': '"', "'": "'", "\\": "\\"}
-_BLANKS = " \t\n\v\f\r"  # my_isspace() in latin1: what mysqld trims
-_NAME = re.compile(r"^[A-Za-z0-9_.\-]+$")
+def _available(option: Option, server: Server, plugins: frozenset[str]) -> bool:
+    if server.operator and server.operator not in option.operators:
+        return False
+    return option.plugin is None or option.plugin in plugins
 
 
-def _remove_end_comment(line: str) -> str:
-    """Cut at the first ``#`` outside quotes (my_default.cc ``remove_end_comment``)."""
-    quote = ""
-    escape = False
-    for index, char in enumerate(line):
-        if char in "'\"" and not escape:
-            if not quote:
-                quote = char
-            elif quote == char:
-                quote = ""
-        if not quote and char == "#":
-            return line[:index]
-        escape = bool(quote) and char == "\\" and not escape
-    return line
+def _lookup(name: str, server: Server, plugins: frozenset[str]) -> Option | None:
+    """findopt(): the option spelled ``name`` (``-`` = ``_``), or its ``plugin-`` alias (sql_plugin.cc)."""
+    key = name.replace("-", "_")
+    option = BY_NAME.get(key)
+    if option is None and key.startswith("plugin_"):
+        option = BY_NAME.get(key[len("plugin_"):])
+        option = option if option is not None and option.plugin else None
+    return option if option is not None and _available(option, server, plugins) else None
 
 
-def _decode(value: str) -> str:
-    """Remove one pair of matching quotes, then decode the escapes mysqld knows."""
-    if len(value) > 1 and value[0] in "'\"" and value[-1] == value[0]:
-        value = value[1:-1]
-    out: list[str] = []
-    index = 0
-    while index < len(value):
-        char = value[index]
-        if char == "\\" and index + 1 < len(value):
-            following = value[index + 1]
-            out.append(_ESCAPES.get(following, "\\" + following))
-            index += 2
-            continue
-        out.append(char)
-        index += 1
-    return "".join(out)
+def _resolve(name: str, server: Server, plugins: frozenset[str]) -> tuple[Option | None, str | None, bool, list[str]]:
+    """my_handle_options(): (option, the prefix stripped last, loose?, every spelling tried)."""
+    tried, rest, loose = [name], name, False
+    option = _lookup(name, server, plugins)
+    prefix = None
+    while option is None and (stripped := strip_prefix(rest)) is not None:
+        prefix, rest = stripped
+        loose = loose or prefix == "loose"
+        tried.append(rest)
+        option = _lookup(rest, server, plugins)
+    return option, prefix if option is not None else None, loose, tried
 
 
-@dataclass(frozen=True)
-class _Directive:
-    kind: str  # include | includedir
-    target: str
-    line: int
+def _loaded_plugins(arguments: Sequence[Argument], server: Server) -> frozenset[str]:
+    """Plugins mysqld loads: the server's own and those ``plugin_load``/``plugin_load_add`` name."""
+    loads = []
+    for argument in arguments:
+        option, _, _, _ = _resolve(argument.name, server, server.plugins)
+        if option is not None and option.name in ("plugin_load", "plugin_load_add"):
+            loads.append(Setting(option.name, argument.value or "", argument.group, argument.file, argument.line, ""))
+    names = {PLUGIN_LIBRARIES.get(library) for library in _libraries(loads)}  # dlopen: exact
+    return server.plugins | frozenset(name for name in names if name)
 
 
-def _read_lines(text: str, path: str, start_group: str | None) -> Iterable[Setting | _Directive | tuple[str, int]]:
-    """Settings, directives and group changes (``(group, line)``) of one file, in order."""
-    group = start_group
-    for number, raw in enumerate(text.split("\n"), start=1):  # fgets(): only \n ends a line
-        line = raw.strip(_BLANKS)
-        if not line or line[0] in "#;":
-            continue
-        if line[0] == "!":
-            directive = line[1:].lstrip(_BLANKS)
-            for kind in ("includedir", "include"):
-                if directive.startswith(kind) and directive[len(kind):len(kind) + 1] in tuple(_BLANKS):
-                    yield _Directive(kind, directive[len(kind):].strip(_BLANKS), number)
-                    break
-            continue  # mysqld ignores any other ``!`` line
-        if line[0] == "[":
-            end = line.find("]")
-            if end < 0:
-                raise MyCnfError(f"{path} line {number}: {line[:60]!r} opens a group without ']' (mysqld refuses to start)")
-            group = line[1:end].rstrip(_BLANKS).lower()
-            yield (group, number)
-            continue
-        if group is None:
-            raise MyCnfError(f"{path} line {number}: option {line[:60]!r} before any [group] header "
-                             "(mysqld refuses to start: 'Found option without preceding group')")
-        line = _remove_end_comment(line)
-        name, separator, value = line.partition("=")
-        name = name.strip(_BLANKS)
-        written = value.strip(_BLANKS)
-        loose = name.lower().replace("-", "_").startswith("loose_")
-        if separator:
-            yield Setting(normalize_key(name), _decode(written), group, path, number, written, loose=loose)
+def _where(argument: Argument) -> str:
+    split = " (the part past byte 4094, which mysqld reads as a line of its own)" if argument.split else ""
+    return f"{argument.file} line {argument.line}{split}"
+
+
+def _current(effective: Effective, option: Option) -> int | None:
+    setting = effective.settings.get(option.name)
+    if setting is None:
+        return option.default
+    return int(setting.value) if setting.value.isascii() and setting.value.isdigit() else None  # a template: unknown
+
+
+def _apply(effective: Effective, argument: Argument, server: Server, plugins: frozenset[str]) -> None:
+    option, prefix, loose, tried = _resolve(argument.name, server, plugins)
+    written = argument.value if argument.value is not None else argument.name
+    if option is None:
+        reasons = [unknown_reason(name, server.operator, plugins) for name in tried]
+        if all(reasons):
+            if loose:
+                effective.ignored.append((argument, reasons[-1] or ""))
+                return
+            raise MyCnfError(f"{_where(argument)}: mysqld has no option {argument.name!r} ({reasons[-1]}), so it stops "
+                             "at startup with 'unknown variable'; fix the name, prefix it with loose- or remove the line")
+        key = argument.name.replace("-", "_")
+        key = key[len("loose_"):] if key.startswith("loose_") else key
+        setting = Setting(key, "ON" if argument.value is None else argument.value, argument.group, argument.file,
+                          argument.line, written, argument.value is None, loose, argument.name)
+        _store(effective, setting)
+        return
+    if argument.value is not None and TEMPLATE in argument.value and prefix is None:
+        # The operator renders {{containerMemoryLimit ...}} before mysqld reads the file: kept as written
+        # for the policies, which render it themselves (policies/_readers/memory.py).
+        _store(effective, Setting(option.name, argument.value, argument.group, argument.file, argument.line, written,
+                                  False, loose, argument.name, True))
+        return
+    value_argument = prefixed_argument(prefix, argument.value)
+    try:
+        if prefix == "maximum" and option.plugin is None:  # sys_var::max_var_ptr(): session storage only
+            if option.scope != "session":
+                raise Refused(f"the maximum value of {option.name!r} cannot be set (a global variable)")
+            value = set_value(option, value_argument)
+            current = _current(effective, option) if option.kind not in ("bool", "enum", "str") else None
+            if value is None or current is None or int(value.text) >= current:
+                return  # the session cap only; getopt_ll/ull lower the value when it is above the cap
         else:
-            yield Setting(normalize_key(name), "ON", group, path, number, name, bare=True, loose=loose)
+            value = set_value(option, value_argument)
+    except Refused as error:
+        raise MyCnfError(f"{_where(argument)}: {error}; mysqld stops at startup ('Error while setting value')") from None
+    if value is None:
+        return  # a bare string option keeps its value
+    name = tried[-1] if prefix else argument.name
+    _store(effective, Setting(option.name, value.text, argument.group, argument.file, argument.line, written,
+                              argument.value is None, loose, name, True, value.warning))
 
 
-def _check_name(setting: Setting) -> Setting:
-    """A line in a group mysqld reads must name an option; elsewhere mysqld never parses it as one
-    (the upstream cr.yaml's ``[xtrabackup]`` has a prose line ``for PXC 5.7``)."""
-    if not _NAME.match(setting.key):
-        raise MyCnfError(f"{setting.file} line {setting.line}: cannot read {setting.key[:60]!r} in [{setting.group}] "
-                         "as name=value (mysqld stops on an unknown option)")
-    return setting
-
-
-def _expand(setting: Setting) -> list[Setting]:
-    """``skip-x`` / ``disable-x`` also set ``x=OFF``, ``enable-x`` sets ``x=ON`` (my_getopt special prefixes)."""
-    result = [setting]
-    for prefix, state in _BOOLEAN_PREFIXES:
-        if setting.bare and setting.key.startswith(prefix):
-            name = setting.key[len(prefix):]
-            if name:
-                result.append(Setting(name, state, setting.group, setting.file, setting.line, setting.written,
-                                      loose=setting.loose))
-    return result
-
-
-_TRUE = frozenset({"on", "true", "1"})
-
-
-def is_on(value: str | None) -> bool:
-    """A boolean option as my_getopt reads it: ``ON``, ``TRUE`` or ``1`` (any case) is true."""
-    return (value or "").strip().lower() in _TRUE
+def _store(effective: Effective, setting: Setting) -> None:
+    effective.history.append(setting)
+    effective.settings.pop(setting.key, None)  # keep read order: the last one is last
+    effective.settings[setting.key] = setting
 
 
 def mysqld_groups(version: str | None) -> frozenset[str]:
@@ -248,54 +248,18 @@ def mysqld_groups(version: str | None) -> frozenset[str]:
     return frozenset((MYSQLD, SERVER, *versions))
 
 
-def read_files(files: Sequence[OptionFile], groups: Iterable[str]) -> Effective:
-    """Read ``files`` in order, following ``!include``/``!includedir`` among them by path.
+def read_files(files: Sequence[OptionFile], groups: Iterable[str], server: Server | None = None) -> Effective:
+    """Read ``files`` in order as mysqld does (includes among them followed by path).
 
-    Raises :class:`MyCnfError` for text mysqld refuses to read. An include of a path that is none of
-    ``files`` becomes an :class:`Undecided` finding.
+    Raises :class:`MyCnfError` for text mysqld refuses to read or an option it would stop on. An
+    include of a path that is none of ``files`` becomes an :class:`Undecided` finding.
     """
-    wanted = frozenset(group.lower() for group in groups)
-    by_path = {option_file.path: option_file for option_file in files}
-    effective = Effective()
-    included: set[str] = set()
-
-    def read(option_file: OptionFile, depth: int, group: str | None) -> str | None:
-        if depth > 10:  # my_default.cc max_recursion_level
-            effective.undecided.append(Undecided(option_file.path, 0, "includes nest deeper than mysqld follows"))
-            return group
-        group = group if option_file.appended else option_file.start_group
-        for item in _read_lines(option_file.text, option_file.path, group):
-            if isinstance(item, _Directive):
-                if item.kind == "include":
-                    targets = [item.target] if item.target in by_path else []
-                else:
-                    directory = item.target.rstrip("/") + "/"
-                    # Only *.cnf files are read from a directory (Unix). The manual promises no order;
-                    # mysys my_dir() sorts by name, which is what is modelled (each operator directory
-                    # holds a single file, so the order never decides a value there).
-                    targets = sorted(path for path in by_path if path.startswith(directory)
-                                     and "/" not in path[len(directory):] and path.endswith(".cnf"))
-                if not targets:
-                    effective.undecided.append(Undecided(
-                        option_file.path, item.line,
-                        f"!{item.kind} {item.target} reads a file the pack cannot see, so the options it sets are unknown"))
-                for target in targets:
-                    included.add(target)
-                    read(by_path[target], depth + 1, None)
-            elif isinstance(item, tuple):
-                group = item[0]
-            elif isinstance(item, Setting):
-                if item.group in wanted:
-                    for setting in _expand(_check_name(item)):
-                        effective.history.append(setting)
-                        effective.settings.pop(setting.key, None)  # keep read order: the last one is last
-                        effective.settings[setting.key] = setting
-        return group
-
-    group: str | None = None
-    for option_file in files:
-        if option_file.path not in included:
-            group = read(option_file, 0, group)
+    server = server or Server()
+    arguments, undecided = default_arguments(files, groups)
+    effective = Effective(undecided=undecided, arguments=arguments)
+    plugins = _loaded_plugins(arguments, server)
+    for argument in arguments:
+        _apply(effective, argument, server, plugins)
     return effective
 
 
@@ -322,12 +286,12 @@ def operator_files(operator: str, configuration: str | None, auto_config: str | 
         if configuration:
             files.append(OptionFile(PXC_USER_FILE, configuration))
         return files
-    if operator == "ps":  # each appended to node.cnf as text (cat "$f"; echo), in this order
-        files = [OptionFile(PS_NODE_FILE, "[mysqld]\n")]
+    if operator == "ps":  # each appended to node.cnf as text (cat "$f"; echo), in this order: the echo ends
+        files = [OptionFile(PS_NODE_FILE, "[mysqld]\n")]  # the text's last line with a newline
         if auto_config is not None:
-            files.append(OptionFile(PS_AUTO_FILE, auto_config, appended=True))
+            files.append(OptionFile(PS_AUTO_FILE, auto_config + "\n", appended=True))
         if configuration:
-            files.append(OptionFile(PS_USER_FILE, configuration, appended=True))
+            files.append(OptionFile(PS_USER_FILE, configuration + "\n", appended=True))
         return files
     raise ValueError(f"unknown operator {operator!r}")
 
@@ -337,32 +301,37 @@ def effective_options(operator: str, configuration: str | None, version: str | N
     """What mysqld runs with, from the user's ``configuration`` in the operator's layering."""
     if configuration is not None and not isinstance(configuration, str):
         raise MyCnfError(f"configuration must be a string, got {type(configuration).__name__}")
-    return read_files(operator_files(operator, configuration, auto_config), mysqld_groups(version))
+    return read_files(operator_files(operator, configuration, auto_config), mysqld_groups(version), server_for(operator))
 
 
 # ---- plain reading and rendering -------------------------------------------------------------------
 
+_TRUE = frozenset({"on", "true", "1"})
+
+
+def is_on(value: str | None) -> bool:
+    """A boolean as my_getopt reads it (get_bool_argument): ``ON``, ``TRUE`` or ``1`` in any case."""
+    return (value or "").strip().lower() in _TRUE
+
+
 def parse(text: object, default_section: str | None = MYSQLD) -> dict[str, dict[str, str]]:
-    """Groups -> {normalized key -> value} of one file; lines before any header go to ``default_section``
-    (``None``: such lines are an error, as for a file of its own)."""
+    """Groups -> {normalized key -> value} of one file as my_default reads it, every group (``[sst]``
+    too); lines before any header go to ``default_section`` (``None``: such lines are an error)."""
     if text is None:
         return {}
     if not isinstance(text, str):
         raise MyCnfError(f"configuration must be a string, got {type(text).__name__}")
+    arguments, _ = default_arguments([OptionFile("configuration", text, default_section)], None)
     sections: dict[str, dict[str, str]] = {}
-    read_by_mysqld = mysqld_groups(None)
-    for item in _read_lines(text, "configuration", default_section):
-        if isinstance(item, Setting):
-            if item.group in read_by_mysqld:
-                _check_name(item)
-            sections.setdefault(item.group, {})[item.key] = item.value
-        elif isinstance(item, tuple):
-            sections.setdefault(item[0], {})
+    for argument in arguments:
+        section = sections.setdefault(argument.group, {})
+        if argument.name:
+            section[normalize_key(argument.name)] = "ON" if argument.value is None else argument.value
     return sections
 
 
 def mysqld_options(text: object, default_section: str = MYSQLD, version: str | None = None) -> dict[str, str]:
-    """The options mysqld reads from one fragment whose leading lines are in ``default_section``."""
+    """The options mysqld keeps from one fragment whose leading lines are in ``default_section``."""
     if text is not None and not isinstance(text, str):
         raise MyCnfError(f"configuration must be a string, got {type(text).__name__}")
     effective = read_files([OptionFile("configuration", text or "", default_section)], mysqld_groups(version))
@@ -370,16 +339,12 @@ def mysqld_options(text: object, default_section: str = MYSQLD, version: str | N
 
 
 def parse_provider_options(value: str | None) -> dict[str, str]:
-    """``"gcache.size=1G; gcs.fc_limit=100"`` -> {"gcache.size": "1G", "gcs.fc_limit": "100"}."""
-    options: dict[str, str] = {}
-    for part in (value or "").split(";"):
-        if not part.strip():
-            continue
-        key, separator, option_value = part.partition("=")
-        if not separator:
-            raise MyCnfError(f"wsrep_provider_options: {part.strip()!r} is not key=value")
-        options[key.strip().lower()] = option_value.strip()
-    return options
+    """``"gcache.size=1G; gcs.fc_limit=100"`` -> {"gcache.size": "1G", "gcs.fc_limit": "100"}, as Galera
+    splits it (:func:`percona_mysql_k8s.core.galera_options.parse`: keys exact, escapes honoured)."""
+    try:
+        return galera_options.parse(value)
+    except galera_options.ProviderOptionError as error:
+        raise MyCnfError(str(error)) from None
 
 
 def render_provider_options(options: Mapping[str, object]) -> str:
@@ -388,8 +353,9 @@ def render_provider_options(options: Mapping[str, object]) -> str:
 
 def _quote(text: str) -> str:
     """A value mysqld reads back unchanged: quoted (with ``\\`` and ``"`` escaped) when it has blanks,
-    ``#``, ``;``, quotes or backslashes."""
-    if text and not re.search(r"[\s;#'\"\\\x00-\x1f]", text):
+    ``#``, ``;``, quotes, backslashes or any non-ASCII character (a UTF-8 byte 0xA0 at either end is a
+    latin1 blank to my_default and would be trimmed outside quotes)."""
+    if text and text.isascii() and not re.search(r"[\s;#'\"\\\x00-\x1f\x7f]", text):
         return text
     escaped = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\r", "\\r").replace("\t", "\\t")
     return '"' + escaped + '"'
@@ -404,7 +370,7 @@ def render(options: Mapping[str, object], section: str | None = MYSQLD) -> str:
 
 
 __all__ = [
-    "MYSQLD", "PROVIDER_OPTIONS", "SERVER", "Effective", "MyCnfError", "OptionFile", "Setting", "Undecided",
-    "effective_options", "is_on", "mysqld_groups", "mysqld_options", "normalize_key", "operator_files", "parse",
-    "parse_provider_options", "read_files", "render", "render_provider_options",
+    "MYSQLD", "PROVIDER_OPTIONS", "SERVER", "Argument", "Effective", "MyCnfError", "OptionFile", "Server", "Setting",
+    "Undecided", "effective_options", "is_on", "mysqld_groups", "mysqld_options", "normalize_key", "operator_files",
+    "parse", "parse_provider_options", "read_files", "render", "render_provider_options", "server_for",
 ]

@@ -20,7 +20,8 @@ def check(ctx: Context) -> None:
             return
         found = view.option("group_replication_consistency")
         if found and found[1].strip().upper() in ("AFTER", "BEFORE_AND_AFTER"):
-            ctx.violation("F7", f"{view.path(view.config_rel)} sets group_replication_consistency={found[1]} globally",
+            ctx.violation("F7", f"{view.path(view.config_rel)} sets {found[0]}={view.reading('group_replication_consistency')} "
+                          f"globally{view.origin('group_replication_consistency')}",
                           "the rule keeps strict consistency per session (it costs ~75% of throughput globally)",
                           "set group_replication_consistency=BEFORE_ON_PRIMARY_FAILOVER (sizing's value) and SET SESSION the strict level where needed")
 

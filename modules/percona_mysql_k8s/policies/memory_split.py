@@ -111,13 +111,16 @@ def check(ctx: Context) -> None:
         return
     with ctx.checking("M4"):
         if view.memory_engine() == GROUP_REPLICATION and "group_replication_message_cache_size" in options:
-            raw = options["group_replication_message_cache_size"]
+            setting = view.effective().settings["group_replication_message_cache_size"]
+            raw = setting.written
             if not has_template(raw):
                 try:
-                    cache = parse_mysql_size(raw)
+                    cache = parse_mysql_size(options["group_replication_message_cache_size"])
                 except ValueError:
                     cache = -1
-                if cache < MESSAGE_CACHE_MIN:
+                # mysqld raises a value below its minimum to 128M with a warning (setting.warning): the
+                # file then does not say what runs, and the rule asks for a value at or above the minimum.
+                if cache < MESSAGE_CACHE_MIN or setting.warning:
                     ctx.violation(
                         "M4",
                         f"{view.path(view.config_rel)} sets group_replication_message_cache_size={raw}",
@@ -131,7 +134,8 @@ def check(ctx: Context) -> None:
             cap = int(ctx.thresholds["certification_max_bytes"])
             ctx.violation(
                 "M5",
-                f"{view.path(view.config_rel)} sets {FLOW_CONTROL_MODE}=DISABLED, so the apply queue and with it the "
+                f"{view.path(view.config_rel)} sets {FLOW_CONTROL_MODE}={view.reading(FLOW_CONTROL_MODE)}, so the apply "
+                "queue and with it the "
                 "certification info of a lagging member grow without bound",
                 f"the rule reserves certification info from the apply rate and the bounded queue (at most {mem(cap)}), "
                 "which holds only while flow control bounds the apply queue",

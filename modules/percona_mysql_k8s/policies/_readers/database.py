@@ -275,9 +275,9 @@ class DatabaseView:
             try:
                 effective = effective_options(self.operator, self.config_text(), self.server_series())
             except MyCnfError as error:
-                raise Malformed(where, f"is not a readable option file: mysqld would refuse it ({error})") from None
+                raise Malformed(where, f"is not an option file mysqld starts with: {error}") from None
             if effective.undecided:
-                raise Malformed(where, f"cannot be judged: {effective.undecided[0].reason}")
+                raise Malformed(where, f"cannot be judged: {effective.undecided[0]}")
             self._effective = effective
         return self._effective
 
@@ -294,18 +294,31 @@ class DatabaseView:
             return ""
         return f" ([{setting.group}], line {setting.line})"
 
+    def reading(self, key: str) -> str:
+        """``key``'s value as written, and mysqld's reading of it when that differs: ``3 (mysqld reads AFTER)``."""
+        setting = self.effective().settings.get(key)
+        if setting is None:
+            return ""
+        if setting.bare or setting.written == setting.value:
+            return setting.value
+        return f"{setting.written} (mysqld reads {setting.value})"
+
     def provider_options(self) -> dict[str, str]:
+        """The Galera parameters in ``wsrep_provider_options``, split as the provider splits them (keys exact)."""
         try:
             return parse_provider_options(self.options().get(PROVIDER_OPTIONS))
         except MyCnfError as error:
-            raise Malformed(self.path(self.config_rel), f"has an unreadable {PROVIDER_OPTIONS} ({error})") from None
+            raise Malformed(self.path(self.config_rel), f"has a {PROVIDER_OPTIONS}{self.origin(PROVIDER_OPTIONS)} Galera "
+                            f"would not start with: {error}") from None
 
     def option(self, *names: str) -> tuple[str, str] | None:
-        """The first of ``names`` that is set (aliases: replica/slave, applier/slave threads)."""
-        options = self.options()
+        """(name as written, value mysqld keeps) of the first of ``names`` that is set. An alias
+        (``slave_parallel_workers``) sets the same variable as its new name: the reader stores it there."""
+        settings = self.effective().settings
         for name in names:
-            if name in options:
-                return name, options[name]
+            setting = settings.get(name)
+            if setting is not None:
+                return (setting.name or name).replace("-", "_"), setting.value
         return None
 
     # ---- containers --------------------------------------------------------------------------

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from percona_mysql_k8s.core import flow_control
+from percona_mysql_k8s.core import flow_control, galera_options
 
 from .database import DatabaseView
 from .values import Malformed, describe
@@ -40,17 +40,21 @@ def integer_option(view: DatabaseView, *names: str, minimum: int = 0) -> tuple[s
     return name, int(text)
 
 
+# How Galera types the parameters read here (galera_options: gcs/src/gcs_params.cpp params_init_*).
+_PROVIDER_NUMBERS = {"gcs.fc_limit": lambda key, raw: float(galera_options.integer(key, raw, 0)),
+                     "gcs.fc_factor": lambda key, raw: galera_options.double(key, raw, 0.0, 1.0)}
+
+
 def provider_number(view: DatabaseView, key: str) -> float | None:
+    """A numeric Galera parameter as the provider reads it; Malformed when Galera would refuse it."""
     raw = view.provider_options().get(key)
     if raw is None:
         return None
     try:
-        value = float(raw)
-    except ValueError:
-        value = float("nan")
-    if value != value or value in (float("inf"), float("-inf")):
-        raise Malformed(view.path(view.config_rel), f"sets {key}={describe(raw)} in wsrep_provider_options, not a number")
-    return value
+        return _PROVIDER_NUMBERS[key](key, raw)
+    except galera_options.ProviderOptionError as error:
+        raise Malformed(view.path(view.config_rel), f"sets {key}={describe(raw)} in wsrep_provider_options, which "
+                        f"Galera refuses: {error}") from None
 
 
 def mysqld_cpu(view: DatabaseView) -> int | None:
@@ -104,8 +108,11 @@ def sizing_gr_threshold(view: DatabaseView, thresholds) -> tuple[int, str]:
 
 
 def single_primary_galera(view: DatabaseView) -> bool:
-    value = view.provider_options().get("gcs.fc_single_primary", view.provider_options().get("gcs.fc_master_slave", "no"))
-    return value.strip().lower() in ("yes", "true", "on", "1")
+    """gcs.fc_master_slave (deprecated) or gcs.fc_single_primary, as Galera reads booleans."""
+    try:
+        return galera_options.single_primary(view.provider_options())
+    except galera_options.ProviderOptionError as error:
+        raise Malformed(view.path(view.config_rel), f"has a wsrep_provider_options flag Galera refuses: {error}") from None
 
 
 def galera_queue_bound(view: DatabaseView, fc_limit: float, size: int) -> float:
