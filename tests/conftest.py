@@ -5,6 +5,13 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
+
+# Property tests check what holds, not how fast: a shared 2-core CI machine runs the suite beside Go builds, and
+# hypothesis' default 200 ms deadline and too_slow health check then fail correct code. Speed is measured by the
+# benchmarks/ scripts instead. A test's own @settings still override these.
+settings.register_profile("project", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("project")
 
 REPOSITORY = Path(__file__).resolve().parent.parent
 
