@@ -102,11 +102,20 @@ def test_a_low_fc_limit_breaches_the_interval_not_the_bound(sizing):
     assert interval.verdict == BREACHED and interval.detail.startswith("[2, 2]") and interval.rules == ("G1", "F5")
 
 
-def test_a_raised_fc_limit_or_a_bad_factor_breaches_g1_g2(sizing):
+def test_a_raised_fc_limit_breaches_g1_only(sizing):
+    live = reading(sizing, variables={"wsrep_provider_options": "gcs.fc_limit = 500; gcs.fc_factor = 1.0"})
+    findings = checks.flow_control_settings(sizing, live, THRESHOLDS)
+    assert verdicts(findings, "gcs.fc_limit bounded") == [BREACHED]
+    assert verdicts(findings, "gcs.fc_factor in") == [HOLDS]
+
+
+def test_provider_options_galera_would_refuse_breach_g1_g2_rather_than_read_as_defaults(sizing):
+    # galerautils refuses gcs.fc_factor outside [0, 1] (core.galera_options): nothing proves either bound then
     live = reading(sizing, variables={"wsrep_provider_options": "gcs.fc_limit = 500; gcs.fc_factor = 1.5"})
     findings = checks.flow_control_settings(sizing, live, THRESHOLDS)
     assert verdicts(findings, "gcs.fc_limit bounded") == [BREACHED]
     assert verdicts(findings, "gcs.fc_factor in") == [BREACHED]
+    assert all("unreadable wsrep_provider_options" in f.detail and "gcs.fc_factor" in f.detail for f in findings)
 
 
 def test_time_paused_is_the_delta_over_the_window(sizing):

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from harness import REPOSITORY, resolve_resource, run_resource
+from harness import resolve_resource, run_resource
 
-DOC = REPOSITORY / "docs" / "option-files.md"
+DOC = Path(__file__).resolve().parents[2] / "docs" / "option-files.md"
 BASES = Path(__file__).resolve().parent / "_bases"
 PS_BASE = json.loads((BASES / "ps-gr.json").read_text())["props"]["spec"]["mysql"]["configuration"]
 PXC_BASE = json.loads((BASES / "pxc.json").read_text())["props"]["spec"]["pxc"]["configuration"]

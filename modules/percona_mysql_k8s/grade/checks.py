@@ -169,8 +169,15 @@ def live_interval(reading: MemberReading) -> tuple[tuple[int, int] | None, str]:
 
 def flow_control_settings(sizing: Sizing, reading: MemberReading, thresholds: Mapping[str, float]) -> list[Finding]:
     """G1/G2 on the live provider options, and the interval against the model's."""
-    limit, factor, _ = _fc_settings(_provider(reading.variables), 16)
     maximum = thresholds["max_fc_limit"]
+    try:
+        provider = parse_provider_options(reading.variables.get(PROVIDER_OPTIONS, ""))
+    except MyCnfError as error:
+        # Galera's defaults must not stand in for options nobody can read: both bounds are unproven
+        unreadable = f"unreadable {PROVIDER_OPTIONS}: {error}"
+        return [Finding(("G1",), reading.address, "gcs.fc_limit bounded", BREACHED, unreadable),
+                Finding(("G2",), reading.address, "gcs.fc_factor in (0, 1]", BREACHED, unreadable)]
+    limit, factor, _ = _fc_settings(provider, 16)
     findings = [
         Finding(("G1",), reading.address, "gcs.fc_limit bounded",
                 HOLDS if limit is not None and 1 <= limit <= maximum else BREACHED, f"{limit} (at most {maximum:g})"),
