@@ -4,8 +4,8 @@
 #
 #   scripts/engine.sh ensure-built   pulumi (yours from PATH, else built once by ../shared/tools/pulumi-engine
 #                                    into ~/.cache/pulumi-engine, ~16 min on 2 cores), the control plane with
-#                                    kube-scheduler (~/.cache/k8s-control-plane, ~10 min once) and kwok v0.8.0
-#                                    (go install into ~/.cache/go-tools/bin, ~2 min once)
+#                                    kube-scheduler (~/.cache/k8s-control-plane, ~10 min once), kwok v0.8.0 and
+#                                    helm v3.19.2 (yours from PATH, else go install into ~/.cache/go-tools/bin)
 #   scripts/engine.sh up             start etcd + kube-apiserver + kube-controller-manager on this tier's own
 #                                    ports, kube-scheduler and kwok; writes $ENGINE_TIER_HOME/kubeconfig
 #   scripts/engine.sh down           stop them, by the PIDs `up` recorded
@@ -34,6 +34,7 @@ ETCD_PORT=${ENGINE_ETCD_PORT:-22379}
 ETCD_PEER_PORT=${ENGINE_ETCD_PEER_PORT:-22380}
 APISERVER_PORT=${ENGINE_APISERVER_PORT:-26443}
 KWOK_VERSION=v0.8.0
+HELM_VERSION=v3.19.2  # the tier resolves a release a crash left half-installed with Helm, as a user does
 GO_TOOLS_BIN=${GO_TOOLS_BIN:-$HOME/.cache/go-tools/bin}
 BINARIES=(etcd kube-apiserver kube-controller-manager kube-scheduler)
 KWOK_STAGES=(node/fast/node-initialize.yaml pod/fast/pod-ready.yaml pod/fast/pod-complete.yaml pod/fast/pod-delete.yaml)
@@ -91,26 +92,27 @@ ensure_control_plane() {
   control_plane_built || { echo "build finished but binaries are missing from $K8S_BIN_HOME/bin" >&2; return 1; }
 }
 
-kwok_bin() {
-  if [ -x "$GO_TOOLS_BIN/kwok" ]; then echo "$GO_TOOLS_BIN/kwok"; else command -v kwok || true; fi
+go_tool() {  # go_tool <name>: the binary on PATH or in GO_TOOLS_BIN, or nothing
+  if [ -x "$GO_TOOLS_BIN/$1" ]; then echo "$GO_TOOLS_BIN/$1"; else command -v "$1" || true; fi
 }
 
-ensure_kwok() {
-  if [ -n "$(kwok_bin)" ]; then
-    say "kwok: $(kwok_bin)"
+ensure_go_tool() {  # ensure_go_tool <name> <module path of its main package>@<version>
+  if [ -n "$(go_tool "$1")" ]; then
+    say "$1: $(go_tool "$1")"
     return 0
   fi
-  command -v go >/dev/null 2>&1 || { echo "kwok is missing and there is no go to build it (go install sigs.k8s.io/kwok/cmd/kwok@$KWOK_VERSION)" >&2; return 1; }
+  command -v go >/dev/null 2>&1 || { echo "$1 is missing and there is no go to build it (go install $2)" >&2; return 1; }
   local start=$SECONDS
   mkdir -p "$GO_TOOLS_BIN"
-  GOBIN=$GO_TOOLS_BIN go install "sigs.k8s.io/kwok/cmd/kwok@$KWOK_VERSION"
-  say "kwok $KWOK_VERSION built in $(elapsed "$start") into $GO_TOOLS_BIN"
+  GOBIN=$GO_TOOLS_BIN go install "$2"
+  say "$1 built in $(elapsed "$start") into $GO_TOOLS_BIN"
 }
 
 ensure_built() {
   ensure_pulumi
   ensure_control_plane
-  ensure_kwok
+  ensure_go_tool kwok "sigs.k8s.io/kwok/cmd/kwok@$KWOK_VERSION"
+  ensure_go_tool helm "helm.sh/helm/v3/cmd/helm@$HELM_VERSION"
 }
 
 # ---------------------------------------------------------------------------------------------------------
@@ -184,7 +186,7 @@ up() {
   K8S_HOME=$CONTROL_PLANE "$tool" up
   nohup "$K8S_BIN_HOME/bin/kube-scheduler" --kubeconfig="$kubeconfig" --leader-elect=false --secure-port=0 \
     > "$STATE/scheduler.log" 2>&1 & echo $! > "$STATE/scheduler.pid"
-  nohup "$(kwok_bin)" --kubeconfig="$kubeconfig" --manage-all-nodes=true --config="$stages" \
+  nohup "$(go_tool kwok)" --kubeconfig="$kubeconfig" --manage-all-nodes=true --config="$stages" \
     > "$STATE/kwok.log" 2>&1 & echo $! > "$STATE/kwok.pid"
   sleep 2
   pid_running "$STATE/scheduler.pid" || { echo "kube-scheduler exited; see $STATE/scheduler.log" >&2; tail -5 "$STATE/scheduler.log" >&2; return 1; }
@@ -209,15 +211,18 @@ case "${1:-}" in
     have_tools || exit 0
     tier_start=$SECONDS
     ensure_built
+    say "builds ready in $(elapsed "$tier_start")"
     use_pulumi
     if running; then up; fi  # refuses, and leaves a control plane this run did not start alone
     trap down EXIT  # set before starting: a half-started control plane is stopped too
     up
     PROJECT_ENV=dev source "$ROOT/scripts/env.sh"  # the project's virtual environment with the test tools
-    status=0
+    export PATH="$GO_TOOLS_BIN:$PATH"  # helm, for the tests
+    tests_start=$SECONDS status=0
+    # every pulumi command's output stays in $STATE/pytest (outside the clone) until the next run
     ENGINE_KUBECONFIG="$STATE/kubeconfig" ENGINE_TIER_REQUIRED=1 \
-      python -m pytest -m engine tests/engine -rA "$@" || status=$?
-    say "finished in $(elapsed "$tier_start") (builds included)"
+      python -m pytest -m engine tests/engine -rA --basetemp="$STATE/pytest" "$@" || status=$?
+    say "tests took $(elapsed "$tests_start"); the whole tier $(elapsed "$tier_start") (builds included); logs in $STATE/pytest"
     exit "$status"
     ;;
   *) echo "usage: $0 ensure-built|up|down|run-tier [pytest args]" >&2; exit 2 ;;
