@@ -283,8 +283,10 @@ def test_destroy_after_the_documented_unprotect_leaves_nothing_of_the_stack(depl
     # S4); docs/database.md tells the user to delete it by hand when the namespace is not the stack's
     assert left == [f"PersistentVolumeClaim {NAMESPACE}/{PMM_CLAIM}"], left
     cluster_scoped = {obj.label for obj in everything(kube, None, cluster_scoped=True)}
-    crds = {f"CustomResourceDefinition {doc['metadata']['name']}" for doc in yaml.safe_load_all(material.operator_crds.read_text())
-            if doc and doc.get("kind") == "CustomResourceDefinition"}
+    documents = [doc for doc in yaml.safe_load_all(material.operator_crds.read_text()) if doc and doc.get("kind") == "CustomResourceDefinition"]
+    crds = {f"CustomResourceDefinition {doc['metadata']['name']}" for doc in documents}
     assert crds <= cluster_scoped  # the CRDs are retained on purpose (retainOnDelete, S4; docs/database.md)
-    new = sorted(cluster_scoped - deployment["cluster_baseline"] - crds)
+    # with them, the APIServices the API server registers for each of their group versions
+    served = {f"APIService {version['name']}.{doc['spec']['group']}" for doc in documents for version in doc["spec"]["versions"]}
+    new = sorted(cluster_scoped - deployment["cluster_baseline"] - crds - served)
     assert not new, f"cluster-wide objects the stack left: {new}"
