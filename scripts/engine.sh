@@ -6,8 +6,9 @@
 #                                    into ~/.cache/pulumi-engine, ~16 min on 2 cores), the control plane with
 #                                    kube-scheduler (~/.cache/k8s-control-plane, ~10 min once), kwok v0.8.0 and
 #                                    helm v3.19.2 (yours from PATH, else go install into ~/.cache/go-tools/bin)
-#   scripts/engine.sh up             start etcd + kube-apiserver + kube-controller-manager on this tier's own
-#                                    ports, kube-scheduler and kwok; writes $ENGINE_TIER_HOME/kubeconfig
+#   scripts/engine.sh up             (builds what is missing, then) start etcd + kube-apiserver +
+#                                    kube-controller-manager on this tier's own ports, kube-scheduler and kwok;
+#                                    writes $ENGINE_TIER_HOME/kubeconfig
 #   scripts/engine.sh down           stop them, by the PIDs `up` recorded
 #   scripts/engine.sh run-tier [pytest args]
 #                                    ensure-built + up + pytest -m engine tests/engine, and always down afterwards

@@ -91,9 +91,9 @@ class PulumiCli:
 
     def start(self, *args: str, stack: str | None = None, output: Path) -> subprocess.Popen:
         """Start a long command in the background (its own session, so it can be killed alone or with its plugins)."""
-        handle = output.open("w")
-        return subprocess.Popen(self._command(list(args), stack), cwd=self.project, env=self.env(), stdout=handle,
-                                stderr=subprocess.STDOUT, text=True, start_new_session=True)
+        with output.open("w") as handle:  # the child keeps its own descriptor
+            return subprocess.Popen(self._command(list(args), stack), cwd=self.project, env=self.env(), stdout=handle,
+                                    stderr=subprocess.STDOUT, text=True, start_new_session=True)
 
     def program(self, source: Path, directory: Path, name: str) -> PulumiCli:
         """A small hand-written program (``source``/__main__.py) as its own project in ``directory``, on the same

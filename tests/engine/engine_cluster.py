@@ -64,8 +64,9 @@ def wait_for(what: str, check, timeout: float = 60.0, interval: float = 0.5):
         time.sleep(interval)
 
 
-def _ready(node: k8s_client.V1Node) -> bool:
-    return any(c.type == "Ready" and c.status == "True" for c in (node.status.conditions or []))
+def _ready_node(core: k8s_client.CoreV1Api, name: str) -> k8s_client.V1Node | None:
+    node = core.read_node(name)
+    return node if any(c.type == "Ready" and c.status == "True" for c in (node.status.conditions or [])) else None
 
 
 def create_pool_nodes(core: k8s_client.CoreV1Api, nodes: Iterable[PoolNode]) -> None:
@@ -75,7 +76,7 @@ def create_pool_nodes(core: k8s_client.CoreV1Api, nodes: Iterable[PoolNode]) -> 
     for node in nodes:
         core.create_node(node.body())
     for node in nodes:
-        live = wait_for(f"kwok makes Node {node.name} Ready", lambda n=node: (lambda v: v if _ready(v) else None)(core.read_node(n.name)))
+        live = wait_for(f"kwok makes Node {node.name} Ready", lambda name=node.name: _ready_node(core, name))
         assert live.status.allocatable["memory"] == node.memory, f"kwok replaced {node.name}'s allocatable: {live.status.allocatable}"
         kept = [t.to_dict() for t in live.spec.taints or [] if t.key != NOT_READY]
         core.patch_node(node.name, {"spec": {"taints": kept or None}})

@@ -8,7 +8,6 @@ import shutil
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from engine_cli import PulumiCli, PulumiFailed, Result, kill_with_plugins
 from engine_cluster import SchedulingWatch, wait_for
@@ -96,7 +95,8 @@ def up(cli: PulumiCli, stack: str, core: k8s_client.CoreV1Api, *args: str, timeo
                 raise PulumiFailed(f"pulumi up did not finish in {timeout} s:\n{output.read_text()[-5000:]}")
             time.sleep(0.5)
     text = output.read_text()
-    cli.log.open("a").write(f"$ pulumi up {' '.join(args)} (exit {process.returncode}, {time.monotonic() - start:.0f} s)\n{text}\n\n")
+    with cli.log.open("a") as log:
+        log.write(f"$ pulumi up {' '.join(args)} (exit {process.returncode}, {time.monotonic() - start:.0f} s)\n{text}\n\n")
     if process.returncode != 0:
         raise PulumiFailed(f"pulumi up failed (exit {process.returncode}):\n{text[-8000:]}")
     return text
@@ -122,10 +122,6 @@ def preview_steps(cli: PulumiCli, stack: str, *args: str) -> tuple[list[Step], R
         steps.append(Step(step["op"], urn, urn.split("::")[2].rsplit("$", 1)[-1], urn.rsplit("::", 1)[1],
                           tuple(sorted(step.get("detailedDiff") or ()))))
     return steps, result
-
-
-def stack_resources(cli: PulumiCli, stack: str) -> list[dict[str, Any]]:
-    return cli.resources(stack)
 
 
 def tear_down(cli: PulumiCli, stack: str) -> list[str]:
