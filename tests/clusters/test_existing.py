@@ -12,24 +12,35 @@ def deploy(mocked, values=EXISTING):
     return mocked.run(lambda: cluster_from_config(values))
 
 
-def test_only_a_provider_is_registered(mocked):
+def test_only_providers_are_registered(mocked):
     deploy(mocked)
-    assert sorted(r.type for r in mocked.resources()) == ["percona:clusters:ExistingCluster", "pulumi:providers:kubernetes"]
+    assert sorted(r.type for r in mocked.resources()) == [
+        "percona:clusters:ExistingCluster", "pulumi:providers:kubernetes", "pulumi:providers:kubernetes"]
+
+
+def test_the_shared_provider_adopts_what_exists_and_the_other_does_not(mocked):
+    """The cluster may hold the operators' CRDs before the stack (ClusterTarget.shared_provider): only the shared
+    provider upserts; everything else fails on an existing object, the provider's default."""
+    target, _ = deploy(mocked)
+    providers = {r.name: r.state for r in mocked.of_type("pulumi:providers:kubernetes")}
+    assert providers["perf-k8s-shared"].get("upsertExistingObjects") in (True, "true")
+    assert "upsertExistingObjects" not in providers["perf-k8s"]
+    assert target.shared_provider is not None and target.shared_provider is not target.provider
 
 
 def test_ambient_kubeconfig_and_context(mocked):
     deploy(mocked)
-    provider = mocked.one("pulumi:providers:kubernetes").state
-    assert "kubeconfig" not in provider and "context" not in provider
+    for provider in mocked.of_type("pulumi:providers:kubernetes"):
+        assert "kubeconfig" not in provider.state and "context" not in provider.state
 
 
 def test_kubeconfig_path_and_context(mocked, tmp_path):
     path = tmp_path / "kubeconfig"
     path.write_text("apiVersion: v1\nkind: Config\n")
     deploy(mocked, with_(EXISTING, kubeconfig=str(path), kubeContext="perf-admin"))
-    provider = mocked.one("pulumi:providers:kubernetes").state
-    assert provider["kubeconfig"] == str(path)
-    assert provider["context"] == "perf-admin"
+    for provider in mocked.of_type("pulumi:providers:kubernetes"):  # both reach the same cluster
+        assert provider.state["kubeconfig"] == str(path)
+        assert provider.state["context"] == "perf-admin"
 
 
 def test_pools_from_labels_and_taint(mocked):

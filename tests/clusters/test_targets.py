@@ -25,10 +25,12 @@ def test_every_target_returns_the_same_shape(mocked, target_name):
     target, _ = mocked.run(lambda: cluster_from_config(ALL[target_name], host=lambda: HOST))
     assert isinstance(target, ClusterTarget)
     assert [f.name for f in dataclasses.fields(target)] == [
-        "name", "kind", "provider", "database_pool", "monitoring_pool", "ready", "kubeconfig", "gcp", "aws"
+        "name", "kind", "provider", "database_pool", "monitoring_pool", "ready", "kubeconfig", "gcp", "aws", "shared_provider"
     ]
     # the cloud facts the backup storage needs: set by the cloud targets only, each its own cloud's
     assert (target.gcp is not None, target.aws is not None) == (target_name == "gke", target_name == "eks")
+    # a provider that adopts what exists only where the cluster is not the stack's own (ClusterTarget.shared_provider)
+    assert (target.shared_provider is not None) == (target_name == "existing")
     assert target.kind == target_name
     assert target.name == "perf"
     assert isinstance(target.provider, k8s.Provider)

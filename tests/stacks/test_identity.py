@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from percona_mysql_k8s.core.errors import InputError
+from percona_mysql_k8s.stack import identity
 from percona_mysql_k8s.stack.identity import check_identity, identity_changes
 
 CURRENT = {"engine": "pxc", "name": "db1", "namespace": "mysql", "storageSize": "200Gi"}
@@ -38,3 +39,40 @@ def test_storage_size_is_compared_as_a_quantity(before, allowed):
     else:
         with pytest.raises(InputError, match="^S4: storageSize: '200Gi' is smaller than"):
             check_identity(previous, CURRENT, ephemeral=False)
+
+
+class _FlakyBackend:
+    """``pulumi.runtime.invoke`` of readStackOutputs failing ``failures`` times first, as a self-managed backend
+    does when the read meets the engine's write of the same checkpoint ("failed to load checkpoint: EOF")."""
+
+    def __init__(self, failures: int):
+        self.failures, self.calls = failures, 0
+
+    def __call__(self, token, args):
+        self.calls += 1
+        assert token == identity.READ_STACK_OUTPUTS
+        if self.calls <= self.failures:
+            raise Exception("invocation of pulumi:pulumi:readStackOutputs returned an error: failed to load checkpoint: EOF")
+        return type("InvokeResult", (), {"value": {"outputs": {"database": {"engine": "pxc"}}}})()
+
+
+def test_a_read_of_the_last_outputs_that_fails_for_a_moment_is_tried_again(monkeypatch):
+    backend = _FlakyBackend(failures=identity.READ_ATTEMPTS - 1)
+    monkeypatch.setattr(identity.pulumi.runtime, "invoke", backend)
+    monkeypatch.setattr(identity.pulumi, "get_organization", lambda: "organization")
+    monkeypatch.setattr(identity.pulumi, "get_project", lambda: "percona-mysql")
+    monkeypatch.setattr(identity.pulumi, "get_stack", lambda: "existing")
+    assert identity.own_previous_outputs(pause=0) == {"database": {"engine": "pxc"}}
+    assert backend.calls == identity.READ_ATTEMPTS
+
+
+def test_a_read_that_keeps_failing_stops_with_s4(monkeypatch):
+    backend = _FlakyBackend(failures=identity.READ_ATTEMPTS)
+    monkeypatch.setattr(identity.pulumi.runtime, "invoke", backend)
+    monkeypatch.setattr(identity.pulumi, "get_organization", lambda: "organization")
+    monkeypatch.setattr(identity.pulumi, "get_project", lambda: "percona-mysql")
+    monkeypatch.setattr(identity.pulumi, "get_stack", lambda: "existing")
+    with pytest.raises(InputError) as error:
+        identity.own_previous_outputs(pause=0)
+    assert backend.calls == identity.READ_ATTEMPTS
+    assert "S4" in str(error.value) and "ephemeral" in str(error.value) and "failed to load checkpoint: EOF" in str(error.value)

@@ -412,6 +412,26 @@ def test_crds_are_never_deleted_by_a_protected_stack(stack, run):
     assert (crds.protect, crds.retain_on_delete) == (persistent, persistent)
 
 
+@pytest.mark.parametrize("ephemeral", [False, True])
+def test_an_existing_cluster_adopts_the_crds_it_finds_and_never_deletes_them(ephemeral, run):
+    """On a cluster the stack did not create, the operator's CRDs may be there already (an operator installed
+    before, another stack, or this stack's own, retained by an earlier destroy): they go through the shared provider,
+    which adopts an existing object instead of failing with "already exists" (pulumi-kubernetes' default create
+    since #4278; the engine tier hit it), and are retained whatever the stack, even an ephemeral one: they may be
+    another install's."""
+    registrations, _ = run("existing", {"ephemeral": True, "clusterSize": 1, "backup": False} if ephemeral else None)
+    (crds,) = [r for r in registrations if r.type == "kubernetes:yaml/v2:ConfigFile" and r.name.endswith("-crds")]
+    providers = {r.urn: r.inputs for r in registrations if r.type == "pulumi:providers:kubernetes"}
+
+    def provider_of(registration):  # a provider reference is "<provider URN>::<provider ID>"
+        return providers[registration.provider.rsplit("::", 1)[0]]
+
+    assert provider_of(crds).get("upsertExistingObjects") in (True, "true"), crds.provider
+    others = [r for r in registrations if r.custom and r.type.startswith("kubernetes:") and r.provider]
+    assert others and all("upsertExistingObjects" not in provider_of(r) for r in others)
+    assert (crds.protect, crds.retain_on_delete) == (not ephemeral, True)
+
+
 ROLE = "kubernetes:rbac.authorization.k8s.io/v1:Role"
 
 

@@ -46,10 +46,19 @@ class ExistingCluster(pulumi.ComponentResource):
             context=existing.context or None,
             opts=pulumi.ResourceOptions(parent=self),
         )
+        # the operators' CRDs may be there before the stack (ClusterTarget.shared_provider)
+        self.shared_provider = k8s.Provider(
+            f"{name}-k8s-shared",
+            kubeconfig=existing.kubeconfig or None,
+            context=existing.context or None,
+            upsert_existing_objects=True,
+            opts=pulumi.ResourceOptions(parent=self),
+        )
         self.target = ClusterTarget(
             name=args.cluster_name,
             kind="existing",
             provider=self.provider,
+            shared_provider=self.shared_provider,
             database_pool=args.database_pool,
             monitoring_pool=args.monitoring_pool,
         )

@@ -34,7 +34,14 @@ class AwsFacts:
 class ClusterTarget:
     """``provider`` deploys into the cluster; ``ready`` are the resources (node pools, the kind cluster)
     every Kubernetes object must depend on, so destroy removes workloads before the nodes go. ``gcp`` /
-    ``aws``: the cloud the cluster runs in (None for kind and existing clusters)."""
+    ``aws``: the cloud the cluster runs in (None for kind and existing clusters).
+
+    ``shared_provider``: the same cluster, for cluster-wide objects that may exist before the stack (the operators'
+    CRDs on a cluster that already runs an operator, another stack's, or this stack's own retained by an earlier
+    destroy). Its create adopts such an object with server-side apply (``upsertExistingObjects``) where the
+    provider's default create fails with "already exists" (pulumi-kubernetes#4278). Only for objects the stack
+    never deletes (``retain_on_delete``): what it adopted may be another install's. None: a cluster the stack
+    creates itself (kind, gke, eks), where nothing can exist before it."""
 
     name: str
     kind: str  # "gke" | "eks" | "kind" | "existing"
@@ -45,3 +52,4 @@ class ClusterTarget:
     kubeconfig: pulumi.Output[str] | None = None
     gcp: GcpFacts | None = None
     aws: AwsFacts | None = None
+    shared_provider: k8s.Provider | None = None

@@ -77,11 +77,14 @@ class PerconaOperator(pulumi.ComponentResource):
         # unprotected, Pulumi forgets them rather than deleting them (another stack's clusters may still use
         # them; remove them by hand, docs/database.md). Both options pass from this component to every CRD
         # it creates (pulumi.com/docs/iac/concepts/resources/options/protect/ and .../retainondelete/).
+        # On a cluster the stack did not create, the CRDs may exist already: they are applied through the
+        # target's shared provider, which adopts them, and always retained, since they may be another install's.
+        crd_provider = args.target.shared_provider or provider
         self.crds = k8s.yaml.v2.ConfigFile(
             f"{name}-crds",
             file=crds,
-            opts=pulumi.ResourceOptions(parent=self, providers=[provider], depends_on=after_target,
-                                        protect=args.protect, retain_on_delete=args.protect),
+            opts=pulumi.ResourceOptions(parent=self, providers=[crd_provider], depends_on=after_target, protect=args.protect,
+                                        retain_on_delete=args.protect or args.target.shared_provider is not None),
         )
         self.release = k8s.helm.v3.Release(
             f"{name}-release",

@@ -16,6 +16,7 @@ compare, the first deployment passes.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 
 import pulumi
@@ -61,17 +62,29 @@ def check_identity(previous: Mapping[str, object] | None, current: Mapping[str, 
         )
 
 
-def own_previous_outputs() -> dict[str, object]:
+# A self-managed (file) backend can fail a read of the checkpoint the engine is writing at that very moment: seen
+# under the real engine on a stack's first `up` ("failed to load checkpoint: EOF", tests/engine). A failed read is
+# tried again; only a read that keeps failing stops the program.
+READ_ATTEMPTS = 5
+READ_PAUSE_SECONDS = 0.5
+
+
+def own_previous_outputs(*, attempts: int = READ_ATTEMPTS, pause: float = READ_PAUSE_SECONDS) -> dict[str, object]:
     """This stack's outputs from its last deployment ({} before the first), read before anything is registered."""
     name = f"{pulumi.get_organization()}/{pulumi.get_project()}/{pulumi.get_stack()}"
-    try:
-        result = pulumi.runtime.invoke(READ_STACK_OUTPUTS, {"name": name})
-    except Exception as error:  # the backend's own message, whatever the backend
-        raise InputError(
-            "ephemeral",
-            f"cannot read this stack's last outputs ({name}: {error}), so a change of engine, cluster name or namespace "
-            "cannot be ruled out; fix the backend access, or set ephemeral: true if this database is disposable",
-            "S4",
-        ) from None
+    for attempt in range(1, attempts + 1):
+        try:
+            result = pulumi.runtime.invoke(READ_STACK_OUTPUTS, {"name": name})
+            break
+        except Exception as error:  # the backend's own message, whatever the backend
+            if attempt == attempts:
+                raise InputError(
+                    "ephemeral",
+                    f"cannot read this stack's last outputs ({name}: {error}; {attempts} attempts), so a change of "
+                    "engine, cluster name or namespace cannot be ruled out; fix the backend access, or set ephemeral: "
+                    "true if this database is disposable",
+                    "S4",
+                ) from None
+            time.sleep(pause)
     outputs = (result.value or {}).get("outputs") or {}
     return dict(outputs)

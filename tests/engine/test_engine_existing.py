@@ -1,0 +1,292 @@
+"""The ``existing`` stack under the real Pulumi engine, from ``pulumi stack init`` to ``pulumi destroy``.
+
+The stack is stacks/Pulumi.existing.yaml as shipped, in a copy of this clone, with what a user of an air-gapped
+cluster sets (``pulumi config set``): the cluster's kubeconfig, the operator and PMM charts as local archives and
+the operator's CRDs as a local file. Its pools are found by the shipped labels and taint on the kwok-managed Nodes
+(conftest.py). The user creates the database namespace and the backup credentials Secret first
+(createNamespace: false; docs/backups.md), so the test does. The tests run in file order on one deployment:
+up, what it created (secrets, charts, scheduling), a second up, bigger Nodes, the policy pack, destroy.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+import subprocess
+
+import pytest
+import yaml
+from conftest import DATABASE_NODES, REPOSITORY
+from engine_cluster import OperatorStandIn, pmm_volume, scheduled_by_the_scheduler, set_allocatable
+from engine_inventory import everything, helm_releases, rendered_objects
+from engine_stack import (
+    CLUSTER,
+    CR,
+    EXISTING,
+    NAMESPACE,
+    PMM_CLAIM,
+    PMM_STORAGE,
+    existing_stack,
+    preview_steps,
+    remove_namespace,
+    set_config,
+    tear_down,
+    up,
+    user_namespace,
+)
+from kubernetes import client as k8s_client
+from percona_mysql_k8s.core.units import GIB, memory_to_bytes
+
+pytestmark = pytest.mark.engine
+
+STACK = EXISTING
+
+PMM_VOLUME = "engine-tier-pmm"
+# Replace steps: any of them on a database resource would recreate it (and lose its data).
+REPLACING = {"replace", "create-replacement", "delete-replaced", "discard-replaced", "import-replacement"}
+
+
+@pytest.fixture(scope="module")
+def deployment(project, kubeconfig, kube, core, pool_nodes, material):
+    """The stack after its first `up`; torn down (documented recovery, unprotect, destroy) whatever happens."""
+    user_namespace(core)
+    pmm_volume(core, PMM_VOLUME, NAMESPACE, PMM_CLAIM, PMM_STORAGE)
+    existing_stack(project, REPOSITORY, kubeconfig, material)
+    venv_existed = (project.project / ".venv").exists()
+    baseline = {obj.label for obj in everything(kube, NAMESPACE)}
+    cluster_baseline = {obj.label for obj in everything(kube, None, cluster_scoped=True)}
+    problems: list[str] = []
+    try:
+        with OperatorStandIn(kube, NAMESPACE):
+            try:
+                output = up(project, STACK, core)
+                yield {"output": output, "venv_existed": venv_existed, "baseline": baseline,
+                       "cluster_baseline": cluster_baseline}
+            finally:
+                problems = tear_down(project, STACK)
+    finally:
+        remove_namespace(core)
+        core.delete_persistent_volume(PMM_VOLUME)
+    assert not problems, "\n".join(problems)
+
+
+def _generated_passwords(core: k8s_client.CoreV1Api) -> dict[str, str]:
+    """Every password the stack generated, as the cluster's Secrets hold them."""
+    found = {}
+    for name in (f"{CLUSTER}-secrets", "pmm-secret"):
+        data = core.read_namespaced_secret(name, NAMESPACE).data or {}
+        found.update({f"{name}/{key}": base64.b64decode(value).decode() for key, value in data.items()})
+    return found
+
+
+# --------------------------------------------------------------------------------------------------------------
+
+
+def test_up_from_a_fresh_stack_init_creates_the_stack(deployment, project):
+    # The language host made the program's virtualenv (Pulumi.yaml: .venv) from stacks/requirements.txt, as on a
+    # user's first `up` from a clone, and the program ran this clone's library from it: without the library in
+    # stacks/requirements.txt the program cannot start (ModuleNotFoundError: percona_mysql_k8s).
+    assert not deployment["venv_existed"]
+    library = subprocess.run([str(project.project / ".venv" / "bin" / "python"), "-c",
+                              "import percona_mysql_k8s; print(percona_mysql_k8s.__file__)"],
+                             capture_output=True, text=True, check=True).stdout.strip()
+    assert library.startswith(str(project.project / "modules")), library
+    resources = project.resources(STACK)
+    types = sorted(r["type"] for r in resources)
+    print(f"\n{len(resources)} resources in the state:\n  " + "\n  ".join(types))
+    assert "kubernetes:pxc.percona.com/v1:PerconaXtraDBCluster" in types
+    assert types.count("kubernetes:helm.sh/v3:Release") == 2  # the operator and PMM
+    assert "Resources:" in deployment["output"] and "created" in deployment["output"]
+
+
+def test_no_secret_in_plain_text_in_the_state_or_any_object_but_a_secret(deployment, project, kube, core):
+    passwords = _generated_passwords(core)
+    generated = [r for r in project.resources(STACK) if r["type"] == "random:index/randomPassword:RandomPassword"]
+    # not vacuous: the state does hold every password, encrypted; decrypted they are the cluster's
+    shown, _ = project.export(STACK, show_secrets=True)
+    plain, state = project.export(STACK)
+    assert len(generated) == 7, [r["urn"] for r in generated]  # six for the cluster's users, one for PMM's admin
+    for resource in generated:
+        assert resource["outputs"]["result"].get("4dabf18193072939515e22adb298388d") == "1b47061264138c4ac30d75fd1eb44270", \
+            f"{resource['urn']}: result is not a secret in the state"
+    values = {v for k, v in passwords.items() if not k.endswith("pmmservertoken")}
+    assert len(values) >= 7 and all(v in shown for v in values)
+
+    leaks = []
+    for key, value in passwords.items():
+        if value in plain:
+            leaks.append(f"{key} in `pulumi stack export`")
+        for path in project.backend.rglob("*"):  # checkpoints, history, backups of the file backend
+            if path.is_file() and value.encode() in path.read_bytes():
+                leaks.append(f"{key} in {path.relative_to(project.backend)}")
+        if value in deployment["output"]:
+            leaks.append(f"{key} in the output of `pulumi up`")
+        if value in json.dumps(project.outputs(STACK)):
+            leaks.append(f"{key} in the stack outputs")
+    objects = everything(kube, NAMESPACE, cluster_scoped=True)
+    assert len(objects) > 20
+    for obj in objects:
+        if obj.kind == "Secret":
+            continue
+        text = json.dumps(obj.body, default=str)
+        leaks += [f"{key} in {obj.label}" for key, value in passwords.items() if value in text]
+    assert not leaks, leaks
+    print(f"\n{len(passwords)} secret values, none in the state ({len(plain)} characters), the outputs, `up`'s output "
+          f"or {len(objects)} objects that are not Secrets")
+
+
+def test_charts_render_and_apply_from_the_local_archives(deployment, kube, core):
+    releases = helm_releases(core, NAMESPACE)
+    assert sorted(releases) == ["pmm", "pxc-operator"], sorted(releases)
+    live = {(obj.kind, obj.name) for obj in everything(kube, NAMESPACE, cluster_scoped=True)}
+    report = []
+    for name, release in sorted(releases.items()):
+        assert release["info"]["status"] == "deployed", (name, release["info"]["status"])
+        assert release["chart"]["metadata"]["version"] in ("1.20.0", "1.8.1")
+        objects = rendered_objects(release)
+        missing = [(kind, obj) for kind, obj, _ in objects if (kind, obj) not in live]
+        assert not missing, f"{name}: rendered but not in the cluster: {missing}"
+        report.append(f"{name} {release['chart']['metadata']['version']}: " + ", ".join(sorted({k for k, _, _ in objects})))
+    kinds = {kind for release in releases.values() for kind, _, _ in rendered_objects(release)}
+    assert {"Deployment", "StatefulSet", "ServiceAccount"} <= kinds and kinds & {"Role", "ClusterRole"}, kinds
+    crds = k8s_client.ApiextensionsV1Api(kube).read_custom_resource_definition("perconaxtradbclusters.pxc.percona.com")
+    assert any(c.type == "Established" and c.status == "True" for c in crds.status.conditions)
+    print("\n" + "\n".join(report))
+
+
+def test_every_pod_is_placed_by_the_scheduler_on_its_pool(deployment, core):
+    pods = core.list_namespaced_pod(NAMESPACE).items
+    nodes = {n.metadata.name: n.metadata.labels.get("mysql.percona.com/pool") for n in core.list_node().items}
+    placed = []
+    for pod in pods:
+        # no mysqld or proxy pod exists (no operator runs): every pod here belongs on the monitoring pool (K4)
+        assert pod.spec.node_name, f"{pod.metadata.name} is not scheduled"
+        assert nodes[pod.spec.node_name] == "monitoring", f"{pod.metadata.name} runs on {pod.spec.node_name}"
+        assert scheduled_by_the_scheduler(core, pod), f"{pod.metadata.name}: no Scheduled event from default-scheduler"
+        assert pod.status.phase in ("Running", "Succeeded"), (pod.metadata.name, pod.status.phase)
+        placed.append(f"{pod.metadata.name} -> {pod.spec.node_name} ({pod.status.phase})")
+    owners = {ref.kind for pod in pods for ref in pod.metadata.owner_references or []}
+    assert {"ReplicaSet", "StatefulSet", "Job"} <= owners, owners  # the operator, PMM, the PMM token Job
+    print("\n" + "\n".join(placed))
+
+
+def test_a_second_up_shows_no_diff(deployment, project, core):
+    steps, _ = preview_steps(project, STACK, "--diff")
+    changing = [f"{s.op} {s.type} {s.name} {s.diffs}" for s in steps if s.op != "same"]
+    assert not changing, changing
+    output = up(project, STACK, core, "--expect-no-changes")
+    assert "unchanged" in output
+
+
+def test_bigger_database_nodes_update_the_custom_resource_in_place(deployment, project, kube, core):
+    custom = k8s_client.CustomObjectsApi(kube)
+    before = custom.get_namespaced_custom_object(*CR[:2], NAMESPACE, CR[2], CLUSTER)
+    set_allocatable(core, [n.name for n in DATABASE_NODES], "7910m", "56Gi")  # the pool moved to a machine with 2x memory
+
+    steps, _ = preview_steps(project, STACK, "--diff")
+    changing = {s.name: s for s in steps if s.op != "same"}
+    assert not [s for s in steps if s.op in REPLACING], [f"{s.op} {s.name}" for s in steps if s.op in REPLACING]
+    assert changing[f"{CLUSTER}-cr"].op == "update", changing[f"{CLUSTER}-cr"]
+    assert "spec.pxc.resources.limits.memory" in changing[f"{CLUSTER}-cr"].diffs, changing[f"{CLUSTER}-cr"].diffs
+
+    up(project, STACK, core)
+    after = custom.get_namespaced_custom_object(*CR[:2], NAMESPACE, CR[2], CLUSTER)
+    assert after["metadata"]["uid"] == before["metadata"]["uid"]  # updated, not deleted and created again
+    memory = [cr["spec"]["pxc"]["resources"]["limits"]["memory"] for cr in (before, after)]
+    gained = memory_to_bytes(memory[1]) - memory_to_bytes(memory[0])
+    # One member per node: of the 28Gi each node gained, mysqld gets all but what its sidecars grow by (the PMM
+    # client's share is capped at 500 MB, the log sidecars are fixed), and never more than the node gained.
+    assert 27 * GIB < gained <= 28 * GIB, memory
+    print(f"\nchanged: {sorted(changing)}; mysqld memory limit {memory[0]} -> {memory[1]}, custom resource uid kept")
+
+
+# --------------------------------------------------------------------------------------------------------------
+# the policy pack, installed as the README says
+
+
+def _readme_pack_install() -> str:
+    """The README's command that installs the pack for `pulumi preview --policy-pack policies`."""
+    lines = [line.split("  #")[0].strip() for line in (REPOSITORY / "README.md").read_text().splitlines()
+             if line.startswith("(cd policies &&") and "pip install" in line]
+    assert len(lines) == 1, f"README.md should tell users one way to install the pack, found {lines}"
+    return lines[0]
+
+
+@pytest.fixture(scope="module")
+def pack(project) -> str:
+    command = _readme_pack_install()
+    done = subprocess.run(["bash", "-c", command], cwd=project.project, env=project.env(), capture_output=True, text=True,
+                          timeout=900)
+    assert done.returncode == 0, f"{command}\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+    return "policies"
+
+
+def _policy_report(output: str) -> tuple[str, dict[str, set[str]]]:
+    """The pack's verdict line in the `Policies:` section, and per enforcement level the rule IDs its violation
+    messages start with. The CLI prints each violation as a ``- [level]  policy  (resource)`` line followed by
+    indented lines: the policy's description, then its message ("G1: spec.pxc.configuration sets ...")."""
+    section = output.split("\nPolicies:\n", 1)
+    assert len(section) == 2, f"no Policies section in the output:\n{output[-3000:]}"
+    lines = section[1].split("\n\n", 1)[0].splitlines()
+    found: dict[str, set[str]] = {"mandatory": set(), "advisory": set()}
+    level = None
+    for line in lines[1:]:
+        header = re.match(r"\s+- \[(\w+)\]", line)
+        rule = re.match(r"\s+([A-Z][0-9]+): ", line)
+        if header:
+            level = header.group(1)
+        elif rule and level in found:
+            found[level].add(rule.group(1))
+    return lines[0].strip(), found
+
+
+def test_the_pack_passes_our_stack(deployment, project, pack):
+    result = project.run("preview", "--policy-pack", pack, stack=STACK, timeout=900)
+    verdict, found = _policy_report(result.stdout)
+    assert verdict.startswith("✅ percona-mysql@"), verdict
+    assert not found["mandatory"], found
+    print(f"\n{verdict}; advisory: {sorted(found['advisory']) or 'none'}")
+
+
+BAD_CLUSTER = REPOSITORY / "tests" / "engine" / "programs" / "bad_cluster"
+# The rules the hand-written cluster breaks on purpose (programs/bad_cluster/__main__.py), and those any custom
+# resource written without this project's components breaks: no backup schedule (R1) and so no PITR (R2), the
+# proxy's containers without a budget (M3), mysqld without a memory limit for its modeled peak (M1) and without an
+# explicit buffer pool (M2), its pods pinned to no pool (K4), the resource not protected by its program (S4).
+ON_PURPOSE = {"T1", "G1", "S2", "K2"}
+WITHOUT_THE_MODULES = {"R1", "R2", "M1", "M2", "M3", "K4", "S4"}
+
+
+def test_the_pack_rejects_a_hand_written_bad_cluster(deployment, project, pack, kubeconfig, tmp_path):
+    cli = project.program(BAD_CLUSTER, tmp_path / "bad-cluster", "engine-tier-bad-cluster")
+    cli.run("stack", "init", "bad", "--secrets-provider", "passphrase", timeout=120)
+    set_config(cli, "bad", {"kubeconfig": kubeconfig}, project="engine-tier-bad-cluster")
+    result = cli.run("preview", "--policy-pack", str(project.project / pack), stack="bad", timeout=900, check=False)
+    verdict, found = _policy_report(result.stdout)
+    assert result.returncode != 0, "a mandatory violation must fail the preview"
+    assert verdict.startswith("❌ percona-mysql@"), verdict
+    assert found["mandatory"] == ON_PURPOSE | WITHOUT_THE_MODULES, found
+    print(f"\n{verdict}; mandatory {sorted(found['mandatory'])}, advisory {sorted(found['advisory'])}")
+    cli.run("stack", "rm", "--yes", "--force", stack="bad", timeout=120)
+
+
+# --------------------------------------------------------------------------------------------------------------
+
+
+def test_destroy_after_the_documented_unprotect_leaves_nothing_of_the_stack(deployment, project, kube, material):
+    project.run("state", "unprotect", "--all", "--yes", stack=STACK, timeout=120)  # docs/database.md, "To tear down"
+    project.run("destroy", "--yes", "--skip-preview", stack=STACK, timeout=900)
+    assert project.resources(STACK) == []
+    left = sorted({obj.label for obj in everything(kube, NAMESPACE)} - deployment["baseline"])
+    # PMM's data claim outlives its StatefulSet (the chart's retention policy, as every data claim of the stack,
+    # S4); docs/database.md tells the user to delete it by hand when the namespace is not the stack's
+    assert left == [f"PersistentVolumeClaim {NAMESPACE}/{PMM_CLAIM}"], left
+    cluster_scoped = {obj.label for obj in everything(kube, None, cluster_scoped=True)}
+    documents = [doc for doc in yaml.safe_load_all(material.operator_crds.read_text()) if doc and doc.get("kind") == "CustomResourceDefinition"]
+    crds = {f"CustomResourceDefinition {doc['metadata']['name']}" for doc in documents}
+    assert crds <= cluster_scoped  # the CRDs are retained on purpose (retainOnDelete, S4; docs/database.md)
+    # with them, the APIServices the API server registers for each of their group versions
+    served = {f"APIService {version['name']}.{doc['spec']['group']}" for doc in documents for version in doc["spec"]["versions"]}
+    new = sorted(cluster_scoped - deployment["cluster_baseline"] - crds - served)
+    assert not new, f"cluster-wide objects the stack left: {new}"
