@@ -15,7 +15,7 @@ import pytest
 import yaml
 from packaging.requirements import Requirement
 from percona_mysql_k8s.core.errors import InputError
-from percona_mysql_k8s.policies import _sdk, bundle, check
+from percona_mysql_k8s.policies import bundle, check
 from percona_mysql_k8s.project import find_project, policy_pack_dir
 
 REPOSITORY = Path(__file__).resolve().parents[2]
@@ -120,7 +120,8 @@ def test_pack_requirements_are_pinned_pypi_packages_only():
     lock = _pins(REPOSITORY / "requirements.txt")
     for name in ("pulumi-policy", "pulumi"):
         assert pins[name] == lock[name], f"{name}: the pack pins {pins[name]}, the program {lock[name]}"
-    assert pins["pulumi-policy"] in _sdk.SUPPORTED_VERSIONS
+    ranges = {Requirement(text).name.lower(): Requirement(text).specifier for text in PROJECT["dependencies"]}
+    assert ranges["pulumi-policy"].contains(pins["pulumi-policy"])
 
 
 def test_examples_benchmarks_and_the_pack_import_the_installed_package():
@@ -192,3 +193,21 @@ def test_bundle_refuses_a_directory_publish_would_leave_out(tmp_path):
         bundle.build(tmp_path / "dist" / "pack")
     assert not (tmp_path / "dist" / "pack" / "_vendor").exists()
     assert bundle.build(tmp_path / "published" / "pack").is_dir()  # not ignored: built
+
+
+@pytest.mark.parametrize("script", sorted(PROJECT["scripts"]))
+def test_each_console_script_names_itself_in_its_usage(script, capsys):
+    # The usage line is what a user copies from: it names the installed command, not `python -m ...`.
+    module, function = PROJECT["scripts"][script].split(":")
+    main = getattr(__import__(module, fromlist=[function]), function)
+    with pytest.raises(SystemExit) as exit_status:
+        main(["--help"])
+    assert exit_status.value.code == 0
+    help_text = capsys.readouterr().out
+    assert help_text.startswith(f"usage: {script} ")
+    assert "python -m" not in help_text
+
+
+def test_the_package_ships_its_type_hints():
+    assert (PACKAGE / "py.typed").is_file()
+    assert "py.typed" in PYPROJECT["tool"]["setuptools"]["package-data"]["percona_mysql_k8s"]
