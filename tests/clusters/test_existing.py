@@ -14,7 +14,7 @@ def deploy(mocked, values=EXISTING):
 
 def test_only_a_provider_is_registered(mocked):
     deploy(mocked)
-    assert sorted(r.type for r in mocked.resources()) == ["percona:clusters:ExistingCluster", "pulumi:providers:kubernetes"]
+    assert sorted(r.type for r in mocked.resources()) == ["percona-mysql:index:ExistingCluster", "pulumi:providers:kubernetes"]
 
 
 def test_ambient_kubeconfig_and_context(mocked):

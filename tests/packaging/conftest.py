@@ -3,11 +3,12 @@
 * ``pack_venv``: ``python -m venv`` + ``pip install -r requirements.txt`` of a pack built by
   ``percona-mysql-policy-bundle``: exactly what the CLI does where a published pack is installed
   (pkg/backend/httpstate/policypack.go, installRequiredPolicy -> sdk/python/toolchain/pip.go).
-* ``library_venv``: ``pip install <the distribution>`` (not editable), from a copy of the files the
-  distribution is built from, so nothing of the checkout leaks in.
+* ``installed(extra)``: ``pip install "<the wheel>[extra]"`` (not editable; ``extra`` None: the base install),
+  the wheel built once from a copy of the files the distribution is built from, so nothing of the checkout
+  leaks in. ``library_venv`` is the base install.
 
-Measured on the shared 2-core machine: about 25 s for the pack's venv and 2 min for the library's (the Pulumi
-providers' wheels are large), 2 min 40 s for tests/packaging/test_clean_venvs.py; pip's cache is used when the index allows it.
+pip's cache is used when the index allows it. benchmarks/install_bench.py measures each install's size and time
+(README "Install").
 """
 
 from __future__ import annotations
@@ -101,6 +102,32 @@ def distribution_source(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def library_venv(tmp_path_factory, distribution_source) -> Venv:
-    """``pip install <distribution>``, not editable, into a clean venv: the runtime dependencies come from pyproject.toml."""
-    return _create(tmp_path_factory.mktemp("library-venv") / "venv", str(distribution_source))
+def wheel(tmp_path_factory, distribution_source) -> Path:
+    """The distribution's wheel, built as pip builds it for ``pip install <source>``."""
+    out = tmp_path_factory.mktemp("wheel")
+    built = subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--disable-pip-version-check",
+                            "-w", str(out), str(distribution_source)], capture_output=True, text=True, check=False, timeout=600)
+    if built.returncode != 0:
+        pytest.fail(f"pip wheel failed:\n{built.stdout[-3000:]}{built.stderr[-3000:]}")
+    (found,) = out.glob("percona_mysql_k8s-*.whl")
+    return found
+
+
+@pytest.fixture(scope="session")
+def installed(tmp_path_factory, wheel):
+    """``installed(extra)``: a clean venv with ``pip install "<wheel>[extra]"`` (None: the base install), once per session."""
+    venvs: dict[str | None, Venv] = {}
+
+    def get(extra: str | None = None) -> Venv:
+        if extra not in venvs:
+            target = f"{wheel}[{extra}]" if extra else str(wheel)
+            venvs[extra] = _create(tmp_path_factory.mktemp(f"venv-{extra or 'base'}") / "venv", target)
+        return venvs[extra]
+
+    return get
+
+
+@pytest.fixture(scope="session")
+def library_venv(installed) -> Venv:
+    """The base install: ``pip install percona-mysql-k8s`` (the commands, no provider)."""
+    return installed(None)
