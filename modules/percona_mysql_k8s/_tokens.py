@@ -6,7 +6,7 @@ it or a TypeScript or YAML program adds the package. Releases before 0.3 registe
 ``percona:clusters:<Component>`` and the database components as ``percona-mysql:database:<Component>``; a
 type is part of a resource's URN, so those components carry an alias of their old type (:func:`options`)
 and a stack deployed before keeps its resources: the engine matches them by the alias instead of replacing
-them (tests/engine/test_component_package.py, tests/packaging/test_type_tokens.py).
+them (tests/engine/test_engine_component_package.py, tests/packaging/test_type_tokens.py).
 """
 
 from __future__ import annotations

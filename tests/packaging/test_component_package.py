@@ -3,7 +3,7 @@
 Each component's inputs are its target's stack config keys, generated from Pulumi.yaml (provider/generate.py), and
 it deploys exactly what the stack program deploys for that config (percona_mysql_k8s.stack.program), under itself.
 The schema the provider host infers here in process is the checked-in snapshot (provider/schema.json); the real
-engine's ``pulumi package get-schema`` prints the same (tests/engine/test_component_package.py).
+engine's ``pulumi package get-schema`` prints the same (tests/engine/test_engine_component_package.py).
 """
 
 from __future__ import annotations
@@ -192,3 +192,90 @@ def test_a_bad_input_stops_the_component_with_one_line_naming_it(tmp_path):
     with pytest.raises(Exception, match=r"^MysqlOnGke: T1: clusterSize: ") as error:
         offline.run_program(program, stack="gke", config={}, project="consumer")
     assert type(error.value).__name__ == "RunError"
+
+
+def _fenced(language: str) -> list[str]:
+    import re
+
+    return re.findall(rf"^```{language}\n(.*?)^```", (PROVIDER / "README.md").read_text(), re.M | re.S)
+
+
+def test_the_readmes_typescript_program_uses_the_schemas_names_and_a_valid_config():
+    import re
+
+    schema = json.loads((PROVIDER / "schema.json").read_text())
+    (program,) = _fenced("typescript")
+    (variable, component, body), = re.findall(r"const (\w+) = new perconaMysql\.(\w+)\(\"[\w-]+\", \{(.*?)\}\);", program, re.S)
+    resource = schema["resources"][_tokens.token(component)]
+    values = {}
+    for key, literal in re.findall(r"^\s*(\w+): (.+?),?$", body, re.M):
+        assert key in resource["inputProperties"], f"{component} has no input {key}"
+        literal = re.sub(r'config\.require\("(\w+)"\)', '"perf-project-1"', literal)  # what the stack config would hold
+        values[python_name(key)] = json.loads(literal)
+    assert set(resource["requiredInputs"]) <= {config_key(name) for name in values}
+    target = generate.COMPONENTS[component][0]
+    stack_settings_from_config(config_values(target, values))  # the program's inputs are a valid stack config
+    for output in re.findall(rf"\b{variable}\.(\w+)\b", program):
+        assert output in resource["properties"], f"{component} has no output {output}"
+
+
+def _nodes(properties: dict) -> list[dict]:
+    """Three database Nodes and one monitoring Node carrying the pools' labels (and the taint), 8 vCPU / 32 GiB."""
+    def node(name: str, labels: str, taint: str = "") -> dict:
+        key_value, _, effect = taint.partition(":")
+        key, _, value = key_value.partition("=")
+        return {"metadata": {"name": name, "labels": dict(item.split("=") for item in labels.split(","))},
+                "spec": {"taints": [{"key": key, "value": value, "effect": effect}] if taint else []},
+                "status": {"allocatable": {"cpu": "7910m", "memory": "28Gi", "pods": "110"},
+                           "conditions": [{"type": "Ready", "status": "True"}]}}
+    database = [node(f"db-{i}", properties["databasePoolLabels"], properties["databasePoolTaint"]) for i in range(3)]
+    return [*database, node("mon-0", properties["monitoringPoolLabels"])]
+
+
+def test_the_readmes_yaml_program_uses_the_schemas_names_and_a_valid_config(monkeypatch):
+    schema = json.loads((PROVIDER / "schema.json").read_text())
+    (text,) = _fenced("yaml")
+    program = yaml.safe_load(text)
+    assert program["packages"] == {"percona-mysql": "../percona-mysql-k8s/provider"}
+    for name, declared in program["resources"].items():
+        component = declared["type"].rsplit(":", 1)[1]
+        resource = schema["resources"][declared["type"]]
+        properties = declared["properties"]
+        assert set(properties) <= set(resource["inputProperties"]) and set(resource["requiredInputs"]) <= set(properties)
+        # the existing target reads its pools' Nodes: answer as a cluster with the example's pool labels and taint
+        nodes = _nodes(properties)
+        monkeypatch.setattr(cluster_settings, "read_cluster", lambda kubeconfig, context, nodes=nodes: (nodes, []))
+        target = generate.COMPONENTS[component][0]
+        stack_settings_from_config(config_values(target, {python_name(key): value for key, value in properties.items()}))
+        for output in program["outputs"].values():
+            assert output.startswith(f"${{{name}.") and output[len(name) + 3:-1] in resource["properties"]
+
+
+def test_the_provider_host_constructs_a_component_from_schema_inputs(tmp_path):
+    # What the engine's Construct call does in the plugin (pulumi.provider.experimental.component): inputs by their
+    # schema names (integers as floats, as they cross the wire) mapped to the Args, the component built, its
+    # outputs read back by their schema names.
+    inputs = {config_key(name): value for name, value in _minimal("gke").items()}
+    inputs["clusterSize"] = 3.0
+    program = tmp_path / "host"
+    program.mkdir()
+    (program / "__main__.py").write_text(textwrap.dedent(f"""
+        import pulumi
+        from pulumi.provider.experimental.component import ComponentProvider
+        from percona_mysql_k8s import __version__
+        from percona_mysql_k8s.stack.components import COMPONENTS
+
+        provider = ComponentProvider(COMPONENTS, "percona-mysql", None, __version__)
+        result = provider.construct("db", "percona-mysql:index:MysqlOnGke", {inputs!r}, None)
+        pulumi.export("state", sorted(result.state))
+        pulumi.export("writerEndpoint", result.state["writerEndpoint"])
+        pulumi.export("kubeconfigIsSecret", result.state["kubeconfig"].is_secret())
+    """))
+    registered = offline.run_program(program, stack="gke", config={}, project="consumer")
+    from database.harness import stack_outputs as resolved
+
+    outputs = resolved()
+    assert outputs["state"] == sorted(["kubeconfig", "clusterName", "namespace", "writerEndpoint", "secretName", "database",
+                                       "sizing", "monitoringPool", "backups", "pmm"])  # no sysbench: off by default
+    assert outputs["writerEndpoint"] == "percona-mysql-haproxy.mysql.svc:3306" and outputs["kubeconfigIsSecret"] is True
+    assert [r.name for r in registered if r.type == "percona-mysql:index:MysqlOnGke"] == ["db"]

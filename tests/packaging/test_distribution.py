@@ -62,7 +62,7 @@ def test_extras_console_scripts_version_and_license():
         assert callable(getattr(__import__(module, fromlist=[function]), function))
     assert PROJECT["license"] == "Apache-2.0" and PROJECT["license-files"] == ["LICENSE"]
     assert PYPROJECT["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "percona_mysql_k8s.__version__"}
-    assert f"## {percona_mysql_k8s.__version__}" in (REPOSITORY / "CHANGELOG.md").read_text()
+    assert f"## [{percona_mysql_k8s.__version__}] - " in (REPOSITORY / "CHANGELOG.md").read_text()
     license_text = (REPOSITORY / "LICENSE").read_text()
     assert "Apache License" in license_text and "Version 2.0, January 2004" in license_text
     assert "END OF TERMS AND CONDITIONS" in license_text  # the full text, not a pointer to it
@@ -178,3 +178,30 @@ def test_each_console_script_names_itself_in_its_usage(script, capsys):
 def test_the_package_ships_its_type_hints():
     assert (PACKAGE / "py.typed").is_file()
     assert "py.typed" in PYPROJECT["tool"]["setuptools"]["package-data"]["percona_mysql_k8s"]
+
+
+CHANGE_TYPES = ("Added", "Changed", "Deprecated", "Removed", "Fixed", "Security")  # keepachangelog.com/en/1.1.0
+
+
+def test_the_changelog_follows_keep_a_changelog():
+    from packaging.version import Version
+
+    text = (REPOSITORY / "CHANGELOG.md").read_text()
+    assert text.startswith("# Changelog\n")
+    assert "[Keep a Changelog](https://keepachangelog.com/en/1.1.0/)" in text
+    assert "[Semantic Versioning](https://semver.org/spec/v2.0.0.html)" in text
+    sections = re.split(r"^## ", text, flags=re.M)[1:]
+    headings = [section.split("\n", 1)[0] for section in sections]
+    assert headings[0] == "[Unreleased]"
+    released = [re.fullmatch(r"\[(\d+\.\d+\.\d+)\] - (\d{4}-\d{2}-\d{2})", heading) for heading in headings[1:]]
+    assert all(released), headings
+    versions = [Version(match[1]) for match in released]
+    assert versions == sorted(versions, reverse=True) and len(set(versions)) == len(versions)
+    dates = [match[2] for match in released]
+    assert dates == sorted(dates, reverse=True)
+    for heading, section in zip(headings, sections, strict=True):
+        kinds = re.findall(r"^### (.+)$", section, re.M)
+        assert kinds and set(kinds) <= set(CHANGE_TYPES) and len(kinds) == len(set(kinds)), (heading, kinds)
+        for kind, body in zip(kinds, re.split(r"^### .+$", section, flags=re.M)[1:], strict=True):
+            assert re.search(r"^- ", body, re.M), f"{heading} {kind}: an empty section"
+    assert percona_mysql_k8s.__version__ in {str(version) for version in versions}

@@ -190,3 +190,16 @@ def test_the_stack_program_without_its_targets_extra_stops_with_one_line_naming_
     assert kind == "RunError"
     assert message == ('percona_mysql_k8s.clusters.kind needs pulumi_command, which this installation lacks: '
                        'pip install "percona-mysql-k8s[kind]"')
+
+
+def test_the_readme_shows_each_installs_size_and_time():
+    # README "Install as a library": one row per install benchmarks/install_bench.py measures, with its figures
+    import re
+
+    readme = (REPOSITORY / "README.md").read_text()
+    table = readme[readme.index("<!-- BEGIN INSTALL SIZES -->"):readme.index("<!-- END INSTALL SIZES -->")]
+    rows = dict(re.findall(r"^\| `(?:percona-mysql-k8s|\[(\w+)\])` \|.*?\| (\d+ MiB \| \d+ s \| \d+) \|$", table, re.M))
+    assert set(rows) == {"", *_extras.TARGET_EXTRAS, "all"}  # "" is the base install's row
+    assert 'pip install "percona-mysql-k8s[gke]"' in readme
+    base, every = (int(rows[key].split(" MiB")[0]) for key in ("", "all"))
+    assert base * 3 < every  # issue 22: the base install is under a third of the full one

@@ -3,7 +3,7 @@
 A type is part of every URN under it, so each renamed component registers an alias of its previous type
 (``percona:clusters:…``, ``percona-mysql:database:…``): the engine then matches the state of a stack deployed
 before the rename instead of creating new resources and deleting the old ones. Here: what every component of the
-four shipped stacks sends the engine (under mocks). Under the real engine: tests/engine/test_component_package.py.
+four shipped stacks sends the engine (under mocks). Under the real engine: tests/engine/test_engine_component_package.py.
 """
 
 from __future__ import annotations

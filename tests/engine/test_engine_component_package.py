@@ -34,7 +34,7 @@ REPOSITORY = Path(__file__).resolve().parents[2]
 DISTRIBUTION = ("pyproject.toml", "README.md", "LICENSE", "CHANGELOG.md", "modules", "provider")
 COMPONENTS = ("MysqlOnGke", "MysqlOnEks", "MysqlOnKind", "MysqlOnExistingCluster")
 STAND_IN = """#!/bin/sh
-# A stand-in for pulumi-resource-{name} v{version} (tests/engine/test_component_package.py): get-schema never
+# A stand-in for pulumi-resource-{name} v{version} (tests/engine/test_engine_component_package.py): get-schema never
 # launches it; if something does, it says so and fails.
 echo "stand-in for pulumi-resource-{name} v{version}: not a provider (launched by mistake)" >&2
 exit 1
