@@ -89,20 +89,7 @@ def deploy(settings: StackSettings, *, pmm_token: pulumi.Input[str] | None = Non
         )
 
     # 3. PMM
-    pmm: PmmServer | ExternalPmm | None = None
-    if settings.pmm.install:
-        pmm = PmmServer(
-            f"{database.name}-pmm",
-            PmmServerArgs(namespace=database.namespace, target=target, resources=plan.pmm_server,
-                          storage_class=database.storage_class, storage_size=settings.pmm.storage_size, protect=persistent,
-                          depends_on=namespace_ready, chart=settings.sources.pmm_chart,
-                          image_registry=settings.sources.image_registry),
-            opts(),
-        )
-    elif settings.pmm.enabled:
-        if pmm_token is None:
-            raise ValueError("pmmServerHost names an existing PMM server: its token (pmmServerToken) is required")
-        pmm = ExternalPmm(host=settings.pmm.server_host, token=pmm_token)
+    pmm = _pmm(settings, target, namespace_ready, pmm_token, opts())
 
     # 4. the database cluster, fenced by its NetworkPolicies before its pods exist (R6)
     fences: list[pulumi.Resource] = []
@@ -139,6 +126,26 @@ def deploy(settings: StackSettings, *, pmm_token: pulumi.Input[str] | None = Non
             opts(),
         )
     return Deployment(settings, target, cluster, pmm, backups, bench)
+
+
+def _pmm(settings: StackSettings, target: ClusterTarget, namespace_ready: list[pulumi.Resource],
+         token: pulumi.Input[str] | None, opts: pulumi.ResourceOptions | None) -> PmmServer | ExternalPmm | None:
+    """The PMM server on the monitoring pool (installPmm), the existing one pmmServerHost names, or none."""
+    database = settings.database
+    if settings.pmm.install:
+        return PmmServer(
+            f"{database.name}-pmm",
+            PmmServerArgs(namespace=database.namespace, target=target, resources=settings.monitoring.pmm_server,
+                          storage_class=database.storage_class, storage_size=settings.pmm.storage_size,
+                          protect=not database.ephemeral, depends_on=namespace_ready, chart=settings.sources.pmm_chart,
+                          image_registry=settings.sources.image_registry),
+            opts,
+        )
+    if settings.pmm.enabled:
+        if token is None:
+            raise ValueError("pmmServerHost names an existing PMM server: its token (pmmServerToken) is required")
+        return ExternalPmm(host=settings.pmm.server_host, token=token)
+    return None
 
 
 def _backups(settings: StackSettings, target: ClusterTarget, namespace_ready: list[pulumi.Resource],
