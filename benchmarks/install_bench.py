@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -45,8 +46,20 @@ def _pip(python: Path, *args: str, cache: Path | None) -> subprocess.CompletedPr
                           capture_output=True, text=True, check=False)
 
 
+DISTRIBUTION_FILES = ("pyproject.toml", "README.md", "LICENSE", "CHANGELOG.md", "modules")
+
+
 def build_wheel(out: Path) -> Path:
-    built = subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(out), str(ROOT)],
+    """The wheel, built from a copy of the files the distribution is made of (setuptools writes build/ beside them)."""
+    source = out.parent / "source"
+    source.mkdir()
+    for name in DISTRIBUTION_FILES:
+        path = ROOT / name
+        if path.is_dir():
+            shutil.copytree(path, source / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info"))
+        else:
+            shutil.copyfile(path, source / name)
+    built = subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(out), str(source)],
                            capture_output=True, text=True, check=False)
     if built.returncode != 0:
         sys.exit(f"pip wheel failed:\n{built.stderr[-3000:]}")

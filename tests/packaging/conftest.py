@@ -63,7 +63,9 @@ def _create(root: Path, *pip_args: str) -> Venv:
                        *pip_args, timeout=900)
     if install.returncode != 0:
         pytest.fail(f"pip install {' '.join(pip_args)} failed in a clean venv:\n{install.stdout[-3000:]}{install.stderr[-3000:]}")
-    print(f"\n[clean venv] {root.name}: {time.monotonic() - started:.0f} s", file=sys.stderr)
+    size = sum(path.stat().st_size for path in root.rglob("*") if path.is_file() and not path.is_symlink())
+    print(f"\n[clean venv] {root.parent.name}: {time.monotonic() - started:.0f} s, {size / 2**20:.0f} MiB without .pyc "
+          f"(benchmarks/install_bench.py measures the compiled install)", file=sys.stderr)
     return venv
 
 
