@@ -97,8 +97,9 @@ def register_plugins(home: Path, plugins: dict[str, str], kit: Path) -> dict[str
 
 
 @pytest.fixture(scope="module")
-def schema(pulumi, tmp_path_factory) -> dict:
-    """``pulumi package get-schema provider`` in a copy of the repository, its plugin venv made as the CLI makes it."""
+def package(pulumi, tmp_path_factory) -> tuple[Path, Path]:
+    """A copy of the repository (as ``pulumi package add`` from git sees it) with the plugin's venv made as the CLI
+    makes it, and a PULUMI_HOME with the plugins of the venv's provider packages registered: (repository, home)."""
     work = tmp_path_factory.mktemp("component-package")
     repository = work / "percona-mysql-k8s"
     repository.mkdir()
@@ -119,6 +120,13 @@ def schema(pulumi, tmp_path_factory) -> dict:
     assert {"kubernetes", "random", "gcp", "aws", "eks", "command"} <= set(plugins)
     used = register_plugins(home, plugins, Path(pulumi).parent)
     print(f"\nplugins registered: {used}")
+    return repository, home
+
+
+@pytest.fixture(scope="module")
+def schema(pulumi, package) -> dict:
+    """``pulumi package get-schema provider``."""
+    repository, home = package
     result = subprocess.run([pulumi, "package", "get-schema", "./provider"], cwd=repository, env=_env(home),
                             capture_output=True, text=True, timeout=900)
     assert result.returncode == 0, result.stderr[-4000:]
@@ -138,6 +146,76 @@ def test_get_schema_prints_the_checked_in_snapshot(schema):
     # provider/schema.json is what consumers' SDKs are generated from; a change of a component's inputs or outputs
     # must show in review as a change of this file (regenerate: provider/README.md)
     assert schema == json.loads((REPOSITORY / "provider" / "schema.json").read_text())
+
+
+# ---- a program in another language adds the package and previews a component ----------------------------------
+
+_CONSUMER = """
+import pulumi
+import pulumi_percona_mysql as percona_mysql
+
+database = percona_mysql.MysqlOnExistingCluster("orders", **{args!r})
+pulumi.export("writerEndpoint", database.writer_endpoint)
+"""
+# An existing cluster planned from declared nodes, without the operator, PMM or backups: every resource it registers
+# is one the kit's kubernetes and random providers preview without a cluster (unreachable: the provider defers).
+CONSUMER_ARGS = {"cluster_name": "orders", "database_pool_labels": "pool=db", "database_pool_taint": "pool=db:NoSchedule",
+                 "monitoring_pool_labels": "pool=mon", "existing_node_source": "config", "existing_node_cpu": "7910m",
+                 "existing_node_memory": "28Gi", "install_operator": False, "install_pmm": False, "pmm_enabled": False,
+                 "backup": False, "ephemeral": True}
+
+
+def _registered_under_mocks(tmp_path: Path, args: dict) -> list[tuple[str, str]]:
+    """What the same component registers under the SDK's mocks (percona_mysql_k8s.offline): (type, name) of each."""
+    from percona_mysql_k8s import offline
+
+    program = tmp_path / "mocked"
+    program.mkdir()
+    (program / "__main__.py").write_text(
+        "from percona_mysql_k8s.stack.components import MysqlOnExistingCluster\n"
+        f"MysqlOnExistingCluster('orders', {args!r})\n")
+    return sorted((r.type, r.name) for r in offline.run_program(program, stack="dev", config={}, project="consumer"))
+
+
+def test_a_program_adds_the_package_and_the_engine_constructs_the_component(pulumi, package, tmp_path):
+    # The path every other language takes: `pulumi package add` generates the SDK (Python here: the kit has no
+    # Node.js language host) and records the package in Pulumi.yaml; at preview the engine starts the plugin from
+    # provider/ and calls Construct, and the component registers the stack program's resources under itself.
+    repository, home = package
+    project = tmp_path / "consumer"
+    project.mkdir()
+    kubeconfig = tmp_path / "kubeconfig"
+    kubeconfig.write_text("apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: 'https://127.0.0.1:9'}}]\n"
+                          "contexts: [{name: c, context: {cluster: c, user: u}}]\ncurrent-context: c\n"
+                          "users: [{name: u, user: {token: not-a-token}}]\n")
+    args = {**CONSUMER_ARGS, "kubeconfig": str(kubeconfig)}
+    (project / "Pulumi.yaml").write_text("name: consumer\nruntime:\n  name: python\n  options:\n    toolchain: pip\n"
+                                         "    virtualenv: venv\n")
+    (project / "requirements.txt").write_text("pulumi>=3.237\n")
+    env = _env(home, PULUMI_BACKEND_URL=f"file://{tmp_path / 'state'}", PULUMI_CONFIG_PASSPHRASE="consumer")
+    (tmp_path / "state").mkdir()
+    subprocess.run([sys.executable, "-m", "venv", str(project / "venv")], check=True, timeout=300)
+    subprocess.run([str(project / "venv" / "bin" / "python"), "-m", "pip", "install", "--quiet", "-r", "requirements.txt"],
+                   cwd=project, env=env, check=True, timeout=900)
+
+    def pulumi_run(*command: str) -> subprocess.CompletedProcess:
+        result = subprocess.run([pulumi, *command, "--non-interactive"], cwd=project, env=env, capture_output=True,
+                                text=True, timeout=900)
+        assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+        return result
+
+    pulumi_run("package", "add", str(repository / "provider"))
+    assert f"percona-mysql: {repository / 'provider'}" in (project / "Pulumi.yaml").read_text()
+    (project / "__main__.py").write_text(_CONSUMER.format(args=args))
+    pulumi_run("stack", "init", "dev")
+    preview = json.loads(pulumi_run("preview", "--json").stdout)
+    steps = [(step["urn"].split("::")[2].rsplit("$", 1)[-1], step["urn"].split("::")[3]) for step in preview["steps"]
+             if not step["urn"].split("::")[2].endswith("pulumi:pulumi:Stack")]
+    assert all(step["op"] == "create" for step in preview["steps"])
+    # Expected: what the component registers under the SDK's mocks, in this process, from the same inputs
+    assert sorted(steps) == _registered_under_mocks(tmp_path, args)
+    assert ("percona-mysql:index:MysqlOnExistingCluster", "orders") in steps
+    assert ("kubernetes:pxc.percona.com/v1:PerconaXtraDBCluster", "orders-cr") in steps
 
 
 # ---- the type-token rename keeps deployed stacks' resources -----------------------------------------------------
