@@ -3,11 +3,18 @@
 The smallest complete benchmark: an ephemeral kind cluster (the operator's unsafe size flags), the
 member sized against a quarter of this machine, a data set sized against its buffer pool (B4), a
 warm-up (B2) and a short thread ladder with B3's reporting. The results land in a ConfigMap.
+
+The machine is the one running the program, or the one the stack config declares (``kindHostCpu`` and
+``kindHostMemory``, e.g. a CI runner checking it for a workstation offline:
+``percona-mysql-policy-check --program examples/kind-pxc-benchmark --stack dev --set kindHostCpu=8
+--set kindHostMemory=32Gi``); ``kindHostShare`` overrides the quarter. A machine too small stops the program
+with one line naming the setting to change.
 """
 
 import pulumi
 from percona_mysql_k8s.clusters import build_cluster, cluster_settings_from_config
 from percona_mysql_k8s.core import monitoring
+from percona_mysql_k8s.core.errors import InputError
 from percona_mysql_k8s.database import (
     DatabaseCluster,
     DatabaseClusterArgs,
@@ -19,19 +26,28 @@ from percona_mysql_k8s.database import (
     create_namespace,
 )
 
-settings = cluster_settings_from_config({
-    "target": "kind",
-    "clusterName": "bench",
-    "clusterSize": 1,
-    "ephemeral": True,
-    "kindHostShare": "0.25",
-})
+config = pulumi.Config()
+machine = {key: value for key in ("kindHostCpu", "kindHostMemory", "kindHostShare") if (value := config.get(key))}
+try:
+    settings = cluster_settings_from_config({
+        "target": "kind",
+        "clusterName": "bench",
+        "clusterSize": 1,
+        "ephemeral": True,
+        "kindHostShare": "0.25",
+        **machine,
+    })
+except InputError as error:
+    raise pulumi.RunError(f"config: {error}") from None
 spec = DatabaseSpec(name="bench", namespace="bench", engine="pxc", proxy="haproxy", cluster_size=1, ephemeral=True,
                     log_collector=False, pmm_enabled=False, load="read-heavy", storage_size="10Gi")
 
 target = build_cluster(settings)
 namespace = create_namespace(spec.namespace, target)
-plan = monitoring.plan(target.monitoring_pool.node, operator=True, pmm_server=False, sysbench=True)
+try:
+    plan = monitoring.plan(target.monitoring_pool.node, operator=True, pmm_server=False, sysbench=True)
+except InputError as error:
+    raise pulumi.RunError(f"config: {error}") from None
 operator = PerconaOperator("bench-operator", OperatorArgs(engine="pxc", namespace=spec.namespace, target=target,
                                                           depends_on=[namespace]))
 cluster = DatabaseCluster("bench", DatabaseClusterArgs(spec=spec, target=target, operator=operator, depends_on=[namespace]))

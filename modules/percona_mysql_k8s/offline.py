@@ -25,7 +25,7 @@ from typing import Any
 import pulumi
 import yaml
 from pulumi.runtime import mocks as pulumi_mocks
-from pulumi.runtime.settings import SETTINGS
+from pulumi.runtime.settings import SETTINGS, set_root_resource
 from pulumi.runtime.stack import run_pulumi_func
 from pulumi.runtime.sync_await import _sync_await
 
@@ -88,7 +88,8 @@ class OfflineMocks(pulumi.runtime.Mocks):
             state.setdefault("kubeconfigJson", json.dumps({"apiVersion": "v1", "clusters": []}))
             cluster_name = args.inputs.get("name", args.name)
             state.setdefault("eksCluster", self._resource_reference(
-                "aws:eks/cluster:Cluster", cluster_name, {"name": cluster_name, "endpoint": "https://offline.eks"}))
+                "aws:eks/cluster:Cluster", cluster_name,
+                {"name": cluster_name, "endpoint": "https://offline.eks", "certificateAuthority": {"data": _FAKE_CA}}))
             state.setdefault("core", {})
             state.setdefault("oidcProviderArn", "arn:aws:iam::000000000000:oidc-provider/oidc.eks.offline/id/OFFLINE")
             state.setdefault("oidcProviderUrl", "https://oidc.eks.offline/id/OFFLINE")
@@ -120,6 +121,8 @@ class OfflineMocks(pulumi.runtime.Mocks):
             return {"name": "offline-1", "region": "offline-1"}
         if args.token == "aws:index/getPartition:getPartition":
             return {"partition": "aws", "dnsSuffix": "amazonaws.com"}
+        if args.token == "aws:eks/getCluster:getCluster":  # an EKS cluster's endpoint and CA (clusters/eks.py)
+            return {"name": args.args["name"], "endpoint": "https://offline.eks", "certificateAuthorities": [{"data": _FAKE_CA}]}
         if args.token == "aws:index/getCallerIdentity:getCallerIdentity":
             return {"accountId": "000000000000", "arn": "arn:aws:iam::000000000000:user/offline"}
         return {}
@@ -227,6 +230,9 @@ def run_program(
     mocks = OfflineMocks(previous_outputs)
     monitor = RecordingMonitor(mocks)
     mocks.monitor = monitor
+    # a new root Stack per run (set_mocks makes one only when there is none): its outputs are this run's alone,
+    # and its URN names this run's stack
+    set_root_resource(None)
     # "organization": the organization of a DIY (file, S3, GCS) backend's stacks
     pulumi.runtime.set_mocks(mocks, project=project, stack=stack, preview=preview, monitor=monitor,
                              organization="organization")

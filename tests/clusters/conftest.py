@@ -63,10 +63,16 @@ class RecordingMonitor(MockMonitor):
         return response
 
 
+EKS_ENDPOINT = "https://0123456789ABCDEF.gr7.eu-west-1.eks.amazonaws.com"
+
+
 class ClusterMocks(pulumi.runtime.Mocks):
     def __init__(self) -> None:
         self.monitor: MockMonitor | None = None
         self.calls: list[pulumi.runtime.MockCallArgs] = []
+        # eks.Cluster returns its aws.eks.Cluster as a resource reference; an older pulumi_aws than the one
+        # pulumi_eks was built with gets the cluster's ID instead (clusters/eks.py _name_of)
+        self.degraded_eks_reference = False
 
     def new_resource(self, args: pulumi.runtime.MockResourceArgs):
         state = dict(args.inputs)
@@ -76,7 +82,8 @@ class ClusterMocks(pulumi.runtime.Mocks):
             state.setdefault("name", args.name)
         elif args.typ == "eks:index:Cluster":
             state["kubeconfigJson"] = json.dumps({"apiVersion": "v1", "kind": "Config", "clusters": [{"name": args.inputs["name"]}]})
-            state["eksCluster"] = self._eks_cluster_reference(args.inputs["name"])
+            state["eksCluster"] = (args.inputs["name"] if self.degraded_eks_reference
+                                   else self._eks_cluster_reference(args.inputs["name"]))
             state["oidcProviderArn"] = "arn:aws:iam::123456789012:oidc-provider/oidc.eks.eu-west-1.amazonaws.com/id/ABC"
             state["oidcProviderUrl"] = "https://oidc.eks.eu-west-1.amazonaws.com/id/ABC"
         elif args.typ == "aws:iam/role:Role":
@@ -91,7 +98,8 @@ class ClusterMocks(pulumi.runtime.Mocks):
         """``eks.Cluster`` returns its ``aws.eks.Cluster`` as a resource reference: register one the SDK can
         look up (``pulumi:pulumi:getResource``) and return the reference."""
         urn = self.monitor.make_urn("", "aws:eks/cluster:Cluster", name)
-        self.monitor.resources[urn] = MockMonitor.ResourceRegistration(urn, f"{name}-id", {"name": name})
+        state = {"name": name, "endpoint": EKS_ENDPOINT, "certificateAuthority": {"data": FAKE_CA}}
+        self.monitor.resources[urn] = MockMonitor.ResourceRegistration(urn, f"{name}-id", state)
         return {rpc._special_sig_key: rpc._special_resource_sig, "urn": urn, "id": f"{name}-id", "packageVersion": ""}
 
     def call(self, args: pulumi.runtime.MockCallArgs):
@@ -100,6 +108,8 @@ class ClusterMocks(pulumi.runtime.Mocks):
             return {"names": ZONES, "zoneIds": [f"euw1-az{i}" for i in range(len(ZONES))]}
         if args.token == "aws:index/getPartition:getPartition":
             return {"partition": "aws", "dnsSuffix": "amazonaws.com"}
+        if args.token == "aws:eks/getCluster:getCluster":
+            return {"name": args.args["name"], "endpoint": EKS_ENDPOINT, "certificateAuthorities": [{"data": FAKE_CA}]}
         return {}
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from cluster_stacks import EKS, ZONES, with_
+from cluster_stacks import EKS, FAKE_CA, ZONES, with_
+from conftest import EKS_ENDPOINT
 from percona_mysql_k8s.clusters import cluster_from_config
 from percona_mysql_k8s.clusters.eks import NODE_POLICIES
 from percona_mysql_k8s.core.allocatable import node_budget
@@ -63,7 +64,8 @@ def test_region_goes_to_an_explicit_provider(mocked):
     deploy(mocked)
     assert mocked.one("pulumi:providers:aws").state["region"] == "eu-west-1"
     zones_call = next(c for c in mocked.mocks.calls if c.token == "aws:index/getAvailabilityZones:getAvailabilityZones")
-    assert zones_call.provider.startswith("urn:pulumi:test::percona-mysql::") and "pulumi:providers:aws" in zones_call.provider
+    # the component's own AWS provider (the mocks' project and stack in the URN differ between SDK releases)
+    assert "::percona-mysql:index:EksCluster$pulumi:providers:aws::perf-aws::" in zones_call.provider
 
 
 def test_created_vpc_layout(mocked):
@@ -152,7 +154,33 @@ def test_target(mocked):
     assert target.monitoring_pool.node == node_budget("m6i.2xlarge", "eks")
     assert len(target.ready) == 4  # both node groups, the EBS CSI add-on, the gp3 StorageClass
     assert values["secret"] is True
-    assert json.loads(values["kubeconfig"])["clusters"][0]["name"] == "perf"
+    _assert_aws_kubeconfig(values["kubeconfig"])
+
+
+def _assert_aws_kubeconfig(text: str) -> None:
+    # What `aws eks update-kubeconfig --region eu-west-1 --name perf` writes: the cluster's endpoint and CA, and
+    # the AWS CLI as the exec credential plugin (docs.aws.amazon.com/eks/latest/userguide/create-kubeconfig.html)
+    kubeconfig = json.loads(text)
+    assert kubeconfig["clusters"] == [{"name": "perf", "cluster": {"server": EKS_ENDPOINT, "certificate-authority-data": FAKE_CA}}]
+    assert kubeconfig["current-context"] == "perf"
+    assert kubeconfig["contexts"] == [{"name": "perf", "context": {"cluster": "perf", "user": "perf"}}]
+    (user,) = kubeconfig["users"]
+    assert user["name"] == "perf"
+    plugin = user["user"]["exec"]
+    assert plugin["apiVersion"] == "client.authentication.k8s.io/v1beta1"
+    assert [plugin["command"], *plugin["args"]] == ["aws", "--region", "eu-west-1", "eks", "get-token", "--cluster-name", "perf",
+                                                    "--output", "json"]
+
+
+def test_kubeconfig_when_the_cluster_reference_is_degraded_to_its_name(mocked):
+    # An older pulumi_aws than pulumi_eks was built with: eks.Cluster hands back the cluster's name; its endpoint
+    # and CA are then read with aws.eks.getCluster once the cluster exists, through the cluster's AWS provider.
+    mocked.mocks.degraded_eks_reference = True
+    _target, values = deploy(mocked)
+    assert values["secret"] is True
+    _assert_aws_kubeconfig(values["kubeconfig"])
+    (lookup,) = [call for call in mocked.mocks.calls if call.token == "aws:eks/getCluster:getCluster"]
+    assert lookup.args == {"name": "perf"} and lookup.provider.endswith("::perf-aws::perf-aws-id")
 
 
 def test_node_groups_wait_for_their_role_policies_network_and_cluster(mocked):

@@ -15,7 +15,7 @@ def deploy(mocked, values=EXISTING):
 def test_only_providers_are_registered(mocked):
     deploy(mocked)
     assert sorted(r.type for r in mocked.resources()) == [
-        "percona:clusters:ExistingCluster", "pulumi:providers:kubernetes", "pulumi:providers:kubernetes"]
+        "percona-mysql:index:ExistingCluster", "pulumi:providers:kubernetes", "pulumi:providers:kubernetes"]
 
 
 def test_the_shared_provider_adopts_what_exists_and_the_other_does_not(mocked):

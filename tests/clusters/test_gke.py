@@ -31,10 +31,10 @@ def test_resources(mocked):
     deploy(mocked)
     # private nodes by default: the Cloud Router and NAT they reach registries through; the node service account
     assert sorted(r.type for r in mocked.resources()) == sorted(
-        ["percona:clusters:GkeCluster", CLUSTER, NODE_POOL, NODE_POOL, "pulumi:providers:kubernetes",
+        ["percona-mysql:index:GkeCluster", CLUSTER, NODE_POOL, NODE_POOL, "pulumi:providers:kubernetes",
          ROUTER, NAT, ACCOUNT, IAM_MEMBER]
     )
-    assert all(r.parent_type == "percona:clusters:GkeCluster" for r in mocked.resources() if r.type != "percona:clusters:GkeCluster")
+    assert all(r.parent_type == "percona-mysql:index:GkeCluster" for r in mocked.resources() if r.type != "percona-mysql:index:GkeCluster")
 
 
 def test_cluster(mocked):

@@ -27,7 +27,7 @@ def deploy(mocked, values=KIND):
 def test_resources(mocked):
     deploy(mocked)
     assert sorted(r.type for r in mocked.resources()) == sorted(
-        ["percona:clusters:KindCluster", COMMAND, COMMAND, "pulumi:providers:kubernetes"]
+        ["percona-mysql:index:KindCluster", COMMAND, COMMAND, "pulumi:providers:kubernetes"]
     )
 
 

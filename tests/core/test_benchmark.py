@@ -87,10 +87,14 @@ def test_monitoring_plan_without_optional_parts():
     assert plan.operator is plan.pmm_server is plan.sysbench is None
 
 
-def test_too_small_monitoring_node_is_refused():
+def test_too_small_monitoring_node_is_refused_naming_the_setting_to_change():
+    # a kind node is a share of the machine: the share is what to change
     node = kind_node_budget(4000, 8 * GIB, 0.1)
-    with pytest.raises(InputError, match="K5: monitoringNodeType"):
+    with pytest.raises(InputError, match="K5: kindHostShare: .*raise kindHostShare"):
         monitoring.plan(node, operator=True, pmm_server=True, sysbench=True)
+    # a cloud node is a machine type: a larger one (2 vCPUs cannot hold the PMM server beside sysbench)
+    with pytest.raises(InputError, match="K5: monitoringNodeType: .*choose a larger monitoring node"):
+        monitoring.plan(node_budget("e2-standard-2", "gke"), operator=True, pmm_server=True, sysbench=True)
 
 
 @given(requested=st.integers(min_value=16 * 1000 * 230, max_value=64 * 2**40),

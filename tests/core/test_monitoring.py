@@ -49,7 +49,7 @@ def test_a_node_too_small_for_the_backup_containers_names_them():
     # a 1-CPU, 2 GiB kind node: after the operator (200m / 500 MiB) and the PMM token helper there is not
     # room for the PXC backup Job (600m) and collector (700m)
     node = kind_node_budget(1000, 2 * GIB, 1.0)
-    with pytest.raises(InputError, match=r"K5: monitoringNodeType: .*backup"):
+    with pytest.raises(InputError, match=r"K5: kindHostShare: .*backup"):
         monitoring.plan(node, operator=True, pmm_server=False, sysbench=False, backup=_backup(PXC))
 
 
@@ -69,7 +69,7 @@ def test_the_plan_never_exceeds_the_node(cpu, memory, operator, pmm_server, sysb
     try:
         plan = monitoring.plan(node, operator=operator, pmm_server=pmm_server, sysbench=sysbench, backup=plan_backup)
     except InputError as error:
-        assert (error.key, error.rule) == ("monitoringNodeType", "K5")
+        assert (error.key, error.rule) == ("kindHostShare", "K5")  # a kind node: its share of the machine
         return
     assert plan.total.cpu_millicores <= node.usable_cpu_millicores
     assert plan.total.memory_bytes <= node.usable_memory_bytes

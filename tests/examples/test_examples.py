@@ -10,7 +10,7 @@ from database.harness import SecretAwareMonitor, plaintext_secrets
 from percona_mysql_k8s import offline
 from percona_mysql_k8s.clusters import settings as cluster_settings
 from percona_mysql_k8s.core.pools import DATABASE_TAINT, POOL_LABEL
-from percona_mysql_k8s.core.units import GIB
+from percona_mysql_k8s.core.units import GIB, format_memory
 from percona_mysql_k8s.database import versions
 from percona_mysql_k8s.policies import check
 
@@ -100,6 +100,38 @@ def test_kind_pxc_benchmark(run):
         assert DATABASE_TAINT.as_toleration() not in pod.get("tolerations", [])
     assert not [r for r in registrations if r.type == "kubernetes:helm.sh/v3:Release" and r.inputs["chart"] == "pmm"]
     assert plaintext_secrets(monitor) == []
+
+
+def _members_budget(registrations) -> dict:
+    cr = _cr(registrations)
+    return cr["spec"]["pxc"]["resources"]
+
+
+def test_kind_benchmark_sizes_for_the_machine_its_config_declares(run):
+    # kindHostCpu/kindHostMemory replace the machine running the program (the fixture's 8 CPUs / 32 GiB), as
+    # `percona-mysql-policy-check --program examples/kind-pxc-benchmark --set kindHostCpu=...` passes them
+    from percona_mysql_k8s.database.manifests import DatabaseSpec, size_for_pool
+
+    def measured():
+        raise AssertionError("the declared machine must be used, not this one")
+
+    declared = {"kindHostCpu": "16", "kindHostMemory": "64Gi"}
+    registrations, _ = run("kind-pxc-benchmark", {f"kind-pxc-benchmark:{key}": value for key, value in declared.items()})
+    # Expected: the core's answer for the example's member on a quarter of the declared machine
+    settings = cluster_settings.cluster_settings_from_config(
+        {"target": "kind", "clusterName": "bench", "clusterSize": 1, "ephemeral": True, "kindHostShare": "0.25", **declared},
+        measured)
+    spec = DatabaseSpec(name="bench", namespace="bench", engine="pxc", proxy="haproxy", cluster_size=1, ephemeral=True,
+                        log_collector=False, pmm_enabled=False, load="read-heavy", storage_size="10Gi")
+    _placement, sizing = size_for_pool(spec, settings.database_pool)
+    assert _members_budget(registrations)["limits"]["memory"] == format_memory(sizing.mysqld_memory_bytes)
+    on_this_machine, _ = run("kind-pxc-benchmark")
+    assert _members_budget(on_this_machine) != _members_budget(registrations)
+
+
+def test_kind_benchmark_on_too_small_a_machine_names_the_setting_to_change(run):
+    with pytest.raises(Exception, match=r"config: K5: kindHostShare: .*raise kindHostShare.*kindHostCpu/kindHostMemory"):
+        run("kind-pxc-benchmark", {"kind-pxc-benchmark:kindHostCpu": "1", "kind-pxc-benchmark:kindHostMemory": "2Gi"})
 
 
 @pytest.mark.parametrize(("example", "config"), [

@@ -3,11 +3,12 @@
 * ``pack_venv``: ``python -m venv`` + ``pip install -r requirements.txt`` of a pack built by
   ``percona-mysql-policy-bundle``: exactly what the CLI does where a published pack is installed
   (pkg/backend/httpstate/policypack.go, installRequiredPolicy -> sdk/python/toolchain/pip.go).
-* ``library_venv``: ``pip install <the distribution>`` (not editable), from a copy of the files the
-  distribution is built from, so nothing of the checkout leaks in.
+* ``installed(extra)``: ``pip install "<the wheel>[extra]"`` (not editable; ``extra`` None: the base install),
+  the wheel built once from a copy of the files the distribution is built from, so nothing of the checkout
+  leaks in. ``library_venv`` is the base install.
 
-Measured on the shared 2-core machine: about 25 s for the pack's venv and 2 min for the library's (the Pulumi
-providers' wheels are large), 2 min 40 s for tests/packaging/test_clean_venvs.py; pip's cache is used when the index allows it.
+pip's cache is used when the index allows it. benchmarks/install_bench.py measures each install's size and time
+(README "Install").
 """
 
 from __future__ import annotations
@@ -56,10 +57,15 @@ def _create(root: Path, *pip_args: str) -> Venv:
     started = time.monotonic()
     subprocess.run([sys.executable, "-m", "venv", str(root)], check=True, capture_output=True)
     venv = Venv(root)
-    install = venv.run(venv.python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", *pip_args, timeout=600)
+    # --no-compile: Python compiles what it imports when it imports it; compiling all of pulumi_aws/pulumi_gcp here
+    # would take most of the install's time (benchmarks/install_bench.py measures the user's install, compiled)
+    install = venv.run(venv.python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-compile",
+                       *pip_args, timeout=900)
     if install.returncode != 0:
         pytest.fail(f"pip install {' '.join(pip_args)} failed in a clean venv:\n{install.stdout[-3000:]}{install.stderr[-3000:]}")
-    print(f"\n[clean venv] {root.name}: {time.monotonic() - started:.0f} s", file=sys.stderr)
+    size = sum(path.stat().st_size for path in root.rglob("*") if path.is_file() and not path.is_symlink())
+    print(f"\n[clean venv] {root.parent.name}: {time.monotonic() - started:.0f} s, {size / 2**20:.0f} MiB without .pyc "
+          f"(benchmarks/install_bench.py measures the compiled install)", file=sys.stderr)
     return venv
 
 
@@ -101,6 +107,32 @@ def distribution_source(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def library_venv(tmp_path_factory, distribution_source) -> Venv:
-    """``pip install <distribution>``, not editable, into a clean venv: the runtime dependencies come from pyproject.toml."""
-    return _create(tmp_path_factory.mktemp("library-venv") / "venv", str(distribution_source))
+def wheel(tmp_path_factory, distribution_source) -> Path:
+    """The distribution's wheel, built as pip builds it for ``pip install <source>``."""
+    out = tmp_path_factory.mktemp("wheel")
+    built = subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--disable-pip-version-check",
+                            "-w", str(out), str(distribution_source)], capture_output=True, text=True, check=False, timeout=600)
+    if built.returncode != 0:
+        pytest.fail(f"pip wheel failed:\n{built.stdout[-3000:]}{built.stderr[-3000:]}")
+    (found,) = out.glob("percona_mysql_k8s-*.whl")
+    return found
+
+
+@pytest.fixture(scope="session")
+def installed(tmp_path_factory, wheel):
+    """``installed(extra)``: a clean venv with ``pip install "<wheel>[extra]"`` (None: the base install), once per session."""
+    venvs: dict[str | None, Venv] = {}
+
+    def get(extra: str | None = None) -> Venv:
+        if extra not in venvs:
+            target = f"{wheel}[{extra}]" if extra else str(wheel)
+            venvs[extra] = _create(tmp_path_factory.mktemp(f"venv-{extra or 'base'}") / "venv", target)
+        return venvs[extra]
+
+    return get
+
+
+@pytest.fixture(scope="session")
+def library_venv(installed) -> Venv:
+    """The base install: ``pip install percona-mysql-k8s`` (the commands, no provider)."""
+    return installed(None)

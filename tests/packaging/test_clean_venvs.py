@@ -3,7 +3,8 @@
 Issue 12: ``pip install .`` gave a package that did not run (no dependencies declared, the pack's files
 missing, the repository found as the package's parent folder); the pack's requirements were ``-e ..``,
 which breaks a published pack; the stack program did not start under the real engine, whose language host
-puts nothing of the project on ``sys.path``. Each test here starts the thing the way its real user does.
+puts nothing of the project on ``sys.path``. Issue 22: every install had every cloud's SDK; now the base install
+has the commands and each target is an extra. Each test here starts the thing the way its real user does.
 """
 
 from __future__ import annotations
@@ -76,8 +77,47 @@ def test_grade_without_the_grade_extra_names_the_extra(library_venv, tmp_path):
     assert result.returncode == 2 and "percona-mysql-k8s[grade]" in result.stderr and "Traceback" not in result.stderr
 
 
+PROVIDERS = ("pulumi_kubernetes", "pulumi_random", "pulumi_gcp", "pulumi_aws", "pulumi_eks", "pulumi_command")
+# target -> (the providers its extra installs, the offline check's arguments as the pull-request workflow runs them)
+TARGETS = {
+    "gke": ({"pulumi_kubernetes", "pulumi_random", "pulumi_gcp"}, ()),
+    "eks": ({"pulumi_kubernetes", "pulumi_random", "pulumi_aws", "pulumi_eks"}, ()),
+    "kind": ({"pulumi_kubernetes", "pulumi_random", "pulumi_command"}, tuple(f"--set={k}={v}" for k, v in KIND_HOST.items())),
+    "existing": ({"pulumi_kubernetes", "pulumi_random"}, ("--set=existingNodeSource=config", "--set=existingNodeCpu=7910m",
+                                                         "--set=existingNodeMemory=28Gi")),
+}
+
+
+def test_the_base_install_has_the_commands_and_no_provider(library_venv):
+    assert [module for module in PROVIDERS if library_venv.has(module)] == []
+    assert all(library_venv.has(module) for module in ("pulumi", "pulumi_policy", "kubernetes", "yaml", "rich"))
+    restore = library_venv.run(library_venv.bin("percona-mysql-restore"), "--engine", "pxc", "--cluster", "db1",
+                               "--namespace", "mysql", "--backup", "cron-db1-1")
+    assert restore.returncode == 0 and "kind: PerconaXtraDBClusterRestore" in restore.stdout, restore.stderr
+    manifests = library_venv.run(library_venv.bin("percona-mysql-policy-check"), "--manifests", str(REPOSITORY / "tests" / "policies" / "manifests"))
+    assert manifests.returncode in (0, 1) and "violation(s) in" in manifests.stdout, manifests.stderr[-2000:]
+    # a component of a target: one line naming the extra, not a traceback
+    component = library_venv.run(library_venv.python, "-c", "import percona_mysql_k8s.clusters.gke")
+    assert 'pip install "percona-mysql-k8s[gke]"' in component.stderr
+    stack = library_venv.run(library_venv.bin("percona-mysql-policy-check"), "--stack", "kind", cwd=REPOSITORY)
+    assert stack.returncode == 2 and "percona-mysql-k8s[<target>]" in stack.stderr and "Traceback" not in stack.stderr
+
+
+@pytest.mark.parametrize("target", sorted(TARGETS))
+def test_each_targets_extra_installs_its_providers_alone_and_runs_its_stack(installed, target):
+    venv = installed(target)
+    providers, arguments = TARGETS[target]
+    assert {module for module in PROVIDERS if venv.has(module)} == providers
+    imported = venv.run(venv.python, "-c", f"import percona_mysql_k8s.clusters.{target}, percona_mysql_k8s.database.cluster")
+    assert imported.returncode == 0, imported.stderr[-3000:]
+    checked = venv.run(venv.bin("percona-mysql-policy-check"), "--stack", target, *arguments, cwd=REPOSITORY, timeout=600)
+    assert checked.returncode == 0, checked.stdout[-3000:] + checked.stderr[-3000:]
+    assert "0 mandatory" in checked.stdout
+
+
 def test_installed_package_is_not_the_checkout_and_ships_the_packs_shell(library_venv):
     site = _site_packages(library_venv)
+    assert (site / "percona_mysql_k8s" / "py.typed").is_file()
     where = library_venv.run(library_venv.python, "-c", "import percona_mysql_k8s; print(percona_mysql_k8s.__file__)",
                              cwd=HERE).stdout.strip()
     assert Path(where).parent == site / "percona_mysql_k8s"
@@ -85,7 +125,8 @@ def test_installed_package_is_not_the_checkout_and_ships_the_packs_shell(library
     assert shipped == yaml.safe_load((REPOSITORY / "policies" / "PulumiPolicy.yaml").read_text())
 
 
-def test_installed_policy_check_finds_the_project_from_its_working_directory(library_venv):
+def test_installed_policy_check_finds_the_project_from_its_working_directory(installed):
+    library_venv = installed("kind")
     assert library_venv.run(library_venv.bin("percona-mysql-policy-check"), "--help").returncode == 0
     sets = [arg for key, value in KIND_HOST.items() for arg in ("--set", f"{key}={value}")]
     # From a directory inside the project (stacks/): found by walking up to Pulumi.yaml, as the CLI does.
@@ -118,7 +159,8 @@ def _start_like_the_language_host(venv, tmp_path, stack: str):
                     cwd=REPOSITORY, PULUMI_CONFIG=json.dumps(config), PULUMI_CONFIG_SECRET_KEYS="[]")
 
 
-def test_stack_program_starts_as_the_language_host_starts_it(library_venv, tmp_path):
+def test_stack_program_starts_as_the_language_host_starts_it(installed, tmp_path):
+    library_venv = installed("kind")
     result = _start_like_the_language_host(library_venv, tmp_path, "kind")
     assert result.returncode == 0, result.stderr[-4000:]
     started = json.loads(result.stdout.strip().splitlines()[-1])

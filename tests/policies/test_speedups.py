@@ -112,3 +112,170 @@ def test_event_loop_server_starts_serves_and_stops_in_process():
     finally:
         server.stop(0)
     assert not server._thread.is_alive()
+
+
+# ---- the speed-ups go in only where they verified the SDK's internals (any pulumi-policy in the range) ----
+
+def _sdk_copy(**servicer_changes):
+    """A stand-in for pulumi_policy.policy: the real module's names, a subclass of its servicer with
+    ``servicer_changes`` applied, a PolicyPack subclass. Patching it leaves the real SDK untouched."""
+    import types
+
+    from pulumi_policy import policy as sdk
+
+    copy = types.ModuleType("pulumi_policy_policy_copy")
+    copy.__dict__.update({name: value for name, value in vars(sdk).items() if not name.startswith("__")})
+    copy._PolicyAnalyzerServicer = type("_PolicyAnalyzerServicer", (sdk._PolicyAnalyzerServicer,), dict(servicer_changes))
+    copy.PolicyPack = type("PolicyPack", (sdk.PolicyPack,), {})
+    return copy
+
+
+def test_this_sdks_internals_are_the_verified_ones_and_a_copy_takes_every_patch():
+    from percona_mysql_k8s.policies import _sdk, _server
+    from pulumi_policy import policy as sdk
+
+    copy = _sdk_copy()
+    expected = not _sdk.missing_for_shared_deserialization(sdk)
+    stock_analyze, stock_grpc = sdk._PolicyAnalyzerServicer.__dict__.get("Analyze"), sdk.grpc
+    assert _sdk.share_deserialization(copy) is expected
+    assert (copy._PolicyAnalyzerServicer.__dict__.get("Analyze") is not None) is expected  # installed on the copy only
+    assert _server.serve_on_event_loop(copy) is (not _server.missing_for_event_loop_server(sdk))
+    assert sdk._PolicyAnalyzerServicer.__dict__.get("Analyze") is stock_analyze
+    if not _sdk.missing_for_shared_deserialization(sdk):
+        assert copy.deserialize_properties is not sdk.deserialize_properties
+    assert sdk.grpc is stock_grpc
+
+
+def _analyze_through_a_helper(self, request, context):
+    """An Analyze that reaches the SDK's internals through another function: its code names none of them."""
+    return _stock_analyze(self, request, context)
+
+
+def _stock_analyze(self, request, context):
+    from pulumi_policy import policy as sdk
+
+    return sdk._PolicyAnalyzerServicer.Analyze(self, request, context)
+
+
+def test_an_sdk_whose_analyze_reads_other_names_runs_the_stock_path():
+    from percona_mysql_k8s.policies import _sdk
+
+    copy = _sdk_copy(Analyze=_analyze_through_a_helper)
+    missing = _sdk.missing_for_shared_deserialization(copy)
+    assert "_PolicyAnalyzerServicer.Analyze does not read deserialize_properties" in missing
+    assert "_PolicyAnalyzerServicer.Analyze does not read _PolicyAnalyzerServicer__policies" in missing
+    before = dict(vars(copy))
+    assert _sdk.share_deserialization(copy) is False
+    assert dict(vars(copy)) == before and copy._PolicyAnalyzerServicer.Analyze is _analyze_through_a_helper
+
+
+def test_an_sdk_without_a_replaced_method_or_name_runs_the_stock_path():
+    from percona_mysql_k8s.policies import _sdk
+
+    def options(self, request, extra):  # another signature than the shim wraps
+        return None
+
+    copy = _sdk_copy(_get_resource_options=options)
+    del copy.unknown_checking_proxy
+    missing = _sdk.missing_for_shared_deserialization(copy)
+    assert "pulumi_policy.policy.unknown_checking_proxy (absent)" in missing
+    assert "_PolicyAnalyzerServicer._get_resource_options(self, request) (absent or another signature)" in missing
+    assert _sdk.share_deserialization(copy) is False
+
+
+def test_an_sdk_whose_pack_calls_a_server_method_the_event_loop_server_lacks_keeps_its_server():
+    from percona_mysql_k8s.policies import _server
+
+    copy = _sdk_copy()
+
+    def init(self, name, policies, **kwargs):
+        server = grpc.server(None)
+        server.add_registered_method_handlers("pulumirpc.Analyzer", {})
+        server.wait_for_termination()
+
+    copy.PolicyPack = type("PolicyPack", (), {"__init__": init})
+    missing = _server.missing_for_event_loop_server(copy)
+    assert missing == ["PolicyPack.__init__ calls grpc.Server.add_registered_method_handlers, which the event-loop server lacks",
+                       "PolicyPack.__init__ calls grpc.Server.wait_for_termination, which the event-loop server lacks"]
+    stock = copy.grpc
+    assert _server.serve_on_event_loop(copy) is False and copy.grpc is stock
+
+
+def test_the_version_is_reported_only_through_a_servicer_of_the_verified_shape():
+    from percona_mysql_k8s.policies import _sdk
+    from pulumi_policy import policy as sdk
+
+    def other_init(self, name, policies, version, enforcement_level, *rest):
+        sdk._PolicyAnalyzerServicer.__init__(self, name, version, policies, enforcement_level, *rest)
+
+    copy = _sdk_copy(__init__=other_init)
+    assert _sdk.missing_for_version_report(copy)[0] == "_PolicyAnalyzerServicer.__init__(self, name, version, ...) (another signature)"
+    assert _sdk.report_version("9.9.9", copy) is False and copy._PolicyAnalyzerServicer.__init__ is other_init
+
+    copy = _sdk_copy()
+    assert _sdk.report_version("9.9.9", copy) is (not _sdk.missing_for_version_report(sdk))
+    if not _sdk.missing_for_version_report(sdk):
+        from percona_mysql_k8s.policies._catalog import ALL_POLICIES
+
+        servicer = copy._PolicyAnalyzerServicer("p", "0.0.1", ALL_POLICIES, sdk.EnforcementLevel.ADVISORY)
+        assert servicer.GetAnalyzerInfo(None, None).version == "9.9.9"
+        assert sdk._PolicyAnalyzerServicer("p", "0.0.1", ALL_POLICIES, sdk.EnforcementLevel.ADVISORY) \
+            .GetAnalyzerInfo(None, None).version == "0.0.1"  # the real SDK's servicer: untouched
+
+
+# An SDK release whose servicer differs from the one verified (its Analyze reaches the internals through a
+# helper, its __init__ takes its arguments as *args): the pack must start on it and judge as the stock SDK does.
+_OTHER_SDK_MAIN = '''
+import runpy
+from pulumi_policy import policy as sdk
+
+stock = sdk._PolicyAnalyzerServicer
+
+
+def _helper(self, request, context):
+    return stock.Analyze(self, request, context)
+
+
+class _PolicyAnalyzerServicer(stock):
+    def __init__(self, *args, **kwargs):
+        stock.__init__(self, *args, **kwargs)
+
+    def Analyze(self, request, context):
+        return _helper(self, request, context)
+
+
+sdk._PolicyAnalyzerServicer = _PolicyAnalyzerServicer
+runpy.run_path(PACK_MAIN, run_name="__main__")
+'''
+
+
+def test_the_pack_on_an_sdk_it_cannot_verify_answers_as_the_stock_sdk(tmp_path, stock):
+    import percona_mysql_k8s
+    from percona_mysql_k8s.policies._catalog import PACK_NAME
+    from percona_mysql_k8s.project import policy_pack_dir
+
+    pack_dir = policy_pack_dir()
+    shell = tmp_path / "pack"
+    shell.mkdir()
+    (shell / "PulumiPolicy.yaml").write_text((pack_dir / "PulumiPolicy.yaml").read_text())
+    (shell / "__main__.py").write_text(f"PACK_MAIN = {str(pack_dir / '__main__.py')!r}\n" + _OTHER_SDK_MAIN)
+    with Pack(shell, stack="prod") as pack:
+        assert pack.info().name == PACK_NAME
+        assert pack.info().version == "0.0.1"  # the servicer's shape is not the verified one: the SDK's own answer
+        analyzed, stacked = _responses(pack)
+    # the SDK's "can't run policy ... from policy pack 'NAME@vVERSION'" notes carry the version it was given
+    ours, sdks = f"{PACK_NAME}@v{percona_mysql_k8s.__version__}", f"{PACK_NAME}@v0.0.1"
+    assert any(sdks in message for _policy, _level, message, _urn in stacked)
+    same_version = ([sorted((p, lvl, m.replace(sdks, ours)) for p, lvl, m in one) for one in analyzed],
+                    sorted((p, lvl, m.replace(sdks, ours), u) for p, lvl, m, u in stacked))
+    assert same_version == stock
+
+
+def test_the_pack_reports_the_librarys_version():
+    import percona_mysql_k8s
+
+    with Pack(stack="prod") as pack:
+        info = pack.info()
+        diagnostics = [d for r in RESOURCES for d in pack.analyze(r)]
+    assert info.version == percona_mysql_k8s.__version__
+    assert diagnostics and {d.version for d in diagnostics} == {percona_mysql_k8s.__version__}

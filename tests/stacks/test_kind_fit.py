@@ -148,8 +148,10 @@ def test_a_fixed_share_is_not_fitted():
     with pytest.raises(InputError) as error:
         fitted(4, "16Gi", kindHostShare="0.25")
     # a quarter of 4 CPUs is 900m per node once the node's own reserve is taken: the engine answers the
-    # member, and the monitoring node (the same quarter) cannot hold the PMM server; no layout is searched
-    assert kind_fit._is_capacity(error.value) and error.value.key == "monitoringNodeType"
+    # member, and the monitoring node (the same quarter) cannot hold the PMM server; no layout is searched.
+    # The setting to change is the share (a kind node is a share of the machine, not a machine type).
+    assert kind_fit._is_capacity(error.value) and error.value.key == "kindHostShare"
+    assert "raise kindHostShare" in error.value.message
 
 
 # Up to 48 GiB, so the doubled host stays within what the kind stack's 100Gi volume holds (beyond ~128 GiB

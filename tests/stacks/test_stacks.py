@@ -4,6 +4,7 @@ password (S1); bad config stops the program before anything is registered."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,8 @@ from percona_mysql_k8s.core.pools import DATABASE_TAINT, POOL_LABEL
 from percona_mysql_k8s.core.sizing import SizingInput, size
 from percona_mysql_k8s.core.units import GIB, cpu_to_millicores, memory_to_bytes
 from percona_mysql_k8s.database import versions
+from pulumi.runtime.settings import get_root_resource
+from pulumi.runtime.sync_await import _sync_await
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 
@@ -460,3 +463,29 @@ def test_jobs_hold_only_the_credentials_they_use(stack, run):
     for name, rule in secret_rules:
         assert rule.get("resourceNames") == [f"{cluster}-secrets"], name
         assert set(rule["verbs"]) <= {"get", "patch"}, name
+
+
+@pytest.mark.parametrize(("stack", "plugin"), [
+    ("gke", ["gke-gcloud-auth-plugin"]),
+    ("eks", ["aws", "--region", "eu-west-1", "eks", "get-token", "--cluster-name", "eks-mysql", "--output", "json"]),
+])
+def test_cloud_stacks_export_their_kubeconfig_as_a_secret(stack, plugin, run, config_values):
+    # After `up`, the way in: `pulumi stack output kubeconfig --show-secrets > kubeconfig` (README), authenticated
+    # by the cloud's exec credential plugin; the output is a secret (it names the cluster's endpoint and CA).
+    run(stack)
+    exported = get_root_resource().outputs["kubeconfig"]
+    assert _sync_await(exported.is_secret()) is True
+    kubeconfig = json.loads(stack_outputs()["kubeconfig"])
+    name = config_values(stack)["clusterName"]
+    assert kubeconfig["current-context"] == name
+    (cluster,) = kubeconfig["clusters"]
+    assert cluster["name"] == name and cluster["cluster"]["certificate-authority-data"]
+    assert cluster["cluster"]["server"].startswith("https://")
+    (user,) = kubeconfig["users"]
+    plugin_run = user["user"]["exec"]
+    assert [plugin_run["command"], *plugin_run.get("args", [])] == plugin
+
+
+def test_the_existing_stack_exports_no_kubeconfig(run):
+    run("existing")
+    assert "kubeconfig" not in stack_outputs()  # the user's own kubeconfig reaches a cluster this stack did not make

@@ -35,7 +35,9 @@ expect.
 
 Credentials come from the environment (``AWS_PROFILE``, ``AWS_ACCESS_KEY_ID``…); the region is
 ``awsRegion``, through an explicit AWS provider shared by every resource here and by ``eks.Cluster``.
-The kubeconfig runs ``aws eks get-token``, so the AWS CLI must be installed where the stack runs.
+The kubeconfig (:func:`kubeconfig`, a secret output of the stack) is the one ``aws eks update-kubeconfig``
+writes: the cluster's endpoint and CA, and the ``aws eks get-token`` exec credential plugin, so the AWS CLI
+must be installed where the stack or ``kubectl`` runs, with the same credentials.
 """
 
 from __future__ import annotations
@@ -45,9 +47,17 @@ from dataclasses import dataclass
 from typing import Any
 
 import pulumi
-import pulumi_aws as aws
-import pulumi_eks as eks
-import pulumi_kubernetes as k8s
+
+from percona_mysql_k8s._extras import missing_extra
+from percona_mysql_k8s._tokens import options as renamed
+from percona_mysql_k8s._tokens import token
+
+try:
+    import pulumi_aws as aws
+    import pulumi_eks as eks
+    import pulumi_kubernetes as k8s
+except ModuleNotFoundError as missing:  # a provider SDK of an extra (pyproject.toml): say which one installs it
+    raise missing_extra(missing, __name__) from None
 
 from percona_mysql_k8s.core.pools import PoolShape
 
@@ -104,6 +114,25 @@ class EksClusterArgs:
                    settings.database_disk_size_gb, deletion_protection=not settings.ephemeral)
 
 
+def kubeconfig(name: str, region: str, endpoint: str, ca_data: str) -> str:
+    """A kubeconfig authenticating with ``aws eks get-token`` (the AWS CLI's exec credential plugin), as
+    ``aws eks update-kubeconfig`` writes it (docs.aws.amazon.com/eks/latest/userguide/create-kubeconfig.html)."""
+    return json.dumps({
+        "apiVersion": "v1",
+        "kind": "Config",
+        "clusters": [{"name": name, "cluster": {"server": endpoint, "certificate-authority-data": ca_data}}],
+        "contexts": [{"name": name, "context": {"cluster": name, "user": name}}],
+        "current-context": name,
+        "users": [{"name": name, "user": {"exec": {
+            "apiVersion": "client.authentication.k8s.io/v1beta1",
+            "command": "aws",
+            "args": ["--region", region, "eks", "get-token", "--cluster-name", name, "--output", "json"],
+            "installHint": "Install the AWS CLI (version 2): https://docs.aws.amazon.com/cli/latest/userguide/getting-started-install.html",
+            "provideClusterInfo": False,
+        }}}],
+    }, indent=2)
+
+
 def _name_of(cluster: Any) -> Any:
     """The name of the ``aws.eks.Cluster`` inside ``eks.Cluster``.
 
@@ -118,7 +147,7 @@ class EksCluster(pulumi.ComponentResource):
     """An EKS cluster with the database and monitoring node groups; ``.target`` is what the database layer uses."""
 
     def __init__(self, name: str, args: EksClusterArgs, opts: pulumi.ResourceOptions | None = None):
-        super().__init__("percona:clusters:EksCluster", name, None, opts)
+        super().__init__(token("EksCluster"), name, None, renamed("EksCluster", opts))
         settings = args.eks
         self.aws_provider = aws.Provider(f"{name}-aws", region=settings.region, opts=pulumi.ResourceOptions(parent=self))
         child = pulumi.ResourceOptions(parent=self, provider=self.aws_provider)
@@ -192,7 +221,9 @@ class EksCluster(pulumi.ComponentResource):
         self.monitoring_node_group = self._node_group(f"{name}-monitoring", args, args.monitoring_pool, cluster_name,
                                                       private_subnet_ids, node_ready, child)
 
-        self.kubeconfig = pulumi.Output.secret(self.cluster.kubeconfig_json)
+        self.kubeconfig = pulumi.Output.secret(
+            pulumi.Output.all(cluster_name, self.cluster.eks_cluster.apply(self._endpoint_and_ca))
+            .apply(lambda parts: kubeconfig(parts[0], settings.region, *parts[1])))
         self.provider = k8s.Provider(f"{name}-k8s", kubeconfig=self.kubeconfig, opts=pulumi.ResourceOptions(parent=self))
         self.storage_ready = self._ebs_csi(name, cluster_name, partition, child)
         self.target = ClusterTarget(
@@ -206,6 +237,14 @@ class EksCluster(pulumi.ComponentResource):
             aws=AwsFacts(region=settings.region, partition=partition, provider=self.aws_provider),
         )
         self.register_outputs({"kubeconfig": self.kubeconfig, "clusterName": cluster_name})
+
+    def _endpoint_and_ca(self, cluster: Any) -> pulumi.Output[list[str]]:
+        """The API endpoint and CA of the ``aws.eks.Cluster`` inside ``eks.Cluster``; when the reference was
+        degraded to the cluster's name (:func:`_name_of`), read once the cluster exists (``aws.eks.getCluster``)."""
+        if isinstance(cluster, str):
+            found = aws.eks.get_cluster_output(name=cluster, opts=pulumi.InvokeOptions(provider=self.aws_provider))
+            return pulumi.Output.all(found.endpoint, found.certificate_authorities[0].data)
+        return pulumi.Output.all(cluster.endpoint, cluster.certificate_authority.data)
 
     def _ebs_csi(self, name: str, cluster_name: pulumi.Output[str], partition: str,
                  child: pulumi.ResourceOptions) -> list[pulumi.Resource]:

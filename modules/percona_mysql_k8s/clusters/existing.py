@@ -12,7 +12,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pulumi
-import pulumi_kubernetes as k8s
+
+from percona_mysql_k8s._extras import missing_extra
+from percona_mysql_k8s._tokens import options as renamed
+from percona_mysql_k8s._tokens import token
+
+try:
+    import pulumi_kubernetes as k8s
+except ModuleNotFoundError as missing:  # a provider SDK of an extra (pyproject.toml): say which one installs it
+    raise missing_extra(missing, __name__) from None
 
 from percona_mysql_k8s.core.pools import PoolShape
 
@@ -38,7 +46,7 @@ class ExistingCluster(pulumi.ComponentResource):
     """A provider for a cluster made elsewhere; ``.target`` is what the database layer uses."""
 
     def __init__(self, name: str, args: ExistingClusterArgs, opts: pulumi.ResourceOptions | None = None):
-        super().__init__("percona:clusters:ExistingCluster", name, None, opts)
+        super().__init__(token("ExistingCluster"), name, None, renamed("ExistingCluster", opts))
         existing = args.existing
         self.provider = k8s.Provider(
             f"{name}-k8s",

@@ -33,8 +33,16 @@ import json
 from dataclasses import dataclass
 
 import pulumi
-import pulumi_gcp as gcp
-import pulumi_kubernetes as k8s
+
+from percona_mysql_k8s._extras import missing_extra
+from percona_mysql_k8s._tokens import options as renamed
+from percona_mysql_k8s._tokens import token
+
+try:
+    import pulumi_gcp as gcp
+    import pulumi_kubernetes as k8s
+except ModuleNotFoundError as missing:  # a provider SDK of an extra (pyproject.toml): say which one installs it
+    raise missing_extra(missing, __name__) from None
 
 from percona_mysql_k8s.core.pools import PoolShape
 
@@ -104,7 +112,7 @@ class GkeCluster(pulumi.ComponentResource):
     """A regional GKE cluster with the database and monitoring pools; ``.target`` is what the database layer uses."""
 
     def __init__(self, name: str, args: GkeClusterArgs, opts: pulumi.ResourceOptions | None = None):
-        super().__init__("percona:clusters:GkeCluster", name, None, opts)
+        super().__init__(token("GkeCluster"), name, None, renamed("GkeCluster", opts))
         gke = args.gke
         child = pulumi.ResourceOptions(parent=self)
 

@@ -23,8 +23,16 @@ import subprocess
 from dataclasses import dataclass
 
 import pulumi
-import pulumi_command as command
-import pulumi_kubernetes as k8s
+
+from percona_mysql_k8s._extras import missing_extra
+from percona_mysql_k8s._tokens import options as renamed
+from percona_mysql_k8s._tokens import token
+
+try:
+    import pulumi_command as command
+    import pulumi_kubernetes as k8s
+except ModuleNotFoundError as missing:  # a provider SDK of an extra (pyproject.toml): say which one installs it
+    raise missing_extra(missing, __name__) from None
 
 from percona_mysql_k8s.core.errors import InputError
 from percona_mysql_k8s.core.pools import PoolShape
@@ -109,7 +117,7 @@ class KindCluster(pulumi.ComponentResource):
     def __init__(self, name: str, args: KindClusterArgs, opts: pulumi.ResourceOptions | None = None):
         if _commands_will_run():
             require_kind_tools()  # before anything is registered
-        super().__init__("percona:clusters:KindCluster", name, None, opts)
+        super().__init__(token("KindCluster"), name, None, renamed("KindCluster", opts))
         config = args.config_yaml
         self.config_yaml = config
 

@@ -6,7 +6,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import pulumi
-import pulumi_kubernetes as k8s
+
+from percona_mysql_k8s._extras import missing_extra
+
+try:
+    import pulumi_kubernetes as k8s
+except ModuleNotFoundError as missing:  # a provider SDK of an extra (pyproject.toml): say which one installs it
+    raise missing_extra(missing, __name__) from None
 
 from percona_mysql_k8s.core.pools import PoolShape
 

@@ -16,7 +16,7 @@ from .errors import InputError
 from .machines import PROVIDERS, MachineType, lookup
 from .units import GIB, MIB
 
-# ---- K1 constants (RULES.md K1, seed 000). The rule catalogue imports these: keep them the only copy. ----
+# ---- K1 constants (docs/rules.md K1, source 000). The rule catalogue imports these: keep them the only copy. ----
 # A ladder is a tuple of (tier size, fraction reserved of that tier), applied from the bottom up;
 # a tier size of None means "everything above the previous tiers".
 ReserveLadder = tuple[tuple[int | None, Fraction], ...]

@@ -62,11 +62,22 @@ def _round(size: ContainerSize) -> ContainerSize:
     return ContainerSize(size.cpu_millicores // 10 * 10, size.memory_bytes // MIB * MIB)
 
 
+def _remedy(node: NodeBudget) -> tuple[str, str]:
+    """The setting that makes a monitoring node larger, and what to do with it: on kind the node is a share of
+    the machine running it (kindHostShare), elsewhere a machine type."""
+    if node.provider == "kind":
+        return "kindHostShare", ("give the kind nodes a larger share of the machine (raise kindHostShare) or run on a "
+                                 "machine with more CPUs and memory (kindHostCpu/kindHostMemory declare the one the stack "
+                                 "is meant for)")
+    return "monitoringNodeType", "choose a larger monitoring node"
+
+
 def plan(
     node: NodeBudget, *, operator: bool, pmm_server: bool, sysbench: bool, backup: BackupPlan | None = None
 ) -> MonitoringPlan:
-    """Split one monitoring node; raise InputError (K5) when the pool is too small."""
+    """Split one monitoring node; raise InputError (K5) naming the setting to change when the pool is too small."""
     cpu, memory = node.usable_cpu_millicores, node.usable_memory_bytes
+    key, remedy = _remedy(node)
     # the PMM token Job, the benchmark's user setup Job and publisher container, the operator
     fixed = [HELPER] + ([HELPER, HELPER] if sysbench else []) + ([OPERATOR] if operator else [])
     backup_job = backup.backup_job if backup is not None else None
@@ -76,10 +87,10 @@ def plan(
     fixed_memory = sum(part.memory_bytes for part in fixed + backups)
     if fixed_cpu > cpu or fixed_memory > memory:
         raise InputError(
-            "monitoringNodeType",
+            key,
             f"a monitoring node offers {cpu}m CPU and {memory // MIB} MiB usable, too little for the operator, helper "
             f"jobs and backup containers (backup Job, PITR collector: M3, R1, R2) together ({fixed_cpu}m / "
-            f"{fixed_memory // MIB} MiB): choose a larger monitoring node",
+            f"{fixed_memory // MIB} MiB): {remedy}",
             "K5",
         )
     cpu -= fixed_cpu
@@ -87,10 +98,10 @@ def plan(
 
     def too_small(what: str, need: ContainerSize) -> InputError:
         return InputError(
-            "monitoringNodeType",
+            key,
             f"a monitoring node offers {node.usable_cpu_millicores}m CPU and {node.usable_memory_bytes // MIB} MiB usable; "
             f"after the operator, helper jobs and backup containers {max(cpu, 0)}m / {max(memory, 0) // MIB} MiB are left, too little for "
-            f"{what} (needs {need.cpu_millicores}m / {need.memory_bytes // MIB} MiB): choose a larger monitoring node",
+            f"{what} (needs {need.cpu_millicores}m / {need.memory_bytes // MIB} MiB): {remedy}",
             "K5",
         )
 

@@ -33,17 +33,26 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 import pulumi
-import pulumi_aws as aws
-import pulumi_gcp as gcp
-import pulumi_kubernetes as k8s
+
+from percona_mysql_k8s._extras import missing_extra
+from percona_mysql_k8s._tokens import options as renamed
+from percona_mysql_k8s._tokens import token
+
+try:
+    import pulumi_kubernetes as k8s
+except ModuleNotFoundError as missing:  # a provider SDK of an extra (pyproject.toml): say which one installs it
+    raise missing_extra(missing, __name__) from None
 
 from percona_mysql_k8s.clusters.target import ClusterTarget
 from percona_mysql_k8s.core.backup import GCS, GCS_ENDPOINT, S3, BackupPlan, BackupStorage
 
 from . import backup_bucket as plan
-from .common import PACKAGE
+
+if TYPE_CHECKING:
+    import pulumi_aws as aws
 
 STORAGE_CLASS = "STANDARD"  # backups are read rarely but must restore fast: no retrieval delay or fee
 KMS_DELETION_WINDOW_DAYS = 30  # the longest AWS allows: a key scheduled for deletion by mistake can be saved
@@ -89,6 +98,15 @@ def _credentials_secret(component: pulumi.ComponentResource, name: str, args: Ba
     )
 
 
+def _cloud_sdk(module: str, extra: str, component: str):
+    """The cloud's SDK, imported when its storage is made: a GKE-only install has no pulumi_aws, and the
+    stack program imports this module whatever its target."""
+    try:
+        return __import__(module)
+    except ModuleNotFoundError as missing:
+        raise missing_extra(missing, f"{__name__}.{component}", extra) from None
+
+
 def _check(args: BackupStorageArgs, kind: str) -> None:
     plan.check_bucket_name(args.bucket, kind)
     plan.check_kms_key(args.kms_key, kind)
@@ -102,7 +120,8 @@ class GcsBackupStorage(pulumi.ComponentResource):
     the custom resource must wait for."""
 
     def __init__(self, name: str, args: BackupStorageArgs, opts: pulumi.ResourceOptions | None = None):
-        super().__init__(f"{PACKAGE}:GcsBackupStorage", name, None, opts)
+        gcp = _cloud_sdk("pulumi_gcp", "gke", "GcsBackupStorage")
+        super().__init__(token("GcsBackupStorage"), name, None, renamed("GcsBackupStorage", opts))
         facts = args.target.gcp
         if facts is None:
             raise ValueError(f"GcsBackupStorage needs a GKE target (its project and region); {args.target.kind} has none")
@@ -166,7 +185,8 @@ class S3BackupStorage(pulumi.ComponentResource):
     resource must wait for (the Secret and every bucket setting, so no backup lands before them)."""
 
     def __init__(self, name: str, args: BackupStorageArgs, opts: pulumi.ResourceOptions | None = None):
-        super().__init__(f"{PACKAGE}:S3BackupStorage", name, None, opts)
+        aws = _cloud_sdk("pulumi_aws", "eks", "S3BackupStorage")
+        super().__init__(token("S3BackupStorage"), name, None, renamed("S3BackupStorage", opts))
         facts = args.target.aws
         if facts is None:
             raise ValueError(f"S3BackupStorage needs an EKS target (its region and AWS provider); {args.target.kind} has none")

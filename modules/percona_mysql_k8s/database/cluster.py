@@ -17,8 +17,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import pulumi
-import pulumi_kubernetes as k8s
-import pulumi_random as random
+
+from percona_mysql_k8s._extras import missing_extra
+from percona_mysql_k8s._tokens import options as renamed
+from percona_mysql_k8s._tokens import token
+
+try:
+    import pulumi_kubernetes as k8s
+    import pulumi_random as random
+except ModuleNotFoundError as missing:  # a provider SDK of an extra (pyproject.toml): say which one installs it
+    raise missing_extra(missing, __name__) from None
 
 from percona_mysql_k8s.clusters.target import ClusterTarget
 from percona_mysql_k8s.core import monitoring
@@ -27,7 +35,7 @@ from percona_mysql_k8s.core.errors import InputError
 from percona_mysql_k8s.core.sidecars import ContainerSize
 from percona_mysql_k8s.core.sizing import SizingResult
 
-from .common import PACKAGE, child_options, labels
+from .common import child_options, labels
 from .manifests import PMM_TOKEN_KEY, DatabaseSpec, Endpoint, Placement, custom_resource, size_for_pool, writer_endpoint
 from .operator import PerconaOperator
 from .pmm import ExternalPmm, PmmServer, PmmToken, PmmTokenArgs
@@ -61,7 +69,7 @@ class DatabaseCluster(pulumi.ComponentResource):
     """``sizing`` and ``placement`` are plain values, computed when the component is constructed."""
 
     def __init__(self, name: str, args: DatabaseClusterArgs, opts: pulumi.ResourceOptions | None = None):
-        super().__init__(f"{PACKAGE}:DatabaseCluster", name, None, opts)
+        super().__init__(token("DatabaseCluster"), name, None, renamed("DatabaseCluster", opts))
         spec, target = args.spec, args.target
         provider = target.provider
         protect = not spec.ephemeral  # S4: persistent stacks protect their database resources

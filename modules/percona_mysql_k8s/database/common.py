@@ -6,7 +6,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pulumi
-import pulumi_kubernetes as k8s
+
+from percona_mysql_k8s._extras import missing_extra
+
+try:
+    import pulumi_kubernetes as k8s
+except ModuleNotFoundError as missing:  # a provider SDK of an extra (pyproject.toml): say which one installs it
+    raise missing_extra(missing, __name__) from None
 
 from percona_mysql_k8s.clusters.target import ClusterTarget
 from percona_mysql_k8s.core.pools import PoolShape
@@ -14,8 +20,6 @@ from percona_mysql_k8s.core.sidecars import ContainerSize
 from percona_mysql_k8s.core.units import format_cpu, format_memory
 
 from .sources import ChartSource
-
-PACKAGE = "percona-mysql:database"
 
 
 def child_options(

@@ -7,11 +7,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import pulumi
-import pulumi_kubernetes as k8s
+
+from percona_mysql_k8s._extras import missing_extra
+from percona_mysql_k8s._tokens import options as renamed
+from percona_mysql_k8s._tokens import token
+
+try:
+    import pulumi_kubernetes as k8s
+except ModuleNotFoundError as missing:  # a provider SDK of an extra (pyproject.toml): say which one installs it
+    raise missing_extra(missing, __name__) from None
 
 from percona_mysql_k8s.clusters.target import ClusterTarget
 
-from .common import PACKAGE, child_options, labels
+from .common import child_options, labels
 from .manifests import DatabaseSpec
 from .network_policies import ClientAccess, network_policies
 
@@ -31,7 +39,7 @@ class NetworkPolicies(pulumi.ComponentResource):
     the pods are never reachable unfenced."""
 
     def __init__(self, name: str, args: NetworkPoliciesArgs, opts: pulumi.ResourceOptions | None = None):
-        super().__init__(f"{PACKAGE}:NetworkPolicies", name, None, opts)
+        super().__init__(token("NetworkPolicies"), name, None, renamed("NetworkPolicies", opts))
         after = [*args.target.ready, *args.depends_on]
         bodies = network_policies(args.spec, args.clients, pmm_server=args.pmm_server,
                                   operator_installed=args.operator_installed,

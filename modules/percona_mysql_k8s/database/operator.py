@@ -16,14 +16,22 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import pulumi
-import pulumi_kubernetes as k8s
+
+from percona_mysql_k8s._extras import missing_extra
+from percona_mysql_k8s._tokens import options as renamed
+from percona_mysql_k8s._tokens import token
+
+try:
+    import pulumi_kubernetes as k8s
+except ModuleNotFoundError as missing:  # a provider SDK of an extra (pyproject.toml): say which one installs it
+    raise missing_extra(missing, __name__) from None
 
 from percona_mysql_k8s.clusters.target import ClusterTarget
 from percona_mysql_k8s.core import monitoring
 from percona_mysql_k8s.core.sidecars import ContainerSize
 
 from . import versions
-from .common import PACKAGE, child_options, pod_resources, pool_scheduling, release_chart
+from .common import child_options, pod_resources, pool_scheduling, release_chart
 from .sources import ChartSource, chart_source, mirror_images
 
 
@@ -65,7 +73,7 @@ class PerconaOperator(pulumi.ComponentResource):
     """
 
     def __init__(self, name: str, args: OperatorArgs, opts: pulumi.ResourceOptions | None = None):
-        super().__init__(f"{PACKAGE}:PerconaOperator", name, None, opts)
+        super().__init__(token("PerconaOperator"), name, None, renamed("PerconaOperator", opts))
         self.release_info = versions.operator_for(args.engine)
         info = self.release_info
         provider = args.target.provider

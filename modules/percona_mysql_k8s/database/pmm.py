@@ -16,8 +16,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import pulumi
-import pulumi_kubernetes as k8s
-import pulumi_random as random
+
+from percona_mysql_k8s._extras import missing_extra
+from percona_mysql_k8s._tokens import options as renamed
+from percona_mysql_k8s._tokens import token
+
+try:
+    import pulumi_kubernetes as k8s
+    import pulumi_random as random
+except ModuleNotFoundError as missing:  # a provider SDK of an extra (pyproject.toml): say which one installs it
+    raise missing_extra(missing, __name__) from None
 
 from percona_mysql_k8s.clusters.target import ClusterTarget
 from percona_mysql_k8s.core import monitoring
@@ -25,7 +33,7 @@ from percona_mysql_k8s.core.pools import PoolShape
 from percona_mysql_k8s.core.sidecars import ContainerSize
 
 from . import scripts, versions
-from .common import PACKAGE, child_options, labels, pod_resources, pool_scheduling, release_chart, restricted_security
+from .common import child_options, labels, pod_resources, pool_scheduling, release_chart, restricted_security
 from .manifests import PMM_TOKEN_KEY
 from .sources import ChartSource, chart_source, mirror_images
 
@@ -66,7 +74,7 @@ def helm_values(args: PmmServerArgs, size: ContainerSize) -> dict:
 
 class PmmServer(pulumi.ComponentResource):
     def __init__(self, name: str, args: PmmServerArgs, opts: pulumi.ResourceOptions | None = None):
-        super().__init__(f"{PACKAGE}:PmmServer", name, None, opts)
+        super().__init__(token("PmmServer"), name, None, renamed("PmmServer", opts))
         provider = args.target.provider
         after_target = [*args.target.ready, *args.depends_on]
         size = args.resources or monitoring.plan(
@@ -176,7 +184,7 @@ class PmmToken(pulumi.ComponentResource):
     """
 
     def __init__(self, name: str, args: PmmTokenArgs, opts: pulumi.ResourceOptions | None = None):
-        super().__init__(f"{PACKAGE}:PmmToken", name, None, opts)
+        super().__init__(token("PmmToken"), name, None, renamed("PmmToken", opts))
         provider, server = args.provider, args.server
         account = f"{args.cluster_name}-pmm-token"
         self.service_account = k8s.core.v1.ServiceAccount(

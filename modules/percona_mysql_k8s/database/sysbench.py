@@ -37,7 +37,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import pulumi
-import pulumi_kubernetes as k8s
+
+from percona_mysql_k8s._extras import missing_extra
+from percona_mysql_k8s._tokens import options as renamed
+from percona_mysql_k8s._tokens import token
+
+try:
+    import pulumi_kubernetes as k8s
+except ModuleNotFoundError as missing:  # a provider SDK of an extra (pyproject.toml): say which one installs it
+    raise missing_extra(missing, __name__) from None
 
 from percona_mysql_k8s.clusters.target import ClusterTarget
 from percona_mysql_k8s.core import benchmark as bench
@@ -46,7 +54,7 @@ from percona_mysql_k8s.core.sidecars import ContainerSize
 
 from . import scripts, versions
 from .cluster import DatabaseCluster, generated_password
-from .common import PACKAGE, child_options, labels, pod_resources, pool_scheduling, restricted_security
+from .common import child_options, labels, pod_resources, pool_scheduling, restricted_security
 from .sources import mirror_images
 
 RUN_REQUEST_ANNOTATION = "percona-mysql/run-request"
@@ -94,7 +102,7 @@ def run_id(cluster: DatabaseCluster, plan: bench.Benchmark) -> str:
 
 class Sysbench(pulumi.ComponentResource):
     def __init__(self, name: str, args: SysbenchArgs, opts: pulumi.ResourceOptions | None = None):
-        super().__init__(f"{PACKAGE}:Sysbench", name, None, opts)
+        super().__init__(token("Sysbench"), name, None, renamed("Sysbench", opts))
         cluster, target = args.cluster, args.target
         spec, provider, pool = cluster.spec, target.provider, target.monitoring_pool
         self.plan = plan_for(cluster, args)

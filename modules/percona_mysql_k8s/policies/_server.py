@@ -10,6 +10,11 @@ call costs about half as much (benchmarks/policy_bench.py prints both).
 
 Calls are served one at a time, in arrival order, as the pool's GIL-bound threads effectively were.
 Set PERCONA_POLICY_EVENT_LOOP_SERVER=0 to run the stock server.
+
+It replaces the ``grpc`` module as pulumi_policy/policy.py sees it, so it goes in only where it verified that
+``PolicyPack`` makes its server through that name and that the servicer registration (pulumi's generated
+``add_AnalyzerServicer_to_server``) and ``PolicyPack`` call no method of ``grpc.Server`` this server lacks
+(:func:`missing_for_event_loop_server`); any other release runs the SDK's stock server.
 """
 
 from __future__ import annotations
@@ -17,11 +22,12 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import Iterable
+from typing import Any
 
 import grpc
 from pulumi_policy import policy as _policy
 
-from percona_mysql_k8s.policies._sdk import speed_up_enabled
+from percona_mysql_k8s.policies._sdk import code_names, speed_up_enabled
 
 _installed = False
 
@@ -96,13 +102,35 @@ class _GrpcForPolicyPack:
         return getattr(self._real, name)
 
 
-def serve_on_event_loop() -> bool:
-    """Install the server; False (and nothing changed) for an SDK version it was not written for."""
+# The methods of grpc.Server that EventLoopServer implements.
+SERVER_METHODS = frozenset({"add_generic_rpc_handlers", "add_insecure_port", "start", "stop"})
+
+
+def missing_for_event_loop_server(sdk: Any = _policy) -> list[str]:
+    """What the event-loop server relies on and ``sdk`` (pulumi_policy.policy) lacks; [] = verified."""
+    pack_init = getattr(getattr(sdk, "PolicyPack", None), "__init__", None)
+    register = getattr(getattr(sdk, "analyzer_pb2_grpc", None), "add_AnalyzerServicer_to_server", None)
+    if not callable(pack_init) or not callable(register):
+        return ["PolicyPack.__init__ or analyzer_pb2_grpc.add_AnalyzerServicer_to_server (absent)"]
+    if not callable(getattr(getattr(sdk, "grpc", None), "server", None)):
+        return ["pulumi_policy.policy.grpc.server (absent)"]
+    missing = [f"PolicyPack.__init__ does not read {name}" for name in ("grpc", "server") if name not in code_names(pack_init)]
+    server_api = {name for name in dir(grpc.Server) if not name.startswith("_")}
+    for owner, function in (("PolicyPack.__init__", pack_init), ("add_AnalyzerServicer_to_server", register)):
+        missing += [f"{owner} calls grpc.Server.{name}, which the event-loop server lacks"
+                    for name in sorted((code_names(function) & server_api) - SERVER_METHODS)]
+    return missing
+
+
+def serve_on_event_loop(sdk: Any = _policy) -> bool:
+    """Install the server; False (and nothing changed) when switched off or the SDK's internals are not the
+    ones it verified (:func:`missing_for_event_loop_server`)."""
     global _installed
-    if _installed:
+    if _installed and sdk is _policy:
         return True
-    if not speed_up_enabled("PERCONA_POLICY_EVENT_LOOP_SERVER"):
+    if not speed_up_enabled("PERCONA_POLICY_EVENT_LOOP_SERVER") or missing_for_event_loop_server(sdk):
         return False
-    _policy.grpc = _GrpcForPolicyPack(_policy.grpc)
-    _installed = True
+    sdk.grpc = _GrpcForPolicyPack(sdk.grpc)
+    if sdk is _policy:
+        _installed = True
     return True

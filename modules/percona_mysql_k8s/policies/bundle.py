@@ -1,4 +1,4 @@
-"""Build a self-contained policy pack: ``percona-mysql-policy-bundle DIR`` (``python -m percona_mysql_k8s.policies.bundle DIR``).
+"""Build a self-contained policy pack: ``percona-mysql-policy-bundle DIR``.
 
 ``DIR`` gets the pack's shell (PulumiPolicy.yaml, __main__.py, requirements.txt, shipped with this package)
 and, in ``DIR/_vendor/``, the pure code the pack runs: this package's ``core`` and ``policies`` (without the

@@ -1,4 +1,4 @@
-"""Offline policy check: ``python -m percona_mysql_k8s.policies.check --stack <name>``, no CLI, no cloud credentials.
+"""Offline policy check: ``percona-mysql-policy-check --stack <name>``, no CLI, no cloud credentials.
 
 Runs the stack program with every provider mocked (percona_mysql_k8s.offline), starts the pack exactly as the
 engine does and feeds it every resource over the analyzer protocol (``Analyze`` with each resource's
@@ -6,14 +6,14 @@ inputs, then ``AnalyzeStack`` with all of them, their parents and dependencies),
 in the engine's ``Policies:`` format and exits 1 when one is mandatory. It also checks what the engine
 never shows a pack: that the stack config keeps password-like keys ``secure:`` (S1).
 
-    python -m percona_mysql_k8s.policies.check --stack kind
-    python -m percona_mysql_k8s.policies.check --stack gke --policy-config policy-config.json
-    python -m percona_mysql_k8s.policies.check --program examples/eks-pxc-proxysql --stack dev
-    python -m percona_mysql_k8s.policies.check --stack kind --json
+    percona-mysql-policy-check --stack kind
+    percona-mysql-policy-check --stack gke --policy-config policy-config.json
+    percona-mysql-policy-check --program examples/eks-pxc-proxysql --stack dev
+    percona-mysql-policy-check --stack kind --json
 
 The project is the one around the working directory (or ``--cwd DIR``), found as the CLI finds it, up to
 its ``Pulumi.yaml``; the pack is the project's ``policies/`` (or ``--policy-pack DIR``).
-Installed, it is also the ``percona-mysql-policy-check`` command.
+From a checkout, ``python -m percona_mysql_k8s.policies.check`` runs the same command.
 
 Before the violations it lists every resource the stack would create, with its key sizes (CPU and
 memory of each container, storage, member counts, machine types); ``--json`` prints all of it as one
@@ -24,8 +24,8 @@ document (``resources``, ``diagnostics``, ``summary``).
 pulumi-kubernetes would register for it (percona_mysql_k8s.policies.manifests), with the same output
 and exit statuses; unreadable input exits 2 naming the file and the document.
 
-    helm template db percona/pxc-db -f values.yaml | python -m percona_mysql_k8s.policies.check --manifests -
-    python -m percona_mysql_k8s.policies.check --manifests deploy/ cluster.yaml
+    helm template db percona/pxc-db -f values.yaml | percona-mysql-policy-check --manifests -
+    percona-mysql-policy-check --manifests deploy/ cluster.yaml
 """
 
 from __future__ import annotations
@@ -343,7 +343,7 @@ def manifests_document(report: Report, objects: list[ManifestObject]) -> dict[st
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m percona_mysql_k8s.policies.check", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="percona-mysql-policy-check", description=__doc__.split("\n\n")[0])
     parser.add_argument("--stack", help="stack name: stacks/Pulumi.<stack>.yaml")
     parser.add_argument("--manifests", nargs="+", metavar="PATH",
                         help="judge Kubernetes manifests instead of a stack: YAML files or directories (kubectl -f style, "

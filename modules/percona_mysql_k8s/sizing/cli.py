@@ -58,11 +58,11 @@ def describe(error: InputError) -> str:
 
 def _parser() -> argparse.ArgumentParser:
     parser = _Parser(
-        prog="python -m percona_mysql_k8s.sizing",
+        prog="percona-mysql-sizing",
         description="Size one Percona MySQL member (mysqld pod + one proxy pod) from its budget or its node type.",
         epilog="Examples:\n"
-        "  python -m percona_mysql_k8s.sizing --engine group-replication --cpu 4000m --memory 8Gi --load heavy-oltp --connections 0 --proxy haproxy\n"
-        "  python -m percona_mysql_k8s.sizing --engine pxc --node-type n2-standard-16 --provider gke --format json",
+        "  percona-mysql-sizing --engine group-replication --cpu 4000m --memory 8Gi --load heavy-oltp --connections 0 --proxy haproxy\n"
+        "  percona-mysql-sizing --engine pxc --node-type n2-standard-16 --provider gke --format json",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--engine", required=True, help=f"{' or '.join(ENGINES)}")

@@ -457,3 +457,32 @@ def all_keys() -> tuple[str, ...]:
     from percona_mysql_k8s.clusters.settings import CONFIG_KEYS as CLUSTER_KEYS
 
     return tuple(dict.fromkeys([*CLUSTER_KEYS, *CONFIG_KEYS, *OPTIONAL_KEYS]))
+
+
+TARGETS = ("gke", "eks", "kind", "existing")
+_TARGET_PREFIXES = {"gcp": ("gke",), "gke": ("gke",), "aws": ("eks",), "eks": ("eks",), "kind": ("kind",)}
+
+
+def target_keys(target: str) -> tuple[str, ...]:
+    """The keys a stack of ``target`` reads, in all_keys() order (``target`` itself left out): the inputs of the
+    package's component for that target (percona_mysql_k8s.stack.components). A key of another target is one the
+    settings refuse or ignore there (clusters.settings.TARGET_KEYS, backup_settings' CLOUD_ONLY/ENDPOINT_ONLY, and
+    the gke*/eks*/kind* keys only their target reads)."""
+    from percona_mysql_k8s.clusters.settings import TARGET_KEYS
+
+    from .backup_settings import CLOUD_ONLY, CLOUD_TARGETS, ENDPOINT_ONLY
+
+    if target not in TARGETS:
+        raise ValueError(f"unknown target {target!r}")
+
+    def owners(key: str) -> tuple[str, ...]:
+        if key in TARGET_KEYS:
+            return TARGET_KEYS[key]
+        if key in CLOUD_ONLY:
+            return CLOUD_TARGETS
+        if key in ENDPOINT_ONLY:
+            return ("kind", "existing")
+        prefix = next((p for p in _TARGET_PREFIXES if key.startswith(p) and key[len(p):len(p) + 1].isupper()), None)
+        return _TARGET_PREFIXES[prefix] if prefix else TARGETS
+
+    return tuple(key for key in all_keys() if key != "target" and target in owners(key))

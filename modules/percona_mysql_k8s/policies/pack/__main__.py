@@ -14,8 +14,9 @@ if VENDOR.is_dir():
     sys.path.insert(0, str(VENDOR))
 
 try:
+    from percona_mysql_k8s import __version__
     from percona_mysql_k8s.policies._catalog import ALL_POLICIES, PACK_DESCRIPTION, PACK_NAME
-    from percona_mysql_k8s.policies._sdk import share_deserialization
+    from percona_mysql_k8s.policies._sdk import report_version, share_deserialization
     from percona_mysql_k8s.policies._server import serve_on_event_loop
 except ModuleNotFoundError as error:
     if error.name != "percona_mysql_k8s":
@@ -26,6 +27,7 @@ except ModuleNotFoundError as error:
 
 from pulumi_policy import PolicyPack  # noqa: E402 - after the library is found
 
+report_version(__version__)  # GetAnalyzerInfo and every diagnostic name the pack's version, not the SDK's "0.0.1"
 share_deserialization()
 serve_on_event_loop()
 PolicyPack(name=PACK_NAME, description=PACK_DESCRIPTION, policies=ALL_POLICIES)
