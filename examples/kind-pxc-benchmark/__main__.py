@@ -40,7 +40,7 @@ try:
 except InputError as error:
     raise pulumi.RunError(f"config: {error}") from None
 spec = DatabaseSpec(name="bench", namespace="bench", engine="pxc", proxy="haproxy", cluster_size=1, ephemeral=True,
-                    log_collector=False, pmm_enabled=False, load="read-heavy", storage_size="10Gi")
+                    log_collector=False, pmm_enabled=False, load="read-heavy", storage_size="16Gi")
 
 target = build_cluster(settings)
 namespace = create_namespace(spec.namespace, target)
