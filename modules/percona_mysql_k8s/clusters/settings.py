@@ -33,6 +33,7 @@ from percona_mysql_k8s.core.kind_host import KindHost, worker_budget
 from percona_mysql_k8s.core.machines import MachineType, lookup
 from percona_mysql_k8s.core.node_inventory import ObservedNode, ObservedPool, observe_all, select_pool
 from percona_mysql_k8s.core.pools import DATABASE_POOL, DATABASE_TAINT, MONITORING_POOL, POOL_LABEL, PoolShape, Taint
+from percona_mysql_k8s.core.rules import MAX_POOL_NODES
 from percona_mysql_k8s.core.scheduling import KUBERNETES_EFFECTS, cloud_effect
 from percona_mysql_k8s.core.units import cpu_to_millicores, format_cpu, format_memory, memory_to_bytes
 
@@ -365,7 +366,7 @@ def check_target_keys(values: Mapping[str, object], target: str) -> None:
 
 
 # Upper bounds: beyond them a value is a typo, not a plan.
-MAX_NODES_PER_POOL = 100  # far above any database topology (7 members at most, T1); GKE allows 1000 per pool
+MAX_NODES_PER_POOL = MAX_POOL_NODES  # far above any database topology (7 members at most, T1); GKE allows 1000 per pool
 MAX_DISK_SIZE_GB = 65536  # the largest GCE persistent disk is 64 TiB (EBS volumes stop at 16 TiB)
 # EKS versions both operators are tested on, from their release notes' platform lists
 # (PXC operator 1.19: EKS 1.32-1.34; PS operator 1.2: EKS 1.33-1.36).

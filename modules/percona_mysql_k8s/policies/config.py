@@ -16,7 +16,15 @@ from typing import Any
 
 from pulumi_policy import EnforcementLevel, PolicyConfigSchema
 
-from percona_mysql_k8s.core.rules import RULES, THRESHOLD_RULE, THRESHOLDS, Level, resolve_thresholds
+from percona_mysql_k8s.core.rules import (
+    ORDERED_THRESHOLDS,
+    RULES,
+    THRESHOLD_RULE,
+    THRESHOLDS,
+    Level,
+    ThresholdError,
+    resolve_thresholds,
+)
 
 _JSON_TYPES = {"string": str, "boolean": bool, "object": dict, "array": list, "integer": (int, float), "number": (int, float)}
 
@@ -83,6 +91,13 @@ def _number(name: str, value: Any) -> Any:
     return value
 
 
+def _check_domain(name: str, value: Any) -> None:
+    """One threshold against its own domain (pairs are checked together, once all are read)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ThresholdError(name, f"threshold {name!r} must be a number, got {value!r}")
+    THRESHOLDS[name].check(value)
+
+
 _cache: dict[tuple, ResolvedConfig] = {}
 
 
@@ -127,16 +142,25 @@ def _resolve(config: Mapping[str, Any] | None, thresholds: Iterable[str], settin
             continue
         value = _number(name, config[name])
         try:
-            resolve_thresholds({name: value})
-        except (KeyError, ValueError) as error:
+            _check_domain(name, value)
+        except ThresholdError as error:
             errors.append(f"policy config {str(error).strip(chr(34))}")
             continue
         if THRESHOLDS[name].kind == "integer" and not isinstance(value, int):
             errors.append(f"policy config threshold {name!r} must be a whole number, got {value!r}")
             continue
         overrides[name] = value
-    # Every threshold is present: those a policy does not expose keep their defaults.
-    values = resolve_thresholds(overrides)
+    # Every threshold is present: those a policy does not expose keep their defaults. A contradicting pair
+    # (a minimum above its maximum) is an error; both keep their defaults.
+    try:
+        values = resolve_thresholds(overrides)
+    except ThresholdError as error:
+        errors.append(f"policy config {error}")
+        for pair in ORDERED_THRESHOLDS:
+            if error.name in pair:
+                for name in pair:
+                    overrides.pop(name, None)
+        values = resolve_thresholds(overrides)
     resolved_settings: dict[str, Any] = {}
     for setting in settings:
         value = config.get(setting.name, setting.default)

@@ -6,11 +6,12 @@ import argparse
 import json
 import math
 import os
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from percona_mysql_k8s.core.errors import InputError
+from percona_mysql_k8s.core.errors import InputError, one_line
 from percona_mysql_k8s.core.memory import ENGINES, MYSQL_VERSIONS
 from percona_mysql_k8s.core.profiles import LOADS
 from percona_mysql_k8s.core.report import to_json
@@ -49,6 +50,17 @@ FLAGS = {
 PLOT_SUFFIXES = (".png", ".svg")
 
 
+_WHOLE = re.compile(r"[+-]?[0-9]+", re.ASCII)
+_NUMBER = re.compile(r"[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?", re.ASCII)
+
+
+def _whole_number(text: str) -> int:
+    """A count as typed: ASCII digits only (``int()`` would also take ``'١٢'``, ``'1_000'`` and blanks)."""
+    if not _WHOLE.fullmatch(text) or len(text) > 30:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number (ASCII digits)")
+    return int(text)
+
+
 def describe(error: InputError) -> str:
     """``error: T2: --proxy: ProxySQL is supported only with PXC ...``"""
     flag = FLAGS.get(error.key, f"--{error.key.replace('_', '-')}")
@@ -74,7 +86,7 @@ def _parser() -> argparse.ArgumentParser:
     budget.add_argument("--daemonset-cpu", help="CPU requested per node by DaemonSets (default: the provider's, K1)")
     budget.add_argument("--daemonset-memory", help="memory requested per node by DaemonSets (default: the provider's, K1)")
     parser.add_argument("--load", default="light-oltp", help=f"load profile: {', '.join(LOADS)} (default light-oltp)")
-    parser.add_argument("--connections", type=int, default=0, help="max_connections; 0 derives the largest that fits (M6)")
+    parser.add_argument("--connections", type=_whole_number, default=0, help="max_connections; 0 derives the largest that fits (M6)")
     parser.add_argument("--proxy", default="haproxy", help=f"{', '.join(PROXIES)}: haproxy (default), proxysql (PXC), router (GR)")
     parser.add_argument("--pmm", action=argparse.BooleanOptionalAction, default=True, help="PMM client sidecars (default on)")
     parser.add_argument("--log-collector", action=argparse.BooleanOptionalAction, default=None,
@@ -82,10 +94,10 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--backup", action=argparse.BooleanOptionalAction, default=False,
                         help="backups enabled (PS adds an xtrabackup sidecar to every mysqld pod)")
     parser.add_argument("--mysql-version", default="8.0", help=f"{' or '.join(MYSQL_VERSIONS)} (default 8.0)")
-    parser.add_argument("--size", type=int, default=3, help="cluster size (T1: PXC 3/5, GR 3/5/7)")
+    parser.add_argument("--size", type=_whole_number, default=3, help="cluster size (T1: PXC 3/5, GR 3/5/7)")
     parser.add_argument("--allow-unsafe-size", action="store_true", help="allow fewer members (ephemeral stacks only)")
     parser.add_argument("--volume", help="data volume size (Kubernetes quantity: 200Gi); bounds the redo log (K6)")
-    parser.add_argument("--disk-iops", type=int, default=DEFAULT_DISK_IOPS, help=f"data volume IOPS (default {DEFAULT_DISK_IOPS})")
+    parser.add_argument("--disk-iops", type=_whole_number, default=DEFAULT_DISK_IOPS, help=f"data volume IOPS (default {DEFAULT_DISK_IOPS})")
     parser.add_argument("--threshold", action="append", default=[], metavar="NAME=VALUE",
                         help=f"override a rule threshold; names: {', '.join(sorted(THRESHOLDS))}")
     parser.add_argument("--format", default="table", choices=("table", "json"))
@@ -108,13 +120,11 @@ def _thresholds(pairs: Sequence[str]) -> dict[str, float]:
         name, separator, value = pair.partition("=")
         if not separator:
             raise InputError("threshold", f"expected NAME=VALUE, got {pair!r}")
-        try:
-            number = int(value)
-        except ValueError:
-            try:
-                number = float(value)  # 0.5, 1e3; 1.0e999 reads as inf and is refused below
-            except ValueError:
-                raise InputError("threshold", f"{name.strip()}: {value!r} is not a number") from None
+        text = value.strip()
+        if not _NUMBER.fullmatch(text):  # ASCII only: float() would also take '١٫٥', 'nan' and 'infinity'
+            raise InputError("threshold", f"{name.strip()}: {value!r} is not a number", THRESHOLD_RULE.get(name.strip()))
+        # a whole number stays exact; 0.5, 1e3 are floats (1.0e999 reads as inf and is refused below)
+        number = int(text) if _WHOLE.fullmatch(text) and len(text) <= 30 else float(text)
         if isinstance(number, float) and not math.isfinite(number):
             raise InputError("threshold", f"threshold {name.strip()!r} must be a finite number, got {value.strip()!r}",
                              THRESHOLD_RULE.get(name.strip()))
@@ -163,15 +173,20 @@ def input_from_args(args: argparse.Namespace) -> SizingInput:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    args = None
     try:
         args = _parser().parse_args(argv)
         check_plot_target(args.plot)
         result = size(input_from_args(args))
     except UsageError as error:
-        print(f"error: {error}", file=sys.stderr)
+        print(one_line(f"error: {error}"), file=sys.stderr)
         return 2
     except InputError as error:
-        print(describe(error), file=sys.stderr)
+        line = describe(error)
+        if args is not None and args.threshold and error.key not in ("threshold", "thresholds"):
+            # a refusal the thresholds led to (e.g. a larger term no longer fits): name them too
+            line += f" (with --threshold {', '.join(args.threshold)})"
+        print(one_line(line), file=sys.stderr)
         return 2
     if args.format == "json":
         print(json.dumps(to_json(result), indent=2))
