@@ -28,14 +28,22 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from percona_mysql_k8s.core.allocatable import DEFAULT_MAX_PODS, NodeBudget, kind_node_budget, node_budget
+from percona_mysql_k8s.core.bounds import MAX_MACHINE_CPU_MILLICORES, MAX_MACHINE_MEMORY_BYTES
 from percona_mysql_k8s.core.errors import InputError
-from percona_mysql_k8s.core.kind_host import KindHost, worker_budget
+from percona_mysql_k8s.core.kind_host import CONTROL_PLANE, HOST_RESERVE, KindHost, worker_budget
 from percona_mysql_k8s.core.machines import MachineType, lookup
 from percona_mysql_k8s.core.node_inventory import ObservedNode, ObservedPool, observe_all, select_pool
 from percona_mysql_k8s.core.pools import DATABASE_POOL, DATABASE_TAINT, MONITORING_POOL, POOL_LABEL, PoolShape, Taint
 from percona_mysql_k8s.core.rules import MAX_POOL_NODES
 from percona_mysql_k8s.core.scheduling import KUBERNETES_EFFECTS, cloud_effect
-from percona_mysql_k8s.core.units import cpu_to_millicores, format_cpu, format_memory, memory_to_bytes
+from percona_mysql_k8s.core.units import (
+    cpu_to_millicores,
+    decimal_number,
+    format_cpu,
+    format_memory,
+    memory_to_bytes,
+    whole_number,
+)
 
 from .inventory import ClusterReader, read_cluster
 
@@ -249,9 +257,9 @@ def decode_config_value(key: str, raw: str) -> object:
         raise InputError(key, f"{raw!r} is not true or false")
     if kind is int:
         try:
-            return int(raw.strip())
+            return whole_number(raw)
         except ValueError:
-            raise InputError(key, f"{raw!r} is not a whole number") from None
+            raise InputError(key, f"{raw!r} is not a whole number (ASCII digits)") from None
     try:
         value = json.loads(raw)
     except json.JSONDecodeError:
@@ -294,8 +302,11 @@ class _Values:
         value = self._get(key)
         if isinstance(value, float) and value.is_integer():
             value = int(value)  # numbers may round-trip through JSON as floats
-        if isinstance(value, str) and re.fullmatch(r"\s*-?\d+\s*", value):
-            value = int(value)
+        if isinstance(value, str):
+            try:
+                value = whole_number(value)
+            except ValueError:
+                pass  # refused below, naming the key
         if isinstance(value, bool) or not isinstance(value, int):
             raise InputError(key, f"{value!r} is not a whole number", rule=rule)
         if value < minimum:
@@ -740,7 +751,28 @@ def _kind_host(v: _Values, host: Callable[[], tuple[int, int]]) -> KindHost:
         raise InputError("kindHostMemory", str(error), rule="K1") from None
     if cpu <= 0 or memory <= 0:
         raise InputError("kindHostCpu" if cpu <= 0 else "kindHostMemory", "must be more than zero", rule="K1")
-    return KindHost(cpu, memory, source="the declared host (kindHostCpu/kindHostMemory)")
+    if cpu % 1000 or cpu > MAX_MACHINE_CPU_MILLICORES:
+        # Docker counts whole CPUs (docker info NCPU; Docker Desktop allots whole CPUs), and no host has more than
+        # Linux's 8192 (core.bounds).
+        raise InputError("kindHostCpu", f"{cpu_text!r} is no host's CPU count: a host has a whole number of CPUs "
+                                        f"from 1 to {MAX_MACHINE_CPU_MILLICORES // 1000} (e.g. 8, as docker info reports)", rule="K1")
+    _no_machine_has_more(memory, "kindHostMemory", memory_text)
+    declared = KindHost(cpu, memory, source="the declared host (kindHostCpu/kindHostMemory)")
+    if v.text("kindHostShare").lower() == AUTO:
+        return declared  # the fit (stack.kind_fit) refuses a host too small with the smallest host that works
+    for key, free, text, what in (("kindHostCpu", declared.free_cpu_millicores, cpu_text, "CPU"),
+                                  ("kindHostMemory", declared.free_memory_bytes, memory_text, "memory")):
+        if free <= 0:
+            raise InputError(key, f"{text!r} is not enough {what} to run kind at all: the host's own share and the "
+                                  f"control plane take {format_cpu(HOST_RESERVE.cpu_millicores + CONTROL_PLANE.cpu_millicores)} "
+                                  f"CPU and {format_memory(HOST_RESERVE.memory_bytes + CONTROL_PLANE.memory_bytes)} (core.kind_host)",
+                             rule="K1")
+    return declared
+
+
+def _no_machine_has_more(memory: int, key: str, text: str) -> None:
+    if memory > MAX_MACHINE_MEMORY_BYTES:
+        raise InputError(key, f"{text!r} is more memory than any machine has (4Pi, x86-64's physical address space)", rule="K1")
 
 
 AUTO = "auto"
@@ -757,8 +789,8 @@ def _kind_share(v: _Values) -> float | None:
     if text.lower() == AUTO:
         return None
     try:
-        share = float(text)
-    except ValueError:
+        share = decimal_number(text)
+    except (ValueError, OverflowError):
         raise InputError("kindHostShare", f"{text!r} is not auto or a number in (0, 1]", rule="K1") from None
     if not math.isfinite(share) or not 0 < share <= 1:
         raise InputError("kindHostShare", f"{text!r} must be auto or a share of the host with 0 < share ≤ 1", rule="K1")
@@ -995,6 +1027,9 @@ def _configured_budget(v: _Values, daemonset: tuple[int | None, int | None]) -> 
         raise InputError("existingNodeCpu", "allocatable CPU must be positive", rule="K1")
     if memory <= 0:
         raise InputError("existingNodeMemory", "allocatable memory must be positive", rule="K1")
+    if cpu > MAX_MACHINE_CPU_MILLICORES:
+        raise InputError("existingNodeCpu", f"{format_cpu(cpu)} is more CPU than any node has (8192 CPUs, Linux's most)", rule="K1")
+    _no_machine_has_more(memory, "existingNodeMemory", v.text("existingNodeMemory"))
     if daemonset[0] > cpu:
         raise InputError("daemonsetCpu", f"{daemonset[0]}m exceeds the {cpu}m allocatable of existingNodeCpu", rule="K1")
     if daemonset[1] > memory:

@@ -62,6 +62,14 @@ def _round(size: ContainerSize) -> ContainerSize:
     return ContainerSize(size.cpu_millicores // 10 * 10, size.memory_bytes // MIB * MIB)
 
 
+def _after_daemonsets(node: NodeBudget) -> str:
+    """What the DaemonSets take from each node, said when any (their requests come from daemonsetCpu/Memory)."""
+    if not (node.daemonset_cpu_millicores or node.daemonset_memory_bytes):
+        return ""
+    return (f" after its DaemonSets' {node.daemonset_cpu_millicores}m / {node.daemonset_memory_bytes // MIB} MiB "
+            "(daemonsetCpu/daemonsetMemory)")
+
+
 def plan(
     node: NodeBudget, *, operator: bool, pmm_server: bool, sysbench: bool, backup: BackupPlan | None = None
 ) -> MonitoringPlan:
@@ -77,7 +85,7 @@ def plan(
     if fixed_cpu > cpu or fixed_memory > memory:
         raise InputError(
             "monitoringNodeType",
-            f"a monitoring node offers {cpu}m CPU and {memory // MIB} MiB usable, too little for the operator, helper "
+            f"a monitoring node offers {cpu}m CPU and {memory // MIB} MiB usable{_after_daemonsets(node)}, too little for the operator, helper "
             f"jobs and backup containers (backup Job, PITR collector: M3, R1, R2) together ({fixed_cpu}m / "
             f"{fixed_memory // MIB} MiB): choose a larger monitoring node",
             "K5",
@@ -88,7 +96,8 @@ def plan(
     def too_small(what: str, need: ContainerSize) -> InputError:
         return InputError(
             "monitoringNodeType",
-            f"a monitoring node offers {node.usable_cpu_millicores}m CPU and {node.usable_memory_bytes // MIB} MiB usable; "
+            f"a monitoring node offers {node.usable_cpu_millicores}m CPU and {node.usable_memory_bytes // MIB} MiB usable"
+            f"{_after_daemonsets(node)}; "
             f"after the operator, helper jobs and backup containers {max(cpu, 0)}m / {max(memory, 0) // MIB} MiB are left, too little for "
             f"{what} (needs {need.cpu_millicores}m / {need.memory_bytes // MIB} MiB): choose a larger monitoring node",
             "K5",

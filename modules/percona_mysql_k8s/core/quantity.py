@@ -201,7 +201,8 @@ def parse_quantity(value: object, schema: Schema = Schema.CRD) -> Decimal:
         return go_parse_quantity(_number_text(value))
     if schema is Schema.CRD:
         if not _CRD_PATTERN.fullmatch(value):
-            raise QuantityError(f"{value!r} does not match the CRD's quantity pattern {CRD_PATTERN} "
-                                "(ASCII digits, one suffix, no blanks)")
+            raise QuantityError(f"{value!r} does not match the CRD's quantity pattern: ASCII digits with an optional "
+                                "sign, point and exponent, then at most one suffix (n u m k M G T P E Ki Mi Gi Ti Pi Ei), "
+                                "no blanks")
         return go_parse_quantity(value)
     return go_parse_quantity(_trim_space(value))

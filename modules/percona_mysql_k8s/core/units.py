@@ -10,13 +10,14 @@ grammar of every quantity a user gives this project (stack config, the sizing fl
 
 from __future__ import annotations
 
+import math
 import re
 from decimal import ROUND_CEILING, Decimal
 
 from .quantity import MAX_INT64, QuantityError, Schema, parse_quantity
 
 __all__ = ["GIB", "KIB", "MIB", "QuantityError", "Schema", "cpu_to_millicores", "format_cpu", "format_memory",
-           "human_bytes", "memory_to_bytes", "parse_mysql_size", "parse_quantity"]
+           "decimal_number", "human_bytes", "memory_to_bytes", "parse_mysql_size", "parse_quantity", "whole_number"]
 
 KIB = 1024
 MIB = 1024**2
@@ -41,6 +42,34 @@ def memory_to_bytes(value: object, schema: Schema = Schema.CRD) -> int:
     if amount > MAX_INT64:
         raise QuantityError(f"{value!r} is beyond the largest quantity Kubernetes counts in bytes ({MAX_INT64}, an int64)")
     return int(amount.to_integral_value(rounding=ROUND_CEILING))
+
+
+_WHOLE_NUMBER = re.compile(r"[+-]?[0-9]+", re.ASCII)
+_DECIMAL_NUMBER = re.compile(r"[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?", re.ASCII)
+_BLANKS = " \t\r\n"
+_MOST_DIGITS = 1000  # int() refuses more than 4300 digits; nothing this project counts needs 1000
+
+
+def whole_number(text: str) -> int:
+    """A whole number as typed: ASCII digits with an optional sign (``int()`` would also take ``'١٢'``,
+    ``'1_000'`` and Unicode blanks). ValueError otherwise."""
+    stripped = text.strip(_BLANKS)
+    if not _WHOLE_NUMBER.fullmatch(stripped) or len(stripped) > _MOST_DIGITS:
+        raise ValueError(f"{text!r} is not a whole number (ASCII digits)")
+    return int(stripped)
+
+
+def decimal_number(text: str) -> float:
+    """A decimal number as typed: ASCII digits, one point, an optional exponent (``float()`` would also
+    take ``'٠٫٥'``, ``'nan'``, ``'infinity'`` and ``'1_0'``). ValueError otherwise; OverflowError when it is
+    written correctly but beyond a float (``1e999``)."""
+    stripped = text.strip(_BLANKS)
+    if not _DECIMAL_NUMBER.fullmatch(stripped) or len(stripped) > _MOST_DIGITS:
+        raise ValueError(f"{text!r} is not a decimal number (ASCII digits, e.g. 0.5)")
+    value = float(stripped)
+    if not math.isfinite(value):
+        raise OverflowError(f"{text!r} is beyond the largest number")
+    return value
 
 
 def format_cpu(millicores: int) -> str:

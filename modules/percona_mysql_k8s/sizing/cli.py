@@ -6,7 +6,6 @@ import argparse
 import json
 import math
 import os
-import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -18,7 +17,7 @@ from percona_mysql_k8s.core.report import to_json
 from percona_mysql_k8s.core.rules import THRESHOLD_RULE, THRESHOLDS
 from percona_mysql_k8s.core.sidecars import PROXIES
 from percona_mysql_k8s.core.sizing import DEFAULT_DISK_IOPS, SizingInput, size
-from percona_mysql_k8s.core.units import cpu_to_millicores, memory_to_bytes
+from percona_mysql_k8s.core.units import cpu_to_millicores, decimal_number, memory_to_bytes, whole_number
 
 
 class UsageError(Exception):
@@ -50,15 +49,12 @@ FLAGS = {
 PLOT_SUFFIXES = (".png", ".svg")
 
 
-_WHOLE = re.compile(r"[+-]?[0-9]+", re.ASCII)
-_NUMBER = re.compile(r"[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?", re.ASCII)
-
-
 def _whole_number(text: str) -> int:
-    """A count as typed: ASCII digits only (``int()`` would also take ``'١٢'``, ``'1_000'`` and blanks)."""
-    if not _WHOLE.fullmatch(text) or len(text) > 30:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number (ASCII digits)")
-    return int(text)
+    """A count as typed: ASCII digits only (core.units.whole_number)."""
+    try:
+        return whole_number(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def describe(error: InputError) -> str:
@@ -120,11 +116,16 @@ def _thresholds(pairs: Sequence[str]) -> dict[str, float]:
         name, separator, value = pair.partition("=")
         if not separator:
             raise InputError("threshold", f"expected NAME=VALUE, got {pair!r}")
-        text = value.strip()
-        if not _NUMBER.fullmatch(text):  # ASCII only: float() would also take '١٫٥', 'nan' and 'infinity'
-            raise InputError("threshold", f"{name.strip()}: {value!r} is not a number", THRESHOLD_RULE.get(name.strip()))
-        # a whole number stays exact; 0.5, 1e3 are floats (1.0e999 reads as inf and is refused below)
-        number = int(text) if _WHOLE.fullmatch(text) and len(text) <= 30 else float(text)
+        try:  # ASCII only: float() would also take '١٫٥' and 'nan'; a whole number stays exact
+            number = whole_number(value)
+        except ValueError:
+            try:
+                number = decimal_number(value)
+            except OverflowError:
+                number = math.inf  # refused below, as not finite
+            except ValueError:
+                raise InputError("threshold", f"{name.strip()}: {value!r} is not a number (ASCII digits; at most "
+                                              f"the threshold's maximum)", THRESHOLD_RULE.get(name.strip())) from None
         if isinstance(number, float) and not math.isfinite(number):
             raise InputError("threshold", f"threshold {name.strip()!r} must be a finite number, got {value.strip()!r}",
                              THRESHOLD_RULE.get(name.strip()))
