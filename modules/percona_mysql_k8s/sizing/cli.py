@@ -67,6 +67,7 @@ def describe(error: InputError) -> str:
 def _parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="python -m percona_mysql_k8s.sizing",
+        allow_abbrev=False,  # a flag is spelled out: --c or --na must not silently mean --cluster or --name
         description="Size one Percona MySQL member (mysqld pod + one proxy pod) from its budget or its node type.",
         epilog="Examples:\n"
         "  python -m percona_mysql_k8s.sizing --engine group-replication --cpu 4000m --memory 8Gi --load heavy-oltp --connections 0 --proxy haproxy\n"
