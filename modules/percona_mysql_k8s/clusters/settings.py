@@ -410,7 +410,7 @@ def check_bounds(values: Mapping[str, object], target: str) -> None:
     if target == "gke":
         for key in ("gkeNetwork", "gkeSubnetwork"):
             value = v.text(key)
-            if value and not _GCE_NAME.match(value):
+            if value and not _GCE_NAME.fullmatch(value):
                 raise InputError(key, f"{value!r} is not a GCE network name (lowercase letters, digits, hyphens; at most 63) "
                                       "or a projects/…/networks|subnetworks/… path")
     if target == "eks" and v.text("eksVersion") not in EKS_VERSIONS:
@@ -418,13 +418,13 @@ def check_bounds(values: Mapping[str, object], target: str) -> None:
                                        f"({', '.join(EKS_VERSIONS)})")
     if target == "kind":
         image = v.text("kindNodeImage")
-        if image and not _IMAGE_REFERENCE.match(image):
+        if image and not _IMAGE_REFERENCE.fullmatch(image):
             raise InputError("kindNodeImage", f"{image!r} is not an image reference (e.g. kindest/node:v1.33.1)")
 
 
 def _check_label_key(key: str, config_key: str, rule: str) -> None:
     prefix, _, name = key.rpartition("/")
-    if (prefix and (len(prefix) > 253 or not _LABEL_PREFIX.match(prefix))) or not _LABEL_NAME.match(name):
+    if (prefix and (len(prefix) > 253 or not _LABEL_PREFIX.fullmatch(prefix))) or not _LABEL_NAME.fullmatch(name):
         raise InputError(config_key, f"{key!r} is not a valid Kubernetes label key ([prefix/]name)", rule=rule)
 
 
@@ -439,7 +439,7 @@ def parse_labels(text: str, config_key: str) -> dict[str, str]:
         if not sep or not key:
             raise InputError(config_key, f"{item!r} is not key=value (write the labels as k=v,k2=v2)", rule="K4")
         _check_label_key(key, config_key, "K4")
-        if not _LABEL_VALUE.match(value):
+        if not _LABEL_VALUE.fullmatch(value):
             raise InputError(config_key, f"{value!r} is not a valid Kubernetes label value", rule="K4")
         if key in labels:
             raise InputError(config_key, f"label {key!r} is given twice", rule="K4")
@@ -456,7 +456,7 @@ def parse_taint(text: str, config_key: str) -> Taint:
         raise InputError(config_key, f"taint effect {effect!r} is not one of {', '.join(TAINT_EFFECTS)}", rule="K4")
     key, _, value = head.partition("=")
     _check_label_key(key, config_key, "K4")
-    if not _LABEL_VALUE.match(value):
+    if not _LABEL_VALUE.fullmatch(value):
         raise InputError(config_key, f"{value!r} is not a valid taint value", rule="K4")
     return Taint(key, value, effect)
 
@@ -547,7 +547,7 @@ def cluster_settings_from_config(
     check_bounds(values, target)
 
     name = v.text("clusterName")
-    if len(name) > MAX_CLUSTER_NAME or not _CLUSTER_NAME.match(name):
+    if len(name) > MAX_CLUSTER_NAME or not _CLUSTER_NAME.fullmatch(name):
         raise InputError(
             "clusterName",
             f"{name!r} must be 1 to {MAX_CLUSTER_NAME} lowercase letters, digits and hyphens, starting with a letter "
@@ -614,12 +614,12 @@ def _gke(v: _Values, database_count: int, monitoring_count: int) -> GkeSettings:
     project = v.text("gcpProject")
     if not project:
         raise InputError("gcpProject", "the gke target needs the GCP project of the cluster")
-    if not _GCP_PROJECT.match(project):
+    if not _GCP_PROJECT.fullmatch(project):
         raise InputError("gcpProject", f"{project!r} is not a GCP project ID (6-30 lowercase letters, digits, hyphens)")
     region = v.text("gcpRegion")
     if not region:
         raise InputError("gcpRegion", "the gke target needs the region of its regional cluster (e.g. europe-west1)")
-    if not _GCP_REGION.match(region):
+    if not _GCP_REGION.fullmatch(region):
         raise InputError("gcpRegion", f"{region!r} is not a GCP region (e.g. europe-west1, us-central1)")
     zones = v.strings("gcpZones")
     if not zones:
@@ -659,7 +659,7 @@ def _gke_hardening(v: _Values, region: str) -> dict:
     cidrs = _ipv4_cidrs(v, "gkeMasterAuthorizedNetworks", MAX_MASTER_AUTHORIZED_NETWORKS)
     key = v.text("gkeSecretsKmsKey")
     if key:
-        match = _KMS_KEY.match(key)
+        match = _KMS_KEY.fullmatch(key)
         if not match:
             raise InputError("gkeSecretsKmsKey", f"{key!r} is not a Cloud KMS key name "
                                                  "(projects/P/locations/L/keyRings/R/cryptoKeys/K)")
@@ -700,7 +700,7 @@ def _eks_hardening(v: _Values, region: str, private_endpoint: bool) -> dict:
                                                  "clear one of the two")
     arn = v.text("eksSecretsKmsKeyArn")
     if arn:
-        match = _KMS_KEY_ARN.match(arn)
+        match = _KMS_KEY_ARN.fullmatch(arn)
         if not match:
             raise InputError("eksSecretsKmsKeyArn", f"{arn!r} is not a KMS key ARN (arn:aws:kms:REGION:ACCOUNT:key/ID)")
         if match.group(1) != region:
@@ -712,18 +712,18 @@ def _eks(v: _Values) -> EksSettings:
     region = v.text("awsRegion")
     if not region:
         raise InputError("awsRegion", "the eks target needs the AWS region of the cluster (e.g. eu-west-1)")
-    if not _AWS_REGION.match(region):
+    if not _AWS_REGION.fullmatch(region):
         raise InputError("awsRegion", f"{region!r} is not an AWS region (e.g. eu-west-1, us-east-2)")
     version = v.text("eksVersion")
-    if not _EKS_VERSION.match(version):
+    if not _EKS_VERSION.fullmatch(version):
         raise InputError("eksVersion", f"{version!r} is not an EKS Kubernetes version (e.g. 1.33)")
     vpc_id, subnet_ids = v.text("eksVpcId"), v.strings("eksSubnetIds")
-    if vpc_id and not _VPC_ID.match(vpc_id):
+    if vpc_id and not _VPC_ID.fullmatch(vpc_id):
         raise InputError("eksVpcId", f"{vpc_id!r} is not a VPC ID (vpc-…)")
     if subnet_ids and not vpc_id:
         raise InputError("eksVpcId", "eksSubnetIds are subnets of an existing VPC: set eksVpcId too (or neither, to create a VPC)")
     if vpc_id:
-        bad = [subnet for subnet in subnet_ids if not _SUBNET_ID.match(subnet)]
+        bad = [subnet for subnet in subnet_ids if not _SUBNET_ID.fullmatch(subnet)]
         if bad:
             raise InputError("eksSubnetIds", f"{', '.join(bad)} not subnet IDs (subnet-…)")
         if len(subnet_ids) < 2:

@@ -161,10 +161,10 @@ def backup_settings(values: Mapping[str, object], *, target: str, cluster_name: 
                                          f"{', '.join(missing)}{beside} (docs/backups.md), or set backup false to run without "
                                          "backups", "R1")
         check_bucket_name(bucket, S3_COMPATIBLE)
-        if not _DNS_SUBDOMAIN.match(secret):
+        if not _DNS_SUBDOMAIN.fullmatch(secret):
             raise InputError("backupCredentialsSecret", f"{secret!r} is not a Secret name (lowercase DNS subdomain)", "R4")
         region = str(values["backupRegion"]) or "us-east-1"  # what S3 clients sign with when a store has no regions
-        if not _REGION.match(region):
+        if not _REGION.fullmatch(region):
             raise InputError("backupRegion", f"{region!r} is not a region name (lowercase letters, digits, '-')")
         storage = BackupStorage(kind=S3_COMPATIBLE, bucket=bucket, region=region,
                                 endpoint_url=_endpoint(endpoint, production), credentials_secret=secret)

@@ -264,12 +264,12 @@ def check_database_keys(values: Mapping[str, object]) -> None:
     # the ladder's own checks (B2, B3), even when sysbench is off: a bad value is never kept for later
     bench.ladder(v.get("sysbenchThreads"), v.get("sysbenchDuration"), v.get("sysbenchWarmup"), v.get("sysbenchRate"))
     namespace = v.get("namespace")
-    if not _DNS_LABEL.match(namespace):
+    if not _DNS_LABEL.fullmatch(namespace):
         raise InputError("namespace", f"{namespace!r} is not a namespace name (lowercase letters, digits, hyphens; at most 63)")
     if namespace.startswith("kube-"):
         raise InputError("namespace", f"{namespace!r} is reserved for Kubernetes itself: choose the database's own namespace")
     storage_class = v.get("storageClass")
-    if storage_class and not _DNS_SUBDOMAIN.match(storage_class):
+    if storage_class and not _DNS_SUBDOMAIN.fullmatch(storage_class):
         raise InputError("storageClass", f"{storage_class!r} is not a StorageClass name (lowercase DNS subdomain)")
     _check_quantity(v, "storageSize")
     _check_quantity(v, "pmmStorageSize")
@@ -319,7 +319,7 @@ def pmm_settings_from_config(values: Mapping[str, object], *, token_set: bool) -
     install, enabled, host = v.get("installPmm"), v.get("pmmEnabled"), v.get("pmmServerHost")
     if install and host:
         raise InputError("pmmServerHost", "is for a PMM server this stack does not install: set installPmm false, or leave it empty")
-    if host and not _HOST.match(host):
+    if host and not _HOST.fullmatch(host):
         raise InputError("pmmServerHost", f"{host!r} must be a bare host name (no scheme or port), e.g. monitoring-service.pmm", "S5")
     if enabled and not install:
         if not host:
@@ -336,7 +336,7 @@ def sysbench_settings_from_config(values: Mapping[str, object]) -> SysbenchSetti
     the most data it may prepare; ephemeral stacks may run on every change."""
     v = _Values(values)
     run_request, data_size = v.get("sysbenchRunId"), v.get("sysbenchDataSize")
-    if run_request and not _RUN_ID.match(run_request):
+    if run_request and not _RUN_ID.fullmatch(run_request):
         raise InputError("sysbenchRunId", f"{run_request!r} must be 1-16 lowercase letters, digits and hyphens (it names the Job)", "R5")
     max_data = None
     if data_size:
