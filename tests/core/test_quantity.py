@@ -51,6 +51,9 @@ REFUSED = [
     ("٣", "an Arabic-Indic digit is no digit to Go"),
     ("３Gi", "nor a full-width one"),
     ("1 Gi", "a blank between number and suffix"),
+    ("1Gi\n", "a newline reaches UnmarshalJSON escaped by the JSON encoder, as \\n: not trimmed"),
+    ("\t1Gi", "so does a tab"),
+    ("\u20281Gi", "and U+2028, which Go's encoder escapes"),
 ]
 
 
@@ -71,8 +74,10 @@ def test_what_parse_quantity_refuses_is_refused(text, why):
 
 @pytest.mark.parametrize(("text", "builtin"), [
     (" 1Gi", 2**30),  # UnmarshalJSON trims Go's unicode.IsSpace
-    ("1Gi\n", 2**30),  # Go's regexp: $ is the end of the text, so the CRD pattern refuses the newline
-    ("\u00a01Gi", 2**30),  # NBSP is a space to Go
+    ("1Gi ", 2**30),
+    ("\u00a01Gi", 2**30),  # NBSP is a space to Go, and the JSON encoder leaves it as it is
+    ("\u30001Gi", 2**30),  # so is the ideographic space
+    ("\x851Gi", 2**30),  # and NEL
     ("-", 0),  # a bare sign is zero to ParseQuantity; the pattern wants a digit
     (".", 0),
     ("Gi", 0),  # no digits at all: the numerator defaults to "0"

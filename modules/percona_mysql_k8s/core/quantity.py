@@ -17,8 +17,12 @@ What reaches ParseQuantity depends on the object (``Schema``):
 * a custom resource's field (the Percona CRDs): the CRD's OpenAPI ``pattern`` first (Go's regexp: ``$`` is
   the end of the text, so no trailing newline) and ``x-kubernetes-int-or-string`` (a JSON number must be
   an integer); surrounding blanks fail the pattern. The operator then parses the string with ParseQuantity.
-* a built-in object (Pod, Deployment, Node...): ``Quantity.UnmarshalJSON`` trims Go's ``unicode.IsSpace``
-  around the text and takes any JSON number.
+* a built-in object (Pod, Deployment, Node...): ``Quantity.UnmarshalJSON`` takes any JSON number, and
+  trims Go's ``unicode.IsSpace`` around the text *between the quotes, unescaped*: a blank Go's JSON encoder
+  escapes (below U+0020, such as tab and newline, and U+2028/U+2029; encoding/json ``encodeState.string``)
+  reaches it as ``\t`` or ``\u2028`` and is not trimmed, so the quantity is refused. The API server
+  re-encodes every object it decodes (server-side apply, conversion), so this holds whoever sent it;
+  measured on a real API server (tests/apiserver/test_apiserver_quantities.py).
 
 Both must accept a value for the API server (and then the operator or the scheduler) to take it: a
 quantity either refuses is a :class:`QuantityError`, never read.
@@ -166,16 +170,20 @@ def go_parse_quantity(text: str) -> Decimal:
     return amount.copy_negate() if negative else amount
 
 
-def _go_space(char: str) -> bool:
-    """Go's ``unicode.IsSpace``: ASCII \\t\\n\\v\\f\\r and space, U+0085, U+00A0 and the Z categories."""
-    return char in "\t\n\v\f\r \x85\xa0" or unicodedata.category(char) in ("Zs", "Zl", "Zp")
+def _trimmed_blank(char: str) -> bool:
+    """A character UnmarshalJSON's TrimSpace removes: Go's ``unicode.IsSpace`` (space, U+0085, U+00A0 and the Z
+    categories), except what reaches it escaped by the JSON encoder (the ASCII controls, and U+2028/U+2029, the
+    Zl and Zp categories)."""
+    if char < " " or char in "\u2028\u2029":
+        return False
+    return char in " \x85\xa0" or unicodedata.category(char) == "Zs"
 
 
 def _trim_space(text: str) -> str:
     start, end = 0, len(text)
-    while start < end and _go_space(text[start]):
+    while start < end and _trimmed_blank(text[start]):
         start += 1
-    while end > start and _go_space(text[end - 1]):
+    while end > start and _trimmed_blank(text[end - 1]):
         end -= 1
     return text[start:end]
 
