@@ -173,8 +173,8 @@ def check(ctx: Context) -> None:
     view = database(ctx, "S1")
     found = []
     values = None
-    if view is not None:
-        found = list(scan(view.root, view.root_path))
+    if view is not None:  # chart values as given: a password in them is in the stack whether the chart renders it or not
+        found = list(scan(view.values if view.values is not None else view.root, view.root_path))
     else:
         with ctx.checking("S1"):
             values = pmm_values(ctx, "S1")
