@@ -7,7 +7,8 @@ and grammar (hyperrealm/libconfig tag v1.7.3, lib/scanner.l and lib/grammar.y):
 
 * comments: ``#`` and ``//`` to the end of the line, ``/* ... */`` across lines, not inside strings;
 * strings: ``"..."`` with the escapes ``\\n \\r \\t \\f \\\\ \\"`` and ``\\xHH``; any other backslash is
-  kept as a backslash; adjacent strings are concatenated (``"a" "b"`` is ``"ab"``);
+  kept as a backslash; adjacent strings are concatenated (``"a" "b"`` is ``"ab"``); a string still open at the
+  end of the file ends the input there (what came before is read, the string is dropped);
 * names ``[A-Za-z*][-A-Za-z0-9_*]*``, compared byte for byte (case matters); ``=`` and ``:`` are the same;
   a setting ends with an optional ``;`` or ``,``; a name twice in one group is a parse error;
 * values: ``true``/``false`` in any case, integers (``strtoll`` base 0: ``010`` is octal, ``08`` an error;
@@ -66,13 +67,19 @@ class Sequence:
 
 @dataclass(frozen=True)
 class Token:
-    kind: str  # name | string | scalar | one of _PUNCTUATION's values | include
+    kind: str  # name | string | scalar | one of _PUNCTUATION's values | include | error | eof
     value: Any
     line: int
+    end: int = 0  # the scanner's line once the token is read (a string may span lines): where libconfig reports
+
+    @property
+    def reported(self) -> int:
+        return max(self.line, self.end)
 
 
-def _string(text: str, start: int, line: int) -> tuple[str, int, int]:
-    """The string opening at ``start`` (after its quote): (value, index after the closing quote, line)."""
+def _string(text: str, start: int, line: int) -> tuple[str | None, int, int]:
+    """The string opening at ``start`` (after its quote): (value, index after the closing quote, line); value
+    None when the file ends first (flex's <<EOF>> rule ends the input in any start condition)."""
     out: list[str] = []
     i = start
     while i < len(text):
@@ -95,7 +102,7 @@ def _string(text: str, start: int, line: int) -> tuple[str, int, int]:
         line += char == "\n"
         out.append(char)
         i += 1
-    raise LibconfigError(line, "unterminated string")
+    return None, len(text), line  # the end of the file inside a string: the scanner stops, the string is dropped
 
 
 def _integer(text: str, line: int) -> Scalar:
@@ -141,8 +148,19 @@ def _number(text: str, i: int, line: int) -> tuple[Token, int] | None:
 
 
 def tokens(text: str) -> list[Token]:
-    """The scanner (lib/scanner.l): comments and blanks dropped, strings unescaped."""
+    """The scanner (lib/scanner.l): comments and blanks dropped, strings unescaped. The scanner runs as the
+    parser asks for tokens, so a scanning error ends the list as an ``error`` token: the parser reports an
+    earlier syntax error first, as libconfig does."""
     found: list[Token] = []
+    try:
+        found.append(Token("eof", None, _scan(text, found)))
+    except LibconfigError as error:
+        found.append(Token("error", str(error).split(": ", 1)[1], error.line))
+    return found
+
+
+def _scan(text: str, found: list[Token]) -> int:
+    """Appends the tokens; returns the line the scanner ends on."""
     i, line, at_line_start = 0, 1, True
     while i < len(text):
         char = text[i]
@@ -169,7 +187,10 @@ def tokens(text: str) -> list[Token]:
             i = end + 2
         elif char == '"':
             value, i, after = _string(text, i + 1, line)
-            found.append(Token("string", value, line))
+            if value is None:
+                line = after
+                break
+            found.append(Token("string", value, line, after))
             line = after
         elif char in _PUNCTUATION:
             found.append(Token(_PUNCTUATION[char], char, line))
@@ -188,7 +209,7 @@ def tokens(text: str) -> list[Token]:
                 raise LibconfigError(line, f"syntax error at {char!r}")
             token, i = number
             found.append(token)
-    return found
+    return line
 
 
 class _Parser:
@@ -198,12 +219,16 @@ class _Parser:
         self.tokens, self.at = found, 0
 
     def peek(self) -> Token | None:
-        return self.tokens[self.at] if self.at < len(self.tokens) else None
+        """The next token; None at the end of the file."""
+        token = self.tokens[self.at] if self.at < len(self.tokens) else None
+        return None if token is None or token.kind == "eof" else token
 
     def take(self, *kinds: str) -> Token:
         token = self.peek()
+        if token is not None and token.kind == "error":
+            raise LibconfigError(token.line, token.value)
         if token is None or token.kind not in kinds:
-            line = token.line if token else (self.tokens[-1].line if self.tokens else 1)
+            line = token.reported if token else self.tokens[-1].line  # the eof token's line
             got = "the end of the file" if token is None else repr(token.value)
             raise LibconfigError(line, f"syntax error: expected {' or '.join(kinds)}, got {got}")
         self.at += 1
