@@ -57,3 +57,14 @@ def test_a_minimum_above_its_maximum_is_refused_and_both_keep_their_defaults(low
     consistent = config_module._resolve({lower: low, upper: high}, (lower, upper))
     assert consistent.errors == [] and consistent.thresholds[upper] == high
     assert resolve_thresholds({lower: low, upper: high})[lower] == low
+
+
+def test_a_numeric_setting_outside_its_range_is_refused_and_its_default_kept():
+    from percona_mysql_k8s.policies import pool_capacity
+
+    for bad in (float("inf"), float("nan"), -1, 10**30, 2.5, True):
+        resolved = config_module._resolve({"daemonset_cpu_millicores": bad}, (), pool_capacity.SPEC.settings)
+        assert resolved.settings["daemonset_cpu_millicores"] == 0, bad
+        assert len(resolved.errors) == 1 and "daemonset_cpu_millicores" in resolved.errors[0], bad
+    resolved = config_module._resolve({"daemonset_memory_bytes": 512 * 2**20}, (), pool_capacity.SPEC.settings)
+    assert resolved.errors == [] and resolved.settings["daemonset_memory_bytes"] == 512 * 2**20

@@ -10,6 +10,7 @@ stack-name patterns) are declared beside the policy as :class:`Setting` with the
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -38,12 +39,30 @@ class Setting:
     default: Any
     description: str
     items: Mapping[str, Any] | None = None
+    minimum: float | int | None = None  # numbers only: the documented range
+    maximum: float | int | None = None
 
     def schema(self) -> dict[str, Any]:
         schema: dict[str, Any] = {"type": self.type, "default": self.default, "description": self.description}
         if self.items is not None:
             schema["items" if self.type == "array" else "additionalProperties"] = dict(self.items)
+        if self.minimum is not None:
+            schema["minimum"] = self.minimum
+        if self.maximum is not None:
+            schema["maximum"] = self.maximum
         return schema
+
+    def problem(self, value: Any) -> str | None:
+        """Why a number is outside this setting's domain (not finite, a fraction for an integer, out of range)."""
+        if self.type not in ("integer", "number") or isinstance(value, bool):
+            return None
+        if isinstance(value, float) and not math.isfinite(value):
+            return f"policy config {self.name!r} must be a finite number, got {value!r}"
+        if self.type == "integer" and isinstance(value, float) and not value.is_integer():
+            return f"policy config {self.name!r} must be a whole number, got {value!r}"
+        if (self.minimum is not None and value < self.minimum) or (self.maximum is not None and value > self.maximum):
+            return f"policy config {self.name!r} must be from {self.minimum} to {self.maximum}, got {value!r}"
+        return None
 
 
 def threshold_schema(name: str) -> dict[str, Any]:
@@ -165,8 +184,11 @@ def _resolve(config: Mapping[str, Any] | None, thresholds: Iterable[str], settin
     for setting in settings:
         value = config.get(setting.name, setting.default)
         expected = _JSON_TYPES.get(setting.type)
-        if expected is not None and not isinstance(value, expected):
+        if expected is not None and (not isinstance(value, expected) or (expected is not bool and isinstance(value, bool))):
             errors.append(f"policy config {setting.name!r} must be of type {setting.type}, got {value!r}")
+            value = setting.default
+        elif setting.problem(value) is not None:
+            errors.append(setting.problem(value))
             value = setting.default
         resolved_settings[setting.name] = value
     return ResolvedConfig(values, resolved_settings, errors)
