@@ -21,6 +21,7 @@ overlap in practice), so the fit can be checked statically (K5).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from .allocatable import NodeBudget
@@ -56,6 +57,18 @@ class MonitoringPlan:
             if part is not None
         ]
         return ContainerSize(sum(p.cpu_millicores for p in parts), sum(p.memory_bytes for p in parts))
+
+
+# PMM Server keeps ~1 GB per monitored database node per week of data retention, and retains 30 days unless
+# told otherwise (PMM docs, "Set up PMM Server", system requirements; the stack keeps the default).
+PMM_BYTES_PER_NODE_WEEK = 10**9
+PMM_RETENTION_DAYS = 30
+
+
+def pmm_volume_bytes(monitored_nodes: int) -> int:
+    """What PMM Server's data volume needs: ~1 GB per monitored database node per week of its retention, for at
+    least one node (a server monitoring nothing yet still keeps its own metrics)."""
+    return math.ceil(max(1, monitored_nodes) * PMM_BYTES_PER_NODE_WEEK * PMM_RETENTION_DAYS / 7)
 
 
 def _round(size: ContainerSize) -> ContainerSize:

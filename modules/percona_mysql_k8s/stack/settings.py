@@ -207,10 +207,6 @@ class _Values:
 # ---- domains the component code does not bound itself: beyond them a value is a typo, not a plan -------
 
 # The volume and IOPS bounds are core.bounds' (MAX_DISK_IOPS, MAX_VOLUME_BYTES), read by sizing too.
-# PMM Server keeps ~1 GB per monitored database node per week of data retention, and retains 30 days
-# unless told otherwise (PMM docs, "Set up PMM Server": system requirements; the stack keeps the default).
-PMM_BYTES_PER_NODE_WEEK = 10**9
-PMM_RETENTION_DAYS = 30
 # A namespace is a DNS-1123 label; the kube- prefix is reserved for Kubernetes' own namespaces
 # (https://kubernetes.io/docs/concepts/overview/working-with-objects/namespaces/).
 _DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
@@ -238,21 +234,17 @@ def _check_quantity(v: _Values, key: str) -> int:
     return int(amount)
 
 
-def pmm_minimum_bytes(monitored_nodes: int) -> int:
-    """What PMM Server's data volume needs: ~1 GB per monitored database node per week of its 30-day retention,
-    for at least one node (a server monitoring nothing yet still keeps its own metrics)."""
-    return math.ceil(max(1, monitored_nodes) * PMM_BYTES_PER_NODE_WEEK * PMM_RETENTION_DAYS / 7)
-
-
-def _check_pmm_volume(v: _Values, cluster_size: int) -> None:
+def check_pmm_volume(values: Mapping[str, object], cluster_size: int) -> None:
+    """The PMM server's volume against what PMM needs for the cluster it monitors (core.monitoring)."""
+    v = _Values(values)
     amount = _check_quantity(v, "pmmStorageSize")
     if not v.get("installPmm"):
         return  # no server here: the volume is not created
     monitored = cluster_size if v.get("pmmEnabled") else 0
-    needed = pmm_minimum_bytes(monitored)
+    needed = monitoring.pmm_volume_bytes(monitored)
     if amount < needed:
         raise InputError("pmmStorageSize", f"{v.get('pmmStorageSize')!r} is below what PMM Server needs for {max(1, monitored)} "
-                                           f"monitored database node(s) (clusterSize): ~1 GB per node per week over its {PMM_RETENTION_DAYS}-day "
+                                           f"monitored database node(s) (clusterSize): ~1 GB per node per week over its {monitoring.PMM_RETENTION_DAYS}-day "
                                            f"retention is {math.ceil(needed / 2**30)}Gi; set pmmStorageSize to at least that")
 
 
@@ -273,11 +265,6 @@ def check_database_keys(values: Mapping[str, object]) -> None:
         raise InputError("storageClass", f"{storage_class!r} is not a StorageClass name (lowercase DNS subdomain)")
     _check_quantity(v, "storageSize")
     _check_quantity(v, "pmmStorageSize")
-
-
-def check_pmm_volume(values: Mapping[str, object], cluster_size: int) -> None:
-    """The PMM server's volume against what PMM needs for the cluster it monitors."""
-    _check_pmm_volume(_Values(values), cluster_size)
 
 
 def database_spec_from_config(values: Mapping[str, object], cluster: ClusterSettings) -> DatabaseSpec:
