@@ -77,13 +77,22 @@ def rules_page() -> str:
             lines.append(f"| {rule.id} | **{_cell(rule.title)}.** {_cell(rule.text)} | {level} | {policies} | {sources} |")
         thresholds = [(rule.id, threshold) for rule in rules for threshold in rule.thresholds]
         if thresholds:
-            lines += ["", "| Threshold (config key) | Rule | Default | Meaning |", "|---|---|---|---|"]
-            lines += [f"| `{t.name}` | {rule_id} | {_number(t.default)} | {_cell(t.description)} |" for rule_id, t in thresholds]
+            lines += ["", "| Threshold (config key) | Rule | Default | Accepted | Meaning |", "|---|---|---|---|---|"]
+            lines += [f"| `{t.name}` | {rule_id} | {_number(t.default)} | {_domain(t)} | {_cell(t.description)} |"
+                      for rule_id, t in thresholds]
     lines += ["", "## Sources", ""]
     for key, documents in SOURCES.items():
         links = "; ".join(f"[{title}]({url})" for title, url in documents)
         lines.append(f'- <a id="source-{key.lower()}"></a>**{key}**: {links}')
     return "\n".join(lines) + "\n"
+
+
+def _domain(threshold) -> str:
+    """``1 to 1,000`` / ``> 0 to 86,400`` / ``0 to < 1``: the values sizing and the pack accept (core.rules)."""
+    low = f"> {_number(threshold.minimum)}" if threshold.exclusive_minimum else _number(threshold.minimum)
+    high = f"< {_number(threshold.maximum)}" if threshold.exclusive_maximum else _number(threshold.maximum)
+    whole = ", whole" if threshold.kind == "integer" else ""
+    return f"{low} to {high}{whole}"
 
 
 _BLOCK = re.compile(r"(<!-- BEGIN GENERATED: (?P<name>[a-z-]+) -->\n)(?P<body>.*?)(<!-- END GENERATED: (?P=name) -->)", re.S)

@@ -6,8 +6,10 @@ restore (docs/backups.md). Both operators need the base backup named (PXC ``Chec
 ``getBackup``); with ``--time`` and no ``--backup`` the command picks it as the operators' docs tell a user to:
 the latest succeeded backup of the cluster completed before that time, read from the cluster's backup objects.
 
-Bad input is one line on stderr naming the flag, exit status 2; a refusal by the API server is one line,
-exit status 1.
+Bad input is one line on stderr naming the flag, exit status 2: names and namespaces as the API server
+validates them (DNS-1123 subdomains and labels, core.names), a point in time between 1970 (where binary log
+timestamps start) and now, and, when the backups are listed, after the oldest one completed. A refusal by the
+API server is one line, exit status 1.
 """
 
 from __future__ import annotations
@@ -20,11 +22,13 @@ from typing import Any
 
 import yaml
 
-from percona_mysql_k8s.core.errors import InputError
+from percona_mysql_k8s.core.errors import InputError, one_line
 from percona_mysql_k8s.core.memory import GROUP_REPLICATION, PXC
+from percona_mysql_k8s.core.names import DNS1123_SUBDOMAIN_MAX_LENGTH, dns1123_subdomain_problem
 from percona_mysql_k8s.database import versions
 from percona_mysql_k8s.database.backup_manifests import (
     POINT_IN_TIME_FORMAT,
+    check_point_in_time,
     check_restore_names,
     parse_point_in_time,
     restore_manifest,
@@ -57,6 +61,7 @@ class _Parser(argparse.ArgumentParser):
 def _parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="percona-mysql-restore",
+        allow_abbrev=False,  # a flag is spelled out: --c or --na must not silently mean --cluster or --name
         description="Restore a Percona MySQL cluster from a backup, or to a point in time (UTC), through its operator.",
         epilog="Examples:\n"
         "  percona-mysql-restore --engine pxc --cluster db1 --namespace mysql --backup cron-db1-offsite-2026112303 | kubectl apply -f -\n"
@@ -131,6 +136,15 @@ def _call(what: str, function, *args, **kwargs):
         raise ApiError(f"{what}: {detail}") from None
 
 
+def _items(listed: Any, plural: str) -> list[dict[str, Any]]:
+    """The list's items, each an object with metadata.name (anything else is the API's fault, said in one line)."""
+    items = listed.get("items") if isinstance(listed, dict) else None
+    if not isinstance(items, list) or not all(isinstance(item, dict) and isinstance((item.get("metadata") or {}).get("name"), str)
+                                              for item in items):
+        raise ApiError(f"listing {plural}: the API server's answer is not a list of objects")
+    return items
+
+
 def _group_version(engine: str) -> tuple[str, str]:
     group, version = versions.operator_for(engine).api_version.split("/")
     return group, version
@@ -149,8 +163,15 @@ def run(argv: Sequence[str] | None, api=None, now: datetime | None = None) -> in
         raise InputError("engine", f"must be pxc or gr; got {args.engine!r}")
     if not args.backup and not args.time:
         raise InputError("backup", "name the backup to restore, or give --time to restore to a point in time")
+    now = now or datetime.now(UTC).replace(tzinfo=None)
     when = parse_point_in_time(args.time) if args.time else None
-    name = args.name or _default_name(args.cluster, when or (now or datetime.now(UTC)))
+    if when is not None:
+        check_point_in_time(when, now)
+    check_restore_names(args.cluster, args.namespace, args.name or "restore")
+    name = args.name or _default_name(args.cluster, when or now)
+    if not args.name and dns1123_subdomain_problem(name):
+        raise InputError("name", f"the default restore name {name!r} is longer than the {DNS1123_SUBDOMAIN_MAX_LENGTH} "
+                                 "characters an object name may have: give --name")
     group, version = _group_version(engine)
     backup = args.backup
     if backup is None:
@@ -158,7 +179,7 @@ def run(argv: Sequence[str] | None, api=None, now: datetime | None = None) -> in
         api = api or _api(args.kubeconfig, args.context)
         listed = _call(f"listing {BACKUPS[engine][0]} in {args.namespace}", api.list_namespaced_custom_object,
                        group, version, args.namespace, BACKUPS[engine][0])
-        backup = latest_backup_before(engine, args.cluster, listed.get("items") or [], when)
+        backup = latest_backup_before(engine, args.cluster, _items(listed, BACKUPS[engine][0]), when)
         print(f"base backup: {backup} (the latest completed before {args.time} UTC)", file=sys.stderr)
     obj = restore_manifest(engine, args.cluster, args.namespace, name=name, backup_name=backup, point_in_time=args.time)
     if not args.apply:
@@ -176,13 +197,13 @@ def main(argv: Sequence[str] | None = None, *, api=None, now: datetime | None = 
     try:
         return run(argv, api, now)
     except UsageError as error:
-        print(f"error: {error}", file=sys.stderr)
+        print(one_line(f"error: {error}"), file=sys.stderr)
         return 2
     except InputError as error:
-        print(describe(error), file=sys.stderr)
+        print(one_line(describe(error)), file=sys.stderr)
         return 2
     except ApiError as error:
-        print(f"error: {error}", file=sys.stderr)
+        print(one_line(f"error: {error}"), file=sys.stderr)
         return 1
 
 

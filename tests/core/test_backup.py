@@ -93,10 +93,24 @@ def test_storage_must_be_object_storage():
 
 
 def test_upload_interval_bounds_are_accepted():
-    # 9223372036 s x 1e9 ns still fits an int64 (9223372036854775807)
-    assert _plan(pitr_upload_seconds=PITR_UPLOAD_SECONDS_MAX).pitr_upload_seconds == 9_223_372_036
+    # 9223372036 s x 1e9 ns still fits an int64 (9223372036854775807); with PITR off nothing else bounds it
+    assert _plan(pitr=False, pitr_upload_seconds=PITR_UPLOAD_SECONDS_MAX).pitr_upload_seconds == 9_223_372_036
     assert _plan(pitr_upload_seconds=1).pitr_upload_seconds == 1
+    assert _plan(pitr_upload_seconds=7 * DAY).pitr_upload_seconds == 7 * DAY  # one upload per restore window
     assert ps_checkpoint_interval(30) == "30s"
+
+
+def test_an_upload_interval_longer_than_the_restore_window_is_refused():
+    with pytest.raises(InputError) as error:
+        _plan(pitr_upload_seconds=7 * DAY + 1)
+    assert (error.value.key, error.value.rule) == ("pitrUploadSeconds", "R2") and "604800" in str(error.value)
+
+
+def test_a_retention_beyond_ten_years_is_refused():
+    assert _plan(retention_days=3650).retention_days == 3650
+    with pytest.raises(InputError) as error:
+        _plan(retention_days=3651)
+    assert (error.value.key, error.value.rule) == ("backupRetentionDays", "R3")
 
 
 def test_storage_estimate_daily_week_with_pitr():

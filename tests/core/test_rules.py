@@ -1,5 +1,6 @@
 """The rule catalogue is the single definition: it must match RULES.md exactly."""
 
+import math
 import re
 
 import pytest
@@ -95,3 +96,26 @@ def test_domain_bounds_are_inclusive_unless_marked():
     assert resolve_thresholds({"min_connections": 30.0})["min_connections"] == 30  # a whole float is a whole number
     for threshold in THRESHOLDS.values():
         threshold.check(threshold.default)  # every default is inside its own domain
+
+
+def test_every_threshold_has_an_upper_bound_the_pack_schema_publishes():
+    from percona_mysql_k8s.policies.config import threshold_schema
+
+    for threshold in THRESHOLDS.values():
+        assert threshold.maximum is not None and math.isfinite(threshold.maximum), threshold.name
+        schema = threshold_schema(threshold.name)
+        assert schema.get("exclusiveMaximum" if threshold.exclusive_maximum else "maximum") == threshold.maximum
+
+
+def test_an_integer_too_large_for_a_float_is_refused_not_a_crash():
+    with pytest.raises(ThresholdError, match="must be <="):
+        resolve_thresholds({"max_fc_limit": 10**400})
+
+
+def test_a_certification_minimum_above_its_maximum_is_refused():
+    with pytest.raises(ThresholdError, match="contradict") as raised:
+        resolve_thresholds({"certification_min_bytes": 2 * 2**30, "certification_max_bytes": 2**30})
+    assert raised.value.name == "certification_max_bytes"
+    with pytest.raises(ThresholdError, match="contradict"):  # against the other's default, too
+        resolve_thresholds({"certification_min_bytes": 4 * 2**30})
+    assert resolve_thresholds({"certification_min_bytes": 2 * 2**30, "certification_max_bytes": 3 * 2**30})

@@ -214,3 +214,38 @@ def test_a_component_pinned_to_a_pool_lands_on_it_and_only_a_tolerating_pod_does
     untolerating = PodPlacement(pool.placement().node_selector)
     assert untolerating.can_land_on(pool.nodes()) is (not any(t.effect in ("NoSchedule", "NoExecute") for t in taints))
     assert pool.placement().pinned()  # a non-node-wide label of the pool's own
+
+
+def test_the_tolerations_every_pod_gets_keep_no_pool():
+    from percona_mysql_k8s.core.scheduling import NODE_CONDITION_TAINT_KEYS, PodPlacement
+
+    defaults = tuple({"key": key, "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300}
+                     for key in ("node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"))
+    assert {t["key"] for t in defaults} <= NODE_CONDITION_TAINT_KEYS
+    assert not PodPlacement({"pool": "db"}, None, defaults).tolerates_a_dedicated_taint()
+    assert PodPlacement({"pool": "db"}, None, (*defaults, {"key": "dedicated", "operator": "Exists"})).tolerates_a_dedicated_taint()
+    assert PodPlacement({"pool": "db"}, None, ({"operator": "Exists"},)).tolerates_a_dedicated_taint()  # tolerates everything
+
+
+def test_requires_reads_in_over_one_value_in_every_ored_term():
+    from percona_mysql_k8s.core.scheduling import PodPlacement
+
+    def affinity(*terms):
+        return {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+            "nodeSelectorTerms": [{"matchExpressions": list(term)} for term in terms]}}}
+
+    db = {"key": "pool", "operator": "In", "values": ["db", "db"]}
+    zone = {"key": "topology.kubernetes.io/zone", "operator": "In", "values": ["a", "b"]}
+    assert PodPlacement({}, affinity([db, zone])).requires({"pool": "db"})  # ANDed: still only db nodes
+    assert not PodPlacement({}, affinity([db], [zone])).requires({"pool": "db"})  # ORed: zone nodes of any pool
+    assert not PodPlacement({}, affinity([{"key": "pool", "operator": "In", "values": ["db", "mon"]}])).requires({"pool": "db"})
+
+
+def test_a_label_whose_value_is_unknown_may_match():
+    from percona_mysql_k8s.core.scheduling import NODE_WIDE_LABELS, PodPlacement, PoolNodes
+
+    nodes = PoolNodes("configured", {"pool": "db"}, (), NODE_WIDE_LABELS)
+    assert PodPlacement({"pool": "db", "kubernetes.io/arch": "arm64"}).can_land_on(nodes)
+    assert not PodPlacement({"pool": "mon", "kubernetes.io/arch": "arm64"}).can_land_on(nodes)
+    known = PoolNodes("real", {"pool": "db", "kubernetes.io/arch": "amd64"})
+    assert not PodPlacement({"pool": "db", "kubernetes.io/arch": "arm64"}).can_land_on(known)

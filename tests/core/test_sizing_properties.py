@@ -288,3 +288,5 @@ def test_every_threshold_inside_its_domain_gives_a_fitting_answer_or_a_clean_err
     _check_values(result)
     answer = to_json(result)
     assert "Infinity" not in repr(answer) and "nan" not in repr(answer)
+    # F5: a budget no setting meets is refused; an answer never exceeds it silently
+    assert result.brownout_seconds <= result.thresholds["max_failover_brownout_seconds"] * (1 + 1e-12)

@@ -152,3 +152,27 @@ def test_the_module_and_the_console_script_run(tmp_path):
     bad = subprocess.run([sys.executable, "-m", "percona_mysql_k8s.restore", "--engine", "gr", *BASE],
                          capture_output=True, text=True, env=env, timeout=60)
     assert bad.returncode == 2 and "Traceback" not in bad.stderr and bad.stderr.startswith("error: --backup")
+
+
+@pytest.mark.parametrize(("argv", "flag", "why"), [
+    (["--namespace", "n" * 64], "--namespace", "at most 63"),  # a namespace is a DNS-1123 label
+    (["--namespace", "my.space"], "--namespace", "DNS-1123 label"),
+    (["--cluster", "a..b"], "--cluster", "DNS-1123 subdomain"),
+    (["--cluster", "db1\n"], "--cluster", "DNS-1123 subdomain"),  # Go's $ is the end of the text
+    (["--cluster", "c" * 240], "--name", "give --name"),  # the default name would pass 253 characters
+    (["--time", "0001-01-01 00:00:00"], "--time", "1970"),
+    (["--time", "2026-11-23 12:00:01"], "--time", "in the future"),
+])
+def test_names_and_times_are_checked_as_kubernetes_and_the_binary_logs_allow(argv, flag, why, capsys):
+    args = {"--engine": "pxc", "--cluster": "db1", "--namespace": "mysql", "--backup": "cron-db1-offsite-2026112303"}
+    args.update(dict(zip(argv[::2], argv[1::2], strict=True)))
+    code, out, err = _run([item for pair in args.items() for item in pair], capsys)
+    assert code == 2 and out == "" and len(err.splitlines()) == 1
+    assert err.startswith("error: ") and flag in err and why in err, err
+
+
+def test_the_newest_name_and_time_the_api_server_takes_pass(capsys):
+    argv = ["--engine", "pxc", "--cluster", "c" * 229, "--namespace", "n" * 63, "--backup", "b1", "--time", "2026-11-23 12:00:00"]
+    code, out, err = _run(argv, capsys)
+    assert code == 0, err
+    assert len(yaml.safe_load(out)["metadata"]["name"]) == 253

@@ -31,7 +31,22 @@ def _program(tmp_path: Path, crs: list[dict], ps_values: dict) -> Path:
 
 
 # ps-db values written by hand from the same cluster as the hand-written CR (the chart maps them 1:1).
-GOOD_PS_VALUES = resolve_resource({"base": "ps-gr", "patch": {"spec": {"crVersion": None}}})["props"]["spec"]
+def _ps_db_values(spec: dict) -> dict:
+    """The ps-db chart's spelling of a PerconaServerMySQL spec: images as {repository, tag} (a plain image
+    string fails the chart: `can't evaluate field repository`), the data volume as volumeSpec.pvc."""
+    values = json.loads(json.dumps(spec))
+    for block in (values.get("mysql"), values.get("proxy", {}).get("haproxy"), values.get("proxy", {}).get("router"),
+                  values.get("orchestrator"), values.get("pmm"), values.get("backup"), values.get("toolkit")):
+        if isinstance(block, dict) and isinstance(block.get("image"), str):
+            repository, _, tag = block["image"].rpartition(":")
+            block["image"] = {"repository": repository, "tag": tag}
+    volume = values.get("mysql", {}).get("volumeSpec", {})
+    if "persistentVolumeClaim" in volume:
+        values["mysql"]["volumeSpec"] = {"pvc": volume["persistentVolumeClaim"]}
+    return values
+
+
+GOOD_PS_VALUES = _ps_db_values(resolve_resource({"base": "ps-gr", "patch": {"spec": {"crVersion": None}}})["props"]["spec"])
 
 
 def test_hand_written_resources_are_rejected_with_rule_ids(tmp_path, capsys):

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
+from percona_mysql_k8s.core.units import Schema
 from percona_mysql_k8s.policies._readers.resources import mem, read_resources
+from percona_mysql_k8s.policies._readers.values import Malformed
 
 
 def test_mem_prefers_the_shortest_exact_notation():
@@ -14,9 +17,21 @@ def test_mem_prefers_the_shortest_exact_notation():
 
 
 def test_resources_keep_the_text_the_user_wrote():
-    resources = read_resources({"requests": {"memory": "2G", "cpu": 1.5}, "limits": {"memory": "2000M", "cpu": "1500m"}}, "spec.pxc.resources")
+    block = {"requests": {"memory": "2G", "cpu": 1.5}, "limits": {"memory": "2000M", "cpu": "1500m"}}
+    resources = read_resources(block, "spec.template.spec.containers[0].resources", Schema.BUILTIN)
     assert resources.memory_request == resources.memory_limit == 2_000_000_000
     assert (resources.written("memory_request"), resources.written("memory_limit")) == ("2G", "2000M")
     assert (resources.written("cpu_request"), resources.written("cpu_limit")) == ("1.5", "1500m")
     assert read_resources({"limits": {"memory": 17179869184}}, "x").written("memory_limit") == "17179869184"
     assert read_resources({}, "x").written("memory_limit") == "unset"
+
+
+def test_a_custom_resource_quantity_is_read_as_its_crd_takes_it():
+    """The CRDs' quantities are int-or-string: 1.5 as a JSON number is refused by the API server, so it
+    is Malformed in a custom resource (and in chart values rendered into one), while a Pod takes it."""
+    with pytest.raises(Malformed, match="int-or-string"):
+        read_resources({"requests": {"cpu": 1.5}}, "spec.pxc.resources")
+    with pytest.raises(Malformed, match="pattern"):
+        read_resources({"limits": {"memory": " 2Gi"}}, "spec.pxc.resources")
+    assert read_resources({"limits": {"memory": " 2Gi"}}, "spec.template.spec.containers[0].resources",
+                          Schema.BUILTIN).memory_limit == 2 * 2**30

@@ -206,8 +206,8 @@ def test_a_bad_plot_target_is_refused_before_anything_is_printed(tmp_path, targe
     assert len(lines) == 1 and lines[0].startswith("error: --plot: ") and "Traceback" not in completed.stderr
 
 
-@pytest.mark.parametrize("budget", [["--cpu", "160", "--memory", "768Gi"], ["--cpu", "1e9", "--memory", "768Gi"],
-                                    ["--cpu", "1e9", "--memory", "1e18"]])
+@pytest.mark.parametrize("budget", [["--cpu", "160", "--memory", "768Gi"], ["--cpu", "8192", "--memory", "768Gi"],
+                                    ["--cpu", "8192", "--memory", "4Pi"]])
 def test_very_large_budgets_stay_inside_every_range(budget):
     completed = run("--engine", "pxc", *budget, "--format", "json")
     assert completed.returncode == 0, completed.stderr
@@ -216,3 +216,11 @@ def test_very_large_budgets_stay_inside_every_range(budget):
     assert 2 <= int(mysqld["wsrep_applier_threads"]) <= 512  # mysqld's range; 4 x 144 cores would be 576
     assert int(mysqld["max_connections"]) <= 100_000
     assert int(mysqld["innodb_buffer_pool_size"]) < 2**64
+
+
+@pytest.mark.parametrize(("budget", "flag"), [(["--cpu", "8193", "--memory", "8Gi"], "--cpu"),
+                                              (["--cpu", "4", "--memory", "4097Ti"], "--memory")])
+def test_a_budget_no_machine_has_is_refused(budget, flag):
+    completed = run("--engine", "pxc", *budget)
+    assert completed.returncode == 2 and completed.stdout == ""
+    assert completed.stderr.startswith(f"error: K1: {flag}: ") and "more than any machine has" in completed.stderr

@@ -53,6 +53,20 @@ BAD = [
     ("another target's key on kind", KIND, "gcpProject", "perf-project"),
     ("a node count kind would ignore", KIND, "databaseNodeCount", 5),
     ("an existing-cluster key on eks", EKS, "databasePoolLabels", "a=b"),
+    # issue 20 §3: each refused with the key, the rule and the fix
+    ("storage size in full-width digits", GKE, "storageSize", "１００Gi"),
+    ("storage size in Arabic-Indic digits", GKE, "storageSize", "١٠٠Gi"),
+    ("a PMM volume of one millibyte", GKE, "pmmStorageSize", "1m"),
+    ("a PMM volume below what PMM needs", GKE, "pmmStorageSize", "10Gi"),
+    ("backups more often than one can finish", GKE, "backupSchedule", "* * * * *"),
+    ("PITR uploads less often than the retention", GKE, "pitrUploadSeconds", 8 * 86400),
+    ("a retention beyond ten years", GKE, "backupRetentionDays", 4000),
+    ("a count in Arabic-Indic digits", GKE, "diskIops", "١٢٠٠"),
+    ("a fraction of a CPU as a host", KIND, "kindHostCpu", "7500m"),
+    ("more CPUs than any host", KIND, "kindHostCpu", "100000"),
+    ("more memory than any host", KIND, "kindHostMemory", "5Pi"),
+    ("a host too small to run kind at all", KIND, "kindHostMemory", "11"),
+    ("a share in Arabic-Indic digits", KIND, "kindHostShare", "٠.٥"),
 ]
 
 
@@ -133,3 +147,8 @@ def test_an_ephemeral_stack_may_hold_a_static_key():
     assert error.value.rule is None and error.value.key == "minioSecretAccessKey"  # not a setting of the project
     check_config_keys({"percona-mysql:ephemeral": "true", "aws:accessKey": "AKIAIOSFODNN7EXAMPLE"},
                       project="percona-mysql", secret_keys=())
+
+
+def test_the_bounds_pass_at_their_edge():
+    settings({**GKE, "pmmStorageSize": "13Gi", "backupSchedule": "*/2 * * * *", "pitrUploadSeconds": 7 * 86400})
+    settings({**KIND, "kindHostCpu": "8000m"})  # whole CPUs, in millicores

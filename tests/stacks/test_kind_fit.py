@@ -109,11 +109,11 @@ def test_an_8_cpu_32_gib_workstation_keeps_pmm():
 def test_a_3_cpu_host_is_refused_with_the_cpu_it_needs():
     # The smallest layout (1 member, PMM off) needs a monitoring worker of 200m operator + 3 x 100m helpers
     # + 500m sysbench = 1000m usable, so capacity 1100m; two workers, the control plane and the host's share:
-    # 2 x 1100 + 950 + 500 = 3650m, on the 100m grid 3700m.
+    # 2 x 1100 + 950 + 500 = 3650m; a host has whole CPUs: 4.
     with pytest.raises(InputError) as error:
         fitted(3, "16Gi")
     assert error.value.key == "kindHostCpu"
-    assert "needs at least 3700m CPU" in str(error.value)
+    assert "needs at least 4 CPU" in str(error.value)
     assert "sysbenchEnabled false" in str(error.value)
 
 
@@ -152,12 +152,13 @@ def test_a_fixed_share_is_not_fitted():
     # The setting to change is the share (a kind node is a share of the machine, not a machine type).
     assert kind_fit._is_capacity(error.value) and error.value.key == "kindHostShare"
     assert "raise kindHostShare" in error.value.message
+    assert "monitoring node" in str(error.value) and "kindHostCpu/kindHostMemory" in str(error.value)
 
 
 # Up to 48 GiB, so the doubled host stays within what the kind stack's 100Gi volume holds (beyond ~128 GiB
 # B4 asks for a larger storageSize, on its own key).
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(cpu=st.integers(1000, 32000), memory_mib=st.integers(2048, 48 * 1024))
+@given(cpu=st.integers(1, 32).map(lambda cpus: cpus * 1000), memory_mib=st.integers(2048, 48 * 1024))  # whole CPUs
 def test_property_any_host_is_fitted_or_refused_with_an_accepted_minimum(cpu, memory_mib):
     memory = memory_mib * 2**20
     try:

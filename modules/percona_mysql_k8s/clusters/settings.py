@@ -28,13 +28,22 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from percona_mysql_k8s.core.allocatable import DEFAULT_MAX_PODS, NodeBudget, kind_node_budget, node_budget
+from percona_mysql_k8s.core.bounds import MAX_MACHINE_CPU_MILLICORES, MAX_MACHINE_MEMORY_BYTES
 from percona_mysql_k8s.core.errors import InputError
-from percona_mysql_k8s.core.kind_host import KindHost, worker_budget
+from percona_mysql_k8s.core.kind_host import CONTROL_PLANE, HOST_RESERVE, KindHost, worker_budget
 from percona_mysql_k8s.core.machines import MachineType, lookup
 from percona_mysql_k8s.core.node_inventory import ObservedNode, ObservedPool, observe_all, select_pool
 from percona_mysql_k8s.core.pools import DATABASE_POOL, DATABASE_TAINT, MONITORING_POOL, POOL_LABEL, PoolShape, Taint
+from percona_mysql_k8s.core.rules import MAX_POOL_NODES
 from percona_mysql_k8s.core.scheduling import KUBERNETES_EFFECTS, cloud_effect
-from percona_mysql_k8s.core.units import cpu_to_millicores, format_cpu, format_memory, memory_to_bytes
+from percona_mysql_k8s.core.units import (
+    cpu_to_millicores,
+    decimal_number,
+    format_cpu,
+    format_memory,
+    memory_to_bytes,
+    whole_number,
+)
 
 from .inventory import ClusterReader, read_cluster
 
@@ -248,9 +257,9 @@ def decode_config_value(key: str, raw: str) -> object:
         raise InputError(key, f"{raw!r} is not true or false")
     if kind is int:
         try:
-            return int(raw.strip())
+            return whole_number(raw)
         except ValueError:
-            raise InputError(key, f"{raw!r} is not a whole number") from None
+            raise InputError(key, f"{raw!r} is not a whole number (ASCII digits)") from None
     try:
         value = json.loads(raw)
     except json.JSONDecodeError:
@@ -293,8 +302,11 @@ class _Values:
         value = self._get(key)
         if isinstance(value, float) and value.is_integer():
             value = int(value)  # numbers may round-trip through JSON as floats
-        if isinstance(value, str) and re.fullmatch(r"\s*-?\d+\s*", value):
-            value = int(value)
+        if isinstance(value, str):
+            try:
+                value = whole_number(value)
+            except ValueError:
+                pass  # refused below, naming the key
         if isinstance(value, bool) or not isinstance(value, int):
             raise InputError(key, f"{value!r} is not a whole number", rule=rule)
         if value < minimum:
@@ -365,7 +377,7 @@ def check_target_keys(values: Mapping[str, object], target: str) -> None:
 
 
 # Upper bounds: beyond them a value is a typo, not a plan.
-MAX_NODES_PER_POOL = 100  # far above any database topology (7 members at most, T1); GKE allows 1000 per pool
+MAX_NODES_PER_POOL = MAX_POOL_NODES  # far above any database topology (7 members at most, T1); GKE allows 1000 per pool
 MAX_DISK_SIZE_GB = 65536  # the largest GCE persistent disk is 64 TiB (EBS volumes stop at 16 TiB)
 # EKS versions both operators are tested on, from their release notes' platform lists
 # (PXC operator 1.19: EKS 1.32-1.34; PS operator 1.2: EKS 1.33-1.36).
@@ -398,7 +410,7 @@ def check_bounds(values: Mapping[str, object], target: str) -> None:
     if target == "gke":
         for key in ("gkeNetwork", "gkeSubnetwork"):
             value = v.text(key)
-            if value and not _GCE_NAME.match(value):
+            if value and not _GCE_NAME.fullmatch(value):
                 raise InputError(key, f"{value!r} is not a GCE network name (lowercase letters, digits, hyphens; at most 63) "
                                       "or a projects/…/networks|subnetworks/… path")
     if target == "eks" and v.text("eksVersion") not in EKS_VERSIONS:
@@ -406,13 +418,13 @@ def check_bounds(values: Mapping[str, object], target: str) -> None:
                                        f"({', '.join(EKS_VERSIONS)})")
     if target == "kind":
         image = v.text("kindNodeImage")
-        if image and not _IMAGE_REFERENCE.match(image):
+        if image and not _IMAGE_REFERENCE.fullmatch(image):
             raise InputError("kindNodeImage", f"{image!r} is not an image reference (e.g. kindest/node:v1.33.1)")
 
 
 def _check_label_key(key: str, config_key: str, rule: str) -> None:
     prefix, _, name = key.rpartition("/")
-    if (prefix and (len(prefix) > 253 or not _LABEL_PREFIX.match(prefix))) or not _LABEL_NAME.match(name):
+    if (prefix and (len(prefix) > 253 or not _LABEL_PREFIX.fullmatch(prefix))) or not _LABEL_NAME.fullmatch(name):
         raise InputError(config_key, f"{key!r} is not a valid Kubernetes label key ([prefix/]name)", rule=rule)
 
 
@@ -427,7 +439,7 @@ def parse_labels(text: str, config_key: str) -> dict[str, str]:
         if not sep or not key:
             raise InputError(config_key, f"{item!r} is not key=value (write the labels as k=v,k2=v2)", rule="K4")
         _check_label_key(key, config_key, "K4")
-        if not _LABEL_VALUE.match(value):
+        if not _LABEL_VALUE.fullmatch(value):
             raise InputError(config_key, f"{value!r} is not a valid Kubernetes label value", rule="K4")
         if key in labels:
             raise InputError(config_key, f"label {key!r} is given twice", rule="K4")
@@ -444,7 +456,7 @@ def parse_taint(text: str, config_key: str) -> Taint:
         raise InputError(config_key, f"taint effect {effect!r} is not one of {', '.join(TAINT_EFFECTS)}", rule="K4")
     key, _, value = head.partition("=")
     _check_label_key(key, config_key, "K4")
-    if not _LABEL_VALUE.match(value):
+    if not _LABEL_VALUE.fullmatch(value):
         raise InputError(config_key, f"{value!r} is not a valid taint value", rule="K4")
     return Taint(key, value, effect)
 
@@ -535,7 +547,7 @@ def cluster_settings_from_config(
     check_bounds(values, target)
 
     name = v.text("clusterName")
-    if len(name) > MAX_CLUSTER_NAME or not _CLUSTER_NAME.match(name):
+    if len(name) > MAX_CLUSTER_NAME or not _CLUSTER_NAME.fullmatch(name):
         raise InputError(
             "clusterName",
             f"{name!r} must be 1 to {MAX_CLUSTER_NAME} lowercase letters, digits and hyphens, starting with a letter "
@@ -602,12 +614,12 @@ def _gke(v: _Values, database_count: int, monitoring_count: int) -> GkeSettings:
     project = v.text("gcpProject")
     if not project:
         raise InputError("gcpProject", "the gke target needs the GCP project of the cluster")
-    if not _GCP_PROJECT.match(project):
+    if not _GCP_PROJECT.fullmatch(project):
         raise InputError("gcpProject", f"{project!r} is not a GCP project ID (6-30 lowercase letters, digits, hyphens)")
     region = v.text("gcpRegion")
     if not region:
         raise InputError("gcpRegion", "the gke target needs the region of its regional cluster (e.g. europe-west1)")
-    if not _GCP_REGION.match(region):
+    if not _GCP_REGION.fullmatch(region):
         raise InputError("gcpRegion", f"{region!r} is not a GCP region (e.g. europe-west1, us-central1)")
     zones = v.strings("gcpZones")
     if not zones:
@@ -647,7 +659,7 @@ def _gke_hardening(v: _Values, region: str) -> dict:
     cidrs = _ipv4_cidrs(v, "gkeMasterAuthorizedNetworks", MAX_MASTER_AUTHORIZED_NETWORKS)
     key = v.text("gkeSecretsKmsKey")
     if key:
-        match = _KMS_KEY.match(key)
+        match = _KMS_KEY.fullmatch(key)
         if not match:
             raise InputError("gkeSecretsKmsKey", f"{key!r} is not a Cloud KMS key name "
                                                  "(projects/P/locations/L/keyRings/R/cryptoKeys/K)")
@@ -688,7 +700,7 @@ def _eks_hardening(v: _Values, region: str, private_endpoint: bool) -> dict:
                                                  "clear one of the two")
     arn = v.text("eksSecretsKmsKeyArn")
     if arn:
-        match = _KMS_KEY_ARN.match(arn)
+        match = _KMS_KEY_ARN.fullmatch(arn)
         if not match:
             raise InputError("eksSecretsKmsKeyArn", f"{arn!r} is not a KMS key ARN (arn:aws:kms:REGION:ACCOUNT:key/ID)")
         if match.group(1) != region:
@@ -700,18 +712,18 @@ def _eks(v: _Values) -> EksSettings:
     region = v.text("awsRegion")
     if not region:
         raise InputError("awsRegion", "the eks target needs the AWS region of the cluster (e.g. eu-west-1)")
-    if not _AWS_REGION.match(region):
+    if not _AWS_REGION.fullmatch(region):
         raise InputError("awsRegion", f"{region!r} is not an AWS region (e.g. eu-west-1, us-east-2)")
     version = v.text("eksVersion")
-    if not _EKS_VERSION.match(version):
+    if not _EKS_VERSION.fullmatch(version):
         raise InputError("eksVersion", f"{version!r} is not an EKS Kubernetes version (e.g. 1.33)")
     vpc_id, subnet_ids = v.text("eksVpcId"), v.strings("eksSubnetIds")
-    if vpc_id and not _VPC_ID.match(vpc_id):
+    if vpc_id and not _VPC_ID.fullmatch(vpc_id):
         raise InputError("eksVpcId", f"{vpc_id!r} is not a VPC ID (vpc-…)")
     if subnet_ids and not vpc_id:
         raise InputError("eksVpcId", "eksSubnetIds are subnets of an existing VPC: set eksVpcId too (or neither, to create a VPC)")
     if vpc_id:
-        bad = [subnet for subnet in subnet_ids if not _SUBNET_ID.match(subnet)]
+        bad = [subnet for subnet in subnet_ids if not _SUBNET_ID.fullmatch(subnet)]
         if bad:
             raise InputError("eksSubnetIds", f"{', '.join(bad)} not subnet IDs (subnet-…)")
         if len(subnet_ids) < 2:
@@ -739,7 +751,28 @@ def _kind_host(v: _Values, host: Callable[[], tuple[int, int]]) -> KindHost:
         raise InputError("kindHostMemory", str(error), rule="K1") from None
     if cpu <= 0 or memory <= 0:
         raise InputError("kindHostCpu" if cpu <= 0 else "kindHostMemory", "must be more than zero", rule="K1")
-    return KindHost(cpu, memory, source="the declared host (kindHostCpu/kindHostMemory)")
+    if cpu % 1000 or cpu > MAX_MACHINE_CPU_MILLICORES:
+        # Docker counts whole CPUs (docker info NCPU; Docker Desktop allots whole CPUs), and no host has more than
+        # Linux's 8192 (core.bounds).
+        raise InputError("kindHostCpu", f"{cpu_text!r} is no host's CPU count: a host has a whole number of CPUs "
+                                        f"from 1 to {MAX_MACHINE_CPU_MILLICORES // 1000} (e.g. 8, as docker info reports)", rule="K1")
+    _no_machine_has_more(memory, "kindHostMemory", memory_text)
+    declared = KindHost(cpu, memory, source="the declared host (kindHostCpu/kindHostMemory)")
+    if v.text("kindHostShare").lower() == AUTO:
+        return declared  # the fit (stack.kind_fit) refuses a host too small with the smallest host that works
+    for key, free, text, what in (("kindHostCpu", declared.free_cpu_millicores, cpu_text, "CPU"),
+                                  ("kindHostMemory", declared.free_memory_bytes, memory_text, "memory")):
+        if free <= 0:
+            raise InputError(key, f"{text!r} is not enough {what} to run kind at all: the host's own share and the "
+                                  f"control plane take {format_cpu(HOST_RESERVE.cpu_millicores + CONTROL_PLANE.cpu_millicores)} "
+                                  f"CPU and {format_memory(HOST_RESERVE.memory_bytes + CONTROL_PLANE.memory_bytes)} (core.kind_host)",
+                             rule="K1")
+    return declared
+
+
+def _no_machine_has_more(memory: int, key: str, text: str) -> None:
+    if memory > MAX_MACHINE_MEMORY_BYTES:
+        raise InputError(key, f"{text!r} is more memory than any machine has (4Pi, x86-64's physical address space)", rule="K1")
 
 
 AUTO = "auto"
@@ -756,8 +789,8 @@ def _kind_share(v: _Values) -> float | None:
     if text.lower() == AUTO:
         return None
     try:
-        share = float(text)
-    except ValueError:
+        share = decimal_number(text)
+    except (ValueError, OverflowError):
         raise InputError("kindHostShare", f"{text!r} is not auto or a number in (0, 1]", rule="K1") from None
     if not math.isfinite(share) or not 0 < share <= 1:
         raise InputError("kindHostShare", f"{text!r} must be auto or a share of the host with 0 < share ≤ 1", rule="K1")
@@ -994,6 +1027,9 @@ def _configured_budget(v: _Values, daemonset: tuple[int | None, int | None]) -> 
         raise InputError("existingNodeCpu", "allocatable CPU must be positive", rule="K1")
     if memory <= 0:
         raise InputError("existingNodeMemory", "allocatable memory must be positive", rule="K1")
+    if cpu > MAX_MACHINE_CPU_MILLICORES:
+        raise InputError("existingNodeCpu", f"{format_cpu(cpu)} is more CPU than any node has (8192 CPUs, Linux's most)", rule="K1")
+    _no_machine_has_more(memory, "existingNodeMemory", v.text("existingNodeMemory"))
     if daemonset[0] > cpu:
         raise InputError("daemonsetCpu", f"{daemonset[0]}m exceeds the {cpu}m allocatable of existingNodeCpu", rule="K1")
     if daemonset[1] > memory:

@@ -270,7 +270,7 @@ def node_budget(
         machine = lookup(machine)
     if machine.provider != provider:
         raise InputError(
-            "provider", f"{machine.name} is a {machine.provider} machine type, not a {provider} one", rule="K1"
+            "provider", f"node type {machine.name} is a machine type of {machine.provider}, not of {provider}", rule="K1"
         )
     default = DEFAULT_DAEMONSETS[provider]
     daemonset_cpu = _overhead(daemonset_cpu_millicores, "daemonset_cpu", default.cpu_millicores)

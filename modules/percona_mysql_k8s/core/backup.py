@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from .cron import CronError, keep_for, longest_span_seconds, parse_schedule
 from .errors import InputError
 from .memory import ENGINES, PXC
-from .rules import THRESHOLDS
+from .rules import MAX_RETENTION_DAYS, THRESHOLDS
 from .sidecars import ContainerSize
 from .units import MIB
 
@@ -223,6 +223,9 @@ def backup_plan(
             f"{days} days of restore points is below the minimum of {max(minimum, 1)} (min_backup_retention_days)",
             "R3",
         )
+    if days > MAX_RETENTION_DAYS:
+        raise InputError("backupRetentionDays", f"{days} days is above {MAX_RETENTION_DAYS} (ten years): beyond it backups "
+                                                "are an archive, not a restore window", "R3")
     if not isinstance(pitr, bool):
         raise InputError("pitr", f"expected true or false, got {pitr!r}", "R2")
     upload = _integer("pitrUploadSeconds", pitr_upload_seconds, "R2")
@@ -233,6 +236,10 @@ def backup_plan(
             "truncates to whole seconds (below 1 it never waits) and Go's time.Duration overflows above",
             "R2",
         )
+    if pitr and upload > days * 86_400:
+        raise InputError("pitrUploadSeconds", f"{upload} s between binary-log uploads is longer than the {days}-day restore "
+                                              "window (backupRetentionDays): a point in time would be deleted before its binary "
+                                              f"log is uploaded; upload at most every {days * 86_400} s (the default is 60)", "R2")
     keep = keep_for(parsed, days)
     if engine == PXC:
         job, collector = PXC_BACKUP_JOB, PXC_PITR_COLLECTOR

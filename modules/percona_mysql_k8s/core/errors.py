@@ -17,3 +17,13 @@ class InputError(ValueError):
         self.message = message
         prefix = f"{rule}: " if rule else ""
         super().__init__(f"{prefix}{key}: {message}")
+
+
+# What str.splitlines() breaks a line at: a message echoing such a character would not be one line.
+_LINE_BREAKS = {ord(char): repr(char)[1:-1] for char in "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"}
+
+
+def one_line(text: str) -> str:
+    """``text`` with every line-breaking character escaped (``\\r``, ``\\x1c``): a command's error stays one line
+    whatever input it quotes back."""
+    return text.translate(_LINE_BREAKS)

@@ -21,6 +21,7 @@ overlap in practice), so the fit can be checked statically (K5).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from .allocatable import NodeBudget
@@ -58,6 +59,18 @@ class MonitoringPlan:
         return ContainerSize(sum(p.cpu_millicores for p in parts), sum(p.memory_bytes for p in parts))
 
 
+# PMM Server keeps ~1 GB per monitored database node per week of data retention, and retains 30 days unless
+# told otherwise (PMM docs, "Set up PMM Server", system requirements; the stack keeps the default).
+PMM_BYTES_PER_NODE_WEEK = 10**9
+PMM_RETENTION_DAYS = 30
+
+
+def pmm_volume_bytes(monitored_nodes: int) -> int:
+    """What PMM Server's data volume needs: ~1 GB per monitored database node per week of its retention, for at
+    least one node (a server monitoring nothing yet still keeps its own metrics)."""
+    return math.ceil(max(1, monitored_nodes) * PMM_BYTES_PER_NODE_WEEK * PMM_RETENTION_DAYS / 7)
+
+
 def _round(size: ContainerSize) -> ContainerSize:
     return ContainerSize(size.cpu_millicores // 10 * 10, size.memory_bytes // MIB * MIB)
 
@@ -70,6 +83,14 @@ def _remedy(node: NodeBudget) -> tuple[str, str]:
                                  "machine with more CPUs and memory (kindHostCpu/kindHostMemory declare the one the stack "
                                  "is meant for)")
     return "monitoringNodeType", "choose a larger monitoring node"
+
+
+def _after_daemonsets(node: NodeBudget) -> str:
+    """What the DaemonSets take from each node, said when any (their requests come from daemonsetCpu/Memory)."""
+    if not (node.daemonset_cpu_millicores or node.daemonset_memory_bytes):
+        return ""
+    return (f" after its DaemonSets' {node.daemonset_cpu_millicores}m / {node.daemonset_memory_bytes // MIB} MiB "
+            "(daemonsetCpu/daemonsetMemory)")
 
 
 def plan(
@@ -88,7 +109,7 @@ def plan(
     if fixed_cpu > cpu or fixed_memory > memory:
         raise InputError(
             key,
-            f"a monitoring node offers {cpu}m CPU and {memory // MIB} MiB usable, too little for the operator, helper "
+            f"a monitoring node offers {cpu}m CPU and {memory // MIB} MiB usable{_after_daemonsets(node)}, too little for the operator, helper "
             f"jobs and backup containers (backup Job, PITR collector: M3, R1, R2) together ({fixed_cpu}m / "
             f"{fixed_memory // MIB} MiB): {remedy}",
             "K5",
@@ -99,7 +120,8 @@ def plan(
     def too_small(what: str, need: ContainerSize) -> InputError:
         return InputError(
             key,
-            f"a monitoring node offers {node.usable_cpu_millicores}m CPU and {node.usable_memory_bytes // MIB} MiB usable; "
+            f"a monitoring node offers {node.usable_cpu_millicores}m CPU and {node.usable_memory_bytes // MIB} MiB usable"
+            f"{_after_daemonsets(node)}; "
             f"after the operator, helper jobs and backup containers {max(cpu, 0)}m / {max(memory, 0) // MIB} MiB are left, too little for "
             f"{what} (needs {need.cpu_millicores}m / {need.memory_bytes // MIB} MiB): {remedy}",
             "K5",

@@ -115,6 +115,7 @@ def to_json(result: SizingResult) -> dict[str, Any]:
             "queue_bound": result.queue_bound,
             "apply_rate_tps": result.apply_rate_tps,
             "assumed_tps_per_applier": result.thresholds["applier_tps_per_worker"],
+            "max_brownout_seconds": result.thresholds["max_failover_brownout_seconds"],  # F5: brownout_seconds never exceeds it
             "appliers_counted_at_most": result.thresholds["applier_scaling_max_workers"],
         },
         "probes": {

@@ -42,9 +42,9 @@ class Threshold:
 
     def check(self, value: float | int) -> None:
         """Raise :class:`ThresholdError` when ``value`` is outside this threshold's domain."""
-        if not math.isfinite(value):
+        if isinstance(value, float) and not math.isfinite(value):  # an int may be too large for a float
             raise ThresholdError(self.name, f"threshold {self.name!r} must be a finite number, got {value!r}")
-        if self.kind == "integer" and value != int(value):
+        if self.kind == "integer" and isinstance(value, float) and not value.is_integer():
             raise ThresholdError(self.name, f"threshold {self.name!r} must be a whole number, got {value!r}")
         if self.minimum is not None and (value <= self.minimum if self.exclusive_minimum else value < self.minimum):
             bound = ">" if self.exclusive_minimum else ">="
@@ -66,6 +66,14 @@ class ThresholdError(ValueError):
 MYSQLD_MAX_CONNECTIONS = 100_000  # mysqld's range of max_connections is 1..100000
 _INT32_MAX = 2**31 - 1
 _INT64_MAX = 2**63 - 1  # a Kubernetes quantity: no memory term can exceed it
+MAX_REPLICA_PARALLEL_WORKERS = 1024  # replica_parallel_workers' range is 0..1024
+MAX_WSREP_APPLIER_THREADS = 512  # wsrep_applier_threads' range is 1..512
+MAX_BROWNOUT_SECONDS = 86_400
+MAX_APPLIER_TPS_PER_WORKER = 1_000_000
+MAX_POOL_NODES = 100  # clusters.settings.MAX_NODES_PER_POOL reads it
+MAX_RETENTION_DAYS = 3650
+# Thresholds that must keep an order between them: (lower, upper).
+ORDERED_THRESHOLDS = (("certification_min_bytes", "certification_max_bytes"),)
 
 
 @dataclass(frozen=True)
@@ -238,14 +246,15 @@ _RULES = (
          "Worst-case write outage after failover ~ queue bound / apply rate must not exceed "
          "max_failover_brownout_seconds.", M, ("000",),
          (Threshold("max_failover_brownout_seconds", 30,
-                    "Longest accepted estimated write outage after a failover (seconds).", "number",
-                    0, exclusive_minimum=True),
+                    "Longest accepted estimated write outage after a failover (seconds); at most a day, beyond "
+                    "which it bounds nothing.", "number", 0, MAX_BROWNOUT_SECONDS, exclusive_minimum=True),
           Threshold("applier_tps_per_worker", SEED_002_EVENTS_PER_SECOND * OLTP_READ_WRITE_WRITES_PER_EVENT
                     / SEED_002_APPLIER_THREADS,
                     "Assumed apply rate per applier thread (transactions/s): source 002 ran sysbench "
                     "oltp_read_write --skip_trx=on at --rate=400 events/s without flow control with 32 "
                     "applier threads; each event autocommits 4 writes (index update, non-index update, "
-                    "delete, insert), so 400 x 4 / 32 = 50.", "number", 0.001),
+                    "delete, insert), so 400 x 4 / 32 = 50. At most a million: no applier thread commits more "
+                    "transactions a second.", "number", 0.001, MAX_APPLIER_TPS_PER_WORKER),
           Threshold("applier_scaling_max_workers", SEED_002_APPLIER_THREADS,
                     "Appliers beyond this count add no assumed apply rate: source 002 measured 32, and "
                     "parallel apply is not linear beyond what was measured.", "integer", 1, 1024),
@@ -258,7 +267,8 @@ _RULES = (
          "replica_parallel_workers ~ 2.5 per CPU core of the mysqld container (14000m -> 35); more is "
          "rejected. No effect on PXC, which uses wsrep_applier_threads.", M, ("000", "002"),
          (Threshold("replica_workers_per_core", 2.5,
-                    "Parallel applier workers per mysqld core.", "number", 0.001),)),
+                    "Parallel applier workers per mysqld core; at most 1024, replica_parallel_workers' whole range "
+                    "(0..1024) on one core.", "number", 0.001, MAX_REPLICA_PARALLEL_WORKERS),)),
     Rule("F7", "Consistency per session",
          "A global group_replication_consistency of AFTER or BEFORE_AND_AFTER costs ~75% of "
          "throughput; use it per session.", A, ("000",)),
@@ -272,8 +282,9 @@ _RULES = (
          "wsrep_applier_threads is set from the cores (default 2 is too low; 64 was best on 16 vCPU).",
          A, ("002",),
          (Threshold("galera_applier_threads_per_core", 4,
-                    "wsrep_applier_threads per mysqld core (source 002: 64 best on 16 vCPU).",
-                    "number", 0.001),
+                    "wsrep_applier_threads per mysqld core (source 002: 64 best on 16 vCPU); at most 512, "
+                    "wsrep_applier_threads' whole range (1..512) on one core.",
+                    "number", 0.001, MAX_WSREP_APPLIER_THREADS),
           Threshold("max_flow_control_paused_fraction", 0.25,
                     "Largest share of a grading window a live Galera member may spend paused by flow control "
                     "(percona-mysql-grade, from wsrep_flow_control_paused_ns). Source 002's cluster with 2 applier "
@@ -288,7 +299,8 @@ _RULES = (
          "HAProxy is the default; ProxySQL only on PXC; MySQL Router only on group replication "
          "(warned about under high concurrency); never HAProxy and ProxySQL together; at least 2 "
          "proxy pods.", M, ("004", "INTERFACES"),
-         (Threshold("min_proxy_pods", 2, "Fewest proxy pods.", "integer", 1),)),
+         (Threshold("min_proxy_pods", 2, "Fewest proxy pods; at most 100, the most nodes a pool of this project "
+                    "has (proxy pods run one per node).", "integer", 1, MAX_POOL_NODES),)),
     Rule("T3", "Writes to the writer endpoint",
          "Writes go to the writer endpoint only; the HAProxy replicas endpoint is read-only.",
          M, ("004",)),
@@ -341,7 +353,8 @@ _RULES = (
          "Backup retention keeps at least min_backup_retention_days (default 7) of restore points.", M, (),
          (Threshold("min_backup_retention_days", 7,
                     "Fewest days of restore points the best backup schedule to off-cluster storage keeps, right "
-                    "after a run (the age of the oldest backup it keeps).", "integer", 1),)),
+                    "after a run (the age of the oldest backup it keeps); at most ten years, beyond which "
+                    "backups are an archive, not a restore window.", "integer", 1, MAX_RETENTION_DAYS),)),
     Rule("R4", "Private, encrypted backup storage",
          "Backup storage is private and encrypted, reached through workload identity or IRSA; no static "
          "cloud keys in stack config.", M, ()),
@@ -403,9 +416,18 @@ def default_thresholds() -> dict[str, float | int]:
     return {name: threshold.default for name, threshold in THRESHOLDS.items()}
 
 
+def check_order(values: Mapping[str, float | int]) -> None:
+    """Raise :class:`ThresholdError` (naming the upper one) when a lower bound exceeds its upper bound."""
+    for lower, upper in ORDERED_THRESHOLDS:
+        if values[lower] > values[upper]:
+            raise ThresholdError(upper, f"thresholds {lower!r} ({values[lower]!r}) and {upper!r} ({values[upper]!r}) "
+                                        f"contradict each other: the minimum must not exceed the maximum")
+
+
 def resolve_thresholds(overrides: Mapping[str, object] | None = None) -> dict[str, float | int]:
     """Defaults with ``overrides`` applied; unknown names raise ``KeyError``, values outside a threshold's
-    domain (not a number, not finite, out of bounds, a fraction for an integer) :class:`ThresholdError`."""
+    domain (not a number, not finite, out of bounds, a fraction for an integer) and contradicting pairs
+    (``ORDERED_THRESHOLDS``) :class:`ThresholdError`."""
     values = default_thresholds()
     for name, value in (overrides or {}).items():
         if name not in THRESHOLDS:
@@ -415,4 +437,5 @@ def resolve_thresholds(overrides: Mapping[str, object] | None = None) -> dict[st
         threshold = THRESHOLDS[name]
         threshold.check(value)
         values[name] = int(value) if threshold.kind == "integer" else value
+    check_order(values)
     return values

@@ -28,9 +28,12 @@ from typing import Any
 BLOCKING_EFFECTS = ("NoSchedule", "NoExecute")
 
 
-def matches_node_selector(selector: Mapping[str, Any] | None, node_labels: Mapping[str, Any]) -> bool:
-    """``nodeSelector``: every pair present on the node (an empty selector matches every node)."""
-    return all(key in node_labels and str(node_labels[key]) == str(value) for key, value in (selector or {}).items())
+def matches_node_selector(selector: Mapping[str, Any] | None, node_labels: Mapping[str, Any],
+                          unknown: frozenset[str] = frozenset()) -> bool:
+    """``nodeSelector``: every pair present on the node (an empty selector matches every node). A key in
+    ``unknown`` (a label the node has with a value not known here) may match."""
+    return all(key in unknown or (key in node_labels and str(node_labels[key]) == str(value))
+               for key, value in (selector or {}).items())
 
 
 def _integer(value: Any) -> int | None:
@@ -40,9 +43,12 @@ def _integer(value: Any) -> int | None:
         return None
 
 
-def _expression_matches(expression: Mapping[str, Any], node_labels: Mapping[str, Any]) -> bool:
+def _expression_matches(expression: Mapping[str, Any], node_labels: Mapping[str, Any],
+                        unknown: frozenset[str] = frozenset()) -> bool:
     key = expression.get("key")
     operator = expression.get("operator")
+    if key in unknown and operator in ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"):
+        return True  # the node's value is not known here: it may match
     values = [str(value) for value in (expression.get("values") or [])]
     present = key in node_labels
     label = str(node_labels.get(key)) if present else None
@@ -62,14 +68,14 @@ def _expression_matches(expression: Mapping[str, Any], node_labels: Mapping[str,
     return False  # an unknown operator is invalid: the API server rejects the pod, it never schedules
 
 
-def _term_matches(term: Mapping[str, Any], node_labels: Mapping[str, Any]) -> bool:
+def _term_matches(term: Mapping[str, Any], node_labels: Mapping[str, Any], unknown: frozenset[str] = frozenset()) -> bool:
     expressions = term.get("matchExpressions") or []
     fields = term.get("matchFields") or []
     if not expressions and not fields:
         return False  # a null or empty term selects no objects
     # matchFields select on metadata.name only; a pool description carries no node name, so such a
     # term is judged on its label expressions alone (conservatively: a field never excludes).
-    return all(_expression_matches(expression, node_labels) for expression in expressions)
+    return all(_expression_matches(expression, node_labels, unknown) for expression in expressions)
 
 
 def required_node_affinity(affinity: Mapping[str, Any] | None) -> list[Mapping[str, Any]] | None:
@@ -81,12 +87,13 @@ def required_node_affinity(affinity: Mapping[str, Any] | None) -> list[Mapping[s
     return list(required.get("nodeSelectorTerms") or [])
 
 
-def matches_node_affinity(affinity: Mapping[str, Any] | None, node_labels: Mapping[str, Any]) -> bool:
+def matches_node_affinity(affinity: Mapping[str, Any] | None, node_labels: Mapping[str, Any],
+                          unknown: frozenset[str] = frozenset()) -> bool:
     """Required node affinity: terms ORed (no requirement matches every node)."""
     terms = required_node_affinity(affinity)
     if terms is None:
         return True
-    return any(_term_matches(term, node_labels) for term in terms)
+    return any(_term_matches(term, node_labels, unknown) for term in terms)
 
 
 def toleration_tolerates(toleration: Mapping[str, Any], taint: Mapping[str, Any]) -> bool:
@@ -122,13 +129,26 @@ def can_schedule(
     tolerations: Iterable[Mapping[str, Any]] | None,
     node_labels: Mapping[str, Any],
     node_taints: Iterable[Mapping[str, Any]],
+    unknown_labels: frozenset[str] = frozenset(),
 ) -> bool:
     """A pod's placement against one node (or one pool's node template): labels and taints."""
     return (
-        matches_node_selector(node_selector, node_labels)
-        and matches_node_affinity(affinity, node_labels)
+        matches_node_selector(node_selector, node_labels, unknown_labels)
+        and matches_node_affinity(affinity, node_labels, unknown_labels)
         and tolerates(tolerations, node_taints)
     )
+
+
+# Taints Kubernetes itself puts on a node for its condition (node lifecycle controller, kubelet, cloud
+# controller manager): https://kubernetes.io/docs/reference/labels-annotations-taints/. Every pod gets
+# tolerations of not-ready and unreachable (NoExecute, 300 s) from the DefaultTolerationSeconds admission
+# plugin (kubernetes plugin/pkg/admission/defaulttolerationseconds), and DaemonSet pods more: such a
+# toleration matches no pool's own taint, so it never keeps a pool for a pod.
+NODE_CONDITION_TAINT_KEYS = frozenset({
+    "node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable", "node.kubernetes.io/memory-pressure",
+    "node.kubernetes.io/disk-pressure", "node.kubernetes.io/pid-pressure", "node.kubernetes.io/network-unavailable",
+    "node.kubernetes.io/unschedulable", "node.kubernetes.io/out-of-service", "node.cloudprovider.kubernetes.io/uninitialized",
+})
 
 
 # ---- taint effects as the clouds spell them ---------------------------------------------------------
@@ -190,6 +210,9 @@ class PoolNodes:
     name: str
     labels: Mapping[str, str]
     taints: tuple[Mapping[str, str], ...] = ()
+    # Labels the nodes carry with values not known here (a pool described only by its own labels: its
+    # nodes' os, arch, zone...); a requirement on them may match.
+    unknown_labels: frozenset[str] = frozenset()
 
     @property
     def dedicated(self) -> bool:
@@ -329,7 +352,8 @@ def _pins(expression: Mapping[str, Any]) -> bool:
 
 
 def _requires_pair(term: Mapping[str, Any], key: str, value: str) -> bool:
-    return any(e.get("key") == key and e.get("operator") == "In" and [str(v) for v in e.get("values") or []] == [value]
+    """A term (expressions ANDed) that only nodes with ``key=value`` satisfy: ``In`` over that one value."""
+    return any(e.get("key") == key and e.get("operator") == "In" and {str(v) for v in e.get("values") or []} == {value}
                for e in term.get("matchExpressions") or [])
 
 
@@ -343,14 +367,17 @@ class PodPlacement:
 
     def can_land_on(self, nodes: PoolNodes) -> bool:
         return can_schedule(node_selector=self.node_selector, affinity=self.affinity, tolerations=self.tolerations,
-                            node_labels=nodes.labels, node_taints=nodes.taints)
+                            node_labels=nodes.labels, node_taints=nodes.taints, unknown_labels=nodes.unknown_labels)
 
     def tolerates(self, taint: Mapping[str, Any]) -> bool:
         return any(toleration_tolerates(toleration, taint) for toleration in self.tolerations)
 
     def tolerates_a_dedicated_taint(self) -> bool:
-        """Whether some toleration can tolerate a NoSchedule or NoExecute taint (a pool kept for it)."""
-        return any((t.get("effect") or "") in ("", *BLOCKING_EFFECTS) and (t.get("key") or t.get("operator") == "Exists")
+        """Whether some toleration can tolerate a pool's own NoSchedule or NoExecute taint: not one of the node
+        condition taints every pod tolerates by default (NODE_CONDITION_TAINT_KEYS)."""
+        return any((t.get("effect") or "") in ("", *BLOCKING_EFFECTS)
+                   and ((t.get("key") and t.get("key") not in NODE_CONDITION_TAINT_KEYS)
+                        or (not t.get("key") and t.get("operator") == "Exists"))
                    for t in self.tolerations)
 
     def pinned(self) -> bool:

@@ -16,6 +16,7 @@ from functools import partial
 
 from . import flow_control, probes
 from .allocatable import NodeBudget, node_budget
+from .bounds import MAX_DISK_IOPS, MAX_MACHINE_CPU_MILLICORES, MAX_MACHINE_MEMORY_BYTES, MAX_VOLUME_BYTES, MIN_DISK_IOPS
 from .connection_cost import thread_pool_options
 from .connections import (
     buffer_pool_floor_bytes,
@@ -181,10 +182,11 @@ def validate(inp: SizingInput) -> dict[str, float]:
     _require_int("connections", inp.connections, 0, "M6")
     if not isinstance(inp.thread_pool, bool):
         raise InputError("thread_pool", f"must be true or false, got {inp.thread_pool!r}", "M6")
-    if _require_int("disk_iops", inp.disk_iops, 100) > MAX_QUANTITY:
-        raise InputError("disk_iops", f"must be at most {MAX_QUANTITY} (innodb_io_capacity_max's range), got {inp.disk_iops}")
-    if inp.volume_bytes is not None:
-        _require_int("volume_bytes", inp.volume_bytes, GIB, "K6")
+    if _require_int("disk_iops", inp.disk_iops, MIN_DISK_IOPS) > MAX_DISK_IOPS:
+        raise InputError("disk_iops", f"{inp.disk_iops} is above {MAX_DISK_IOPS}, the most IOPS any volume offers "
+                                      "(GCE Hyperdisk Extreme)")
+    if inp.volume_bytes is not None and _require_int("volume_bytes", inp.volume_bytes, GIB, "K6") > MAX_VOLUME_BYTES:
+        raise InputError("volume_bytes", f"{inp.volume_bytes} bytes is above 64Ti, the largest persistent disk", "K6")
     size = _require_int("cluster_size", inp.cluster_size, 1, "T1")
     allowed = CLUSTER_SIZES[inp.engine]
     if size not in allowed and not (inp.allow_unsafe_size and size < min(allowed)):
@@ -197,13 +199,22 @@ def validate(inp: SizingInput) -> dict[str, float]:
         if inp.cpu_millicores is None or inp.memory_bytes is None:
             missing = "memory" if inp.memory_bytes is None else "cpu"
             raise InputError(missing, "a per-member budget needs both cpu and memory", "K1")
-        for key, value in (("cpu", inp.cpu_millicores), ("memory", inp.memory_bytes)):
-            if _require_int(key, value, 1, "K1") > MAX_QUANTITY:
-                raise InputError(key, f"{value} exceeds the largest Kubernetes quantity ({MAX_QUANTITY})", "K1")
+        for key, value, most, what in (("cpu", inp.cpu_millicores, MAX_MACHINE_CPU_MILLICORES, "8192 CPUs, Linux's most"),
+                                       ("memory", inp.memory_bytes, MAX_MACHINE_MEMORY_BYTES, "4 PiB, x86-64's most")):
+            if _require_int(key, value, 1, "K1") > most:
+                raise InputError(key, f"{value} is more than any machine has ({what}): a member's budget is at most one node", "K1")
+        # Node facts apply only to a node type's budget: beside an explicit one they would be ignored.
+        for key, value in (("provider", inp.provider), ("daemonset_cpu", inp.daemonset_cpu_millicores),
+                           ("daemonset_memory", inp.daemonset_memory_bytes)):
+            if value is not None:
+                raise InputError(key, "applies only when sizing from a node type (with its provider): beside an explicit "
+                                      "cpu + memory budget it would be ignored; drop it, or size from the node type", "K1")
     elif inp.node_type is None:
         raise InputError("node_type", "give a per-member budget (cpu + memory) or a node type with its provider", "K1")
     elif inp.provider is None:
         raise InputError("provider", "a node type needs its provider (gke or eks)", "K1")
+    if not isinstance(inp.thresholds, Mapping):
+        raise InputError("thresholds", f"must be a mapping of threshold names to numbers, got {inp.thresholds!r}")
     try:
         return resolve_thresholds(inp.thresholds)
     except ThresholdError as error:
@@ -691,6 +702,7 @@ def size(inp: SizingInput) -> SizingResult:
         options["wsrep_applier_threads"] = str(appliers)
         options["wsrep_sync_wait"] = "1"
     brownout = flow_control.brownout_seconds(queue_bound, rate)
+    _check_brownout_budget(inp, brownout, queue_bound, rate, thresholds)
 
     memory = _evaluate(inp, options, limit, thresholds, mysqld_cpu)
     if not memory.fits or memory.buffer_pool_rounded != pool:
@@ -732,6 +744,28 @@ def size(inp: SizingInput) -> SizingResult:
         probes=component_probes,
         rules=_rules_behind(options, containers),
         notes=tuple(notes),
+    )
+
+
+def _check_brownout_budget(inp: SizingInput, brownout: float, queue_bound: float, rate: float,
+                           thresholds: Mapping[str, float]) -> None:
+    """F5: the smallest queue bound flow control allows (a threshold of 1, and for group replication one
+    period's overshoot) must drain within the budget; a budget no setting meets is refused, never exceeded."""
+    budget = thresholds["max_failover_brownout_seconds"]
+    if brownout <= budget * (1 + 1e-12):  # the chosen bound meets it (up to float rounding of queue / rate)
+        return
+    if inp.engine == GROUP_REPLICATION:
+        why = (f"even a flow-control threshold of 1 lets the queue reach {queue_bound:.0f} transactions (one "
+               f"period's overshoot at primary_to_applier_rate_ratio {thresholds['primary_to_applier_rate_ratio']:g})")
+        fix = "lower primary_to_applier_rate_ratio, or give mysqld more CPU (more appliers)"
+    else:
+        why = f"even gcs.fc_limit 1 lets {inp.cluster_size} members queue {queue_bound:.1f} write-sets"
+        fix = "give mysqld more CPU (more appliers)"
+    raise InputError(
+        "thresholds",
+        f"max_failover_brownout_seconds = {budget:g} s cannot be met: {why}, which the appliers drain at ~{rate:g} tps "
+        f"in {brownout:.4g} s; raise max_failover_brownout_seconds to at least {math.ceil(brownout * 1000) / 1000:g}, or {fix}",
+        "F5",
     )
 
 

@@ -3,78 +3,73 @@
 The core works in integers only: CPU in millicores, memory in bytes. These helpers convert at the
 edges (user input, custom resources, my.cnf) and refuse anything ambiguous with a ``ValueError``;
 callers wrap that into an :class:`~percona_mysql_k8s.core.errors.InputError` naming their key.
+Kubernetes quantities are read by :mod:`percona_mysql_k8s.core.quantity` exactly as the API server reads
+them: by default as a custom resource's field (the CRD's pattern, then ParseQuantity), which is also the
+grammar of every quantity a user gives this project (stack config, the sizing flags).
 """
 
 from __future__ import annotations
 
 import math
 import re
-from decimal import Decimal, InvalidOperation
+from decimal import ROUND_CEILING, Decimal
+
+from .quantity import MAX_INT64, QuantityError, Schema, parse_quantity
+
+__all__ = ["GIB", "KIB", "MIB", "QuantityError", "Schema", "cpu_to_millicores", "format_cpu", "format_memory",
+           "decimal_number", "human_bytes", "memory_to_bytes", "parse_mysql_size", "parse_quantity", "whole_number"]
 
 KIB = 1024
 MIB = 1024**2
 GIB = 1024**3
+_MAX_CORES = Decimal(MAX_INT64).scaleb(-3)  # millicores are an int64
 
-# Kubernetes resource.Quantity suffixes (apimachinery/pkg/api/resource/suffix.go).
-_BINARY_SUFFIXES = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60}
-_DECIMAL_SUFFIXES = {
-    "n": Decimal("1e-9"),
-    "u": Decimal("1e-6"),
-    "m": Decimal("1e-3"),
-    "": Decimal(1),
-    "k": Decimal(10**3),
-    "M": Decimal(10**6),
-    "G": Decimal(10**9),
-    "T": Decimal(10**12),
-    "P": Decimal(10**15),
-    "E": Decimal(10**18),
-}
-_QUANTITY = re.compile(r"^\s*([+-]?(?:\d+(?:\.\d*)?|\.\d+))(?:[eE]([+-]?\d+))?(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE])?\s*$")
+def cpu_to_millicores(value: object, schema: Schema = Schema.CRD) -> int:
+    """CPU quantity to integer millicores, rounded up as ``Quantity.MilliValue`` rounds (ceil)."""
+    cores = parse_quantity(value, schema)
+    if cores < 0:
+        raise QuantityError(f"{value!r}: CPU cannot be negative")
+    if cores > _MAX_CORES:  # checked before scaling: 1e999999999 would overflow the Decimal context
+        raise QuantityError(f"{value!r} is beyond the largest CPU Kubernetes counts ({MAX_INT64}m, an int64 of millicores)")
+    return int((cores * 1000).to_integral_value(rounding=ROUND_CEILING))
 
 
-def parse_quantity(value: object) -> Decimal:
-    """A Kubernetes quantity (``"1.5Gi"``, ``"600m"``, ``"1e3"``, ``2``) as an exact Decimal."""
-    if isinstance(value, bool):
-        raise ValueError(f"{value!r} is not a quantity")
-    if isinstance(value, int):
-        return Decimal(value)
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            raise ValueError(f"{value!r} is not a quantity")
-        return Decimal(repr(value))
-    if not isinstance(value, str):
-        raise ValueError(f"{value!r} is not a quantity")
-    match = _QUANTITY.match(value)
-    if not match:
-        raise ValueError(f"{value!r} is not a Kubernetes quantity (e.g. 600m, 2, 512Mi, 8Gi, 1G)")
-    number, exponent, suffix = match.groups()
-    try:
-        amount = Decimal(number)
-    except InvalidOperation as error:  # the regex admits only valid numbers; kept for safety
-        raise ValueError(f"{value!r} is not a quantity") from error
-    if exponent is not None:
-        if suffix:
-            raise ValueError(f"{value!r}: an exponent cannot be combined with a suffix")
-        amount = amount.scaleb(int(exponent))
-    if suffix in _BINARY_SUFFIXES:
-        return amount * _BINARY_SUFFIXES[suffix]
-    return amount * _DECIMAL_SUFFIXES[suffix or ""]
-
-
-def cpu_to_millicores(value: object) -> int:
-    """CPU quantity to integer millicores, rounded up (Kubernetes' own rounding for requests)."""
-    millicores = parse_quantity(value) * 1000
-    if millicores < 0:
-        raise ValueError(f"{value!r}: CPU cannot be negative")
-    return int(millicores.to_integral_value(rounding="ROUND_CEILING"))
-
-
-def memory_to_bytes(value: object) -> int:
-    """Memory quantity to integer bytes, rounded up."""
-    amount = parse_quantity(value)
+def memory_to_bytes(value: object, schema: Schema = Schema.CRD) -> int:
+    """Memory quantity to integer bytes, rounded up as ``Quantity.Value`` rounds (ceil)."""
+    amount = parse_quantity(value, schema)
     if amount < 0:
-        raise ValueError(f"{value!r}: memory cannot be negative")
-    return int(amount.to_integral_value(rounding="ROUND_CEILING"))
+        raise QuantityError(f"{value!r}: memory cannot be negative")
+    if amount > MAX_INT64:
+        raise QuantityError(f"{value!r} is beyond the largest quantity Kubernetes counts in bytes ({MAX_INT64}, an int64)")
+    return int(amount.to_integral_value(rounding=ROUND_CEILING))
+
+
+_WHOLE_NUMBER = re.compile(r"[+-]?[0-9]+", re.ASCII)
+_DECIMAL_NUMBER = re.compile(r"[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?", re.ASCII)
+_BLANKS = " \t\r\n"
+_MOST_DIGITS = 1000  # int() refuses more than 4300 digits; nothing this project counts needs 1000
+
+
+def whole_number(text: str) -> int:
+    """A whole number as typed: ASCII digits with an optional sign (``int()`` would also take ``'١٢'``,
+    ``'1_000'`` and Unicode blanks). ValueError otherwise."""
+    stripped = text.strip(_BLANKS)
+    if not _WHOLE_NUMBER.fullmatch(stripped) or len(stripped) > _MOST_DIGITS:
+        raise ValueError(f"{text!r} is not a whole number (ASCII digits)")
+    return int(stripped)
+
+
+def decimal_number(text: str) -> float:
+    """A decimal number as typed: ASCII digits, one point, an optional exponent (``float()`` would also
+    take ``'٠٫٥'``, ``'nan'``, ``'infinity'`` and ``'1_0'``). ValueError otherwise; OverflowError when it is
+    written correctly but beyond a float (``1e999``)."""
+    stripped = text.strip(_BLANKS)
+    if not _DECIMAL_NUMBER.fullmatch(stripped) or len(stripped) > _MOST_DIGITS:
+        raise ValueError(f"{text!r} is not a decimal number (ASCII digits, e.g. 0.5)")
+    value = float(stripped)
+    if not math.isfinite(value):
+        raise OverflowError(f"{text!r} is beyond the largest number")
+    return value
 
 
 def format_cpu(millicores: int) -> str:

@@ -91,7 +91,7 @@ _GCP_KMS_KEY = re.compile(r"^projects/[^/]+/locations/[^/]+/keyRings/[^/]+/crypt
 
 def check_bucket_name(name: str, kind: str) -> str:
     """``name`` as the cloud of ``kind`` (GCS or S3) accepts it, dots excluded (see ``_BUCKET``)."""
-    if not isinstance(name, str) or not _BUCKET.match(name):
+    if not isinstance(name, str) or not _BUCKET.fullmatch(name):
         raise InputError(BUCKET_KEY, f"{name!r} is not a bucket name: 3-63 lower-case letters, digits and '-', "
                                      "starting and ending with a letter or digit (no dots)", "R1")
     if kind == GCS and ("google" in name or name.startswith("goog")):

@@ -48,6 +48,7 @@ from percona_mysql_k8s.core.backup import (
 )
 from percona_mysql_k8s.core.errors import InputError
 from percona_mysql_k8s.core.memory import GROUP_REPLICATION, PXC
+from percona_mysql_k8s.core.names import dns1123_label_problem, dns1123_subdomain_problem
 from percona_mysql_k8s.core.scheduling import PodPlacement
 from percona_mysql_k8s.core.sidecars import ContainerSize
 
@@ -61,7 +62,9 @@ SCHEDULE_NAME = "daily"  # the one schedule; a scheduled backup's name is derive
 POINT_IN_TIME_FORMAT = "%Y-%m-%d %H:%M:%S"  # both operators: "2006-01-02 15:04:05" (UTC), see restore_manifest
 # The PXC 1.20 restore CRD's CEL rule for pitr.date, verbatim (helm-pxc-operator-1.20.0-crds-crd.yaml).
 _PXC_DATE = re.compile(r"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01]) ([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]$")
-_DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$")
+# A binary log event's timestamp is 4 bytes of seconds since the Unix epoch (the event header's ``when``,
+# MySQL libbinlogevents binlog_event.h): no point in time before it can be rolled forward to.
+BINLOG_EPOCH = datetime(1970, 1, 1)
 
 
 def _resources(size: ContainerSize) -> dict[str, dict[str, str]]:
@@ -102,7 +105,7 @@ def _check_storage(storage: BackupStorage) -> None:
         # Without a region both operators address s3.amazonaws.com as us-east-1 (PXC storage.NewS3, the PXC
         # operator's getS3Options): a bucket elsewhere answers with redirects, not with backups.
         raise InputError("backup", f"the S3 bucket {storage.bucket!r} needs its region", "R1")
-    if storage.credentials_secret and not _DNS_SUBDOMAIN.match(storage.credentials_secret):
+    if storage.credentials_secret and dns1123_subdomain_problem(storage.credentials_secret):
         raise InputError("backup", f"credentials Secret name {storage.credentials_secret!r} is not a valid Secret name", "R1")
 
 
@@ -224,19 +227,32 @@ def ps_backup(spec: DatabaseSpec, plan: BackupPlan, placement: PodPlacement, sid
 def parse_point_in_time(text: str, key: str = "time") -> datetime:
     """``YYYY-MM-DD hh:mm:ss`` (UTC): the PXC recoverer parses ``"2006-01-02 15:04:05"`` (cmd/pitr/recoverer),
     the PS operator turns the space into ``T`` for the binlog server's timestamp search (psrestore/controller.go)."""
-    if not isinstance(text, str) or not _PXC_DATE.match(text):
+    if not isinstance(text, str) or not _PXC_DATE.fullmatch(text):  # CEL's $ (RE2) is the end of the text
         raise InputError(key, f"{text!r} is not a point in time of the form YYYY-MM-DD hh:mm:ss (UTC)")
     try:
-        return datetime.strptime(text, POINT_IN_TIME_FORMAT)
+        when = datetime.strptime(text, POINT_IN_TIME_FORMAT)
     except ValueError as error:  # 2026-02-30 passes the pattern
         raise InputError(key, f"{text!r}: {error}") from None
+    if when < BINLOG_EPOCH:
+        raise InputError(key, f"{text!r} is before 1970-01-01 00:00:00 UTC, where binary log timestamps start: no backup "
+                              "or binary log holds it", "R2")
+    return when
+
+
+def check_point_in_time(when: datetime, now: datetime, key: str = "time") -> None:
+    """A point in time a restore can reach: not after ``now`` (naive UTC), when no binary log has it yet."""
+    if when > now:
+        raise InputError(key, f"{when.strftime(POINT_IN_TIME_FORMAT)} UTC is in the future (it is "
+                              f"{now.strftime(POINT_IN_TIME_FORMAT)} UTC now): no binary log holds it yet", "R2")
 
 
 def check_restore_names(cluster: str, namespace: str, name: str) -> None:
-    """The names a restore object carries, as the API server checks them (DNS-1123 subdomain)."""
-    for key, value in (("cluster", cluster), ("namespace", namespace), ("name", name)):
-        if not isinstance(value, str) or not _DNS_SUBDOMAIN.match(value) or len(value) > 253:
-            raise InputError(key, f"{value!r} is not a valid Kubernetes object name")
+    """The names a restore object carries, as the API server checks them (core.names): the namespace a
+    DNS-1123 label, the cluster's and the restore's names DNS-1123 subdomains."""
+    for key, problem in (("cluster", dns1123_subdomain_problem(cluster)), ("namespace", dns1123_label_problem(namespace)),
+                         ("name", dns1123_subdomain_problem(name))):
+        if problem:
+            raise InputError(key, problem)
 
 
 def restore_manifest(engine: str, cluster: str, namespace: str, *, name: str, backup_name: str | None = None,
@@ -254,8 +270,9 @@ def restore_manifest(engine: str, cluster: str, namespace: str, *, name: str, ba
     check_restore_names(cluster, namespace, name)
     if not backup_name:
         raise InputError("backup", "name the backup to restore (the base backup for a point in time): both operators need it")
-    if not _DNS_SUBDOMAIN.match(backup_name):
-        raise InputError("backup", f"{backup_name!r} is not a valid backup object name")
+    problem = dns1123_subdomain_problem(backup_name)
+    if problem:
+        raise InputError("backup", f"{problem} (a backup object's name)")
     if point_in_time is not None:
         parse_point_in_time(point_in_time)
     if engine == PXC:

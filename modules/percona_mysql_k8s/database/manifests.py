@@ -110,7 +110,7 @@ def _bool(key: str, value: object) -> None:
 
 def validate_spec(spec: DatabaseSpec) -> None:
     """Everything that can be checked before any resource exists (T1, T2, S-rules, name limits)."""
-    if not isinstance(spec.name, str) or not _DNS_LABEL.match(spec.name) or len(spec.name) > CLUSTER_NAME_MAX:
+    if not isinstance(spec.name, str) or not _DNS_LABEL.fullmatch(spec.name) or len(spec.name) > CLUSTER_NAME_MAX:
         raise InputError(
             "dbClusterName",
             f"{spec.name!r} must be a DNS label (lowercase letters, digits, '-', starting with a letter) of at most "

@@ -103,14 +103,14 @@ def client_access(namespaces: Sequence[object], pod_labels: Sequence[object]) ->
     namespace names (RFC 1123 label, 63 characters) and label keys/values (prefix/name, 63 characters)."""
     checked: list[str] = []
     for item in namespaces:
-        if not isinstance(item, str) or len(item) > 63 or not _NAMESPACE.match(item):
+        if not isinstance(item, str) or len(item) > 63 or not _NAMESPACE.fullmatch(item):
             raise InputError("clientNamespaces", f"{item!r} is not a namespace name (lower-case RFC 1123 label)", "R6")
         checked.append(item)
     labels: dict[str, str] = {}
     for item in pod_labels:
         key, sep, value = item.partition("=") if isinstance(item, str) else ("", "", "")
         name = key.rpartition("/")[2]
-        if not sep or not _LABEL_NAME.match(key) or len(name) > 63 or len(value) > 63 or not _LABEL_VALUE.match(value):
+        if not sep or not _LABEL_NAME.fullmatch(key) or len(name) > 63 or len(value) > 63 or not _LABEL_VALUE.fullmatch(value):
             raise InputError("clientPodLabels", f"{item!r} is not a label selector item key=value "
                                                 "(e.g. app.kubernetes.io/name=web)", "R6")
         if key in labels:

@@ -92,14 +92,14 @@ def chart_source(key: str, text: str, chart: str, version: str) -> ChartSource:
     if not text:
         return ChartSource(chart, version, versions.HELM_REPOSITORY, "public")
     if text.startswith("oci://"):
-        if not _OCI.match(text):
+        if not _OCI.fullmatch(text):
             raise InputError(key, f"{text!r} is not an OCI chart reference (oci://registry[:port]/path/{chart})")
         if text.rsplit("/", 1)[1] != chart:
             raise InputError(key, f"{text!r} must end with the chart's name, /{chart} (the version, {version}, is pinned)")
         return ChartSource(text, version, None, "oci")
     scheme = _SCHEME.match(text)
     if scheme:
-        if scheme.group(1).lower() not in ("http", "https") or not _HTTP.match(text):
+        if scheme.group(1).lower() not in ("http", "https") or not _HTTP.fullmatch(text):
             raise InputError(key, f"{text!r}: a chart comes from a path, an oci:// reference or an http(s):// repository "
                                   f"URL, not {scheme.group(1)}://")
         if text.lower().split("?", 1)[0].endswith(".tgz"):
@@ -127,7 +127,7 @@ def crd_source(key: str, text: str, release: versions.OperatorRelease) -> str:
         return release.crd_url
     scheme = _SCHEME.match(text)
     if scheme:
-        if scheme.group(1).lower() not in ("http", "https") or not _HTTP.match(text):
+        if scheme.group(1).lower() not in ("http", "https") or not _HTTP.fullmatch(text):
             raise InputError(key, f"{text!r}: the CRDs come from an absolute path or an http(s):// URL, not {scheme.group(1)}://")
         return text
     path = _absolute(key, text)
@@ -150,7 +150,7 @@ def crd_source(key: str, text: str, release: versions.OperatorRelease) -> str:
 def image_registry(key: str, text: str) -> str:
     """A registry mirror prefix (``registry.local:5000`` or ``registry.local/dockerhub``), or ``""``."""
     text = text.strip().rstrip("/")
-    if text and (_SCHEME.match(text) or not _REGISTRY.match(text)):
+    if text and (_SCHEME.match(text) or not _REGISTRY.fullmatch(text)):
         raise InputError(key, f"{text!r} is not a registry host with an optional path (e.g. registry.local:5000/dockerhub; "
                               "no scheme)")
     return text

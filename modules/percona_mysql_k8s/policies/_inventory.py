@@ -4,7 +4,8 @@ Sizes are found where Kubernetes and the providers declare them, whatever the re
 ``resources`` block (``requests``/``limits`` of a container, a custom resource's pod section, a PVC's
 ``storage``; core/v1 ResourceRequirements) and the counts and machine shapes of clusters and pools
 (``size``, ``replicas``, ``nodeCount``, ``machineType``, ``instanceTypes``...). Quantities are shown as
-declared and, in JSON, also normalized (millicores, bytes) the way the core reads them.
+declared and, in JSON, also normalized (millicores, bytes) the way the core reads them: a Percona custom
+resource's as its CRD takes them, anything else as a built-in object's (percona_mysql_k8s.core.quantity).
 """
 
 from __future__ import annotations
@@ -13,8 +14,9 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from percona_mysql_k8s.core.units import cpu_to_millicores, human_bytes, memory_to_bytes
+from percona_mysql_k8s.core.units import Schema, cpu_to_millicores, human_bytes, memory_to_bytes
 
+PERCONA_GROUPS = ("kubernetes:pxc.percona.com/", "kubernetes:ps.percona.com/")
 # Counts and shapes worth a line: database/proxy members (the operators' ``size``), replicas, node pools.
 SHAPE_KEYS = ("size", "replicas", "nodeCount", "initialNodeCount", "desiredSize", "minSize", "maxSize",
               "machineType", "instanceType", "instanceTypes", "diskSizeGb", "diskSize")
@@ -28,6 +30,7 @@ class Sizes:
     shape: dict[str, Any] = field(default_factory=dict)
     requests: dict[str, Any] = field(default_factory=dict)
     limits: dict[str, Any] = field(default_factory=dict)
+    schema: Schema = Schema.BUILTIN
 
     def normalized(self) -> dict[str, int]:
         """cpu_millicores, memory_bytes, storage_bytes of the requests (the limits when no request)."""
@@ -36,7 +39,7 @@ class Sizes:
                                  ("storage_bytes", "storage", memory_to_bytes)):
             declared = self.requests.get(key, self.limits.get(key))
             try:
-                values[name] = parse(declared)
+                values[name] = parse(declared, self.schema)
             except ValueError:  # unknown at preview (None) or not a quantity: shown as declared only
                 continue
         return values
@@ -71,12 +74,12 @@ class Sizes:
         return f"{self.path}: " + ", ".join(parts)
 
 
-def sizes_of(properties: Any) -> list[Sizes]:
+def sizes_of(properties: Any, schema: Schema = Schema.BUILTIN) -> list[Sizes]:
     """Every path of ``properties`` that declares resources or a shape, in document order."""
     found: dict[str, Sizes] = {}
     for path, kind, value in _walk(properties, ()):
         label = ".".join(path) or "inputs"
-        entry = found.setdefault(label, Sizes(label))
+        entry = found.setdefault(label, Sizes(label, schema=schema))
         if kind == "resources":
             entry.requests.update(value.get("requests") or {})
             entry.limits.update(value.get("limits") or {})
@@ -147,9 +150,13 @@ class Entry:
                 "sizes": [sizes.as_json() for sizes in self.sizes]}
 
 
+def _schema(resource_type: str) -> Schema:
+    return Schema.CRD if resource_type.startswith(PERCONA_GROUPS) else Schema.BUILTIN
+
+
 def inventory(registrations: Iterable) -> list[Entry]:
     """Every registration (offline.Registration) with the sizes of its inputs; providers left out."""
-    entries = [Entry(r.type, r.name, r.urn, r.custom, sizes_of(r.inputs) if r.custom else [])
+    entries = [Entry(r.type, r.name, r.urn, r.custom, sizes_of(r.inputs, _schema(r.type)) if r.custom else [])
                for r in registrations if not r.type.startswith("pulumi:providers:")]
     return sorted(entries, key=lambda entry: (entry.type, entry.name))  # registration order varies between runs
 

@@ -10,13 +10,22 @@ stack-name patterns) are declared beside the policy as :class:`Setting` with the
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from pulumi_policy import EnforcementLevel, PolicyConfigSchema
 
-from percona_mysql_k8s.core.rules import RULES, THRESHOLD_RULE, THRESHOLDS, Level, resolve_thresholds
+from percona_mysql_k8s.core.rules import (
+    ORDERED_THRESHOLDS,
+    RULES,
+    THRESHOLD_RULE,
+    THRESHOLDS,
+    Level,
+    ThresholdError,
+    resolve_thresholds,
+)
 
 _JSON_TYPES = {"string": str, "boolean": bool, "object": dict, "array": list, "integer": (int, float), "number": (int, float)}
 
@@ -30,12 +39,30 @@ class Setting:
     default: Any
     description: str
     items: Mapping[str, Any] | None = None
+    minimum: float | int | None = None  # numbers only: the documented range
+    maximum: float | int | None = None
 
     def schema(self) -> dict[str, Any]:
         schema: dict[str, Any] = {"type": self.type, "default": self.default, "description": self.description}
         if self.items is not None:
             schema["items" if self.type == "array" else "additionalProperties"] = dict(self.items)
+        if self.minimum is not None:
+            schema["minimum"] = self.minimum
+        if self.maximum is not None:
+            schema["maximum"] = self.maximum
         return schema
+
+    def problem(self, value: Any) -> str | None:
+        """Why a number is outside this setting's domain (not finite, a fraction for an integer, out of range)."""
+        if self.type not in ("integer", "number") or isinstance(value, bool):
+            return None
+        if isinstance(value, float) and not math.isfinite(value):
+            return f"policy config {self.name!r} must be a finite number, got {value!r}"
+        if self.type == "integer" and isinstance(value, float) and not value.is_integer():
+            return f"policy config {self.name!r} must be a whole number, got {value!r}"
+        if (self.minimum is not None and value < self.minimum) or (self.maximum is not None and value > self.maximum):
+            return f"policy config {self.name!r} must be from {self.minimum} to {self.maximum}, got {value!r}"
+        return None
 
 
 def threshold_schema(name: str) -> dict[str, Any]:
@@ -83,6 +110,13 @@ def _number(name: str, value: Any) -> Any:
     return value
 
 
+def _check_domain(name: str, value: Any) -> None:
+    """One threshold against its own domain (pairs are checked together, once all are read)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ThresholdError(name, f"threshold {name!r} must be a number, got {value!r}")
+    THRESHOLDS[name].check(value)
+
+
 _cache: dict[tuple, ResolvedConfig] = {}
 
 
@@ -127,22 +161,34 @@ def _resolve(config: Mapping[str, Any] | None, thresholds: Iterable[str], settin
             continue
         value = _number(name, config[name])
         try:
-            resolve_thresholds({name: value})
-        except (KeyError, ValueError) as error:
+            _check_domain(name, value)
+        except ThresholdError as error:
             errors.append(f"policy config {str(error).strip(chr(34))}")
             continue
         if THRESHOLDS[name].kind == "integer" and not isinstance(value, int):
             errors.append(f"policy config threshold {name!r} must be a whole number, got {value!r}")
             continue
         overrides[name] = value
-    # Every threshold is present: those a policy does not expose keep their defaults.
-    values = resolve_thresholds(overrides)
+    # Every threshold is present: those a policy does not expose keep their defaults. A contradicting pair
+    # (a minimum above its maximum) is an error; both keep their defaults.
+    try:
+        values = resolve_thresholds(overrides)
+    except ThresholdError as error:
+        errors.append(f"policy config {error}")
+        for pair in ORDERED_THRESHOLDS:
+            if error.name in pair:
+                for name in pair:
+                    overrides.pop(name, None)
+        values = resolve_thresholds(overrides)
     resolved_settings: dict[str, Any] = {}
     for setting in settings:
         value = config.get(setting.name, setting.default)
         expected = _JSON_TYPES.get(setting.type)
-        if expected is not None and not isinstance(value, expected):
+        if expected is not None and (not isinstance(value, expected) or (expected is not bool and isinstance(value, bool))):
             errors.append(f"policy config {setting.name!r} must be of type {setting.type}, got {value!r}")
+            value = setting.default
+        elif setting.problem(value) is not None:
+            errors.append(setting.problem(value))
             value = setting.default
         resolved_settings[setting.name] = value
     return ResolvedConfig(values, resolved_settings, errors)

@@ -3,21 +3,22 @@ monitoring pool; nothing else tolerates the database taint; a database pool carr
 
 Resource by resource, with no pools in sight: a database cluster (custom resource or pxc-db/ps-db
 values) must pin mysqld and every enabled proxy to a pool with a node selector or required node
-affinity on any label that is not node-wide (the configured ``database_pool_labels``, GKE's
+affinity on any label that is not node-wide, never able to land on the configured monitoring pool, (the configured ``database_pool_labels``, GKE's
 ``cloud.google.com/gke-nodepool``, EKS's ``eks.amazonaws.com/nodegroup``, a label of your own) and
 tolerate a NoSchedule/NoExecute taint; on the configured labels it must tolerate the configured taint.
-The PMM server (pmm chart values, or a workload running a pmm-server image) must be pinned to a pool and
-neither select nor tolerate the configured database pool; any other Pod, Deployment, StatefulSet,
+The PMM server (pmm chart values, or a workload running a pmm-server image) must be pinned to a pool, unable
+to land on the configured database pool and not tolerate its taint; any other Pod, Deployment, StatefulSet,
 ReplicaSet, Job or CronJob must not tolerate the database taint (DaemonSets are node agents and may); a
 node pool carrying the configured database labels must carry the taint.
 Load generators are B1's (load-generator-placement). The stack policy pool-placement checks the same
-against the pools the stack actually declares.
+against the pools the stack actually declares; both judge placement with one matcher
+(percona_mysql_k8s.core.scheduling), the configured pools standing in for the real ones here.
 """
 
 from __future__ import annotations
 
 from ._framework import Context, Spec, resource_policy
-from ._readers.placement import POOL_SETTINGS, pool_settings, read_placement, taint_text
+from ._readers.placement import POOL_SETTINGS, configured_pools, pool_settings, read_placement, taint_text
 from ._readers.values import MISSING, at
 from ._readers.workloads import LOAD_GENERATOR, PMM_SERVER
 from ._subjects import any_of, database, database_types, node_pool, pmm_values, pool_types, workload, workload_types
@@ -38,7 +39,8 @@ def _labels_text(labels: dict) -> str:
 
 
 def _monitoring(ctx: Context, placement, what: str, db_labels, taint, mon_labels) -> None:
-    if placement.selects(db_labels) or placement.tolerates(taint):
+    database_pool, _ = configured_pools(db_labels, taint, mon_labels)
+    if placement.can_land_on(database_pool) or placement.tolerates(taint):
         ctx.violation(
             "K4", f"{what} ({placement.path}: {placement.describe()}) can run on the database pool",
             "the rule runs the monitoring server only on the monitoring pool, never beside mysqld",
@@ -52,16 +54,25 @@ def _monitoring(ctx: Context, placement, what: str, db_labels, taint, mon_labels
         )
 
 
-def _database_pods(ctx: Context, placement, what: str, db_labels, taint) -> None:
+def _database_pods(ctx: Context, placement, what: str, db_labels, taint, mon_labels) -> None:
     """Pinned to a tainted pool by any label (a stack's pools then say which); on the configured labels,
-    tolerating the configured taint."""
+    tolerating the configured taint; never able to land on the configured monitoring pool."""
+    database_pool, monitoring_pool = configured_pools(db_labels, taint, mon_labels)
     if placement.selects(db_labels):
-        missing = [] if placement.tolerates(taint) else [f"a toleration of {taint_text(taint)}"]
+        missing = [] if placement.can_land_on(database_pool) else [f"a toleration of {taint_text(taint)}"]
     else:
         missing = [part for part, ok in (
             (f"a node selector (or required node affinity) pinning it to a pool, e.g. {_labels_text(db_labels)}", placement.pinned()),
             (f"a toleration of that pool's taint, e.g. {taint_text(taint)}", placement.pod.tolerates_a_dedicated_taint()))
             if not ok]
+    if not missing and placement.can_land_on(monitoring_pool):
+        ctx.violation(
+            "K4", f"{placement.path} ({what}) can run on the monitoring pool {_labels_text(mon_labels)} "
+            f"({placement.describe()}): a required term or selector also matches it",
+            "the rule runs mysqld and proxy pods only on the database pool",
+            f"require exactly the database pool's labels {_labels_text(db_labels)} (In with that one value, in every "
+            "required node affinity term)",
+        )
     if missing:
         path = placement.path
         ctx.violation(
@@ -85,7 +96,7 @@ def check(ctx: Context) -> None:
                 placement = read_placement(component.raw.get("nodeSelector", MISSING), component.raw.get("tolerations", MISSING),
                                            (component.raw.get("affinity") or {}).get("advanced", MISSING)
                                            if isinstance(component.raw.get("affinity"), dict) else MISSING, path)
-                _database_pods(ctx, placement, f"{component.key} pods", db_labels, taint)
+                _database_pods(ctx, placement, f"{component.key} pods", db_labels, taint, mon_labels)
         return
     with ctx.checking("K4"):
         values = pmm_values(ctx, "K4")

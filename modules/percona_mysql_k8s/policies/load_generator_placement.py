@@ -4,14 +4,15 @@ A load generator is a Pod, Deployment, StatefulSet, ReplicaSet, Job or CronJob w
 name or own name contains "sysbench", or that is labelled app.kubernetes.io/component=load-generator.
 It must be pinned to a pool (a node selector or required node affinity on any label that is not
 node-wide: the configured ``monitoring_pool_labels``, GKE's ``cloud.google.com/gke-nodepool``, a label of
-your own) and neither select nor tolerate the configured database pool. The stack policy
+your own), unable to land on the configured database pool (its labels and taint, judged by the scheduler
+matcher of percona_mysql_k8s.core.scheduling) and not tolerate the database taint. The stack policy
 load-generator-pool checks the same against the pools a stack declares.
 """
 
 from __future__ import annotations
 
 from ._framework import Context, Spec, resource_policy
-from ._readers.placement import POOL_SETTINGS, pool_settings, taint_text
+from ._readers.placement import POOL_SETTINGS, configured_pools, pool_settings, taint_text
 from ._readers.workloads import LOAD_GENERATOR
 from ._subjects import workload, workload_types
 
@@ -34,7 +35,8 @@ def check(ctx: Context) -> None:
             return
         placement = subject.placement()
         selector = "{" + ", ".join(f"{k}: {v}" for k, v in mon_labels.items()) + "}"
-        if placement.selects(db_labels) or placement.tolerates(taint):
+        database_pool, _ = configured_pools(db_labels, taint, mon_labels)
+        if placement.can_land_on(database_pool) or placement.tolerates(taint):
             ctx.violation(
                 "B1", f"load generator {subject.kind} {subject.name} can run on the database pool ({placement.path}: {placement.describe()})",
                 "the rule never runs load generators on the database pool: they would steal the CPU they measure",

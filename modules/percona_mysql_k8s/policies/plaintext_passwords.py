@@ -10,14 +10,20 @@ variables, and on command lines (containers' ``command``/``args``, scripts in Co
 ``-p``: with a space the next word is the database, MySQL manual "Specifying the password"), shell
 assignments ``MYSQL_PWD=…``, and DSNs with a password (``mysql://user:SECRET@host``). The engine hands policies
 secrets unwrapped, so whether a value is a Pulumi secret cannot be seen here; ``python -m percona_mysql_k8s.policies.check``
-also checks that the stack config keeps such keys ``secure:``. The PXC operator's own proxysql.cnf placeholders
-(``monitor_password="monitor"``, ``cluster_password="admin"`` in ``spec.proxysql.configuration``), which its
-entrypoint replaces with the Secret's passwords, are not passwords.
+also checks that the stack config keeps such keys ``secure:``. A proxy's configuration (``spec.proxysql.configuration``,
+``spec.haproxy.configuration``, ``spec.proxy.haproxy.configuration`` and the chart values rendered into them) is
+read as ProxySQL and HAProxy read it, after what the operators' entrypoints substitute
+(percona_mysql_k8s.core.proxy_credentials): ProxySQL's admin/stats credentials, cluster and monitor passwords
+and mysql_users passwords, HAProxy's userlist insecure-passwords and ``stats auth``. A value is literal unless
+something really expands it: neither the operators nor these charts expand ``$VAR`` or ``{{...}}`` in a
+custom resource's or chart value's password, and Kubernetes expands only ``$(VAR)`` in an env value.
 """
 
 from __future__ import annotations
 
 import re
+
+from percona_mysql_k8s.core.proxy_credentials import UnreadableConfiguration, haproxy_credentials, proxysql_credentials
 
 from ._framework import Context, Spec, resource_policy
 from ._readers.values import join
@@ -36,9 +42,13 @@ SECRET_KEYS = {"root", "xtrabackup", "monitor", "proxyadmin", "operator", "repli
                "clusterset", "pmmserver", "pmmserverkey", "pmmservertoken"}
 IN_TEXT = re.compile(r"(?im)^\s*[\w.\-]*(?:password|passwd)\s*[=:]\s*[\"']?([^\"'\s#;]+)")
 ARGUMENT = re.compile(r"--[\w-]*password=([\"']?)([^\s\"']+)")
-# The PXC operator's proxysql-entrypoint.sh replaces exactly these default lines of proxysql.cnf with the
-# users' Secret passwords before ProxySQL starts: placeholders, not passwords (database/proxy_config.py).
-PROXYSQL_PLACEHOLDERS = {'monitor_password="monitor"', 'cluster_password="admin"'}
+# Proxy configuration strings, read by their proxy's own grammar (core.proxy_credentials).
+# The custom resources' fields, and the file names the operators mount them as (a ConfigMap's data keys).
+PROXY_CONFIGURATIONS = (("proxysql.configuration", proxysql_credentials), ("haproxy.configuration", haproxy_credentials),
+                        ("proxysql.cnf", proxysql_credentials), ("haproxy.cfg", haproxy_credentials),
+                        ("haproxy-global.cfg", haproxy_credentials))
+# Kubernetes' dependent environment variables: $(NAME) in an env value is another variable's value ($$ escapes).
+K8S_REFERENCE = re.compile(r"(?<!\$)\$\([A-Za-z_][A-Za-z0-9_.-]*\)")
 ENV_NAME = re.compile(r"(PASSWORD|PASSWD|PWD|TOKEN|SECRET|API_?KEY)", re.IGNORECASE)
 # The MySQL clients read -pSECRET (no space) as the password; -p alone prompts
 # (https://dev.mysql.com/doc/refman/8.4/en/connection-options.html#option_general_password).
@@ -91,12 +101,34 @@ def _normal(key: str) -> str:
 
 
 def _literal(value) -> bool:
+    """In text a shell or a template may read (scripts, command lines, free-form files): ``$...`` is theirs."""
     return isinstance(value, str) and value.strip() != "" and not value.strip().startswith(("$", "{{"))
 
 
-def _proxysql_placeholder(match: re.Match, path: str) -> bool:
-    """A default line of the operator's proxysql.cnf that its entrypoint overwrites with the real password."""
-    return path.endswith("proxysql.configuration") and match.group(0).strip() + '"' in PROXYSQL_PLACEHOLDERS
+def _literal_value(value) -> bool:
+    """A password field of a custom resource or chart value: nothing expands it, so any text is the password."""
+    return isinstance(value, str) and value.strip() != ""
+
+
+def _env_literal(value) -> bool:
+    """An env value: literal unless Kubernetes replaces all of it with other variables' values ($(NAME))."""
+    return _literal_value(value) and K8S_REFERENCE.sub("", value).strip() != ""
+
+
+def _proxy_configuration(text: str, path: str):
+    """(path, what) for the plain-text passwords of a proxy configuration, read as its proxy reads it."""
+    for suffix, credentials in PROXY_CONFIGURATIONS:
+        if not path.endswith(suffix):
+            continue
+        try:
+            found = credentials(text)
+        except UnreadableConfiguration as error:
+            proxy = "ProxySQL" if "proxysql" in suffix else "HAProxy"
+            return [(path, f"has a {proxy} configuration in {path} whose passwords cannot be verified: "
+                           f"{error} (line {error.line})")]
+        return [(path, f"has a password in plain text inside {path} ({credential.where}, line {credential.line})")
+                for credential in found if credential.literal][:1]
+    return None
 
 
 def scan(value, path: str, parent: str = ""):
@@ -107,12 +139,15 @@ def scan(value, path: str, parent: str = ""):
             child = join(path, str(key))
             if isinstance(item, str):
                 is_password = PASSWORD_KEY.search(normal) and not REFERENCE_KEY.search(normal)
-                if (is_password or (parent == "passwords" and normal in SECRET_KEYS)) and _literal(item):
+                if (is_password or (parent == "passwords" and normal in SECRET_KEYS)) and _literal_value(item):
                     yield child, f"holds a literal password in {child}"
                     continue
+                proxy = _proxy_configuration(item, child)
+                if proxy is not None:
+                    yield from proxy
+                    continue
                 if "\n" in item:
-                    match = next((m for m in IN_TEXT.finditer(item) if _literal(m.group(1))
-                                  and not _proxysql_placeholder(m, child)), None)
+                    match = next((m for m in IN_TEXT.finditer(item) if _literal(m.group(1))), None)
                     if match:
                         yield child, f"has a password in plain text inside {child} ({match.group(0).strip()[:40]}...)"
                         continue
@@ -138,8 +173,8 @@ def check(ctx: Context) -> None:
     view = database(ctx, "S1")
     found = []
     values = None
-    if view is not None:
-        found = list(scan(view.root, view.root_path))
+    if view is not None:  # chart values as given: a password in them is in the stack whether the chart renders it or not
+        found = list(scan(view.values if view.values is not None else view.root, view.root_path))
     else:
         with ctx.checking("S1"):
             values = pmm_values(ctx, "S1")
@@ -156,7 +191,7 @@ def check(ctx: Context) -> None:
         if subject is not None:
             for path, entry, container in subject.env():
                 value = entry.get("value")
-                if isinstance(entry.get("name"), str) and ENV_NAME.search(entry["name"]) and _literal(value):
+                if isinstance(entry.get("name"), str) and ENV_NAME.search(entry["name"]) and _env_literal(value):
                     found.append((path, f"sets {entry['name']} to a literal value in container {container} ({path}.value)"))
                 elif isinstance(value, str):
                     found += [(path, f"has {what} in {entry.get('name')} of container {container} ({path}.value)")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ._framework import Context, Spec, resource_policy
 from ._readers.database import major_minor
-from ._readers.values import as_map
+from ._readers.values import as_map, at
 from ._subjects import database, database_types
 
 SPEC = Spec(name="pmm-client-version", rules=("S5",), applies_to=database_types,
@@ -38,7 +38,8 @@ def check(ctx: Context) -> None:
                           "the rule matches client and server majors; the PS operator supports PMM 3 only (pmmservertoken)",
                           "use percona/pmm-client:3.x and a PMM 3 server")
         if view.chart == "pxc-db":
-            passwords = as_map(view.get("secrets.passwords"), view.path("secrets.passwords"))
+            # secrets.passwords is not part of the custom resource: the chart writes a Secret from it
+            passwords = as_map(at(view.values, "secrets.passwords", base="values"), view.path("secrets.passwords"))
             if major >= 3 and not passwords.get("pmmservertoken") and (passwords.get("pmmserverkey") or passwords.get("pmmserver")):
                 ctx.violation("S5", f"{view.path('secrets.passwords')} carries a PMM 2 credential for a PMM {major}.x client",
                               "the rule matches client and credentials: PMM 3 authenticates with pmmservertoken",

@@ -15,6 +15,7 @@ fit the pool's nodes.
 from __future__ import annotations
 
 from percona_mysql_k8s.core.allocatable import node_budget
+from percona_mysql_k8s.core.bounds import MAX_MACHINE_CPU_MILLICORES, MAX_MACHINE_MEMORY_BYTES
 from percona_mysql_k8s.core.errors import InputError
 
 from ._framework import Context, Spec, stack_policy
@@ -28,8 +29,10 @@ SPEC = Spec(
     description="on every pool, per node, the requests of the pods placed there (one database pod per node under the "
     "operators' required anti-affinity, at least size nodes) plus DaemonSets fit the allocatable of its machine type",
     settings=(
-        Setting("daemonset_cpu_millicores", "integer", 0, "CPU requested per node by DaemonSets the stack does not declare (K1)."),
-        Setting("daemonset_memory_bytes", "integer", 0, "Memory requested per node by DaemonSets the stack does not declare (K1)."),
+        Setting("daemonset_cpu_millicores", "integer", 0, "CPU requested per node by DaemonSets the stack does not declare (K1); "
+                "at most a machine's 8192 CPUs.", minimum=0, maximum=MAX_MACHINE_CPU_MILLICORES),
+        Setting("daemonset_memory_bytes", "integer", 0, "Memory requested per node by DaemonSets the stack does not declare (K1); "
+                "at most a machine's 4 PiB.", minimum=0, maximum=MAX_MACHINE_MEMORY_BYTES),
     ),
     remediation="Use a machine type whose allocatable holds the pods (python -m percona_mysql_k8s.sizing --node-type …), or add nodes.",
 )

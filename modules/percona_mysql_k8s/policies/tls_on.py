@@ -1,5 +1,5 @@
 """S2: TLS stays on. No ``tls.enabled: false``, no ``unsafeFlags.tls``, no ``allowUnsafeConfigurations``
-(which forces TLS off), no pxc-db ``pxc.disableTLS``, and no my.cnf that turns mysqld's TLS off
+(which forces TLS off), and no my.cnf that turns mysqld's TLS off
 (``ssl=OFF``, ``skip_ssl``, an empty ``tls_version``).
 """
 
@@ -32,8 +32,6 @@ def check(ctx: Context) -> None:
             if view.flag("allowUnsafeConfigurations"):
                 findings.append((view.path("allowUnsafeConfigurations"), "is true, which forces TLS off",
                                  "remove allowUnsafeConfigurations and set the individual unsafeFlags you need"))
-            if view.chart and view.flag("pxc.disableTLS"):
-                findings.append((view.path("pxc.disableTLS"), "is true", "remove pxc.disableTLS"))
         for path, what, fix in findings:
             ctx.violation("S2", f"{path} {what}", "the rule keeps TLS on", fix)
     with ctx.checking("S2"):

@@ -10,14 +10,14 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from percona_mysql_k8s.core.errors import InputError
+from percona_mysql_k8s.core.errors import InputError, one_line
 from percona_mysql_k8s.core.memory import ENGINES, MYSQL_VERSIONS
 from percona_mysql_k8s.core.profiles import LOADS
 from percona_mysql_k8s.core.report import to_json
 from percona_mysql_k8s.core.rules import THRESHOLD_RULE, THRESHOLDS
 from percona_mysql_k8s.core.sidecars import PROXIES
 from percona_mysql_k8s.core.sizing import DEFAULT_DISK_IOPS, SizingInput, size
-from percona_mysql_k8s.core.units import cpu_to_millicores, memory_to_bytes
+from percona_mysql_k8s.core.units import cpu_to_millicores, decimal_number, memory_to_bytes, whole_number
 
 
 class UsageError(Exception):
@@ -49,6 +49,14 @@ FLAGS = {
 PLOT_SUFFIXES = (".png", ".svg")
 
 
+def _whole_number(text: str) -> int:
+    """A count as typed: ASCII digits only (core.units.whole_number)."""
+    try:
+        return whole_number(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
 def describe(error: InputError) -> str:
     """``error: T2: --proxy: ProxySQL is supported only with PXC ...``"""
     flag = FLAGS.get(error.key, f"--{error.key.replace('_', '-')}")
@@ -59,6 +67,7 @@ def describe(error: InputError) -> str:
 def _parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="percona-mysql-sizing",
+        allow_abbrev=False,  # a flag is spelled out: --c or --na must not silently mean --cluster or --name
         description="Size one Percona MySQL member (mysqld pod + one proxy pod) from its budget or its node type.",
         epilog="Examples:\n"
         "  percona-mysql-sizing --engine group-replication --cpu 4000m --memory 8Gi --load heavy-oltp --connections 0 --proxy haproxy\n"
@@ -74,7 +83,7 @@ def _parser() -> argparse.ArgumentParser:
     budget.add_argument("--daemonset-cpu", help="CPU requested per node by DaemonSets (default: the provider's, K1)")
     budget.add_argument("--daemonset-memory", help="memory requested per node by DaemonSets (default: the provider's, K1)")
     parser.add_argument("--load", default="light-oltp", help=f"load profile: {', '.join(LOADS)} (default light-oltp)")
-    parser.add_argument("--connections", type=int, default=0,
+    parser.add_argument("--connections", type=_whole_number, default=0,
                         help="max_connections; 0 derives what the proxies open at their shipped limits, fewer where "
                         "the buffer pool would fall below 70%% of the mysqld limit (M6)")
     parser.add_argument("--proxy", default="haproxy", help=f"{', '.join(PROXIES)}: haproxy (default), proxysql (PXC), router (GR)")
@@ -87,10 +96,10 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--backup", action=argparse.BooleanOptionalAction, default=False,
                         help="backups enabled (PS adds an xtrabackup sidecar to every mysqld pod)")
     parser.add_argument("--mysql-version", default="8.0", help=f"{' or '.join(MYSQL_VERSIONS)} (default 8.0)")
-    parser.add_argument("--size", type=int, default=3, help="cluster size (T1: PXC 3/5, GR 3/5/7)")
+    parser.add_argument("--size", type=_whole_number, default=3, help="cluster size (T1: PXC 3/5, GR 3/5/7)")
     parser.add_argument("--allow-unsafe-size", action="store_true", help="allow fewer members (ephemeral stacks only)")
     parser.add_argument("--volume", help="data volume size (Kubernetes quantity: 200Gi); bounds the redo log (K6)")
-    parser.add_argument("--disk-iops", type=int, default=DEFAULT_DISK_IOPS, help=f"data volume IOPS (default {DEFAULT_DISK_IOPS})")
+    parser.add_argument("--disk-iops", type=_whole_number, default=DEFAULT_DISK_IOPS, help=f"data volume IOPS (default {DEFAULT_DISK_IOPS})")
     parser.add_argument("--threshold", action="append", default=[], metavar="NAME=VALUE",
                         help=f"override a rule threshold; names: {', '.join(sorted(THRESHOLDS))}")
     parser.add_argument("--format", default="table", choices=("table", "json"))
@@ -113,13 +122,16 @@ def _thresholds(pairs: Sequence[str]) -> dict[str, float]:
         name, separator, value = pair.partition("=")
         if not separator:
             raise InputError("threshold", f"expected NAME=VALUE, got {pair!r}")
-        try:
-            number = int(value)
+        try:  # ASCII only: float() would also take '١٫٥' and 'nan'; a whole number stays exact
+            number = whole_number(value)
         except ValueError:
             try:
-                number = float(value)  # 0.5, 1e3; 1.0e999 reads as inf and is refused below
+                number = decimal_number(value)
+            except OverflowError:
+                number = math.inf  # refused below, as not finite
             except ValueError:
-                raise InputError("threshold", f"{name.strip()}: {value!r} is not a number") from None
+                raise InputError("threshold", f"{name.strip()}: {value!r} is not a number (ASCII digits; at most "
+                                              f"the threshold's maximum)", THRESHOLD_RULE.get(name.strip())) from None
         if isinstance(number, float) and not math.isfinite(number):
             raise InputError("threshold", f"threshold {name.strip()!r} must be a finite number, got {value.strip()!r}",
                              THRESHOLD_RULE.get(name.strip()))
@@ -169,15 +181,20 @@ def input_from_args(args: argparse.Namespace) -> SizingInput:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    args = None
     try:
         args = _parser().parse_args(argv)
         check_plot_target(args.plot)
         result = size(input_from_args(args))
     except UsageError as error:
-        print(f"error: {error}", file=sys.stderr)
+        print(one_line(f"error: {error}"), file=sys.stderr)
         return 2
     except InputError as error:
-        print(describe(error), file=sys.stderr)
+        line = describe(error)
+        if args is not None and args.threshold and error.key not in ("threshold", "thresholds"):
+            # a refusal the thresholds led to (e.g. a larger term no longer fits): name them too
+            line += f" (with --threshold {', '.join(args.threshold)})"
+        print(one_line(line), file=sys.stderr)
         return 2
     if args.format == "json":
         print(json.dumps(to_json(result), indent=2))

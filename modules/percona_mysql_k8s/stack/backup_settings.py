@@ -14,6 +14,7 @@ HTTP and any retention.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -30,7 +31,9 @@ from percona_mysql_k8s.core.backup import (
     backup_plan,
     in_cluster_host,
 )
+from percona_mysql_k8s.core.bounds import MAX_VOLUME_READ_BYTES_PER_SECOND
 from percona_mysql_k8s.core.errors import InputError
+from percona_mysql_k8s.core.units import format_memory
 from percona_mysql_k8s.database.backup_bucket import check_bucket_name, check_kms_key
 
 # key: (type, default declared in Pulumi.yaml; a test keeps the two in step)
@@ -99,17 +102,34 @@ def _check_target_keys(values: Mapping[str, object], target: str) -> None:
                                       f"{target}: it would be ignored (remove it from the stack config, or change target)")
 
 
+def _check_backup_can_finish(schedule: cron.CronSchedule, text: str, volume_bytes: int) -> None:
+    """R1: a full backup of the data volume, once the data fills it, must finish before the next run starts.
+    It reads the whole volume, at best as fast as any persistent disk reads (core.bounds); the shortest
+    gap between two runs anywhere on the calendar (core.cron) must be at least that long."""
+    gap = cron.retention_window_seconds(schedule, 2)
+    reading = volume_bytes / MAX_VOLUME_READ_BYTES_PER_SECOND
+    if gap < reading:
+        raise InputError("backupSchedule", f"{text!r} starts a backup {gap:g} s after the previous one, but a full backup of "
+                                           f"the {format_memory(volume_bytes)} data volume takes at least {math.ceil(reading)} s "
+                                           f"(read at {MAX_VOLUME_READ_BYTES_PER_SECOND // 10**6} MB/s, the fastest any disk "
+                                           f"reads): backups would overlap; run it at most every {math.ceil(reading / 60)} "
+                                           "minutes (e.g. hourly or daily)", "R1")
+
+
 def backup_settings(values: Mapping[str, object], *, target: str, cluster_name: str, place: str, engine: str,
-                    ephemeral: bool) -> BackupSettings | None:
-    """``values`` are the decoded BACKUP_KEYS; ``place`` is the GCP project (gke) or AWS region (eks).
+                    ephemeral: bool, volume_bytes: int | None = None) -> BackupSettings | None:
+    """``values`` are the decoded BACKUP_KEYS; ``place`` is the GCP project (gke) or AWS region (eks);
+    ``volume_bytes`` the data volume each backup copies (None: not checked against the schedule).
 
     None when backups are off. Raises InputError naming the key and the rule."""
     _check_target_keys(values, target)
     schedule = str(values["backupSchedule"])
     try:
-        cron.parse_schedule(schedule)
+        parsed = cron.parse_schedule(schedule)
     except cron.CronError as error:
         raise InputError("backupSchedule", f"{schedule!r}: {error}", "R1") from None
+    if volume_bytes is not None:
+        _check_backup_can_finish(parsed, schedule, volume_bytes)
     if not values["backup"]:
         return None
     production = not ephemeral
@@ -132,17 +152,19 @@ def backup_settings(values: Mapping[str, object], *, target: str, cluster_name: 
         provisioned = True
     else:
         endpoint, secret = str(values["backupEndpoint"]), str(values["backupCredentialsSecret"])
-        missing = [key for key, value in (("backupEndpoint", endpoint), ("backupBucket", bucket),
-                                          ("backupCredentialsSecret", secret)) if not value]
+        named = (("backupEndpoint", endpoint), ("backupBucket", bucket), ("backupCredentialsSecret", secret))
+        missing = [key for key, value in named if not value]
         if missing:
+            given = [key for key, value in named if value]
+            beside = f" beside {', '.join(given)}" if given else ""
             raise InputError(missing[0], f"target {target} backs up to an S3-compatible endpoint you name: set "
-                                         f"{', '.join(missing)} (docs/backups.md), or set backup false to run without backups",
-                             "R1")
+                                         f"{', '.join(missing)}{beside} (docs/backups.md), or set backup false to run without "
+                                         "backups", "R1")
         check_bucket_name(bucket, S3_COMPATIBLE)
-        if not _DNS_SUBDOMAIN.match(secret):
+        if not _DNS_SUBDOMAIN.fullmatch(secret):
             raise InputError("backupCredentialsSecret", f"{secret!r} is not a Secret name (lowercase DNS subdomain)", "R4")
         region = str(values["backupRegion"]) or "us-east-1"  # what S3 clients sign with when a store has no regions
-        if not _REGION.match(region):
+        if not _REGION.fullmatch(region):
             raise InputError("backupRegion", f"{region!r} is not a region name (lowercase letters, digits, '-')")
         storage = BackupStorage(kind=S3_COMPATIBLE, bucket=bucket, region=region,
                                 endpoint_url=_endpoint(endpoint, production), credentials_secret=secret)

@@ -27,7 +27,7 @@ from typing import TypeVar
 
 from percona_mysql_k8s.core.benchmark import RESERVED_CONNECTIONS
 from percona_mysql_k8s.core.errors import InputError
-from percona_mysql_k8s.core.units import GIB, MIB, format_cpu, human_bytes
+from percona_mysql_k8s.core.units import GIB, MIB, format_cpu, human_bytes, whole_number
 
 S = TypeVar("S")
 AUTO = "auto"
@@ -37,7 +37,8 @@ AUTO = "auto"
 CAPACITY_KEYS = frozenset({"kindHostShare", "kindHostCpu", "kindHostMemory", "monitoringNodeType"})
 CAPACITY_RULES = frozenset({"K1", "K5", "M1", "M3", "M6"})  # M1: a member too small to start mysqld
 # The minimum-host search: the CPU/memory grid it reports on, and the ceiling it gives up at.
-CPU_STEP, MEMORY_STEP = 100, 256 * MIB
+# A host has whole CPUs (clusters.settings refuses a fraction in kindHostCpu): the search steps by one.
+CPU_STEP, MEMORY_STEP = 1000, 256 * MIB
 CPU_CEILING, MEMORY_CEILING = 256_000, 1024 * GIB
 AMPLE_VOLUME = "64Ti"
 
@@ -75,7 +76,7 @@ def applies(values: Mapping[str, object]) -> bool:
 def layouts(values: Mapping[str, object]) -> list[Layout]:
     """The layouts to try, richest first. A clusterSize that is not a whole number is left to validation."""
     try:
-        members = int(_text(values, "clusterSize", "3"))
+        members = whole_number(_text(values, "clusterSize", "3"))
     except ValueError:
         members = 3
     pmm = _flag(values, "pmmEnabled", True) or _flag(values, "installPmm", True)
@@ -111,7 +112,7 @@ def _smallest(accepts: Callable[[int], bool], step: int, ceiling: int) -> int | 
 
 def minimum_host(values: Mapping[str, object], layout: Layout, build: Callable[[Mapping[str, object]], S],
                  host: tuple[int, int]) -> tuple[int, int] | None:
-    """(CPU millicores, memory bytes) of the smallest host that holds ``layout``, on a 100m / 256 MiB grid.
+    """(CPU millicores, memory bytes) of the smallest host that holds ``layout``, in whole CPUs and 256 MiB steps.
 
     CPU is searched with ample memory (the CPU split does not depend on memory once PMM is off), then
     memory at that CPU or the host's, whichever is larger. The volume is made ample and the ladder one

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import math
 import re
 from collections.abc import Callable, Container, Mapping
 from dataclasses import dataclass, replace
@@ -28,11 +29,12 @@ from percona_mysql_k8s.clusters.settings import ClusterSettings, cluster_setting
 from percona_mysql_k8s.core import benchmark as bench
 from percona_mysql_k8s.core import monitoring
 from percona_mysql_k8s.core.benchmark import Benchmark
+from percona_mysql_k8s.core.bounds import MAX_DISK_IOPS, MAX_VOLUME_BYTES, MIN_DISK_IOPS
 from percona_mysql_k8s.core.cloud_keys import static_cloud_keys
 from percona_mysql_k8s.core.errors import InputError
 from percona_mysql_k8s.core.monitoring import MonitoringPlan
 from percona_mysql_k8s.core.sizing import SizingResult
-from percona_mysql_k8s.core.units import format_cpu, human_bytes, memory_to_bytes
+from percona_mysql_k8s.core.units import format_cpu, human_bytes, memory_to_bytes, parse_quantity, whole_number
 from percona_mysql_k8s.database import sources, versions
 from percona_mysql_k8s.database.manifests import DatabaseSpec, Placement, size_for_pool
 from percona_mysql_k8s.database.network_policies import ClientAccess, client_access
@@ -168,9 +170,10 @@ def _decode(key: str, value: object, kind: type) -> object:
             return text.lower() == "true"
         raise InputError(key, f"{value!r} is not true or false")
     if kind is int:
-        if re.fullmatch(r"-?\d+", text):
-            return int(text)
-        raise InputError(key, f"{value!r} is not a whole number")
+        try:
+            return whole_number(text)
+        except ValueError:
+            raise InputError(key, f"{value!r} is not a whole number (ASCII digits)") from None
     try:
         return json.loads(text)
     except json.JSONDecodeError:
@@ -203,9 +206,7 @@ class _Values:
 
 # ---- domains the component code does not bound itself: beyond them a value is a typo, not a plan -------
 
-# The most IOPS one volume offers: GCE Hyperdisk Extreme 350,000 (io2 Block Express 256,000).
-MAX_DISK_IOPS = 350_000
-MAX_VOLUME_BYTES = 64 * 2**40  # the largest GCE persistent disk, 64 TiB
+# The volume and IOPS bounds are core.bounds' (MAX_DISK_IOPS, MAX_VOLUME_BYTES), read by sizing too.
 # A namespace is a DNS-1123 label; the kube- prefix is reserved for Kubernetes' own namespaces
 # (https://kubernetes.io/docs/concepts/overview/working-with-objects/namespaces/).
 _DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
@@ -219,30 +220,48 @@ def _check_range(v: _Values, key: str, low: int, high: int, why: str, rule: str 
         raise InputError(key, f"{value} is outside {low}..{high} ({why})", rule)
 
 
-def _check_quantity(v: _Values, key: str) -> None:
+def _check_quantity(v: _Values, key: str) -> int:
+    """A volume size: a quantity the API server takes (ASCII digits, one suffix), whole bytes, at most 64Ti."""
     text = v.get(key)
     try:
-        amount = memory_to_bytes(text)
-    except ValueError:
-        raise InputError(key, f"{text!r} is not a Kubernetes quantity (e.g. 100Gi)") from None
+        amount = parse_quantity(text)
+    except ValueError as error:
+        raise InputError(key, f"{text!r} is not a Kubernetes quantity the API server accepts, e.g. 100Gi ({error})") from None
+    if amount != amount.to_integral_value():
+        raise InputError(key, f"{text!r} is {amount} bytes: a volume is whole bytes (m is milli, not mega: write 100M or 100Mi)")
     if not 0 < amount <= MAX_VOLUME_BYTES:
         raise InputError(key, f"{text!r} must be more than zero and at most 64Ti (the largest persistent disk)")
+    return int(amount)
+
+
+def check_pmm_volume(values: Mapping[str, object], cluster_size: int) -> None:
+    """The PMM server's volume against what PMM needs for the cluster it monitors (core.monitoring)."""
+    v = _Values(values)
+    amount = _check_quantity(v, "pmmStorageSize")
+    if not v.get("installPmm"):
+        return  # no server here: the volume is not created
+    monitored = cluster_size if v.get("pmmEnabled") else 0
+    needed = monitoring.pmm_volume_bytes(monitored)
+    if amount < needed:
+        raise InputError("pmmStorageSize", f"{v.get('pmmStorageSize')!r} is below what PMM Server needs for {max(1, monitored)} "
+                                           f"monitored database node(s) (clusterSize): ~1 GB per node per week over its {monitoring.PMM_RETENTION_DAYS}-day "
+                                           f"retention is {math.ceil(needed / 2**30)}Gi; set pmmStorageSize to at least that")
 
 
 def check_database_keys(values: Mapping[str, object]) -> None:
     """The database layer's keys against their domains, before anything reads them."""
     v = _Values(values)
     # connections: the sizing engine's own check (core.sizing.validate: 0 derives them, at most mysqld's 100000)
-    _check_range(v, "diskIops", 100, MAX_DISK_IOPS, "the volume's provisioned IOPS; no volume offers more than 350000")
+    _check_range(v, "diskIops", MIN_DISK_IOPS, MAX_DISK_IOPS, "the volume's provisioned IOPS; no volume offers more than 350000")
     # the ladder's own checks (B2, B3), even when sysbench is off: a bad value is never kept for later
     bench.ladder(v.get("sysbenchThreads"), v.get("sysbenchDuration"), v.get("sysbenchWarmup"), v.get("sysbenchRate"))
     namespace = v.get("namespace")
-    if not _DNS_LABEL.match(namespace):
+    if not _DNS_LABEL.fullmatch(namespace):
         raise InputError("namespace", f"{namespace!r} is not a namespace name (lowercase letters, digits, hyphens; at most 63)")
     if namespace.startswith("kube-"):
         raise InputError("namespace", f"{namespace!r} is reserved for Kubernetes itself: choose the database's own namespace")
     storage_class = v.get("storageClass")
-    if storage_class and not _DNS_SUBDOMAIN.match(storage_class):
+    if storage_class and not _DNS_SUBDOMAIN.fullmatch(storage_class):
         raise InputError("storageClass", f"{storage_class!r} is not a StorageClass name (lowercase DNS subdomain)")
     _check_quantity(v, "storageSize")
     _check_quantity(v, "pmmStorageSize")
@@ -279,7 +298,7 @@ def backup_settings_from_config(values: Mapping[str, object], cluster: ClusterSe
     place = cluster.gke.project if cluster.gke is not None else cluster.eks.region if cluster.eks is not None else ""
     return backup_settings({key: v.get(key) for key in BACKUP_KEYS}, target=cluster.target,
                            cluster_name=cluster.cluster_name, place=place, engine=engine,
-                           ephemeral=cluster.ephemeral)
+                           ephemeral=cluster.ephemeral, volume_bytes=memory_to_bytes(v.get("storageSize")))
 
 
 def pmm_settings_from_config(values: Mapping[str, object], *, token_set: bool) -> PmmSettings:
@@ -287,7 +306,7 @@ def pmm_settings_from_config(values: Mapping[str, object], *, token_set: bool) -
     install, enabled, host = v.get("installPmm"), v.get("pmmEnabled"), v.get("pmmServerHost")
     if install and host:
         raise InputError("pmmServerHost", "is for a PMM server this stack does not install: set installPmm false, or leave it empty")
-    if host and not _HOST.match(host):
+    if host and not _HOST.fullmatch(host):
         raise InputError("pmmServerHost", f"{host!r} must be a bare host name (no scheme or port), e.g. monitoring-service.pmm", "S5")
     if enabled and not install:
         if not host:
@@ -304,7 +323,7 @@ def sysbench_settings_from_config(values: Mapping[str, object]) -> SysbenchSetti
     the most data it may prepare; ephemeral stacks may run on every change."""
     v = _Values(values)
     run_request, data_size = v.get("sysbenchRunId"), v.get("sysbenchDataSize")
-    if run_request and not _RUN_ID.match(run_request):
+    if run_request and not _RUN_ID.fullmatch(run_request):
         raise InputError("sysbenchRunId", f"{run_request!r} must be 1-16 lowercase letters, digits and hyphens (it names the Job)", "R5")
     max_data = None
     if data_size:
@@ -316,10 +335,12 @@ def sysbench_settings_from_config(values: Mapping[str, object]) -> SysbenchSetti
         return None
     if not v.get("ephemeral"):
         if not run_request:
-            raise InputError("sysbenchRunId", "a production stack runs a benchmark only on an explicit request: set "
+            raise InputError("sysbenchRunId", "sysbenchEnabled is true, and a production stack runs a benchmark only on an "
+                                              "explicit request: set "
                                               "sysbenchRunId (a new id per run; the run never repeats by itself)", "R5")
         if not data_size:
-            raise InputError("sysbenchDataSize", "a production benchmark prepares only the data its user asked for: set "
+            raise InputError("sysbenchDataSize", "sysbenchEnabled is true, and a production benchmark prepares only the data "
+                                                 "its user asked for: set "
                                                  "sysbenchDataSize (e.g. 50Gi)", "R5")
     ladder = bench.ladder(v.get("sysbenchThreads"), v.get("sysbenchDuration"), v.get("sysbenchWarmup"), v.get("sysbenchRate"))
     return SysbenchSettings(ladder.threads, ladder.duration_seconds, ladder.warmup_seconds, ladder.rate,
@@ -376,8 +397,9 @@ def _settings(values: Mapping[str, object], pmm_token_set: bool, host: Callable[
     pmm = pmm_settings_from_config(values, token_set=pmm_token_set)
     sysbench = sysbench_settings_from_config(values)
     placement, sizing = _sized(database, cluster)
-    plan = monitoring.plan(cluster.monitoring_pool.node, operator=install_operator, pmm_server=pmm.install,
-                           sysbench=sysbench is not None, backup=backup.plan if backup is not None else None)
+    check_pmm_volume(values, cluster.cluster_size)  # after sizing: the cluster size is checked (T1)
+    plan = _monitoring_plan(cluster, operator=install_operator, pmm_server=pmm.install, sysbench=sysbench is not None,
+                            backup=backup.plan if backup is not None else None)
     benchmark = None
     if sysbench is not None:
         benchmark = bench.plan(
@@ -408,6 +430,28 @@ def _budget_key(cluster: ClusterSettings, error_key: str) -> str:
     return "databaseNodeType" if cluster.target == "existing" else _BUDGET_KEYS[cluster.target]
 
 
+def _on_the_kind_host(error: InputError, cluster: ClusterSettings) -> InputError:
+    """A capacity refusal on kind, said in terms of the host the kind nodes share (the keys that size them)."""
+    host = cluster.kind
+    modeled = (f"modeled as {host.host_share:g} of" if host.host_share is not None
+               else "an equal part of what is left of")
+    return InputError(error.key, f"{error.message} (each kind node is {modeled} the kind host's "
+                      f"{format_cpu(host.host_cpu_millicores)} CPU and {human_bytes(host.host_memory_bytes)}, kindHostCpu/"
+                      f"kindHostMemory or else this machine's: {'raise the share or ' if host.host_share is not None else ''}"
+                      "use a larger machine)", error.rule)
+
+
+def _monitoring_plan(cluster: ClusterSettings, **wanted) -> MonitoringPlan:
+    """The monitoring pool's split; on kind its node is a share of the host, so a refusal names kindHostShare."""
+    try:
+        return monitoring.plan(cluster.monitoring_pool.node, **wanted)
+    except InputError as error:
+        if cluster.target != "kind" or error.key != "monitoringNodeType":
+            raise
+        message = error.message.replace(": choose a larger monitoring node", "")
+        raise _on_the_kind_host(InputError("kindHostShare", message, error.rule), cluster) from None
+
+
 def _sized(database: DatabaseSpec, cluster: ClusterSettings) -> tuple[Placement, SizingResult]:
     """The engine's answer for a member on this pool; its errors re-keyed to the stack config keys."""
     try:
@@ -417,12 +461,7 @@ def _sized(database: DatabaseSpec, cluster: ClusterSettings) -> tuple[Placement,
         if key is None:
             raise
         if cluster.target == "kind" and key == "kindHostShare":
-            host = cluster.kind
-            modeled = (f"modeled as {host.host_share:g} of" if host.host_share is not None
-                       else "an equal part of what is left of")
-            error = InputError(error.key, f"{error.message} (each kind node is {modeled} this "
-                               f"machine's {format_cpu(host.host_cpu_millicores)} CPU and {human_bytes(host.host_memory_bytes)}: "
-                               f"{'raise the share or ' if host.host_share is not None else ''}use a larger machine)", error.rule)
+            error = _on_the_kind_host(error, cluster)
         prefix = (f"{error.rule}: " if error.rule else "") + f"{error.key}: "
         message = str(error)
         raise InputError(key, message[len(prefix):] if message.startswith(prefix) else message, error.rule) from None

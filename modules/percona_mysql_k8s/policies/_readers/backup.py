@@ -125,10 +125,20 @@ def _storage(view: DatabaseView, name: str, raw, path: str) -> Storage:
         section = as_map(spec.get(block, MISSING), join(path, block))
         endpoint = as_str(section.get("endpointUrl", MISSING), endpoint_path, "") or ""
         if view.chart and block == "s3":
+            # the pxc-db chart moves these keys from the values into a Secret it writes (pxc-database.storages):
+            # they are read from the values themselves
+            given = _values_storage(view, name).get("s3")
+            given = given if isinstance(given, dict) else {}
             keys = tuple(join(join(path, "s3"), key) for key in ("credentialsAccessKey", "credentialsSecretKey")
-                         if section.get(key) not in (MISSING, None, ""))
+                         if given.get(key) not in (MISSING, None, ""))
     verify = as_bool(spec.get("verifyTLS", MISSING), join(path, "verifyTLS"))
     return Storage(name, path, kind, endpoint.strip(), endpoint_path, verify, keys)
+
+
+def _values_storage(view: DatabaseView, name: str) -> dict:
+    storages = ((view.values or {}).get("backup") or {}).get("storages") if isinstance(view.values, dict) else None
+    storage = storages.get(name) if isinstance(storages, dict) else None
+    return storage if isinstance(storage, dict) else {}
 
 
 def _schedule(view: DatabaseView, raw, path: str) -> Schedule:
@@ -162,12 +172,15 @@ def backup_section(view: DatabaseView) -> BackupSection:
     version = view.cr_version()
     section.pitr_supported = version is None or version >= PITR_SINCE[operator]
     if raw is MISSING or raw is None:
-        section.off = f"{path} is absent: the operator runs no backups"
+        # the pxc-db chart renders spec.backup only while values.backup.enabled is true (chart_render)
+        section.off = (f"{path}.enabled is false: the chart renders no backup section, the operator runs no backups"
+                       if view.chart else f"{path} is absent: the operator runs no backups")
         return section
     backup = as_map(raw, path)
     enabled_path = join(path, "enabled")
-    if view.chart or operator == "ps":
-        # The charts render backups only under backup.enabled; the PS operator runs none without it.
+    if operator == "ps":
+        # The PS operator runs no backups without backup.enabled (the ps-db chart renders it; the pxc-db chart
+        # renders spec.backup only while backup.enabled is true, chart_render).
         if not as_bool(backup.get("enabled", MISSING), enabled_path, False):
             section.off = f"{enabled_path} is {'absent' if backup.get('enabled', MISSING) is MISSING else 'false'}: the operator runs no backups"
             return section

@@ -1,7 +1,8 @@
 """One view of a database cluster, whatever declared it (INTERFACES §2, §3, §2.14, §3.10).
 
 A ``PerconaXtraDBCluster`` or ``PerconaServerMySQL`` custom resource, or the values of a ``pxc-db`` or
-``ps-db`` Helm release/chart, become a :class:`DatabaseView`: the engine (Galera, group replication or
+``ps-db`` Helm release/chart (as the custom resource the pinned chart renders from them, chart_render),
+become a :class:`DatabaseView`: the engine (Galera, group replication or
 async), the mysqld component and its my.cnf (parsed with the core's option-file parser, including the
 options inside ``wsrep_provider_options``), the proxies, the sidecars of every pod with the path of
 their ``resources``, PMM, TLS, unsafe flags, finalizers and placement. Paths in messages are the
@@ -27,6 +28,7 @@ from percona_mysql_k8s.core.sidecars import (
     proxy_monitor_containers,
 )
 
+from .chart_render import render_ps_db, render_pxc_db
 from .helm import CHART_DEFAULTS, PMM, PS_DB, PXC_DB, ValuesFromFiles, chart_name, chart_values, chart_version, is_helm
 from .resources import Resources, read_resources
 from .values import MISSING, Malformed, NotKnown, as_bool, as_int, as_list, as_map, as_str, at, describe, join
@@ -137,6 +139,7 @@ class DatabaseView:
     metadata: dict
     name: str
     chart_app_version: str | None = None
+    values: dict | None = None  # chart values as given (merged over the chart defaults); root is what the chart renders
     _effective: Effective | None = field(default=None, repr=False)
     _options: dict | None = field(default=None, repr=False)
 
@@ -185,12 +188,7 @@ class DatabaseView:
         if self.operator == "pxc":
             haproxy = self._component(HAPROXY, "haproxy", "proxy", False)
             proxysql = self._component(PROXYSQL, "proxysql", "proxy", False)
-            if self.chart == PXC_DB and proxysql.enabled and haproxy.enabled:
-                # The pxc-db chart renders haproxy.enabled: false whenever proxysql.enabled is true
-                # (percona-helm-charts 3df2bb5, charts/pxc-db/templates/cluster.yaml: `if or (not
-                # .Values.haproxy.enabled) .Values.proxysql.enabled`): only ProxySQL is deployed.
-                haproxy = replace(haproxy, enabled=False)
-            return [haproxy, proxysql]
+            return [haproxy, proxysql]  # chart values: the rendered haproxy is off when proxysql is on (chart_render)
         return [self._component(HAPROXY, "proxy.haproxy", "proxy", False), self._component(ROUTER, "proxy.router", "proxy", False)]
 
     def enabled_proxies(self) -> list[Component]:
@@ -230,7 +228,9 @@ class DatabaseView:
         """Enabled pod types: mysqld, proxies, orchestrator."""
         pods = [self.mysqld(), *self.enabled_proxies()]
         orchestrator = self.orchestrator()
-        if orchestrator is not None and orchestrator.enabled:
+        # enabled as the operator decides it, but size 0 runs no pod (ps-db renders size: 0 unless
+        # orchestrator.enabled; pt-heartbeat still joins the mysql pods, toolkit())
+        if orchestrator is not None and orchestrator.enabled and self.size(orchestrator.rel) != 0:
             pods.append(orchestrator)
         return pods
 
@@ -423,8 +423,14 @@ def database_view(resource_type: str, props: dict, name: str = "") -> DatabaseVi
         operator_name = "pxc" if chart == PXC_DB else "ps"
         # The chart's appVersion: equal to the chart version for the pxc-db and ps-db releases we know.
         app_version = chart_version(props) or CHART_DEFAULTS[chart].get("crVersion")
-        return DatabaseView(operator_name, f"{chart} chart values", chart, "values", values, {}, name,
-                            chart_app_version=app_version if isinstance(app_version, str) else None)
+        app_version = app_version if isinstance(app_version, str) else str(CHART_DEFAULTS[chart].get("crVersion"))
+        # The custom resource the pinned chart renders from these values: keys it ignores are not in it
+        # (chart_render); messages keep the values' own paths.
+        release = props.get("name") if isinstance(props.get("name"), str) and props.get("name") else name
+        rendered = (render_pxc_db if chart == PXC_DB else render_ps_db)(values, app_version, release or "release")
+        root = {**rendered["spec"], "finalizers": rendered["finalizers"]}
+        return DatabaseView(operator_name, f"{chart} chart values", chart, "values", root, {}, name,
+                            chart_app_version=app_version, values=values)
     return None
 
 

@@ -1,7 +1,10 @@
 """Where a pod can run: node selectors, required node affinity and tolerations (K4, K5, B1).
 
 Read once here (with the offending path named on bad input) and judged by
-:mod:`percona_mysql_k8s.core.scheduling`, the reader the components place their pods with. Against a
+:mod:`percona_mysql_k8s.core.scheduling`, the reader the components place their pods with: the checks of one
+resource judge it against the configured pools (:func:`configured_pools`) with the same matcher the stack
+checks use against the pools a stack declares (required terms ORed, expressions ANDed, In/Exists over
+several pools, the node-condition tolerations every pod has matching no pool's taint). Against a
 stack's pools, the database pool is the pool the database pods can land on; with no pools in sight it
 is recognised by the configured labels and taint, defaulting to POOL_LABEL=DATABASE_POOL and
 DATABASE_TAINT (percona_mysql_k8s.core.pools).
@@ -13,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from percona_mysql_k8s.core.pools import DATABASE_POOL, DATABASE_TAINT, MONITORING_POOL, POOL_LABEL, Taint
-from percona_mysql_k8s.core.scheduling import PodPlacement, PoolNodes, kubernetes_effect, required_node_affinity
+from percona_mysql_k8s.core.scheduling import NODE_WIDE_LABELS, PodPlacement, PoolNodes, kubernetes_effect, required_node_affinity
 
 from ..config import Setting
 from .values import MISSING, Malformed, as_list, as_map, describe, join
@@ -122,6 +125,15 @@ def read_placement(node_selector, tolerations, affinity, path: str) -> Placement
             terms.append({"matchExpressions": expressions, "matchFields": term.get("matchFields") or []})
         required_affinity = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": terms}}}
     return Placement(path, PodPlacement(selector, required_affinity, toleration_list))
+
+
+def configured_pools(db_labels: Mapping[str, str], taint: Taint, mon_labels: Mapping[str, str]) -> tuple[PoolNodes, PoolNodes]:
+    """The database and monitoring pools as the configuration describes them (their own labels, the database
+    taint), for the checks that see one resource and no pools: judged by the same matcher as real pools,
+    with the node-wide labels (os, arch, zone...) unknown, so a requirement on them may match."""
+    database = PoolNodes("the database pool", dict(db_labels), (taint.as_k8s(),), NODE_WIDE_LABELS)
+    monitoring = PoolNodes("the monitoring pool", dict(mon_labels), (), NODE_WIDE_LABELS)
+    return database, monitoring
 
 
 def pool_settings(ctx) -> tuple[dict[str, str], Taint, dict[str, str]]:

@@ -1,7 +1,10 @@
 """Container ``resources`` blocks read into integers: CPU in millicores, memory in bytes (K2, K3, K5, M1, M3).
 
-Quantities are parsed with the core's Kubernetes quantity parser, so every notation the API server
-accepts (``1.5Gi``, ``1500M``, ``1e9``, ``600m``, ``2``) is read the same way it is by sizing.
+Quantities are parsed with the core's Kubernetes quantity reader (percona_mysql_k8s.core.quantity), as the
+API server takes them for the object at hand: a custom resource's field (and the pxc-db/ps-db chart values
+rendered into one) through the CRD's pattern and ParseQuantity, a built-in object's (Pods, Deployments,
+the pmm chart's StatefulSet) through ``Quantity.UnmarshalJSON``. A value the API server refuses is
+Malformed, never read; every value it takes is read the same way it is by sizing.
 """
 
 from __future__ import annotations
@@ -9,7 +12,7 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 
-from percona_mysql_k8s.core.units import cpu_to_millicores, format_cpu, format_memory, memory_to_bytes
+from percona_mysql_k8s.core.units import Schema, cpu_to_millicores, format_cpu, format_memory, memory_to_bytes
 
 from .values import MISSING, Malformed, as_map, describe, join
 
@@ -53,7 +56,7 @@ class Resources:
         return self.cpu_limit if self.cpu_limit is not None else self.cpu_request
 
 
-def _amount(block: dict, path: str, key: str, parse) -> tuple[int | None, str | None]:
+def _amount(block: dict, path: str, key: str, parse, schema: Schema) -> tuple[int | None, str | None]:
     """(parsed value, the user's text) of one quantity; (None, None) when unset."""
     value = block.get(key, MISSING)
     if value is MISSING or value is None:
@@ -62,15 +65,15 @@ def _amount(block: dict, path: str, key: str, parse) -> tuple[int | None, str | 
 
     value = _known(value, join(path, key))
     try:
-        return parse(value), (value.strip() if isinstance(value, str) else f"{value:g}" if isinstance(value, float) else str(value))
-    except (ValueError, ArithmeticError, OverflowError, TypeError):
-        raise Malformed(join(path, key), f"is {describe(value)}, not a Kubernetes quantity") from None
+        return parse(value, schema), (value.strip() if isinstance(value, str) else f"{value:g}" if isinstance(value, float) else str(value))
+    except ValueError as error:
+        raise Malformed(join(path, key), f"is {describe(value)}, not a Kubernetes quantity the API server accepts ({error})") from None
 
 
 _cache = threading.local()
 
 
-def read_resources(value: object, path: str) -> Resources:
+def read_resources(value: object, path: str, schema: Schema = Schema.CRD) -> Resources:
     """Requests and limits of one ``resources`` block; raises Malformed on an unreadable quantity.
 
     Several policies read the same block of the same request: results are kept per thread, keyed by the
@@ -79,14 +82,14 @@ def read_resources(value: object, path: str) -> Resources:
     store = getattr(_cache, "store", None)
     if store is None or len(store) > 512:
         store = _cache.store = {}
-    key = (id(value), path)
+    key = (id(value), path, schema)
     hit = store.get(key)
     if hit is not None and hit[0] is value:
         if isinstance(hit[1], Exception):
             raise hit[1]
         return hit[1]
     try:
-        result = _read_resources(value, path)
+        result = _read_resources(value, path, schema)
     except Malformed as error:
         store[key] = (value, error)
         raise
@@ -94,14 +97,14 @@ def read_resources(value: object, path: str) -> Resources:
     return result
 
 
-def _read_resources(value: object, path: str) -> Resources:
+def _read_resources(value: object, path: str, schema: Schema) -> Resources:
     block = as_map(value, path)
     requests = as_map(block.get("requests", MISSING), join(path, "requests"))
     limits = as_map(block.get("limits", MISSING), join(path, "limits"))
-    cpu_request, cpu_request_text = _amount(requests, join(path, "requests"), "cpu", cpu_to_millicores)
-    cpu_limit, cpu_limit_text = _amount(limits, join(path, "limits"), "cpu", cpu_to_millicores)
-    memory_request, memory_request_text = _amount(requests, join(path, "requests"), "memory", memory_to_bytes)
-    memory_limit, memory_limit_text = _amount(limits, join(path, "limits"), "memory", memory_to_bytes)
+    cpu_request, cpu_request_text = _amount(requests, join(path, "requests"), "cpu", cpu_to_millicores, schema)
+    cpu_limit, cpu_limit_text = _amount(limits, join(path, "limits"), "cpu", cpu_to_millicores, schema)
+    memory_request, memory_request_text = _amount(requests, join(path, "requests"), "memory", memory_to_bytes, schema)
+    memory_limit, memory_limit_text = _amount(limits, join(path, "limits"), "memory", memory_to_bytes, schema)
     return Resources(
         path=path,
         declared=bool(requests or limits),

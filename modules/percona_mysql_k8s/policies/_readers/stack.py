@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from percona_mysql_k8s.core.units import Schema
+
 from .backup import backup_section
 from .database import DatabaseView, database_view
 from .helm import PMM, chart_name, chart_values, is_helm
@@ -107,7 +109,7 @@ def _workload_group(resource, workload: Workload) -> PodGroup:
 
 
 def _pmm_group(resource, values: dict) -> PodGroup:
-    resources = read_resources(at(values, "pmmResources"), "values.pmmResources")
+    resources = read_resources(at(values, "pmmResources"), "values.pmmResources", Schema.BUILTIN)  # a StatefulSet
     placement = read_placement(at(values, "nodeSelector"), at(values, "tolerations"), at(values, "affinity"), "values")
     return PodGroup(resource.urn, f"{resource.label}: PMM server", PMM_ROLE, 1, resources.scheduled_cpu,
                     resources.scheduled_memory, placement, False)

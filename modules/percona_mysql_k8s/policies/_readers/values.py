@@ -134,18 +134,38 @@ def at(root: Any, path: str, *, base: str = "") -> Any:
     for key in path.split(".") if path else ():
         if isinstance(current, Unknown):
             raise NotKnown(walked, current.sentinel)
+        _renderable(current, walked)
         if not isinstance(current, dict):
             return MISSING
         walked = join(walked, key)
         current = current.get(key, MISSING)
     if isinstance(current, Unknown):
         raise NotKnown(walked, current.sentinel)
+    _renderable(current, walked)
     return current
+
+
+class Unrenderable:
+    """A chart value whose rendering the pack cannot compute (helm_template); reading it is Malformed."""
+
+    __slots__ = ("reason",)
+
+    def __init__(self, reason: str):
+        self.reason = reason
+
+    def __repr__(self) -> str:
+        return f"<unrenderable: {self.reason}>"
+
+
+def _renderable(value: Any, path: str) -> None:
+    if isinstance(value, Unrenderable):
+        raise Malformed(path, f"cannot be judged as the chart renders it: {value.reason}")
 
 
 def _known(value: Any, path: str) -> Any:
     if isinstance(value, Unknown):
         raise NotKnown(path, value.sentinel)
+    _renderable(value, path)
     return value
 
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from percona_mysql_k8s.core.units import Schema
+
 from .placement import Placement, read_placement
 from .resources import Resources, read_resources
 from .values import MISSING, Malformed, as_int, as_list, as_map, as_str, at, describe, join
@@ -63,7 +65,7 @@ class Workload:
         result = []
         for index, container in enumerate(self.containers):
             path = f"{join(self.path, 'containers')}[{index}].resources"
-            result.append((str(container.get("name", index)), read_resources(container.get("resources", MISSING), path)))
+            result.append((str(container.get("name", index)), read_resources(container.get("resources", MISSING), path, Schema.BUILTIN)))
         return result
 
     def pod_request(self) -> tuple[int, int]:
@@ -73,7 +75,8 @@ class Workload:
             cpu += resources.scheduled_cpu
             memory += resources.scheduled_memory
         for index, container in enumerate(self.init_containers):
-            resources = read_resources(container.get("resources", MISSING), f"{join(self.path, 'initContainers')}[{index}].resources")
+            resources = read_resources(container.get("resources", MISSING), f"{join(self.path, 'initContainers')}[{index}].resources",
+                                       Schema.BUILTIN)
             cpu, memory = max(cpu, resources.scheduled_cpu), max(memory, resources.scheduled_memory)
         return cpu, memory
 
