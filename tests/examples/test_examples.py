@@ -131,7 +131,7 @@ def test_kind_benchmark_sizes_for_the_machine_its_config_declares(run):
 
 def test_kind_benchmark_on_too_small_a_machine_names_the_setting_to_change(run):
     with pytest.raises(Exception, match=r"config: K5: kindHostShare: .*raise kindHostShare.*kindHostCpu/kindHostMemory"):
-        run("kind-pxc-benchmark", {"kind-pxc-benchmark:kindHostCpu": "1", "kind-pxc-benchmark:kindHostMemory": "2Gi"})
+        run("kind-pxc-benchmark", {"kind-pxc-benchmark:kindHostCpu": "2", "kind-pxc-benchmark:kindHostMemory": "4Gi"})
 
 
 @pytest.mark.parametrize(("example", "config"), [

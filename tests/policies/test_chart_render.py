@@ -4,7 +4,7 @@ For each set of values (other people's: keys the chart ignores, components it do
 topology, numbers Helm prints in Go's notation, strings YAML 1.1 reads as booleans) the custom resource
 chart_render computes must be, key for key, what Helm renders; and the policies must give a chart release
 the verdicts they give the custom resource Helm renders from it. Marked ``helm``: it needs Helm 3.19 and
-the chart archives (../shared/reference/percona/charts).
+the chart archives (scripts/fetch-reference.sh).
 """
 
 from __future__ import annotations
@@ -20,17 +20,17 @@ from typing import Any
 
 import pytest
 import yaml
-from harness import SHARED, run_resource
+from harness import run_resource
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from percona_mysql_k8s.policies._catalog import MODULES
 from percona_mysql_k8s.policies._readers.chart_render import render_ps_db, render_pxc_db
 from percona_mysql_k8s.policies._readers.helm_template import yaml_scalar
 from percona_mysql_k8s.policies._readers.values import Unrenderable, deep_merge
+from reference_material.resolve import reference_path
 
 pytestmark = pytest.mark.helm
 
-CHARTS = SHARED / "charts"
 ARCHIVES = {"pxc-db": "pxc-db-1.20.0.tgz", "ps-db": "ps-db-1.1.0.tgz"}
 KINDS = {"pxc-db": "PerconaXtraDBCluster", "ps-db": "PerconaServerMySQL"}
 RENDER = {"pxc-db": (render_pxc_db, "1.20.0"), "ps-db": (render_ps_db, "1.1.0")}
@@ -45,10 +45,7 @@ def _helm() -> str:
 
 
 def _archive(chart: str) -> Path:
-    path = CHARTS / ARCHIVES[chart]
-    if not path.is_file():
-        pytest.skip(f"no {path.name} in {CHARTS}: scripts/fetch-reference.sh brings the chart archives")
-    return path
+    return reference_path(f"charts/{ARCHIVES[chart]}")  # verified, or a skip naming scripts/fetch-reference.sh
 
 
 def _chart_defaults(chart: str) -> dict:

@@ -99,10 +99,10 @@ class MysqlOnGkeArgs(TypedDict, total=False):
     """Storage class of the data volumes (empty = the cluster default)."""
 
     storage_size: str
-    """Data volume size per member (Kubernetes quantity). Default: 100Gi."""
+    """Data volume size per member: a Kubernetes quantity in whole bytes, ASCII digits, 1Gi to 64Ti. Default: 100Gi."""
 
     disk_iops: int
-    """IOPS of one data volume (sizes innodb_io_capacity). Default: 3000."""
+    """IOPS of one data volume (sizes innodb_io_capacity), 100 to 350000. Default: 3000."""
 
     log_collector: bool
     """PXC log collector sidecars. Default: true."""
@@ -111,16 +111,16 @@ class MysqlOnGkeArgs(TypedDict, total=False):
     """R1: scheduled backups (and PITR, see pitr) to object storage outside the cluster. gke/eks create the bucket and its identity; kind/existing need backupEndpoint, backupBucket and backupCredentialsSecret. false turns backups off, explicitly (the policy pack rejects that on production stacks). Default: true."""
 
     backup_schedule: str
-    """R1: when full backups run, a cron expression as the operators read it (5 fields, UTC; @daily etc.; not @every). Default: 0 3 * * *."""
+    """R1: when full backups run, a cron expression as the operators read it (5 fields, UTC; @daily etc.; not @every); runs at least as far apart as a full backup of storageSize takes at 1200 MB/s. Default: 0 3 * * *."""
 
     backup_retention_days: int
-    """R3: days of restore points to keep (production stacks: at least the pack's min_backup_retention_days, 7); the number of backups kept is derived from it and the schedule. Default: 7."""
+    """R3: days of restore points to keep (production stacks: at least the pack's min_backup_retention_days, 7; at most 3650); the number of backups kept is derived from it and the schedule. Default: 7."""
 
     pitr: bool
     """R2: point-in-time recovery (PXC binlog collector, PS binlog server) on the backup storage. Default: true."""
 
     pitr_upload_seconds: int
-    """R2: how often binary logs are uploaded (seconds): the most writes a restore can lose. Default: 60."""
+    """R2: how often binary logs are uploaded (seconds): the most writes a restore can lose; at most backupRetentionDays. Default: 60."""
 
     backup_bucket: str
     """R1: the backup bucket. gke/eks: empty = <gcpProject>-<clusterName>-mysql-backups (GCS) or <clusterName>-<awsRegion>-mysql-backups (S3), created by the stack; kind/existing: the bucket at backupEndpoint."""
@@ -192,7 +192,7 @@ class MysqlOnGkeArgs(TypedDict, total=False):
     """Name of the database custom resource, at most 22 characters (empty = clusterName); fixed once a persistent stack is deployed (S4)."""
 
     pmm_storage_size: str
-    """Data volume of the PMM server (Kubernetes quantity). Default: 20Gi."""
+    """Data volume of the PMM server (Kubernetes quantity in whole bytes): at least ~1 GB per member per week of PMM's 30-day retention (12Gi for 3, 20Gi for 5, 28Gi for 7 members). Default: 20Gi."""
 
     pmm_server_token: pulumi.Input[str]
     """PMM 3 service-account token when installPmm is false (set it with pulumi config set --secret). Pass a secret."""
