@@ -6,8 +6,8 @@ charges them (every admitted connection's session; the statements that can run a
 pool's workers where it is on); here the member budget is the memory of the mysqld pod plus one proxy pod as the
 resource declares them. On a resource that leaves max_connections unset the operator writes limit / 12582880
 instead; one that sets more than the model allows squeezes the buffer pool. Both are reported with the largest
-value the criterion allows. ``thread_pool_workers_per_group`` and ``derived_min_buffer_pool_share`` are sizing's
-side of M6 (the pool it writes, the share its derived count keeps) and are configurable here for the same reason.
+value the criterion allows. ``derived_min_buffer_pool_share`` is sizing's side of M6 (the share its derived count
+keeps) and is configurable here for the same reason.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ SPEC = Spec(
     description="max_connections is explicit and no larger than the memory model allows beside a buffer pool of "
     "at least min_buffer_pool_fraction of the member budget",
     thresholds=("min_buffer_pool_fraction_pxc", "min_buffer_pool_fraction_gr", "min_connections",
-                "thread_pool_workers_per_group", "derived_min_buffer_pool_share"),
+                "derived_min_buffer_pool_share"),
     remediation="Set max_connections to the value python -m percona_mysql_k8s.sizing derives with --connections 0.",
 )
 
