@@ -113,3 +113,24 @@ def test_fits_and_headroom():
 def test_unreadable_size_raises_value_error():
     with pytest.raises(ValueError):
         model({"innodb_buffer_pool_size": "lots"}, engine="pxc", limit_bytes=GIB, thresholds=THRESHOLDS)
+
+
+def test_performance_schema_slots_come_in_pages_of_256_unless_bounded():
+    base = {"max_connections": "100", "thread_handling": "pool-of-threads", "thread_pool_size": "2",
+            "thread_pool_max_threads": "103"}
+
+    def charged(**extra):
+        options = {**base, **extra}
+        return model(options, engine="pxc", limit_bytes=8 * GIB, thresholds=THRESHOLDS).terms["performance_schema"] - 128 * MIB
+
+    # demand: 100 + 1 connections, min(103, 100 + 1 + 2) pool threads + 20 admin, 64 background threads = 288;
+    # autosized (unset or -1, or anything below -1, which mysqld raises to -1): two whole pages of 256 threads
+    for autosized in ({}, {"performance_schema_max_thread_instances": "-1"},
+                      {"performance_schema_max_thread_instances": " -7 "}):
+        assert charged(**autosized) == 512 * 384 * KIB
+    # bounded: the last page holds only the remainder; threads beyond are lost to instrumentation, not charged
+    assert charged(performance_schema_max_thread_instances="300") == 300 * 384 * KIB
+    assert charged(performance_schema_max_thread_instances="100") == 100 * 384 * KIB
+    assert charged(performance_schema_max_thread_instances="0") == 0
+    # Galera appliers count as threads too (either name): 288 + 300 = 588 threads take a third page
+    assert charged(wsrep_slave_threads="300") == charged(wsrep_applier_threads="300") == 768 * 384 * KIB

@@ -14,7 +14,6 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
 
 import measure
@@ -141,6 +140,31 @@ def test_flow_control_engages_at_the_modelled_interval(workload, figures, sizing
             assert peak > high, f"{name} sent FC_STOP with its queue at most {peak}, inside the interval {high}"
 
 
+def test_blocked_statements_never_starve_the_server(workload, cluster, sizing):
+    """The thread pool's cap admits a thread for every connection mysqld accepts (docs/sizing.md §4): under the full
+    load a login gets through, and sysbench makes the progress the sizing's own flow-control model assumes.
+
+    The floor on throughput is F5's: the sizing sizes flow control and the failover brownout on the appliers
+    draining ``apply_rate_tps`` write-sets a second (one per oltp_read_write transaction), and flow control holds
+    the writer to what they drain. A writer below that rate breaks the model's premise; a starved pool (every
+    thread held by a blocked statement) ran 1.2 transactions a second here, two orders of magnitude below it.
+    """
+    variables = cluster.variables(cluster.members[0])
+    groups, cap = int(variables["thread_pool_size"]), int(variables["thread_pool_max_threads"])
+    assert cap >= sizing.max_connections + 1 + groups, (cap, sizing.max_connections, groups)
+    login = workload.login
+    assert login is not None and login.returncode in (0, 1), (
+        f"percona-mysql-grade could not log in during the load (exit {login.returncode}): {login.stderr.strip()}")
+    assert "member(s)" in login.stdout and not login.stderr.strip(), login.stdout + login.stderr
+    transactions, per_second = workload.throughput()
+    print(f"\nunder {workload.threads} sysbench threads: {transactions} transactions ({per_second:.1f}/s, the sizing "
+          f"assumes the appliers drain {sizing.apply_rate_tps:.0f}/s); a login took {workload.login_seconds:.1f} s")
+    assert per_second >= sizing.apply_rate_tps, (
+        f"{per_second:.1f} transactions/s under {workload.threads} threads, below the {sizing.apply_rate_tps:.0f}/s "
+        "the sizing's flow control assumes (F5): statements are starving")
+    assert transactions >= sizing.apply_rate_tps * load.SYSBENCH_SECONDS
+
+
 def test_peak_resident_memory_is_within_the_model(workload, figures, sizing):
     assert max(workload.pages_free_share.values()) < load.FILLED_FREE_SHARE, (
         f"the buffer pools did not fill in {workload.fill_batches} batches: free share {workload.pages_free_share}")
@@ -155,10 +179,7 @@ def test_peak_resident_memory_is_within_the_model(workload, figures, sizing):
 
 
 def _grade(cluster, member, *extra, env=None, timeout=120):
-    environment = {**os.environ, "MYSQL_PWD": cluster.password, **(env or {})}
-    return subprocess.run([sys.executable, "-m", "percona_mysql_k8s.grade", "--host", "127.0.0.1", "--port",
-                           str(member.sql_port), "--user", cluster.user, *extra],
-                          capture_output=True, text=True, timeout=timeout, env=environment)
+    return load.grade(cluster, member, *extra, env=env, timeout=timeout)
 
 
 def _stop(process):

@@ -10,8 +10,10 @@ full, which also wraps every gcache ring.
 from __future__ import annotations
 
 import os
+import re
 import secrets
 import subprocess
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +27,11 @@ SYSBENCH_SECONDS = 60
 TIER_CONNECTIONS = 2  # the sampler's and one more the tier may open meanwhile
 FILL_ROWS, FILL_ROW_BYTES = 2000, 4000  # 8 MB a transaction
 FILLED_FREE_SHARE = 0.02  # a buffer pool with less than 2% free pages is full
+# A login during the full load: after the ramp-up, when a starved pool had stalled every sysbench thread (its
+# first 10 s interval still showed progress). The grader connects with --timeout, the PXC operator's probe timeout.
+LOGIN_AFTER_SECONDS = 20
+LOGIN_TIMEOUT_SECONDS = 10
+_TRANSACTIONS = re.compile(r"^\s*transactions:\s+(\d+)\s+\(([0-9.]+) per sec\.\)", re.MULTILINE)
 FC_STATUS = ("wsrep_flow_control_paused_ns", "wsrep_flow_control_sent", "wsrep_flow_control_recv",
              "wsrep_local_recv_queue_max", "wsrep_last_committed")
 
@@ -43,6 +50,15 @@ class Workload:
     final_hwm: dict[str, int] = field(default_factory=dict)
     sampler: Sampler | None = None
     password: str = ""  # the sbtest account's, for the grading tests' background load
+    login: subprocess.CompletedProcess | None = None  # percona-mysql-grade run during the full load
+    login_seconds: float = 0.0
+
+    def throughput(self) -> tuple[int, float]:
+        """(transactions, per second) from sysbench's summary of the full-load run."""
+        match = _TRANSACTIONS.search(self.sysbench_log.read_text())
+        if match is None:
+            raise ValueError(f"no transactions line in {self.sysbench_log}")
+        return int(match.group(1)), float(match.group(2))
 
 
 def sysbench(cluster, member, password: str, threads: int, *extra: str, command: str = "run",
@@ -69,6 +85,14 @@ def sysbench(cluster, member, password: str, threads: int, *extra: str, command:
     if process.returncode:
         raise RuntimeError(f"{' '.join(argv)} exited {process.returncode}" + (f" (log: {log})" if log else ""))
     return process
+
+
+def grade(cluster, member, *extra: str, env=None, timeout: float = 120) -> subprocess.CompletedProcess:
+    """``percona-mysql-grade`` against one member as the tier's account (password in the environment)."""
+    environment = {**os.environ, "MYSQL_PWD": cluster.password, **(env or {})}
+    return subprocess.run([sys.executable, "-m", "percona_mysql_k8s.grade", "--host", "127.0.0.1", "--port",
+                           str(member.sql_port), "--user", cluster.user, *extra],
+                          capture_output=True, text=True, timeout=timeout, env=environment)
 
 
 def prepare(cluster, out_dir: Path) -> str:
@@ -122,8 +146,19 @@ def run(cluster, sizing, out_dir: Path) -> Workload:
     try:
         time.sleep(3)  # idle samples: the server before any client
         workload.idle_end = sampler.elapsed()
-        sysbench(cluster, cluster.members[0], password, threads, "--report-interval=10", seconds=SYSBENCH_SECONDS,
-                 log=workload.sysbench_log)
+        load = sysbench(cluster, cluster.members[0], password, threads, "--report-interval=10", seconds=SYSBENCH_SECONDS,
+                        log=workload.sysbench_log, background=True)
+        try:
+            time.sleep(LOGIN_AFTER_SECONDS)
+            started = time.monotonic()
+            workload.login = grade(cluster, cluster.members[0], "--window", "1", "--timeout", str(LOGIN_TIMEOUT_SECONDS),
+                                   timeout=120)
+            workload.login_seconds = time.monotonic() - started
+            (out_dir / "grade-during-load.txt").write_text(workload.login.stdout + workload.login.stderr)
+        finally:
+            load.wait(timeout=SYSBENCH_SECONDS + 120)
+        if load.returncode:
+            raise RuntimeError(f"sysbench exited {load.returncode} (log: {workload.sysbench_log})")
         workload.oltp_end = sampler.elapsed()
         workload.fc_after = fc_status(cluster)
         started = time.monotonic()

@@ -187,10 +187,10 @@ def instrumented_threads(demand: int, options: Mapping[str, str]) -> int:
     """The per-thread performance_schema slots allocated for ``demand`` threads: whole pages of 256, or the
     explicit performance_schema_max_thread_instances when that is fewer (-1, its default, means autosized)."""
     pages = math.ceil(demand / PFS_THREAD_PAGE) * PFS_THREAD_PAGE
-    configured = options.get("performance_schema_max_thread_instances")
-    if configured is not None and int(parse_mysql_size(configured)) >= 0:
-        return min(pages, int(parse_mysql_size(configured)))
-    return pages
+    configured = (options.get("performance_schema_max_thread_instances") or "-1").strip()
+    if configured.startswith("-"):  # the range starts at -1 (a signed long): my_getopt raises any lower value to it
+        return pages
+    return min(pages, int(parse_mysql_size(configured)))
 
 
 def _performance_schema(options: Mapping[str, str], costs: ConnectionCosts, thresholds: Mapping[str, float]) -> int:
