@@ -17,7 +17,7 @@ from percona_mysql_k8s.core.units import KIB
 
 T = default_thresholds()
 SESSION = 64 * KIB + 2 * 16 * KIB + 32 * KIB + 32 * KIB  # structures, two network buffers, the binary log caches
-THREAD = 255_232  # the calibrated resident thread (core/calibration.py); thread_stack is reserved, not resident
+THREAD = 390_912  # the calibrated resident thread (core/calibration.py); thread_stack is reserved, not resident
 STATEMENT = (256 + 256 + 128 + 256) * KIB  # mysqld's default sort, join, read and read_rnd buffers
 
 

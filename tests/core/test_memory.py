@@ -28,11 +28,11 @@ def test_group_replication_terms_by_hand():
     terms = model({"max_connections": "100"}, engine="group-replication", limit_bytes=limit, thresholds=THRESHOLDS).terms
     # one thread per connection (mysqld's default): every connection idles with its session (64 KiB structures
     # + 2 x net buffer 16K + binlog cache 32K + binlog statement cache 32K = 160 KiB) and keeps its thread (the
-    # calibrated 255,232 bytes resident; thread_stack is reserved, not resident); all 100 may run a statement:
+    # calibrated 390,912 bytes resident; thread_stack is reserved, not resident); all 100 may run a statement:
     # sort 256K + join 256K + read 128K + read_rnd 256K = 896 KiB
     assert terms["connections_idle"] == 100 * 160 * KIB
     assert terms["connections_active"] == 100 * 896 * KIB
-    assert terms["connection_threads"] == 100 * 255_232
+    assert terms["connection_threads"] == 100 * 390_912
     assert terms["buffer_pool"] == 128 * MIB  # mysqld default, one instance below 1 GiB
     assert terms["log_buffer"] == 16 * MIB  # 8.0 default
     assert terms["temporary_tables"] == GIB  # 8.0 temptable_max_ram default

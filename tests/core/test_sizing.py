@@ -49,29 +49,29 @@ def test_pxc_mysqld_terms_by_hand():
     assert terms["connections_idle"] == 100 * 160 * 1024 == 16_384_000
     # active: 3 groups x (1 + 3) statements on the cores, each with light-oltp's buffers 512K + 512K + 128K + 384K
     assert terms["connections_active"] == 12 * 1536 * 1024 == 18_874_368
-    # threads: the 104 the cap admits and 20 admin-port ones past it, each the calibrated 255,232 resident bytes
-    assert terms["connection_threads"] == 124 * 255_232 == 31_648_768
+    # threads: the 104 the cap admits and 20 admin-port ones past it, each the calibrated 390,912 resident bytes
+    assert terms["connection_threads"] == 124 * 390_912 == 48_473_088
     assert terms["page_cache_reserve"] == 385_666_253  # ceil(5% of the limit = 385,666,252.8)
     # performance_schema: 128 MiB + one slot for each thread that can exist (101 connections, 124 pool threads, 64
     # background, 10 appliers = 299, written as performance_schema_max_thread_instances) x 384 KiB
     assert result.mysqld["performance_schema_max_thread_instances"] == "299"
     assert terms["performance_schema"] == 134_217_728 + 299 * 393_216 == 251_789_312
     # fragmentation: 10% of the heap terms (log buffer, temporary tables, the three connection terms, 300 MiB
-    # overhead, performance_schema) = ceil(881,446,215 / 10)
-    assert terms["allocator_fragmentation"] == 88_144_622
-    # the other terms sum to 1,837,339,906 B, leaving 5,875,985,150 B for the pool and its descriptors:
-    # (5,875,985,150 - 1000 chunks x 16 KiB of rounding) x 16384 / (16384 + 512) = 5,682,037,478 B =
-    # 5418.8 MiB; one instance (2680m < 4 CPUs), so the pool is 5418 MiB = 2 x 3^2 x 7 x 43: 903 chunks of 6 MiB
-    assert result.mysqld["innodb_buffer_pool_size"] == str(5418 * MIB)
-    assert result.mysqld["innodb_buffer_pool_chunk_size"] == str(6 * MIB)
+    # overhead, performance_schema) = ceil(898,270,535 / 10)
+    assert terms["allocator_fragmentation"] == 89_827_054
+    # the other terms sum to 1,855,846,658 B, leaving 5,857,478,398 B for the pool and its descriptors:
+    # (5,857,478,398 - 1000 chunks x 16 KiB of rounding) x 16384 / (16384 + 512) = 5,664,091,537 B =
+    # 5401.7 MiB; one instance (2680m < 4 CPUs), so the pool is 5401 MiB = 11 x 491: 491 chunks of 11 MiB
+    assert result.mysqld["innodb_buffer_pool_size"] == str(5401 * MIB)
+    assert result.mysqld["innodb_buffer_pool_chunk_size"] == str(11 * MIB)
     assert result.mysqld["innodb_buffer_pool_instances"] == "1"
-    assert result.memory.buffer_pool_rounded == 5418 * MIB
-    # descriptors (buf_chunk_init): per 6 MiB chunk 384 pages x 512 B = 12 whole pages; x 903 chunks
-    assert terms["buffer_pool_descriptors"] == 903 * 12 * 16384 == 177_537_024
-    assert result.memory.headroom_bytes == 5_875_985_150 - 5418 * MIB - 177_537_024  # the rounding slack
-    # redo: light-oltp's half of the pool (2709 MiB) is below every bound: 90% of the pool, and recovery
+    assert result.memory.buffer_pool_rounded == 5401 * MIB
+    # descriptors (buf_chunk_init): per 11 MiB chunk 704 pages x 512 B = 22 whole pages; x 491 chunks
+    assert terms["buffer_pool_descriptors"] == 491 * 22 * 16384 == 176_979_968
+    assert result.memory.headroom_bytes == 5_857_478_398 - 5401 * MIB - 176_979_968  # the rounding slack
+    # redo: light-oltp's half of the pool (2700 MiB) is below every bound: 90% of the pool, and recovery
     # within 300 s at 3000 IOPS x 16 KiB / 2 = 7,372,800,000 B
-    assert result.mysqld["innodb_redo_log_capacity"] == str(2709 * MIB)
+    assert result.mysqld["innodb_redo_log_capacity"] == str(2700 * MIB)
 
 
 def test_without_the_thread_pool_every_connection_is_a_thread_that_may_run():
@@ -82,7 +82,7 @@ def test_without_the_thread_pool_every_connection_is_a_thread_that_may_run():
     # idle: 160 KiB of session per connection; active: all 100 with 1536 KiB of buffers; a thread each
     assert terms["connections_idle"] == 100 * 160 * 1024
     assert terms["connections_active"] == 100 * 1536 * 1024
-    assert terms["connection_threads"] == 100 * 255_232
+    assert terms["connection_threads"] == 100 * 390_912
     # no pool threads: 101 connections, 64 background threads and 10 appliers
     assert result.mysqld["performance_schema_max_thread_instances"] == "175"
     assert terms["performance_schema"] == 134_217_728 + 175 * 393_216
@@ -173,17 +173,17 @@ def test_derived_connections_keep_70_percent_of_mysqld_for_the_buffer_pool():
 
 
 def test_an_explicit_count_beyond_the_floor_shrinks_the_buffers_before_a_refusal():
-    # 16 cores and 8 GiB, read-heavy: 1150 connections cannot keep the M6 floor (4 GiB, half the budget) at the
+    # 16 cores and 8 GiB, read-heavy: 1030 connections cannot keep the M6 floor (4 GiB, half the budget) at the
     # profile's buffers. The per-connection buffers shrink instead of a refusal, and the pool is the floor itself:
     # 4096 MiB, rounded up to a multiple of the 3 instances (13220m // 4000) -> 4098 MiB
-    inp = SizingInput(engine="pxc", cpu_millicores=16000, memory_bytes=8 * GIB, load="read-heavy", connections=1100)
+    inp = SizingInput(engine="pxc", cpu_millicores=16000, memory_bytes=8 * GIB, load="read-heavy", connections=1000)
     fits = size(inp)
     assert fits.memory.buffer_pool_rounded >= 4096 * MIB and fits.mysqld["sort_buffer_size"] == str(256 * 1024)
-    squeezed = size(SizingInput(**{**inp.__dict__, "connections": 1150}))
+    squeezed = size(SizingInput(**{**inp.__dict__, "connections": 1030}))
     assert squeezed.memory.buffer_pool_rounded == 4098 * MIB
     assert int(squeezed.mysqld["sort_buffer_size"]) < 256 * 1024  # read-heavy's 256 KiB, scaled down
-    # the thread cap never shrinks with the buffers: one thread for each of the 1150 + 1 connections and 14 listeners
-    assert squeezed.mysqld["thread_pool_max_threads"] == str(1150 + 1 + 14)
+    # the thread cap never shrinks with the buffers: one thread for each of the 1030 + 1 connections and 14 listeners
+    assert squeezed.mysqld["thread_pool_max_threads"] == str(1030 + 1 + 14)
     assert any(note.startswith("M6: per-connection buffers scaled") for note in squeezed.notes)
 
 
@@ -210,13 +210,13 @@ def test_a_one_core_two_gib_member_is_answered():
     # limit: at the fewest connections (23) the fixed terms alone take 300 MiB of server overhead,
     # 128 MiB + (24 connections + 45 pool threads + 64 background + 2 appliers = 135) x 384 KiB of performance_schema,
     # the 128 MiB minimum gcache, 5% page cache, 3% temporary tables and 10% fragmentation of the heap terms:
-    # ~800 MiB, leaving 506 MiB (38%) to the pool. The pool's cap still admits a thread for every connection
+    # ~830 MiB, leaving 500 MiB (37%) to the pool. The pool's cap still admits a thread for every connection
     # (23 + 1 + 1 listener = 25), and 1 x (1 + 3) statements run at once. The answer stands (mysqld starts), and
     # the note says what was kept.
     assert result.connections == 23
     assert result.mysqld["thread_pool_max_threads"] == "25" and result.memory.connections.active == 4
     assert 0.35 * result.mysqld_memory_bytes < result.memory.buffer_pool_rounded < 0.5 * result.mysqld_memory_bytes
-    assert any("cannot keep 50% of its budget" in note and "even the fewest (23) leave the pool 38%" in note
+    assert any("cannot keep 50% of its budget" in note and "even the fewest (23) leave the pool 37%" in note
                for note in result.notes)
 
 

@@ -26,7 +26,11 @@ SYSBENCH_TABLES, SYSBENCH_TABLE_SIZE = 4, 100_000
 SYSBENCH_SECONDS = 60
 TIER_CONNECTIONS = 2  # the sampler's and one more the tier may open meanwhile
 FILL_ROWS, FILL_ROW_BYTES = 2000, 4000  # 8 MB a transaction
-FILLED_FREE_SHARE = 0.02  # a buffer pool with less than 2% free pages is full
+FILLED_FREE_SHARE = 0.02  # a buffer pool with less than 2% free pages is full...
+# ...or with no more free pages than the page cleaner keeps free on purpose: it evicts pages to hold
+# innodb_lru_scan_depth of them on the free list (MariaDB buf_flush_LRU / MySQL buf_flush_LRU_list), and a frame
+# evicted after use stays resident. 2.6% of the tier's ~58,000 pages is exactly its default 1536: 10% margin.
+LRU_FREE_MARGIN = 1.1
 # A login during the full load: after the ramp-up, when a starved pool had stalled every sysbench thread (its
 # first 10 s interval still showed progress). The grader connects with --timeout, the PXC operator's probe timeout.
 LOGIN_AFTER_SECONDS = 20
@@ -47,6 +51,7 @@ class Workload:
     fill_batches: int = 0
     fill_seconds: float = 0.0
     pages_free_share: dict[str, float] = field(default_factory=dict)
+    pools_full: dict[str, bool] = field(default_factory=dict)
     final_hwm: dict[str, int] = field(default_factory=dict)
     sampler: Sampler | None = None
     password: str = ""  # the sbtest account's, for the grading tests' background load
@@ -87,11 +92,17 @@ def sysbench(cluster, member, password: str, threads: int, *extra: str, command:
     return process
 
 
-def grade(cluster, member, *extra: str, env=None, timeout: float = 120) -> subprocess.CompletedProcess:
-    """``percona-mysql-grade`` against one member as the tier's account (password in the environment)."""
+def grade(cluster, member, *extra: str, admin: bool = True, env=None, timeout: float = 120) -> subprocess.CompletedProcess:
+    """``percona-mysql-grade`` against one member as the tier's account (password in the environment).
+
+    ``admin``: through every member's admin route (MariaDB's extra_port), as the operators' own users connect;
+    otherwise through the SQL ports, behind the thread pool with the clients, peers discovered from the member.
+    """
     environment = {**os.environ, "MYSQL_PWD": cluster.password, **(env or {})}
+    port = member.admin_port if admin else member.sql_port
+    peers = [f"--peer=127.0.0.1:{other.admin_port}" for other in cluster.members if other is not member] if admin else []
     return subprocess.run([sys.executable, "-m", "percona_mysql_k8s.grade", "--host", "127.0.0.1", "--port",
-                           str(member.sql_port), "--user", cluster.user, *extra],
+                           str(port), "--user", cluster.user, *peers, *extra],
                           capture_output=True, text=True, timeout=timeout, env=environment)
 
 
@@ -113,26 +124,31 @@ def fc_status(cluster) -> dict[str, dict[str, int]]:
             for member in cluster.members}
 
 
-def fill_buffer_pools(cluster, max_batches: int) -> tuple[int, dict[str, float]]:
+def fill_buffer_pools(cluster, max_batches: int) -> tuple[int, dict[str, float], dict[str, bool]]:
+    """Insert on the writer until every buffer pool is full (:data:`FILLED_FREE_SHARE`, :data:`LRU_FREE_MARGIN`):
+    (batches, each member's free share, whether each is full)."""
     writer = cluster.members[0]
     cluster.query(writer, "CREATE TABLE IF NOT EXISTS sbtest.fill (id BIGINT AUTO_INCREMENT PRIMARY KEY, pad VARCHAR(4000)) ENGINE=InnoDB")
     insert = (f"INSERT INTO sbtest.fill (pad) SELECT REPEAT(CHAR(65 + seq % 26), {FILL_ROW_BYTES}) "
               f"FROM sbtest.seq_1_to_{FILL_ROWS}")  # MariaDB's Sequence engine
+    kept_free = {member.name: int(cluster.query(member, "SELECT @@innodb_lru_scan_depth")[0][0]) for member in cluster.members}
     shares: dict[str, float] = {}
+    full: dict[str, bool] = {}
     for batch in range(1, max_batches + 1):
         cluster.query(writer, insert, timeout=300)
         if batch % 10 == 0 or batch == max_batches:
-            shares = {}
             for member in cluster.members:
                 pages = dict(cluster.query(member, "SHOW GLOBAL STATUS WHERE Variable_name IN "
                                                    "('Innodb_buffer_pool_pages_total', 'Innodb_buffer_pool_pages_free')"))
-                shares[member.name] = int(pages["Innodb_buffer_pool_pages_free"]) / int(pages["Innodb_buffer_pool_pages_total"])
-            if max(shares.values()) < FILLED_FREE_SHARE:
-                return batch, shares
-    return max_batches, shares
+                free, total = int(pages["Innodb_buffer_pool_pages_free"]), int(pages["Innodb_buffer_pool_pages_total"])
+                shares[member.name] = free / total
+                full[member.name] = free < FILLED_FREE_SHARE * total or free <= LRU_FREE_MARGIN * kept_free[member.name]
+            if all(full.values()):
+                return batch, shares, full
+    return max_batches, shares, full
 
 
-def run(cluster, sizing, out_dir: Path) -> Workload:
+def run(cluster, sizing, sizing_file: Path, out_dir: Path) -> Workload:
     password = prepare(cluster, out_dir)
     threads = sizing.max_connections - TIER_CONNECTIONS
     workload = Workload(threads, out_dir / "sysbench-oltp.log")
@@ -151,8 +167,9 @@ def run(cluster, sizing, out_dir: Path) -> Workload:
         try:
             time.sleep(LOGIN_AFTER_SECONDS)
             started = time.monotonic()
-            workload.login = grade(cluster, cluster.members[0], "--window", "1", "--timeout", str(LOGIN_TIMEOUT_SECONDS),
-                                   timeout=120)
+            # through the SQL port, behind the pool with sysbench's clients: the cap must leave it a thread
+            workload.login = grade(cluster, cluster.members[0], "--sizing", str(sizing_file), "--window", "1",
+                                   "--timeout", str(LOGIN_TIMEOUT_SECONDS), admin=False, timeout=120)
             workload.login_seconds = time.monotonic() - started
             (out_dir / "grade-during-load.txt").write_text(workload.login.stdout + workload.login.stderr)
         finally:
@@ -163,7 +180,7 @@ def run(cluster, sizing, out_dir: Path) -> Workload:
         workload.fc_after = fc_status(cluster)
         started = time.monotonic()
         max_batches = int(pool * 1.6 // (FILL_ROWS * FILL_ROW_BYTES)) + 1
-        workload.fill_batches, workload.pages_free_share = fill_buffer_pools(cluster, max_batches)
+        workload.fill_batches, workload.pages_free_share, workload.pools_full = fill_buffer_pools(cluster, max_batches)
         workload.fill_seconds = time.monotonic() - started
         time.sleep(2)
     finally:
