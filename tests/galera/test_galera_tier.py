@@ -54,7 +54,9 @@ def figures(workload, cluster, sizing, sizing_json, out_dir):
                    "memory_model": sizing_json["memory_model"], "max_connections": sizing.max_connections,
                    "mysqld_limit_bytes": sizing.model_limit_bytes},
         "sysbench": {"threads": workload.threads, "seconds": load.SYSBENCH_SECONDS, "writer": cluster.members[0].name,
-                     "summary": sysbench_summary},
+                     "summary": sysbench_summary, "login_during_load_seconds": round(workload.login_seconds, 1),
+                     "flow_control_phase": {"seconds": load.FLOW_CONTROL_SECONDS, "big_rows": load.BIG_ROWS,
+                                            "big_update_seconds": [round(x, 2) for x in workload.big_update_seconds]}},
         "fill": {"batches": workload.fill_batches, "bytes_per_batch": load.FILL_ROWS * load.FILL_ROW_BYTES,
                  "seconds": round(workload.fill_seconds, 1), "pages_free_share": workload.pages_free_share},
         "flow_control": {
@@ -124,7 +126,9 @@ def test_flow_control_engages_at_the_modelled_interval(workload, figures, sizing
     members = figures["flow_control"]["members"]
     writer = members["node1"]
     senders = {name: m for name, m in members.items() if m["wsrep_flow_control_sent"] > 0}
-    print(f"\nflow control under sysbench ({workload.threads} threads): modelled interval [{low}, {high}]; "
+    print(f"\nflow control under sysbench ({workload.threads} threads, {len(workload.big_update_seconds)} updates of "
+          f"{load.BIG_ROWS} rows beside it): "
+          f"modelled interval [{low}, {high}]; "
           + "; ".join(f"{name}: sent {m['wsrep_flow_control_sent']}, queue peak {m['wsrep_local_recv_queue_max']} "
                       f"({m['wsrep_local_recv_queue_max'] / high:.2f} x the interval), paused "
                       f"{m['wsrep_flow_control_paused_ns'] / 1e9:.2f} s" for name, m in members.items()))
@@ -216,17 +220,23 @@ def test_grade_holds_on_the_healthy_cluster(cluster, workload, sizing, sizing_fi
 
 def test_grade_names_the_rules_when_flow_control_is_forced(cluster, workload, sizing, sizing_file, out_dir, tmp_path):
     appliers = cluster.members[1:]
-    for member in appliers:  # interval [2, 2]: a member stops the cluster as soon as two write-sets wait
-        cluster.query(member, "SET GLOBAL wsrep_provider_options = 'gcs.fc_limit=1'")
+    # interval [17, 17] (10 x sqrt(3) + .5): a member stops the writer once 17 write-sets wait. Not [2, 2]: with it
+    # Galera 4.23 here left the group paused with every queue empty (workload.FORCED_FC_LIMIT)
+    forced = flow_control.galera_fc_interval(load.FORCED_FC_LIMIT, 1.0, len(cluster.members))
+    assert forced == (17, 17)
+    for member in appliers:
+        cluster.query(member, f"SET GLOBAL wsrep_provider_options = 'gcs.fc_limit={load.FORCED_FC_LIMIT}'")
     password_file = tmp_path / "password"
     password_file.write_text(cluster.password + "\n")
     password_file.chmod(0o600)
     background = load.sysbench(cluster, cluster.members[0], workload.password, workload.threads,
                                seconds=GRADE_WINDOW + 30, log=out_dir / "sysbench-forced.log", background=True)
     try:
-        time.sleep(3)
-        result = _grade(cluster, cluster.members[0], "--sizing", str(sizing_file), "--window", str(GRADE_WINDOW),
-                        "--password-file", str(password_file), env={"MYSQL_PWD": "not-the-password"})
+        # large write-sets keep the appliers' queues past the interval (workload.FORCED_PERIOD_SECONDS)
+        with load.large_transactions(cluster, period=load.FORCED_PERIOD_SECONDS):
+            time.sleep(3)
+            result = _grade(cluster, cluster.members[0], "--sizing", str(sizing_file), "--window", str(GRADE_WINDOW),
+                            "--password-file", str(password_file), env={"MYSQL_PWD": "not-the-password"})
     finally:
         _stop(background)
         for member in appliers:
@@ -237,8 +247,10 @@ def test_grade_names_the_rules_when_flow_control_is_forced(cluster, workload, si
     breached = [line for line in result.stdout.splitlines() if "BREACHED" in line]
     for member in appliers:
         address = f"127.0.0.1:{member.admin_port}"
-        assert any(address in line and "gcs.fc_limit: 1, sized 100" in line for line in breached), address
-        assert any(address in line and "flow-control interval: [2, 2]" in line for line in breached), address
+        assert any(address in line and f"gcs.fc_limit: {load.FORCED_FC_LIMIT}, sized 100" in line
+                   for line in breached), address
+        assert any(address in line and f"flow-control interval: [{forced[0]}, {forced[1]}]" in line
+                   for line in breached), address
     assert any("time paused by flow control" in line for line in breached), "G3 did not see the pauses"
     summary = result.stdout.splitlines()[-1]
     assert summary.startswith("summary:") and "G1" in summary and "G3" in summary

@@ -9,11 +9,13 @@ full, which also wraps every gcache ring.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import secrets
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,6 +37,22 @@ LRU_FREE_MARGIN = 1.1
 # first 10 s interval still showed progress). The grader connects with --timeout, the PXC operator's probe timeout.
 LOGIN_AFTER_SECONDS = 20
 LOGIN_TIMEOUT_SECONDS = 10
+# Whether 4 parallel appliers fall behind sysbench's small transactions on two shared cores is luck (39 threads at
+# 711/s did not, even at an interval of [2, 2]; nor with the appliers at nice 19). What makes a real cluster's
+# queues grow is a large transaction: appliers commit in the cluster's order, so while one applies a write-set of
+# BIG_ROWS row changes, every write-set behind it waits in the receive queue. The flow-control phase runs the same
+# sysbench for FLOW_CONTROL_SECONDS and, beside it on the writer, updates every row of a table of BIG_ROWS rows
+# (no row sysbench touches) every BIG_PERIOD_SECONDS. (Stopping an applier does not do it: Galera delivers in
+# total order, so a stopped member stalls the whole group instead of queueing.) The sized options are untouched.
+FLOW_CONTROL_SECONDS = 25
+BIG_ROWS = 200_000
+BIG_PERIOD_SECONDS = 3
+# The grading test forces flow control with gcs.fc_limit=10 (interval [17, 17]) and the same large update back to
+# back (one a second paused the writer 13% of a window: each applies in ~0.7 s). Not fc_limit=1 ([2, 2]): with it and a second session writing (updates of 200,000 or of 1,000 rows),
+# Galera 4.23 here twice left the group paused for minutes with every receive queue empty, every commit
+# "Waiting for certification"; sysbench alone at [2, 2] paused the writer 4-30% of a window, too little to grade.
+FORCED_FC_LIMIT = 10
+FORCED_PERIOD_SECONDS = 0
 _TRANSACTIONS = re.compile(r"^\s*transactions:\s+(\d+)\s+\(([0-9.]+) per sec\.\)", re.MULTILINE)
 FC_STATUS = ("wsrep_flow_control_paused_ns", "wsrep_flow_control_sent", "wsrep_flow_control_recv",
              "wsrep_local_recv_queue_max", "wsrep_last_committed")
@@ -57,6 +75,8 @@ class Workload:
     password: str = ""  # the sbtest account's, for the grading tests' background load
     login: subprocess.CompletedProcess | None = None  # percona-mysql-grade run during the full load
     login_seconds: float = 0.0
+    fc_log: Path | None = None  # sysbench of the flow-control phase
+    big_update_seconds: list[float] = field(default_factory=list)  # each large transaction on the writer
 
     def throughput(self) -> tuple[int, float]:
         """(transactions, per second) from sysbench's summary of the full-load run."""
@@ -106,6 +126,28 @@ def grade(cluster, member, *extra: str, admin: bool = True, env=None, timeout: f
                           capture_output=True, text=True, timeout=timeout, env=environment)
 
 
+@contextlib.contextmanager
+def large_transactions(cluster, rows: int = BIG_ROWS, period: float = BIG_PERIOD_SECONDS):
+    """Update the first ``rows`` rows of ``sbtest.big`` on the writer every ``period`` seconds, in a thread, until
+    the block ends; yields the list of each update's seconds."""
+    stop, seconds = threading.Event(), []
+
+    def loop() -> None:
+        while not stop.is_set():
+            started = time.monotonic()
+            cluster.query(cluster.members[0], f"UPDATE sbtest.big SET v = v + 1 WHERE id <= {int(rows)}", timeout=300)
+            seconds.append(time.monotonic() - started)
+            stop.wait(period)
+
+    thread = threading.Thread(target=loop, daemon=True)
+    thread.start()
+    try:
+        yield seconds
+    finally:
+        stop.set()
+        thread.join(timeout=60)  # a stuck update fails the test that waits on it, not the whole tier
+
+
 def prepare(cluster, out_dir: Path) -> str:
     """The sbtest schema and account (replicated), and sysbench's tables."""
     password = secrets.token_urlsafe(18)
@@ -114,6 +156,8 @@ def prepare(cluster, out_dir: Path) -> str:
     cluster.query(writer, "CREATE USER IF NOT EXISTS 'sbtest'@'127.0.0.1' IDENTIFIED BY %s", (password,))
     cluster.query(writer, "GRANT ALL ON sbtest.* TO 'sbtest'@'127.0.0.1'")
     sysbench(cluster, writer, password, 4, command="prepare", log=out_dir / "sysbench-prepare.log")
+    cluster.query(writer, "CREATE TABLE IF NOT EXISTS sbtest.big (id INT PRIMARY KEY, v BIGINT NOT NULL) ENGINE=InnoDB")
+    cluster.query(writer, f"INSERT INTO sbtest.big SELECT seq, 0 FROM sbtest.seq_1_to_{BIG_ROWS}", timeout=300)
     return password
 
 
@@ -153,9 +197,6 @@ def run(cluster, sizing, sizing_file: Path, out_dir: Path) -> Workload:
     threads = sizing.max_connections - TIER_CONNECTIONS
     workload = Workload(threads, out_dir / "sysbench-oltp.log")
     workload.sysbench_log.unlink(missing_ok=True)
-    for member in cluster.members:
-        cluster.query(member, "FLUSH STATUS")  # resets wsrep_local_recv_queue_max (not the paused_ns counter)
-    workload.fc_before = fc_status(cluster)
     pool = int(sizing.mysqld["innodb_buffer_pool_size"])
     sampler = Sampler(cluster.members, cluster, pool).start()
     workload.sampler = sampler
@@ -177,6 +218,16 @@ def run(cluster, sizing, sizing_file: Path, out_dir: Path) -> Workload:
         if load.returncode:
             raise RuntimeError(f"sysbench exited {load.returncode} (log: {workload.sysbench_log})")
         workload.oltp_end = sampler.elapsed()
+        # the flow-control phase: the same load, appliers slower than the writer
+        for member in cluster.members:
+            cluster.query(member, "FLUSH STATUS")  # resets wsrep_local_recv_queue_max (not the paused_ns counter)
+        workload.fc_before = fc_status(cluster)
+        workload.fc_log = out_dir / "sysbench-flow-control.log"
+        workload.fc_log.unlink(missing_ok=True)
+        with large_transactions(cluster) as big:
+            sysbench(cluster, cluster.members[0], password, threads, "--report-interval=5",
+                     seconds=FLOW_CONTROL_SECONDS, log=workload.fc_log)
+        workload.big_update_seconds = big
         workload.fc_after = fc_status(cluster)
         started = time.monotonic()
         max_batches = int(pool * 1.6 // (FILL_ROWS * FILL_ROW_BYTES)) + 1

@@ -81,7 +81,7 @@ class ConnectionCosts:
 
     connections: int  # max_connections: every session mysqld admits
     active: int  # statements running on the CPUs at once, each with its work buffers
-    threads: int  # threads that can exist for connections: one per connection, or the pool's workers
+    threads: int  # threads that can exist for connections: one per connection, or every one the pool may create
     thread_pool: bool
     session_bytes: int  # per admitted connection, idle or not
     thread_bytes: int  # per thread: its resident stack pages, malloc arena and statement memory roots
