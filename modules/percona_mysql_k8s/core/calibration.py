@@ -37,23 +37,23 @@ class Measurement:
 
 
 MODELLED_TOTAL = Measurement("modelled_total", 1823 * MIB, "the model's peak for the member's my.cnf of those runs (M1)")
-WRITER_PEAK_RSS_POOL = Measurement("writer_peak_rss_pool", 1276 * MIB,
-                                   "peak resident memory of the writer with the thread pool (48 connections)")
-WRITER_PEAK_RSS = Measurement("writer_peak_rss", 1325 * MIB,
-                              "peak resident memory (VmHWM) of the node sysbench wrote to: 1,286-1,301 MiB in the "
-                              "tier's runs, 1,325 MiB in issue 19's independent run")
-APPLIER_PEAK_RSS = Measurement("applier_peak_rss", 1243 * MIB, "peak resident memory of the two applying nodes")
+WRITER_PEAK_RSS = Measurement("writer_peak_rss", 1441 * MIB,
+                              "peak resident memory (VmHWM) of the node sysbench wrote to: 1,276-1,325 MiB in the "
+                              "runs without the flow-control phase, 1,394-1,441 MiB with its 200,000-row transactions")
+APPLIER_PEAK_RSS = Measurement("applier_peak_rss", 1322 * MIB,
+                               "peak resident memory of the two applying nodes: 1,223-1,322 MiB over the runs")
 SERVER_OVERHEAD_IDLE = Measurement(
-    "server_overhead_idle", 168 * MIB,
+    "server_overhead_idle", 192 * MIB,
     "resident at idle beside the buffer pool, the log buffers and the gcache (code, caches, background threads): "
-    "155-168 MiB, against the model's 300 MiB MySQL 8 figure",
+    "155-168 MiB, 182-192 MiB once the flow-control phase's 200,000-row table is loaded, against the model's "
+    "300 MiB MySQL 8 figure",
 )
 PER_ACTIVE_CONNECTION_RSS = Measurement(
     "per_active_connection_rss", 475 * KIB,
     "resident memory each connection running sysbench added on the writer (its THD, network buffers, statement "
     "buffers, the table cache's copies of its tables, and its thread's touched stack and malloc arena): 0.26-0.36 "
-    "MiB over the runs with one thread per connection, 486,266 bytes with the thread pool and its starvation-proof "
-    "cap (48 connections, 46 sysbench threads); the largest, rounded up to a KiB",
+    "MiB over the runs with one thread per connection, 0.14-0.46 MiB with the thread pool and its starvation-proof "
+    "cap; the largest (486,266 bytes: 48 connections, 46 sysbench threads), rounded up to a KiB",
 )
 LOG_BUFFER_WRITER = Measurement(
     "log_buffer_writer", 32 * MIB,
