@@ -27,11 +27,12 @@ def test_group_replication_terms_by_hand():
     limit = 8 * GIB
     terms = model({"max_connections": "100"}, engine="group-replication", limit_bytes=limit, thresholds=THRESHOLDS).terms
     # one thread per connection (mysqld's default): every connection idles with its session (64 KiB structures
-    # + 2 x net buffer 16K + binlog cache 32K + binlog statement cache 32K = 160 KiB) and its thread (the
-    # calibrated 1068 KiB resident, above the 1024K stack); all 100 may run a statement: sort 256K + join 256K
-    # + read 128K + read_rnd 256K = 896 KiB
-    assert terms["connections_idle"] == 100 * (160 + 1068) * KIB
+    # + 2 x net buffer 16K + binlog cache 32K + binlog statement cache 32K = 160 KiB) and keeps its thread (the
+    # calibrated 390,912 bytes resident; thread_stack is reserved, not resident); all 100 may run a statement:
+    # sort 256K + join 256K + read 128K + read_rnd 256K = 896 KiB
+    assert terms["connections_idle"] == 100 * 160 * KIB
     assert terms["connections_active"] == 100 * 896 * KIB
+    assert terms["connection_threads"] == 100 * 390_912
     assert terms["buffer_pool"] == 128 * MIB  # mysqld default, one instance below 1 GiB
     assert terms["log_buffer"] == 16 * MIB  # 8.0 default
     assert terms["temporary_tables"] == GIB  # 8.0 temptable_max_ram default
@@ -43,8 +44,9 @@ def test_group_replication_terms_by_hand():
     assert terms["certification_info"] == 37_800 * 4096
     # descriptors: 128 MiB pool in one 128 MiB chunk = 8192 pages x 512 bytes = 4 MiB (whole pages)
     assert terms["buffer_pool_descriptors"] == 8192 * 512
-    # performance_schema: 128 MiB + 100 connections x 384 KiB
-    assert terms["performance_schema"] == 128 * MIB + 100 * 384 * KIB
+    # performance_schema: 128 MiB + its per-thread slots: 100 + 1 connections and 64 background threads fill one
+    # page of 256 threads, allocated whole (no performance_schema_max_thread_instances)
+    assert terms["performance_schema"] == 128 * MIB + 256 * 384 * KIB
     # fragmentation: 10% of every heap term (all but pool, descriptors, page cache; no gcache on GR)
     heap = sum(v for k, v in terms.items() if k not in ("buffer_pool", "buffer_pool_descriptors", "page_cache_reserve",
                                                          "allocator_fragmentation"))
@@ -111,3 +113,24 @@ def test_fits_and_headroom():
 def test_unreadable_size_raises_value_error():
     with pytest.raises(ValueError):
         model({"innodb_buffer_pool_size": "lots"}, engine="pxc", limit_bytes=GIB, thresholds=THRESHOLDS)
+
+
+def test_performance_schema_slots_come_in_pages_of_256_unless_bounded():
+    base = {"max_connections": "100", "thread_handling": "pool-of-threads", "thread_pool_size": "2",
+            "thread_pool_max_threads": "103"}
+
+    def charged(**extra):
+        options = {**base, **extra}
+        return model(options, engine="pxc", limit_bytes=8 * GIB, thresholds=THRESHOLDS).terms["performance_schema"] - 128 * MIB
+
+    # demand: 100 + 1 connections, min(103, 100 + 1 + 2) pool threads + 20 admin, 64 background threads = 288;
+    # autosized (unset or -1, or anything below -1, which mysqld raises to -1): two whole pages of 256 threads
+    for autosized in ({}, {"performance_schema_max_thread_instances": "-1"},
+                      {"performance_schema_max_thread_instances": " -7 "}):
+        assert charged(**autosized) == 512 * 384 * KIB
+    # bounded: the last page holds only the remainder; threads beyond are lost to instrumentation, not charged
+    assert charged(performance_schema_max_thread_instances="300") == 300 * 384 * KIB
+    assert charged(performance_schema_max_thread_instances="100") == 100 * 384 * KIB
+    assert charged(performance_schema_max_thread_instances="0") == 0
+    # Galera appliers count as threads too (either name): 288 + 300 = 588 threads take a third page
+    assert charged(wsrep_slave_threads="300") == charged(wsrep_applier_threads="300") == 768 * 384 * KIB

@@ -40,35 +40,38 @@ def test_pxc_mysqld_terms_by_hand():
     # applied below a 33 GiB container (a larger temporary table goes to disk)
     assert terms["temporary_tables"] == limit * 3 // 100 == 231_399_751
     assert terms["gcache"] == limit // 16 == 482_082_816  # limit/16 = 459.75 MiB, inside [128 MiB, 1 GiB]
-    # M6: the thread pool, one group per started mysqld core (2680m -> 3), 8 workers each: 24 threads, plus
-    # min_connections (20) for the admin port, so 44 of the 100 connections can run a statement at once
+    # M6: the thread pool, one group per started mysqld core (2680m -> 3); its cap admits a thread for each of the
+    # 100 + 1 connections mysqld accepts and a listener per group: 104, so blocked statements never starve a login
     assert (result.mysqld["thread_handling"], result.mysqld["thread_pool_size"]) == ("pool-of-threads", "3")
-    assert (result.mysqld["thread_pool_oversubscribe"], result.mysqld["thread_pool_max_threads"]) == ("3", "24")
+    assert (result.mysqld["thread_pool_oversubscribe"], result.mysqld["thread_pool_max_threads"]) == ("3", "104")
     # idle: every connection's session, 64 KiB + 2 x 16 KiB network buffers + 32 KiB binlog cache + 32 KiB
     # binlog statement cache = 160 KiB; x 100
     assert terms["connections_idle"] == 100 * 160 * 1024 == 16_384_000
-    # active: light-oltp's buffers 512K + 512K + 128K + 384K = 1536 KiB and a worker thread of 1068 KiB (the
-    # calibrated resident figure, above the 1024 KiB stack) for each of the 44
-    assert terms["connections_active"] == 44 * (1536 + 1068) * 1024 == 117_325_824
+    # active: 3 groups x (1 + 3) statements on the cores, each with light-oltp's buffers 512K + 512K + 128K + 384K
+    assert terms["connections_active"] == 12 * 1536 * 1024 == 18_874_368
+    # threads: the 104 the cap admits and 20 admin-port ones past it, each the calibrated 390,912 resident bytes
+    assert terms["connection_threads"] == 124 * 390_912 == 48_473_088
     assert terms["page_cache_reserve"] == 385_666_253  # ceil(5% of the limit = 385,666,252.8)
-    # performance_schema: 128 MiB + (100 connections + 44 workers) x 384 KiB
-    assert terms["performance_schema"] == 134_217_728 + 144 * 393_216 == 190_840_832
-    # fragmentation: 10% of the heap terms (log buffer, temporary tables, both connection terms, 300 MiB
-    # overhead, performance_schema) = ceil(887,300,423 / 10)
-    assert terms["allocator_fragmentation"] == 88_730_043
-    # the other terms sum to 1,843,779,535 B, leaving 5,869,545,521 B for the pool and its descriptors:
-    # (5,869,545,521 - 1000 chunks x 16 KiB of rounding) x 16384 / (16384 + 512) = 5,675,792,990 B =
-    # 5412.9 MiB; one instance (2680m < 4 CPUs), so the pool is 5412 MiB = 2^2 x 3 x 11 x 41: 902 chunks of 6 MiB
-    assert result.mysqld["innodb_buffer_pool_size"] == str(5412 * MIB)
-    assert result.mysqld["innodb_buffer_pool_chunk_size"] == str(6 * MIB)
+    # performance_schema: 128 MiB + one slot for each thread that can exist (101 connections, 124 pool threads, 64
+    # background, 10 appliers = 299, written as performance_schema_max_thread_instances) x 384 KiB
+    assert result.mysqld["performance_schema_max_thread_instances"] == "299"
+    assert terms["performance_schema"] == 134_217_728 + 299 * 393_216 == 251_789_312
+    # fragmentation: 10% of the heap terms (log buffer, temporary tables, the three connection terms, 300 MiB
+    # overhead, performance_schema) = ceil(898,270,535 / 10)
+    assert terms["allocator_fragmentation"] == 89_827_054
+    # the other terms sum to 1,855,846,658 B, leaving 5,857,478,398 B for the pool and its descriptors:
+    # (5,857,478,398 - 1000 chunks x 16 KiB of rounding) x 16384 / (16384 + 512) = 5,664,091,537 B =
+    # 5401.7 MiB; one instance (2680m < 4 CPUs), so the pool is 5401 MiB = 11 x 491: 491 chunks of 11 MiB
+    assert result.mysqld["innodb_buffer_pool_size"] == str(5401 * MIB)
+    assert result.mysqld["innodb_buffer_pool_chunk_size"] == str(11 * MIB)
     assert result.mysqld["innodb_buffer_pool_instances"] == "1"
-    assert result.memory.buffer_pool_rounded == 5412 * MIB
-    # descriptors (buf_chunk_init): per 6 MiB chunk 384 pages x 512 B = 12 whole pages; x 902 chunks
-    assert terms["buffer_pool_descriptors"] == 902 * 12 * 16384 == 177_340_416
-    assert result.memory.headroom_bytes == 5_869_545_521 - 5412 * MIB - 177_340_416  # the rounding slack
-    # redo: light-oltp's half of the pool (2706 MiB) is below every bound: 90% of the pool, and recovery
+    assert result.memory.buffer_pool_rounded == 5401 * MIB
+    # descriptors (buf_chunk_init): per 11 MiB chunk 704 pages x 512 B = 22 whole pages; x 491 chunks
+    assert terms["buffer_pool_descriptors"] == 491 * 22 * 16384 == 176_979_968
+    assert result.memory.headroom_bytes == 5_857_478_398 - 5401 * MIB - 176_979_968  # the rounding slack
+    # redo: light-oltp's half of the pool (2700 MiB) is below every bound: 90% of the pool, and recovery
     # within 300 s at 3000 IOPS x 16 KiB / 2 = 7,372,800,000 B
-    assert result.mysqld["innodb_redo_log_capacity"] == str(2706 * MIB)
+    assert result.mysqld["innodb_redo_log_capacity"] == str(2700 * MIB)
 
 
 def test_without_the_thread_pool_every_connection_is_a_thread_that_may_run():
@@ -76,10 +79,13 @@ def test_without_the_thread_pool_every_connection_is_a_thread_that_may_run():
                               connections=100, thread_pool=False))
     terms = result.memory.terms
     assert "thread_handling" not in result.mysqld  # mysqld's default, one thread per connection
-    # idle: 160 KiB of session and a 1068 KiB thread per connection; active: all 100 with 1536 KiB of buffers
-    assert terms["connections_idle"] == 100 * (160 + 1068) * 1024
+    # idle: 160 KiB of session per connection; active: all 100 with 1536 KiB of buffers; a thread each
+    assert terms["connections_idle"] == 100 * 160 * 1024
     assert terms["connections_active"] == 100 * 1536 * 1024
-    assert terms["performance_schema"] == 134_217_728 + 100 * 393_216  # no worker threads
+    assert terms["connection_threads"] == 100 * 390_912
+    # no pool threads: 101 connections, 64 background threads and 10 appliers
+    assert result.mysqld["performance_schema_max_thread_instances"] == "175"
+    assert terms["performance_schema"] == 134_217_728 + 175 * 393_216
     with_pool = size(PXC_4_CPU_8_GIB)
     assert with_pool.memory.buffer_pool_rounded > result.memory.buffer_pool_rounded
 
@@ -167,16 +173,17 @@ def test_derived_connections_keep_70_percent_of_mysqld_for_the_buffer_pool():
 
 
 def test_an_explicit_count_beyond_the_floor_shrinks_the_buffers_before_a_refusal():
-    # 16 cores and 8 GiB, read-heavy: 2500 connections cannot keep the M6 floor (4 GiB, half the budget) at the
-    # profile's buffers. The per-connection buffers and the pool's workers shrink instead of a refusal, and the
-    # pool is the floor itself: 4096 MiB, rounded up to a multiple of the 3 instances (13220m // 4000) -> 4098 MiB
-    inp = SizingInput(engine="pxc", cpu_millicores=16000, memory_bytes=8 * GIB, load="read-heavy", connections=2000)
+    # 16 cores and 8 GiB, read-heavy: 1030 connections cannot keep the M6 floor (4 GiB, half the budget) at the
+    # profile's buffers. The per-connection buffers shrink instead of a refusal, and the pool is the floor itself:
+    # 4096 MiB, rounded up to a multiple of the 3 instances (13220m // 4000) -> 4098 MiB
+    inp = SizingInput(engine="pxc", cpu_millicores=16000, memory_bytes=8 * GIB, load="read-heavy", connections=1000)
     fits = size(inp)
     assert fits.memory.buffer_pool_rounded >= 4096 * MIB and fits.mysqld["sort_buffer_size"] == str(256 * 1024)
-    squeezed = size(SizingInput(**{**inp.__dict__, "connections": 2500}))
+    squeezed = size(SizingInput(**{**inp.__dict__, "connections": 1030}))
     assert squeezed.memory.buffer_pool_rounded == 4098 * MIB
     assert int(squeezed.mysqld["sort_buffer_size"]) < 256 * 1024  # read-heavy's 256 KiB, scaled down
-    assert int(squeezed.mysqld["thread_pool_max_threads"]) < int(fits.mysqld["thread_pool_max_threads"]) == 14 * 8
+    # the thread cap never shrinks with the buffers: one thread for each of the 1030 + 1 connections and 14 listeners
+    assert squeezed.mysqld["thread_pool_max_threads"] == str(1030 + 1 + 14)
     assert any(note.startswith("M6: per-connection buffers scaled") for note in squeezed.notes)
 
 
@@ -201,14 +208,15 @@ def test_a_one_core_two_gib_member_is_answered():
     assert result.memory.fits and result.memory.buffer_pool_rounded >= 5 * MIB
     # The floor on 2 GiB (1 GiB) is out of reach beside the sidecars, and so is half the 1337 MiB mysqld
     # limit: at the fewest connections (23) the fixed terms alone take 300 MiB of server overhead,
-    # 128 MiB + (23 connections + 22 running) x 384 KiB of performance_schema, the 128 MiB minimum gcache, 5%
-    # page cache, 3% temporary tables and 10% fragmentation of the heap terms: ~770 MiB, leaving 528 MiB (39%)
-    # to the pool. The pool's workers are at their fewest, two for the one group, so 2 + 20 for mysqld's own
-    # users can run at once. The answer stands (mysqld starts), and the note says what was kept.
+    # 128 MiB + (24 connections + 45 pool threads + 64 background + 2 appliers = 135) x 384 KiB of performance_schema,
+    # the 128 MiB minimum gcache, 5% page cache, 3% temporary tables and 10% fragmentation of the heap terms:
+    # ~830 MiB, leaving 500 MiB (37%) to the pool. The pool's cap still admits a thread for every connection
+    # (23 + 1 + 1 listener = 25), and 1 x (1 + 3) statements run at once. The answer stands (mysqld starts), and
+    # the note says what was kept.
     assert result.connections == 23
-    assert result.mysqld["thread_pool_max_threads"] == "2" and result.memory.connections.active == 22
+    assert result.mysqld["thread_pool_max_threads"] == "25" and result.memory.connections.active == 4
     assert 0.35 * result.mysqld_memory_bytes < result.memory.buffer_pool_rounded < 0.5 * result.mysqld_memory_bytes
-    assert any("cannot keep 50% of its budget" in note and "even the fewest (23) leave the pool 39%" in note
+    assert any("cannot keep 50% of its budget" in note and "even the fewest (23) leave the pool 37%" in note
                for note in result.notes)
 
 

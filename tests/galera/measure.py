@@ -146,6 +146,7 @@ TERMS = {
     "heap_side": (False, "peak of that remainder over the whole run, against every heap term of the model"),
     "total": (False, "VmHWM against the modelled peak"),
 }
+CONNECTION_TERMS = ("connections_idle", "connections_active", "connection_threads")
 HEAP_TERMS_EXCLUDED = ("buffer_pool", "buffer_pool_descriptors", "gcache", "page_cache_reserve", "log_buffer")
 
 
@@ -173,7 +174,8 @@ def member_figures(samples: list[Sample], idle_end: float, oltp_end: float, clie
     }
     model = {name: model_terms.get(name, 0) for name in ("buffer_pool", "buffer_pool_descriptors", "log_buffer", "gcache",
                                                         "server_overhead")}
-    model["per_active_connection"] = model_terms["connection_buffers"] / max_connections
+    # a connection's session, its share of the running statements' buffers and a thread of its own
+    model["per_active_connection"] = sum(model_terms.get(term, 0) for term in CONNECTION_TERMS) / max_connections
     model["heap_side"] = sum(value for name, value in model_terms.items() if name not in HEAP_TERMS_EXCLUDED)
     model["total"] = model_peak
     return {name: {"measured_bytes": None if measured[name] is None else round(measured[name]),

@@ -14,7 +14,6 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
 
 import measure
@@ -30,8 +29,8 @@ GRADE_WINDOW = 10  # seconds of flow control the grader watches
 
 
 @pytest.fixture(scope="session")
-def workload(cluster, sizing, out_dir):
-    return load.run(cluster, sizing, out_dir)
+def workload(cluster, sizing, sizing_file, out_dir):
+    return load.run(cluster, sizing, sizing_file, out_dir)
 
 
 @pytest.fixture(scope="session")
@@ -55,7 +54,9 @@ def figures(workload, cluster, sizing, sizing_json, out_dir):
                    "memory_model": sizing_json["memory_model"], "max_connections": sizing.max_connections,
                    "mysqld_limit_bytes": sizing.model_limit_bytes},
         "sysbench": {"threads": workload.threads, "seconds": load.SYSBENCH_SECONDS, "writer": cluster.members[0].name,
-                     "summary": sysbench_summary},
+                     "summary": sysbench_summary, "login_during_load_seconds": round(workload.login_seconds, 1),
+                     "flow_control_phase": {"seconds": load.FLOW_CONTROL_SECONDS, "big_rows": load.BIG_ROWS,
+                                            "big_update_seconds": [round(x, 2) for x in workload.big_update_seconds]}},
         "fill": {"batches": workload.fill_batches, "bytes_per_batch": load.FILL_ROWS * load.FILL_ROW_BYTES,
                  "seconds": round(workload.fill_seconds, 1), "pages_free_share": workload.pages_free_share},
         "flow_control": {
@@ -125,7 +126,9 @@ def test_flow_control_engages_at_the_modelled_interval(workload, figures, sizing
     members = figures["flow_control"]["members"]
     writer = members["node1"]
     senders = {name: m for name, m in members.items() if m["wsrep_flow_control_sent"] > 0}
-    print(f"\nflow control under sysbench ({workload.threads} threads): modelled interval [{low}, {high}]; "
+    print(f"\nflow control under sysbench ({workload.threads} threads, {len(workload.big_update_seconds)} updates of "
+          f"{load.BIG_ROWS} rows beside it): "
+          f"modelled interval [{low}, {high}]; "
           + "; ".join(f"{name}: sent {m['wsrep_flow_control_sent']}, queue peak {m['wsrep_local_recv_queue_max']} "
                       f"({m['wsrep_local_recv_queue_max'] / high:.2f} x the interval), paused "
                       f"{m['wsrep_flow_control_paused_ns'] / 1e9:.2f} s" for name, m in members.items()))
@@ -141,8 +144,33 @@ def test_flow_control_engages_at_the_modelled_interval(workload, figures, sizing
             assert peak > high, f"{name} sent FC_STOP with its queue at most {peak}, inside the interval {high}"
 
 
+def test_blocked_statements_never_starve_the_server(workload, cluster, sizing):
+    """The thread pool's cap admits a thread for every connection mysqld accepts (docs/sizing.md §4): under the full
+    load a login gets through, and sysbench makes the progress the sizing's own flow-control model assumes.
+
+    The floor on throughput is F5's: the sizing sizes flow control and the failover brownout on the appliers
+    draining ``apply_rate_tps`` write-sets a second (one per oltp_read_write transaction), and flow control holds
+    the writer to what they drain. A writer below that rate breaks the model's premise; a starved pool (every
+    thread held by a blocked statement) ran 1.2 transactions a second here, two orders of magnitude below it.
+    """
+    variables = cluster.variables(cluster.members[0])
+    groups, cap = int(variables["thread_pool_size"]), int(variables["thread_pool_max_threads"])
+    assert cap >= sizing.max_connections + 1 + groups, (cap, sizing.max_connections, groups)
+    login = workload.login
+    assert login is not None and login.returncode in (0, 1), (
+        f"percona-mysql-grade could not log in during the load (exit {login.returncode}): {login.stderr.strip()}")
+    assert "member(s)" in login.stdout and not login.stderr.strip(), login.stdout + login.stderr
+    transactions, per_second = workload.throughput()
+    print(f"\nunder {workload.threads} sysbench threads: {transactions} transactions ({per_second:.1f}/s, the sizing "
+          f"assumes the appliers drain {sizing.apply_rate_tps:.0f}/s); a login took {workload.login_seconds:.1f} s")
+    assert per_second >= sizing.apply_rate_tps, (
+        f"{per_second:.1f} transactions/s under {workload.threads} threads, below the {sizing.apply_rate_tps:.0f}/s "
+        "the sizing's flow control assumes (F5): statements are starving")
+    assert transactions >= sizing.apply_rate_tps * load.SYSBENCH_SECONDS
+
+
 def test_peak_resident_memory_is_within_the_model(workload, figures, sizing):
-    assert max(workload.pages_free_share.values()) < load.FILLED_FREE_SHARE, (
+    assert all(workload.pools_full.values()), (
         f"the buffer pools did not fill in {workload.fill_batches} batches: free share {workload.pages_free_share}")
     for name, terms in figures["memory"].items():
         total = terms["total"]
@@ -154,11 +182,8 @@ def test_peak_resident_memory_is_within_the_model(workload, figures, sizing):
         assert 0.97 <= terms["buffer_pool"]["ratio"] <= 1.0, name  # frames within the configured pool
 
 
-def _grade(cluster, member, *extra, env=None, timeout=120):
-    environment = {**os.environ, "MYSQL_PWD": cluster.password, **(env or {})}
-    return subprocess.run([sys.executable, "-m", "percona_mysql_k8s.grade", "--host", "127.0.0.1", "--port",
-                           str(member.sql_port), "--user", cluster.user, *extra],
-                          capture_output=True, text=True, timeout=timeout, env=environment)
+def _grade(cluster, member, *extra, admin=True, env=None, timeout=120):
+    return load.grade(cluster, member, *extra, admin=admin, env=env, timeout=timeout)
 
 
 def _stop(process):
@@ -178,7 +203,9 @@ def test_grade_holds_on_the_healthy_cluster(cluster, workload, sizing, sizing_fi
                                seconds=GRADE_WINDOW + 20, log=out_dir / "sysbench-healthy.log", background=True)
     try:
         time.sleep(3)
-        result = _grade(cluster, cluster.members[0], "--sizing", str(sizing_file), "--window", str(GRADE_WINDOW))
+        # through the SQL ports, the peers discovered from the member itself
+        result = _grade(cluster, cluster.members[0], "--sizing", str(sizing_file), "--window", str(GRADE_WINDOW),
+                        admin=False)
     finally:
         _stop(background)
     (out_dir / "grade-healthy.txt").write_text(result.stdout + result.stderr)
@@ -193,17 +220,23 @@ def test_grade_holds_on_the_healthy_cluster(cluster, workload, sizing, sizing_fi
 
 def test_grade_names_the_rules_when_flow_control_is_forced(cluster, workload, sizing, sizing_file, out_dir, tmp_path):
     appliers = cluster.members[1:]
-    for member in appliers:  # interval [2, 2]: a member stops the cluster as soon as two write-sets wait
-        cluster.query(member, "SET GLOBAL wsrep_provider_options = 'gcs.fc_limit=1'")
+    # interval [17, 17] (10 x sqrt(3) + .5): a member stops the writer once 17 write-sets wait. Not [2, 2]: with it
+    # Galera 4.23 here left the group paused with every queue empty (workload.FORCED_FC_LIMIT)
+    forced = flow_control.galera_fc_interval(load.FORCED_FC_LIMIT, 1.0, len(cluster.members))
+    assert forced == (17, 17)
+    for member in appliers:
+        cluster.query(member, f"SET GLOBAL wsrep_provider_options = 'gcs.fc_limit={load.FORCED_FC_LIMIT}'")
     password_file = tmp_path / "password"
     password_file.write_text(cluster.password + "\n")
     password_file.chmod(0o600)
     background = load.sysbench(cluster, cluster.members[0], workload.password, workload.threads,
                                seconds=GRADE_WINDOW + 30, log=out_dir / "sysbench-forced.log", background=True)
     try:
-        time.sleep(3)
-        result = _grade(cluster, cluster.members[0], "--sizing", str(sizing_file), "--window", str(GRADE_WINDOW),
-                        "--password-file", str(password_file), env={"MYSQL_PWD": "not-the-password"})
+        # large write-sets keep the appliers' queues past the interval (workload.FORCED_PERIOD_SECONDS)
+        with load.large_transactions(cluster, period=load.FORCED_PERIOD_SECONDS):
+            time.sleep(3)
+            result = _grade(cluster, cluster.members[0], "--sizing", str(sizing_file), "--window", str(GRADE_WINDOW),
+                            "--password-file", str(password_file), env={"MYSQL_PWD": "not-the-password"})
     finally:
         _stop(background)
         for member in appliers:
@@ -213,9 +246,11 @@ def test_grade_names_the_rules_when_flow_control_is_forced(cluster, workload, si
     assert result.returncode == 1, result.stdout + result.stderr
     breached = [line for line in result.stdout.splitlines() if "BREACHED" in line]
     for member in appliers:
-        address = f"127.0.0.1:{member.sql_port}"
-        assert any(address in line and "gcs.fc_limit: 1, sized 100" in line for line in breached), address
-        assert any(address in line and "flow-control interval: [2, 2]" in line for line in breached), address
+        address = f"127.0.0.1:{member.admin_port}"
+        assert any(address in line and f"gcs.fc_limit: {load.FORCED_FC_LIMIT}, sized 100" in line
+                   for line in breached), address
+        assert any(address in line and f"flow-control interval: [{forced[0]}, {forced[1]}]" in line
+                   for line in breached), address
     assert any("time paused by flow control" in line for line in breached), "G3 did not see the pauses"
     summary = result.stdout.splitlines()[-1]
     assert summary.startswith("summary:") and "G1" in summary and "G3" in summary
@@ -234,5 +269,5 @@ def test_grade_gives_up_on_a_stopped_member(cluster, sizing_file):
     cluster.wait_synced(stopped)
     assert result.returncode == 2, result.stdout + result.stderr
     lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: ") and f"127.0.0.1:{stopped.sql_port}" in lines[0], lines
+    assert len(lines) == 1 and lines[0].startswith("error: ") and f"127.0.0.1:{stopped.admin_port}" in lines[0], lines
     assert elapsed < 30

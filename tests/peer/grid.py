@@ -4,7 +4,10 @@ Grid: both engines x four loads x 1, 2, 4, 8, 16 cores x 2-64 GiB x connections 
 960 points, each sized by the peer model (``peer_calculator.calculate``) and by ours (HAProxy, PMM on, no
 log collector: the peer has none). The verdict counts answered points, invalid answers (a crash, a
 request != limit, containers over the budget), answers over the memory model (M1), and, wherever the
-peer's own answer is safe (``safety.judge``), points where our buffer pool is smaller than the peer's.
+peer's own answer is safe (``safety.judge``), points where our buffer pool is smaller than the peer's. Because the
+peer's own answer overflows our model at most points, the verdict also compares our buffer pool with the peer's made
+to fit (``safety.fitted_pool``: its settings and split kept, its pool shrunk until M1 holds) wherever both are asked
+the same explicit connection count.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from percona_mysql_k8s.core.report import to_json
 from percona_mysql_k8s.core.sizing import SizingInput, SizingResult, size
 
 from .peer_calculator import GIB, PeerAnswer, calculate
-from .safety import Safety, judge
+from .safety import Safety, fitted_pool, judge
 
 CORES = (1, 2, 4, 8, 16)
 MEMORY_GIB = (2, 4, 8, 16, 32, 64)
@@ -39,6 +42,7 @@ class Case:
     ours: SizingResult | InputError | BaseException
     peer: PeerAnswer
     peer_safety: Safety
+    peer_fitted_pool: int | None  # the peer's buffer pool shrunk until its own settings fit our model (M1)
 
     def __str__(self) -> str:
         return f"{self.engine}/{self.load} {self.cores} cores {self.memory_gib} GiB connections={self.connections}"
@@ -58,7 +62,7 @@ def cases() -> list[Case]:
     for engine, load, cores, memory_gib, connections in itertools.product(ENGINES, LOADS, CORES, MEMORY_GIB, CONNECTIONS):
         peer = calculate(ENGINES[engine], cores * 1000, memory_gib * GIB, LOADS[load], connections)
         answer = ours(engine, load, cores, memory_gib, connections)
-        result.append(Case(engine, load, cores, memory_gib, connections, answer, peer, judge(peer)))
+        result.append(Case(engine, load, cores, memory_gib, connections, answer, peer, judge(peer), fitted_pool(peer)))
     return result
 
 
@@ -103,6 +107,9 @@ class Verdict:
     peer_safe: int
     shortfalls: list[str]
     pool_ratios: list[float]  # ours / peer's buffer pool wherever the peer is safe and we answer
+    peer_over_model: list[float]  # the peer's modelled peak / its mysqld limit, wherever it exceeds the limit
+    fitted_ratios: list[float]  # ours / the peer's pool made to fit, wherever both answer for the same connections
+    fitted_shortfalls: list[str]  # where ours is smaller than the peer's pool made to fit
 
     @property
     def answered_share(self) -> float:
@@ -110,12 +117,14 @@ class Verdict:
 
     @property
     def done(self) -> bool:
-        return self.answered_share >= MIN_ANSWERED and not self.invalid and not self.over_model and not self.shortfalls
+        return (self.answered_share >= MIN_ANSWERED and not self.invalid and not self.over_model and not self.shortfalls
+                and not self.fitted_shortfalls)
 
 
 def verdict(grid: list[Case]) -> Verdict:
     answered = refused = peer_safe = 0
     bad, over, short, ratios = [], [], [], []
+    peer_over, fitted, fitted_short = [], [], []
     for case in grid:
         if isinstance(case.ours, SizingResult):
             answered += 1
@@ -133,4 +142,13 @@ def verdict(grid: list[Case]) -> Verdict:
         problem = shortfall(case)
         if problem:
             short.append(problem)
-    return Verdict(len(grid), answered, refused, bad, over, peer_safe, short, ratios)
+        model = case.peer_safety.memory
+        if model is not None and not model.fits:
+            peer_over.append(model.peak_bytes / model.limit_bytes)
+        # the same explicit connection count asked of both: the peer's pool made to fit our model against ours
+        if isinstance(case.ours, SizingResult) and case.peer_fitted_pool and case.connections:
+            fitted.append(case.ours.memory.buffer_pool_rounded / case.peer_fitted_pool)
+            if case.ours.memory.buffer_pool_rounded < case.peer_fitted_pool:
+                fitted_short.append(f"{case}: our buffer pool {case.ours.memory.buffer_pool_rounded} < the peer's made "
+                                    f"to fit {case.peer_fitted_pool}")
+    return Verdict(len(grid), answered, refused, bad, over, peer_safe, short, ratios, peer_over, fitted, fitted_short)

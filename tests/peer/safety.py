@@ -96,3 +96,32 @@ def judge(answer: PeerAnswer) -> Safety:
     if proxy < proxy_needed:
         problems.append(f"proxy {proxy} < {proxy_needed}")
     return Safety(tuple(problems), memory, limit, pmm, pmm_needed, proxy, proxy_needed)
+
+
+def fitted_pool(answer: PeerAnswer) -> int | None:
+    """The largest buffer pool (whole MiB) that makes the peer's own mysqld settings fit its own mysqld limit under
+    our model (M1), everything else of the answer kept; None when no answer or not even an empty pool fits.
+
+    This is the peer's split made safe: the comparison that stays meaningful where the peer's answer itself
+    overflows our model (it does at most points, because it reserves nothing for performance_schema's per-thread
+    slots, the temporary tables or the page cache; see docs/sizing.md §8).
+    """
+    if not answer.answered:
+        return None
+    limit = answer.limit_memory("mysql")
+    base = {normalize_key(key): value for key, value in answer.mycnf().items()}
+
+    def fits(pool_mib: int) -> bool:
+        options = {**base, "innodb_buffer_pool_size": str(pool_mib * 2**20)}
+        return model(options, engine=OUR_ENGINE[answer.db], limit_bytes=limit, thresholds=_THRESHOLDS,
+                     version="8.0").fits
+
+    if not fits(0):
+        return None
+    low, high = 0, max(0, answer.buffer_pool // 2**20)
+    if fits(high):
+        return answer.buffer_pool
+    while low < high:
+        middle = (low + high + 1) // 2
+        low, high = (middle, high) if fits(middle) else (low, middle - 1)
+    return low * 2**20

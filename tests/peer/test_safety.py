@@ -16,12 +16,14 @@ def test_example_a_settings_enter_the_model_term_by_term():
     unit = 2 * MIB * 6  # the peer's static chunk x the 6 instances it emits
     assert terms["buffer_pool"] == math.ceil(6623291040 / unit) * unit
     # the peer runs one thread per connection: every connection idles with its session (64 KiB + 2 x 16 KiB network
-    # buffers + 32 KiB binlog cache + 32 KiB binlog statement cache) and its thread (the calibrated 1068 KiB), and
-    # all 102 may run a statement with the peer's buffers (sort, join, read_rnd) and the default 128 KiB read buffer
-    idle = 64 * 1024 + 2 * 16 * 1024 + 2 * 32 * 1024 + 1068 * 1024
+    # buffers + 32 KiB binlog cache + 32 KiB binlog statement cache) and keeps its thread (the calibrated 390,912
+    # resident bytes), and all 102 may run a statement with the peer's buffers (sort, join, read_rnd) and the
+    # default 128 KiB read buffer
+    idle = 64 * 1024 + 2 * 16 * 1024 + 2 * 32 * 1024
     statement = 524288 + 393216 + 524288 + 128 * 1024
     assert terms["connections_idle"] == 102 * idle
     assert terms["connections_active"] == 102 * statement
+    assert terms["connection_threads"] == 102 * 390_912
     assert terms["gcache"] == 500455615
     assert terms["temporary_tables"] == GIB  # temptable_max_ram is not set by the peer: 8.0's default
 

@@ -148,16 +148,21 @@ def test_16_vcpu_nodes_keep_70_percent_for_the_buffer_pool_and_show_both_connect
                             "--format", "json").stdout)
     model, connections = answer["memory_model"], answer["connections"]
     assert model["terms"]["buffer_pool"] >= 0.70 * model["limit_bytes"]
-    # idle and active connections are separate terms, and the JSON says what each is made of
+    # idle connections, running statements and threads are separate terms, and the JSON says what each is made of
     assert connections["idle"]["bytes"] == model["terms"]["connections_idle"] == \
         connections["idle"]["connections"] * connections["idle"]["bytes_each"]
     assert connections["active"]["bytes"] == model["terms"]["connections_active"] == \
         connections["active"]["statements"] * connections["active"]["bytes_each"]
-    # with the thread pool, a few dozen statements per core run; the other connections only idle
+    assert connections["threads"]["bytes"] == model["terms"]["connection_threads"] == \
+        connections["threads"]["threads"] * connections["threads"]["bytes_each"]
+    # with the thread pool, 4 statements per group run with their buffers; the other connections idle, or wait
+    # blocked on a thread of their own: the cap admits one per connection and a listener per group
     pool = connections["thread_pool"]
     assert pool["thread_handling"] == "pool-of-threads"
-    assert connections["active"]["statements"] == int(pool["thread_pool_max_threads"]) + connections["service_connections"]
-    assert connections["active"]["statements"] < connections["idle"]["connections"] == connections["max_connections"]
+    groups = int(pool["thread_pool_size"])
+    assert connections["active"]["statements"] == 4 * groups < connections["idle"]["connections"]
+    assert int(pool["thread_pool_max_threads"]) == connections["max_connections"] + 1 + groups
+    assert connections["threads"]["threads"] == int(pool["thread_pool_max_threads"]) + connections["service_connections"]
     # the proxies' limits: the operators' shipped values, which is what the derived count is made of
     assert connections["proxy_limits"]["proxy"] == proxy and connections["proxy_limits"]["settings"] == settings
     assert connections["max_connections"] == connections["proxy_limits"]["backend_total"] + connections["service_connections"]

@@ -1,4 +1,5 @@
-"""What connections cost mysqld (M1, M6): an idle connection's session, and what a running statement adds.
+"""What connections cost mysqld (M1, M6): an idle connection's session, a running statement's buffers, and the
+threads that can exist.
 
 The MySQL manual ("How MySQL Uses Memory", 8.0/8.4 §10.12.3.1) lists what a client connection holds: a
 connection buffer and a result buffer of ``net_buffer_length`` each (both grow to ``max_allowed_packet`` for a
@@ -8,16 +9,23 @@ that statement asks for (``sort_buffer_size``, ``join_buffer_size``, ``read_buff
 (``binlog_cache_size``, ``binlog_stmt_cache_size``, MySQL manual, "Binary Logging Options and Variables").
 
 Who holds a thread decides the rest. With ``thread_handling=one-thread-per-connection`` (mysqld's default) every
-connection is a thread with its own ``thread_stack``, idle or not, and any of them may run a statement at once.
-With Percona Server's thread pool (``thread_handling=pool-of-threads``; PXC and PS 8.0/8.4 ship it in
-``sql/threadpool_unix.cc`` of percona/percona-server) a connection is a THD with its socket registered in a thread
-group's epoll set: no thread until it sends a statement (``sql/threadpool_common.cc``,
-``threadpool_add_connection``). Statements run on the pool's worker threads, and ``create_worker`` refuses a new
-worker once ``thread_pool_max_threads`` exist, except the first two of a group and those for admin-port
-connections (``sql/threadpool_unix.cc``, percona/percona-server 0570de49a1e4). So the statements that can run at
-once, and the threads that exist, are bounded by max(thread_pool_max_threads, 2 x thread_pool_size) plus the
-admin connections, whatever max_connections is. Percona's default ``thread_pool_max_threads`` is 100000, which
-bounds nothing: the cap only counts when it is set.
+connection is a thread, idle or not, and any of them may run a statement at once. With Percona Server's thread
+pool (``thread_handling=pool-of-threads``; PXC and PS 8.0/8.4 ship it in ``sql/threadpool_unix.cc`` of
+percona/percona-server 0570de49a1e4) a connection is a THD with its socket registered in a thread group's epoll
+set: no thread until it sends a statement (``sql/threadpool_common.cc``, ``threadpool_add_connection``). A group
+takes new statements only while fewer than 1 + ``thread_pool_oversubscribe`` of its threads are active
+(``too_many_active_threads``): that bounds the statements running on the CPUs. A thread that blocks (a row lock,
+a Galera commit or flow-control wait, I/O: ``thd_wait_begin``) no longer counts as active, and the group wakes or
+creates another (``wait_begin``; the timer thread does the same every ``thread_pool_stall_limit`` for a group
+that dequeued nothing, ``check_stall``). ``create_worker`` refuses a new thread once ``thread_pool_max_threads``
+exist in the whole server (``tp_stats.num_worker_threads``, one global count), except the first two of a group
+and those for admin-port connections; ``wake_or_create_thread`` never gives a group more threads than it has
+connections, plus one. So blocked statements can hold up to every connection's worth of threads, and a cap below
+that starves the server: once every thread waits on a lock whose holder's next statement is queued, nothing runs
+(not even a login) until a lock wait times out. MariaDB's pool (``sql/threadpool_generic.cc``) counts and creates
+threads the same way. The cap sizing writes therefore admits one thread per connection mysqld accepts plus one
+listener per group (:func:`thread_cap`); the model charges every such thread its resident memory, and the work
+buffers only to the statements the CPUs can run.
 """
 
 from __future__ import annotations
@@ -31,13 +39,16 @@ from .units import KIB, MIB, parse_mysql_size
 ONE_THREAD_PER_CONNECTION = "one-thread-per-connection"
 POOL_OF_THREADS = "pool-of-threads"
 # Percona Server's thread pool: at most 1024 thread groups (MAX_THREAD_GROUPS, sql/threadpool.h);
-# thread_pool_max_threads defaults to 100000 and thread_pool_oversubscribe to 3, thread_pool_size to the
-# host's CPU count (docs.percona.com/percona-server/8.0/threadpool.html; SHOW VARIABLES of 8.0.40-31 agrees).
+# thread_pool_max_threads defaults to (and is at most) 100000 and thread_pool_oversubscribe to 3, thread_pool_size
+# to the host's CPU count (docs.percona.com/percona-server/8.0/threadpool.html; SHOW VARIABLES of 8.0.40-31 agrees).
 MAX_THREAD_GROUPS = 1024
 THREAD_POOL_MAX_THREADS_DEFAULT = 100_000
 THREAD_POOL_OVERSUBSCRIBE_DEFAULT = 3
 # create_worker() lets every group have two threads (a listener and a worker) beyond the cap.
 THREADS_EVERY_GROUP_GETS = 2
+# mysqld admits max_connections + 1 connections on its ordinary interfaces: the extra one for an account with
+# CONNECTION_ADMIN (MySQL manual, "Too many connections"; MariaDB likewise for SUPER).
+ADMIN_EXTRA_CONNECTIONS = 1
 
 # mysqld defaults of the per-connection keys (MySQL 8.0 / 8.4 server system variables).
 CONNECTION_DEFAULTS = {
@@ -47,7 +58,6 @@ CONNECTION_DEFAULTS = {
     "read_rnd_buffer_size": 256 * 1024,
     "binlog_cache_size": 32 * 1024,
     "binlog_stmt_cache_size": 32 * 1024,
-    "thread_stack": 1024 * 1024,
     "net_buffer_length": 16 * 1024,
     "max_connections": 151,
 }
@@ -67,35 +77,30 @@ SESSION_BYTES_PER_CONNECTION = 64 * KIB
 
 @dataclass(frozen=True)
 class ConnectionCosts:
-    """Connections, statements and threads mysqld may hold at once, and what each costs (bytes)."""
+    """Connections, running statements and threads mysqld may hold at once, and what each costs (bytes)."""
 
     connections: int  # max_connections: every session mysqld admits
-    active: int  # statements that can run at once
-    threads: int  # threads with a stack: one per connection, or the pool's workers
+    active: int  # statements running on the CPUs at once, each with its work buffers
+    threads: int  # threads that can exist for connections: one per connection, or every one the pool may create
     thread_pool: bool
     session_bytes: int  # per admitted connection, idle or not
-    thread_bytes: int  # per thread: its stack and what it keeps beside it
+    thread_bytes: int  # per thread: its resident stack pages, malloc arena and statement memory roots
     statement_bytes: int  # per running statement: the buffers it may ask for
 
     @property
     def idle_bytes(self) -> int:
-        """What every admitted connection holds while idle: its session, and its own thread without the pool."""
-        threads = 0 if self.thread_pool else self.threads
-        return self.connections * self.session_bytes + threads * self.thread_bytes
+        """What every admitted connection holds while idle: its session."""
+        return self.connections * self.session_bytes
 
     @property
     def active_bytes(self) -> int:
-        """What the statements that can run at once add: their buffers, and the pool's worker threads."""
-        threads = self.threads if self.thread_pool else 0
-        return self.active * self.statement_bytes + threads * self.thread_bytes
+        """What the statements running at once add: their work buffers."""
+        return self.active * self.statement_bytes
 
     @property
-    def idle_bytes_per_connection(self) -> int:
-        return self.session_bytes + (0 if self.thread_pool else self.thread_bytes)
-
-    @property
-    def active_bytes_per_statement(self) -> int:
-        return self.statement_bytes + (self.thread_bytes if self.thread_pool else 0)
+    def thread_total_bytes(self) -> int:
+        """What every thread that can exist keeps resident, blocked or running."""
+        return self.threads * self.thread_bytes
 
 
 def _size(options: Mapping[str, str], key: str) -> int:
@@ -114,16 +119,38 @@ def uses_thread_pool(options: Mapping[str, str]) -> bool:
     return options.get("thread_handling", ONE_THREAD_PER_CONNECTION).strip().strip("'\"").lower() == POOL_OF_THREADS
 
 
-def pool_worker_bound(options: Mapping[str, str], service_connections: int) -> int:
-    """The most worker threads the pool creates: max(thread_pool_max_threads, 2 x groups) + admin connections.
+def thread_groups(options: Mapping[str, str]) -> int:
+    """thread_pool_size; unset, it is mysqld's count of the host's CPUs, unknown here: the most groups (1024)."""
+    return max(1, min(MAX_THREAD_GROUPS, _count(options, "thread_pool_size", MAX_THREAD_GROUPS)))
 
-    An unset thread_pool_size is mysqld's count of the host's CPUs, unknown here: the most groups mysqld
-    allows (1024) is charged. Admin-port connections get a thread whatever the cap (``create_worker``); they are
-    mysqld's own users, so ``service_connections`` of them are allowed for.
-    """
-    groups = min(MAX_THREAD_GROUPS, _count(options, "thread_pool_size", MAX_THREAD_GROUPS))
+
+def running_statement_bound(options: Mapping[str, str]) -> int:
+    """Statements the pool runs on the CPUs at once: 1 + thread_pool_oversubscribe active threads a group
+    (``too_many_active_threads``). A blocked statement is no longer active; it is charged its thread."""
+    oversubscribe = _count(options, "thread_pool_oversubscribe", THREAD_POOL_OVERSUBSCRIBE_DEFAULT)
+    return thread_groups(options) * (1 + max(0, oversubscribe))
+
+
+def connection_threads_bound(connections: int, groups: int) -> int:
+    """The most threads blocked statements can hold in a pool with no cap: a group never has more threads than
+    connections plus one (``wake_or_create_thread``), and mysqld admits max_connections + 1 connections."""
+    return connections + ADMIN_EXTRA_CONNECTIONS + groups
+
+
+def pool_thread_bound(options: Mapping[str, str], connections: int, service_connections: int) -> int:
+    """The most threads the pool creates: max(thread_pool_max_threads, 2 x groups), never more than the connections
+    can hold (:func:`connection_threads_bound`), plus the admin-port connections, which get a thread whatever the cap
+    (``create_worker``); those are mysqld's own users, so ``service_connections`` of them are allowed for."""
+    groups = thread_groups(options)
     cap = _count(options, "thread_pool_max_threads", THREAD_POOL_MAX_THREADS_DEFAULT)
-    return max(cap, THREADS_EVERY_GROUP_GETS * max(1, groups)) + service_connections
+    created = min(max(cap, THREADS_EVERY_GROUP_GETS * groups), connection_threads_bound(connections, groups))
+    return created + service_connections
+
+
+def thread_cap(max_connections: int, groups: int) -> int:
+    """The thread_pool_max_threads that can never starve the server: a thread for every connection mysqld admits
+    (each may be blocked in a statement) and a listener for every group, within Percona's range (1..100000)."""
+    return min(THREAD_POOL_MAX_THREADS_DEFAULT, connection_threads_bound(max_connections, groups))
 
 
 def connection_costs(options: Mapping[str, str], thresholds: Mapping[str, float]) -> ConnectionCosts:
@@ -134,42 +161,40 @@ def connection_costs(options: Mapping[str, str], thresholds: Mapping[str, float]
     connections = _count(options, "max_connections", CONNECTION_DEFAULTS["max_connections"])
     net = NET_BUFFERS_PER_CONNECTION * _size(options, "net_buffer_length")
     session = int(thresholds["session_bytes_per_connection"]) + net + sum(_size(options, key) for key in SESSION_CACHE_KEYS)
-    # A thread's resident memory was measured whole (core/calibration.py); a stack set beyond it is charged whole.
-    thread = max(_size(options, "thread_stack"), int(thresholds["thread_resident_bytes"]))
+    # A thread's stack is reserved address space: only the pages it touched are resident, and the measured thread
+    # (core/calibration.py) includes them. thread_stack is therefore not charged whole.
+    thread = int(thresholds["thread_resident_bytes"])
     statement = sum(_size(options, key) for key in STATEMENT_BUFFER_KEYS)
     pool = uses_thread_pool(options)
     if pool:
-        active = min(connections, pool_worker_bound(options, int(thresholds["min_connections"])))
+        threads = pool_thread_bound(options, connections, int(thresholds["min_connections"]))
+        active = min(threads, connections + ADMIN_EXTRA_CONNECTIONS, running_statement_bound(options))
     else:
-        active = connections
-    return ConnectionCosts(connections=connections, active=active, threads=active, thread_pool=pool,
+        threads = active = connections
+    return ConnectionCosts(connections=connections, active=active, threads=threads, thread_pool=pool,
                            session_bytes=session, thread_bytes=thread, statement_bytes=statement)
 
 
-def thread_pool_options(mysqld_cpu_millicores: int, thresholds: Mapping[str, float], share: float = 1.0) -> dict[str, str]:
+def thread_pool_options(mysqld_cpu_millicores: int, max_connections: int) -> dict[str, str]:
     """The thread pool sizing writes (M6): one thread group per mysqld core, Percona's default oversubscription,
-    and a worker cap of ``thread_pool_workers_per_group`` per group (times ``share`` on a member too small for it,
-    never below the two threads every group gets).
+    and a thread cap that never starves the server (:func:`thread_cap`).
 
     thread_pool_size is set because mysqld's default is the host's CPU count, not the container's share of it.
-    Each group dispatches low-priority statements only while 1 + thread_pool_oversubscribe of its threads are
-    busy (``too_many_busy_threads``); statements of open transactions come from the high-priority queue past
-    that check, so the cap (twice 1 + oversubscribe by default) leaves as many threads again for them: a lock
-    holder's next statement finds a worker while as many statements wait on its locks.
+    The cap is set although the pool would create no more threads without it: it makes the bound the model charges
+    visible in the configuration, and the pack reads it back.
     """
     groups = max(1, min(MAX_THREAD_GROUPS, math.ceil(mysqld_cpu_millicores / 1000)))
-    per_group = max(THREADS_EVERY_GROUP_GETS, int(int(thresholds["thread_pool_workers_per_group"]) * share))
-    workers = min(THREAD_POOL_MAX_THREADS_DEFAULT, groups * per_group)
     return {
         "thread_handling": POOL_OF_THREADS,
         "thread_pool_size": str(groups),
         "thread_pool_oversubscribe": str(THREAD_POOL_OVERSUBSCRIBE_DEFAULT),
-        "thread_pool_max_threads": str(workers),
+        "thread_pool_max_threads": str(thread_cap(max_connections, groups)),
     }
 
 
 def describe(costs: ConnectionCosts) -> str:
     """One line for notes and reports: how many connections, statements and threads are charged."""
     mode = "thread pool" if costs.thread_pool else "one thread per connection"
-    return (f"{costs.connections} connections x {costs.idle_bytes_per_connection / MIB:.2f} MiB idle, "
-            f"{costs.active} running statements x {costs.active_bytes_per_statement / MIB:.2f} MiB ({mode})")
+    return (f"{costs.connections} connections x {costs.session_bytes / MIB:.2f} MiB idle, "
+            f"{costs.active} running statements x {costs.statement_bytes / MIB:.2f} MiB, "
+            f"{costs.threads} threads x {costs.thread_bytes / MIB:.2f} MiB ({mode})")

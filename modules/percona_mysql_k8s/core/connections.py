@@ -37,8 +37,8 @@ def largest_connections(
     """The largest max_connections that leaves the buffer pool its floor, for a fixed mysqld limit.
 
     ``peak_without_pool(n)`` is the modeled peak (M1) with ``n`` connections and an empty buffer pool. It grows
-    with ``n`` but not at one rate (below the thread pool's worker cap a connection may also run a statement,
-    above it only its session is charged), so the answer is bisected. None when not even ``min_connections`` fits.
+    with ``n`` but not at one rate (performance_schema's slots come in pages, the statements the cores run stop
+    growing once every group is busy), so the answer is bisected. None when not even ``min_connections`` fits.
     """
     room = limit_bytes - buffer_pool_floor_bytes(engine, member_memory_bytes, thresholds)
     low = int(thresholds["min_connections"])

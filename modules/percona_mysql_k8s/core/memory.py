@@ -47,9 +47,10 @@ MESSAGE_CACHE_DEFAULT = GIB
 # Buffer-pool rounding limits (InnoDB): at most 64 instances; instances count only from 1 GiB.
 MAX_BUFFER_POOL_INSTANCES = 64
 MULTI_INSTANCE_MIN_POOL = GIB
-# The connection terms (M1), from core/connection_cost.py: every admitted connection's session (with its own
-# thread without the thread pool), and the statements that can run at once (with the pool's worker threads).
-CONNECTION_TERMS = ("connections_idle", "connections_active")
+# The connection terms (M1), from core/connection_cost.py: every admitted connection's session, the work buffers of
+# the statements running on the CPUs at once, and every thread that can exist (one per connection without the
+# thread pool; the pool's workers, blocked or running, with it).
+CONNECTION_TERMS = ("connections_idle", "connections_active", "connection_threads")
 
 
 @dataclass(frozen=True)
@@ -161,18 +162,49 @@ def pool_within(available: int, descriptor_bytes: int, max_chunks: int) -> int:
     return room * INNODB_PAGE_BYTES // (INNODB_PAGE_BYTES + descriptor_bytes)
 
 
+# performance_schema keeps its threads in a scalable buffer of pages of 256 (PFS_thread_container,
+# storage/perfschema/pfs_buffer_container.h, mysql/mysql-server): a page's per-thread arrays are allocated and
+# zero-filled whole when its first thread arrives (PFS_thread_allocator::alloc_array, MY_ZEROFILL -> memset in
+# pfs_malloc), and never freed. With performance_schema_max_thread_instances set, the last page holds only the
+# remainder and threads beyond it are not instrumented (counted as lost): memory, not service, is what it bounds.
+PFS_THREAD_PAGE = 256
+# Threads mysqld runs beside its connections, each instrumented: MySQL 8.0's own (InnoDB's I/O, log, purge and
+# page-cleaner threads, the X plugin's, the signal handler, the event scheduler: ~45 in performance_schema.threads
+# of a default server) and the replication service threads, rounded up; the appliers are counted from the options.
+PFS_BACKGROUND_THREADS = 64
+_APPLIER_KEYS = ("wsrep_applier_threads", "wsrep_slave_threads", "replica_parallel_workers", "slave_parallel_workers")
+
+
+def instrumented_thread_demand(options: Mapping[str, str], costs: ConnectionCosts) -> int:
+    """Threads performance_schema instruments at most: every connection mysqld admits (max_connections + 1), every
+    thread the pool creates (its own PSI thread beside the connection's), the background and applier threads."""
+    appliers = max((int(parse_mysql_size(options[key])) for key in _APPLIER_KEYS if key in options), default=0)
+    pool = costs.threads if costs.thread_pool else 0
+    return costs.connections + 1 + pool + PFS_BACKGROUND_THREADS + appliers
+
+
+def instrumented_threads(demand: int, options: Mapping[str, str]) -> int:
+    """The per-thread performance_schema slots allocated for ``demand`` threads: whole pages of 256, or the
+    explicit performance_schema_max_thread_instances when that is fewer (-1, its default, means autosized)."""
+    pages = math.ceil(demand / PFS_THREAD_PAGE) * PFS_THREAD_PAGE
+    configured = (options.get("performance_schema_max_thread_instances") or "-1").strip()
+    if configured.startswith("-"):  # the range starts at -1 (a signed long): my_getopt raises any lower value to it
+        return pages
+    return min(pages, int(parse_mysql_size(configured)))
+
+
 def _performance_schema(options: Mapping[str, str], costs: ConnectionCosts, thresholds: Mapping[str, float]) -> int:
     """M1: performance_schema memory, which seed 000's ~300 MB query filters out (memory/performance%).
 
-    Its per-thread buffers are autosized: allocated as threads connect and never freed (MySQL manual,
-    "The Performance Schema Memory-Allocation Model"), so max_connections threads are charged. Under the thread
-    pool every connection still gets its own instrumented thread (``threadpool_add_connection`` calls
-    ``PSI_THREAD_CALL(new_thread)``), and every worker one more.
+    Its per-thread arrays are allocated as threads arrive and never freed (MySQL manual, "The Performance Schema
+    Memory-Allocation Model"), in pages of 256 threads (:func:`instrumented_threads`). Under the thread pool every
+    connection still gets its own instrumented thread (``threadpool_add_connection`` calls
+    ``PSI_THREAD_CALL(new_thread)``), and every worker one more (``mysql_thread_create(key_worker_thread, ...)``).
     """
     if options.get("performance_schema", "ON").strip().upper() in ("OFF", "0", "FALSE"):
         return 0
-    threads = costs.connections + (costs.threads if costs.thread_pool else 0)
-    return int(thresholds["performance_schema_fixed_bytes"]) + threads * int(thresholds["performance_schema_bytes_per_connection"])
+    slots = instrumented_threads(instrumented_thread_demand(options, costs), options)
+    return int(thresholds["performance_schema_fixed_bytes"]) + slots * int(thresholds["performance_schema_bytes_per_connection"])
 
 
 def _certification_info(options: Mapping[str, str], thresholds: Mapping[str, float]) -> int:
@@ -222,6 +254,7 @@ def model(
         "log_buffer": _size(options, "innodb_log_buffer_size", _LOG_BUFFER_DEFAULT[version]),
         "connections_idle": costs.idle_bytes,
         "connections_active": costs.active_bytes,
+        "connection_threads": costs.thread_total_bytes,
         "temporary_tables": _size(options, "temptable_max_ram", temptable_default(version, limit_bytes)),
         "server_overhead": int(thresholds["fixed_server_overhead_bytes"]),
         "performance_schema": _performance_schema(options, costs, thresholds),

@@ -7,7 +7,7 @@ runs in both pods, ``pmm-client``, is keyed by pod: ``mysqld/pmm-client`` and ``
 ``brownout_seconds``, ``rules``; and, beside them, ``budget``, ``pods`` (each pod's containers and totals,
 and ``member``: the sum of every entry of ``resources``), ``connections`` (mysqld's ``max_connections``, the
 ``proxies`` and each one's client limit ``per_proxy``, mysqld's own ``service_connections``, what connections cost
-under ``idle`` and ``active`` (M1, M6), the ``thread_pool`` settings, and each proxy pod's ``proxy_limits``: its
+under ``idle`` (sessions), ``active`` (running statements' buffers) and ``threads`` (M1, M6), the ``thread_pool`` settings, and each proxy pod's ``proxy_limits``: its
 settings, clients and backend connections, T5), ``flow_control``, ``probes`` and ``notes``.
 """
 
@@ -54,10 +54,12 @@ def connections_json(result: SizingResult) -> dict[str, Any]:
         "proxies": proxies,
         "per_proxy": result.proxy_connections,
         "service_connections": service_connections(result.thresholds),
-        "idle": {"connections": costs.connections, "bytes_each": costs.idle_bytes_per_connection,
+        "idle": {"connections": costs.connections, "bytes_each": costs.session_bytes,
                  "bytes": costs.idle_bytes, "term": "connections_idle"},
-        "active": {"statements": costs.active, "bytes_each": costs.active_bytes_per_statement,
+        "active": {"statements": costs.active, "bytes_each": costs.statement_bytes,
                    "bytes": costs.active_bytes, "term": "connections_active"},
+        "threads": {"threads": costs.threads, "bytes_each": costs.thread_bytes,
+                    "bytes": costs.thread_total_bytes, "term": "connection_threads"},
         "thread_pool": thread_pool or None,
         "proxy_limits": {
             "proxy": limits.proxy,

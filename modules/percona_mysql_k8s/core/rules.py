@@ -155,11 +155,12 @@ _RULES = (
                     "object): twice the ~31 KB MariaDB 10.6 documents for a new connection (MariaDB KB, "
                     "Connection Memory Usage), rounded up.", "integer", 0, 2**30),
           Threshold("thread_resident_bytes", THREAD_RESIDENT_BYTES,
-                    f"What a thread running statements keeps resident (the stack pages it touched, its malloc arena, "
-                    f"its statement memory roots), never less than its whole thread_stack: calibrated on the Galera "
-                    f"tier, {PER_ACTIVE_CONNECTION_RSS.value_bytes // 1024**2} MiB resident per running connection x "
-                    f"{SAFETY_FACTOR} less its session and buffers (core/calibration.py). Charged per thread: every "
-                    f"connection without the thread pool, every pool worker with it.", "integer", 0, 2**30),
+                    f"What a thread keeps resident, running or blocked (the stack pages it touched, its malloc arena, "
+                    f"its statement memory roots; thread_stack is reserved address space, touched on demand): "
+                    f"calibrated on the Galera tier, {PER_ACTIVE_CONNECTION_RSS.value_bytes // 1024} KiB resident per "
+                    f"running connection x {SAFETY_FACTOR} less its session and buffers (core/calibration.py). Charged "
+                    f"per thread: every connection without the thread pool, every thread the pool can create with it.",
+                    "integer", 0, 2**30),
           Threshold("allocator_fragmentation_fraction", 0.10,
                     "Share of the heap-allocated terms (everything but the buffer pool and the gcache, "
                     "which are mmapped) kept for allocator fragmentation: glibc malloc keeps freed "
@@ -196,10 +197,12 @@ _RULES = (
                     "the default 25,000 threshold, 50 times the strict bound.", "integer", 0, _INT64_MAX))),
     Rule("M6", "Derive max_connections",
          "connections = 0 means: derive max_connections from what connections cost: what the proxies deliver at "
-         "the limits the operators ship, idle connections charged their session only (Percona's thread pool gives "
-         "no thread to an idle connection) and the statements that can run at once bounded by the pool's "
-         "workers; fewer only where the buffer pool would keep less than derived_min_buffer_pool_share of the "
-         "mysqld limit, or less than its floor on the member budget.",
+         "the limits the operators ship, idle connections charged their session (Percona's thread pool gives "
+         "no thread to an idle connection), work buffers charged to the statements the cores run at once "
+         "(thread_pool_size x (1 + thread_pool_oversubscribe)), and every thread the pool may create charged its "
+         "resident memory: its cap admits one per connection and one listener per group, so blocked statements "
+         "never starve a login; fewer only where the buffer pool would keep less than "
+         "derived_min_buffer_pool_share of the mysqld limit, or less than its floor on the member budget.",
          A, ("000",),
          (Threshold("min_buffer_pool_fraction_pxc", 0.5,
                     "Smallest share of the member's memory budget left to the buffer pool when "
@@ -217,14 +220,7 @@ _RULES = (
           Threshold("min_connections", 20,
                     "Connections mysqld keeps for its own users beside the proxies' clients (operator, "
                     "probes, monitor, proxy checks, PMM, backup and replication users need some).",
-                    "integer", 1, MYSQLD_MAX_CONNECTIONS - 7),
-          # At least 2: create_worker() gives every group two threads whatever the cap.
-          Threshold("thread_pool_workers_per_group", 8,
-                    "Worker threads per thread-pool group (thread_pool_max_threads = thread_pool_size x this): "
-                    "1 + thread_pool_oversubscribe (3) busy statements a group dispatches from its low-priority "
-                    "queue, and as many again for statements of open transactions, which the high-priority queue "
-                    "dispatches past that limit (sql/threadpool_unix.cc, percona/percona-server).",
-                    "integer", 2, 1000))),
+                    "integer", 1, MYSQLD_MAX_CONNECTIONS - 7))),
     # F. Flow control
     Rule("F1", "GR flow control on",
          "group_replication_flow_control_mode is QUOTA; DISABLED is rejected.", M, ("000",)),

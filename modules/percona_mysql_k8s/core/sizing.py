@@ -17,7 +17,7 @@ from functools import partial
 from . import flow_control, probes
 from .allocatable import NodeBudget, node_budget
 from .bounds import MAX_DISK_IOPS, MAX_MACHINE_CPU_MILLICORES, MAX_MACHINE_MEMORY_BYTES, MAX_VOLUME_BYTES, MIN_DISK_IOPS
-from .connection_cost import thread_pool_options
+from .connection_cost import connection_costs, thread_pool_options
 from .connections import (
     buffer_pool_floor_bytes,
     deliverable_connections,
@@ -35,6 +35,7 @@ from .memory import (
     MYSQL_VERSIONS,
     PXC,
     MemoryModel,
+    instrumented_thread_demand,
     model,
     pool_within,
     temptable_for_container,
@@ -354,14 +355,22 @@ def _memory_options(inp: SizingInput, profile: LoadProfile, limit: int, connecti
     }
     if inp.mysql_version == "8.0":
         options["temptable_max_mmap"] = "0"  # overflow to InnoDB on disk, not to page-cache mmap files
-    if inp.thread_pool:  # M6: idle connections hold no thread; fewer workers where buffers are scaled down too
-        options.update(thread_pool_options(cpu, thresholds, scale / BUFFER_SCALE_FULL))
+    if inp.thread_pool:  # M6: idle connections hold no thread; the cap admits a thread for every connection
+        options.update(thread_pool_options(cpu, connections))
     if inp.engine == GROUP_REPLICATION:
         options["loose_group_replication_message_cache_size"] = str(_retention_cache_bytes(limit))
         options.update(_gr_queue_options(cpu, thresholds))  # they size the certification reserve (M5)
     else:
         options[PROVIDER_OPTIONS] = render_provider_options({"gcache.size": _retention_cache_bytes(limit)})
+        options["wsrep_applier_threads"] = str(_galera_appliers(cpu, thresholds))
+    # M1: performance_schema's per-thread slots for every thread that can exist, not whole pages of 256
+    costs = connection_costs({normalize_key(k): v for k, v in options.items()}, thresholds)
+    options["performance_schema_max_thread_instances"] = str(instrumented_thread_demand(options, costs))
     return options
+
+
+def _galera_appliers(cpu: int, thresholds: Mapping[str, float]) -> int:
+    return min(GALERA_MAX_APPLIERS, flow_control.galera_applier_threads(cpu, thresholds))
 
 
 def _evaluate(inp, options, limit, thresholds, cpu) -> MemoryModel:
@@ -687,7 +696,7 @@ def size(inp: SizingInput) -> SizingResult:
         if inp.mysql_version == "8.0":
             options["binlog_transaction_dependency_tracking"] = "WRITESET"
     else:
-        appliers = min(GALERA_MAX_APPLIERS, flow_control.galera_applier_threads(mysqld_cpu, thresholds))
+        appliers = _galera_appliers(mysqld_cpu, thresholds)
         rate = flow_control.apply_rate_tps(appliers, thresholds)
         fc_limit = flow_control.galera_fc_limit(rate, inp.cluster_size, thresholds)
         queue_bound = flow_control.galera_effective_queue(fc_limit, inp.cluster_size)
@@ -778,6 +787,7 @@ _RULES_BY_KEY = {
     "thread_pool_size": ("M6",),
     "thread_pool_oversubscribe": ("M6",),
     "thread_pool_max_threads": ("M6", "M1"),
+    "performance_schema_max_thread_instances": ("M1",),
     "sort_buffer_size": ("M1",),
     "join_buffer_size": ("M1",),
     "read_buffer_size": ("M1",),

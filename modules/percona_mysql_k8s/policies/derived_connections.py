@@ -2,16 +2,21 @@
 
 The criterion (percona_mysql_k8s.core.connections, one definition) is the largest max_connections that leaves the
 buffer pool at least min_buffer_pool_fraction_pxc/_gr of the member budget, with connections charged as the model
-charges them (every admitted connection's session; the statements that can run at once, bounded by the thread
-pool's workers where it is on); here the member budget is the memory of the mysqld pod plus one proxy pod as the
+charges them (every admitted connection's session; the statements the cores run at once with their buffers; every
+thread that can exist); here the member budget is the memory of the mysqld pod plus one proxy pod as the
 resource declares them. On a resource that leaves max_connections unset the operator writes limit / 12582880
 instead; one that sets more than the model allows squeezes the buffer pool. Both are reported with the largest
-value the criterion allows. ``thread_pool_workers_per_group`` and ``derived_min_buffer_pool_share`` are sizing's
-side of M6 (the pool it writes, the share its derived count keeps) and are configurable here for the same reason.
+value the criterion allows. ``derived_min_buffer_pool_share`` is sizing's side of M6 (the share its derived count
+keeps) and is configurable here for the same reason.
+
+It also reports a thread pool whose ``thread_pool_max_threads`` is below a thread for every connection mysqld admits
+and a listener per group (``core.connection_cost.thread_cap``): Percona's ``create_worker`` counts the cap over the
+whole server, so blocked statements can hold every thread and queue every statement and login behind them.
 """
 
 from __future__ import annotations
 
+from percona_mysql_k8s.core.connection_cost import POOL_OF_THREADS, thread_cap
 from percona_mysql_k8s.core.connections import largest_connections
 
 from ._framework import Context, Spec, resource_policy
@@ -26,7 +31,7 @@ SPEC = Spec(
     description="max_connections is explicit and no larger than the memory model allows beside a buffer pool of "
     "at least min_buffer_pool_fraction of the member budget",
     thresholds=("min_buffer_pool_fraction_pxc", "min_buffer_pool_fraction_gr", "min_connections",
-                "thread_pool_workers_per_group", "derived_min_buffer_pool_share"),
+                "derived_min_buffer_pool_share"),
     remediation="Set max_connections to the value python -m percona_mysql_k8s.sizing derives with --connections 0.",
 )
 
@@ -52,6 +57,27 @@ def derived(view, options, limit: int, thresholds, cpu) -> int | None:
                                member_memory_bytes=member_memory(view, limit), thresholds=thresholds)
 
 
+def starving_cap(view) -> str | None:
+    """Why the thread pool's cap can starve the server, or None (no pool, no cap set, or a cap that cannot)."""
+    handling = view.option("thread_handling")
+    if handling is None or handling[1].strip().strip("'\"").lower() != POOL_OF_THREADS:
+        return None
+    cap = integer_option(view, "thread_pool_max_threads", minimum=1)
+    if cap is None:
+        return None  # Percona's default, 100000: no fewer than mysqld's most connections
+    connections = integer_option(view, "max_connections", minimum=1)
+    if connections is None:
+        return None  # the operator writes limit / 12582880: the unset case is reported below
+    groups = integer_option(view, "thread_pool_size", minimum=1)  # unset: the host's CPUs, at least one group
+    needed = thread_cap(connections[1], groups[1] if groups else 1)
+    if cap[1] >= needed:
+        return None
+    return (f"{view.path(view.config_rel)} sets thread_pool_max_threads={cap[1]} for max_connections={connections[1]} "
+            f"and thread_pool_size={groups[1] if groups else 'unset (at least 1)'}: blocked statements (row locks, commit and flow-control waits) can hold "
+            f"every thread, and then no statement or login runs until a lock wait times out; at least {needed} "
+            "(a thread for every connection mysqld admits, a listener per group)")
+
+
 def check(ctx: Context) -> None:
     view = database(ctx, "M6")
     if view is None:
@@ -59,8 +85,14 @@ def check(ctx: Context) -> None:
     with ctx.checking("M6"):
         limit = view.mysqld_container().resources().memory_limit
         options = view.options()
-        if limit is None or any(has_template(value) for value in options.values()):
+        if any(has_template(value) for value in options.values()):
             return  # M1/M2 report these
+        starving = starving_cap(view)
+        if starving:
+            ctx.violation("M6", starving, "the thread pool's cap must never starve the server",
+                          "set thread_pool_max_threads to max_connections + 1 + thread_pool_size, or leave it unset")
+        if limit is None:
+            return  # M1/M2 report it
         cpu = mysqld_cpu(view)
         running, _ = autotuned(view, options, limit)
         best = derived(view, running, limit, ctx.thresholds, cpu)

@@ -89,7 +89,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--proxy", default="haproxy", help=f"{', '.join(PROXIES)}: haproxy (default), proxysql (PXC), router (GR)")
     parser.add_argument("--thread-pool", action=argparse.BooleanOptionalAction, default=True,
                         help="Percona Server's thread pool: idle connections hold no thread, running statements are "
-                        "bounded by the pool's workers (default on, M6)")
+                        "bounded by the cores (default on, M6)")
     parser.add_argument("--pmm", action=argparse.BooleanOptionalAction, default=True, help="PMM client sidecars (default on)")
     parser.add_argument("--log-collector", action=argparse.BooleanOptionalAction, default=None,
                         help="PXC log collector sidecars (default: on for PXC; PS has none)")

@@ -20,6 +20,7 @@ TERM_GROUPS = {
     "buffer_pool": BUFFER_POOL,
     "connections_idle": PER_CONNECTION,
     "connections_active": PER_CONNECTION,
+    "connection_threads": PER_CONNECTION,
     "gcache": ENGINE,
     "xcom_cache": ENGINE,
     "certification_info": ENGINE,
