@@ -6,6 +6,7 @@
 #                                    into ~/.cache/pulumi-engine, ~16 min on 2 cores), the control plane with
 #                                    kube-scheduler (~/.cache/k8s-control-plane, ~10 min once), kwok v0.8.0 and
 #                                    helm v3.19.2 (yours from PATH, else go install into ~/.cache/go-tools/bin)
+#   scripts/engine.sh ensure-go-tools  kwok and helm alone (what the unit suite's chart tests need)
 #   scripts/engine.sh up             (builds what is missing, then) start etcd + kube-apiserver +
 #                                    kube-controller-manager on this tier's own ports, kube-scheduler and kwok;
 #                                    writes $ENGINE_TIER_HOME/kubeconfig
@@ -205,6 +206,9 @@ down() {
 
 case "${1:-}" in
   ensure-built) have_tools || exit 0; ensure_built ;;
+  ensure-go-tools)  # kwok and helm only (the unit suite's chart tests render with helm: .ci/run builds them first)
+    ensure_go_tool kwok "sigs.k8s.io/kwok/cmd/kwok@$KWOK_VERSION"
+    ensure_go_tool helm "helm.sh/helm/v3/cmd/helm@$HELM_VERSION" ;;
   up) have_tools || exit 0; ensure_built; up ;;
   down) have_tools || exit 0; down ;;
   run-tier)
@@ -226,5 +230,5 @@ case "${1:-}" in
     say "tests took $(elapsed "$tests_start"); the whole tier $(elapsed "$tier_start") (builds included); logs in $STATE/pytest"
     exit "$status"
     ;;
-  *) echo "usage: $0 ensure-built|up|down|run-tier [pytest args]" >&2; exit 2 ;;
+  *) echo "usage: $0 ensure-built|ensure-go-tools|up|down|run-tier [pytest args]" >&2; exit 2 ;;
 esac

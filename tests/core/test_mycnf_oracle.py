@@ -50,18 +50,21 @@ from unittest import mock
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from oracles import oracle_missing
 from percona_mysql_k8s.core import mysqld_catalog
 from percona_mysql_k8s.core.mycnf import MyCnfError, OptionFile, read_files
 from percona_mysql_k8s.core.mycnf_files import default_arguments
 
 MARIADBD = shutil.which("mariadbd") or "/usr/sbin/mariadbd"
 PRINT_DEFAULTS = shutil.which("my_print_defaults") or "/usr/bin/my_print_defaults"
-pytestmark = [
-    pytest.mark.mariadb,
-    pytest.mark.skipif(not (Path(MARIADBD).exists() and Path(PRINT_DEFAULTS).exists()),
-                       reason="the oracle is absent: apt-get install -y mariadb-server (Debian 12: mariadbd and "
-                              "my_print_defaults 10.11)"),
-]
+pytestmark = pytest.mark.mariadb
+
+
+@pytest.fixture(autouse=True)
+def _the_oracle_is_installed():
+    if not (Path(MARIADBD).exists() and Path(PRINT_DEFAULTS).exists()):
+        oracle_missing("the oracle is absent: apt-get install -y mariadb-server (Debian 12: mariadbd and "
+                       "my_print_defaults 10.11; scripts/galera.sh install)")
 FUZZ = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 
 NUMBERS = ("sort_buffer_size", "join_buffer_size", "read_rnd_buffer_size", "tmp_table_size",

@@ -16,8 +16,10 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from oracles import oracle_missing
 from percona_mysql_k8s.core.quantity import CRD_PATTERN, MAX_INT64, QuantityError, Schema, go_parse_quantity, parse_quantity
 from percona_mysql_k8s.core.units import cpu_to_millicores, memory_to_bytes
+from reference_material.resolve import reference_path
 
 GO_ORACLE = Path(__file__).resolve().parent / "go_quantity"
 
@@ -141,12 +143,12 @@ def _oracle(tmp_path_factory) -> Path:
     reason = ("the Go differential needs Go and k8s.io/apimachinery v0.36.3 in the module cache "
               f"(cd {GO_ORACLE} && go mod download)")
     if go is None:
-        pytest.skip(reason)
+        oracle_missing(reason)
     binary = tmp_path_factory.mktemp("go-quantity") / "oracle"
     built = subprocess.run([go, "build", "-o", str(binary), "."], cwd=GO_ORACLE, capture_output=True, text=True,
                            env={**_go_env(), "GOFLAGS": "-mod=mod", "GOPROXY": "off"}, timeout=600)
     if built.returncode != 0:
-        pytest.skip(f"{reason}: {built.stderr.strip()[:200]}")
+        oracle_missing(f"{reason}: {built.stderr.strip()[:200]}")
     return binary
 
 
@@ -191,9 +193,6 @@ def test_parse_quantity_agrees_with_the_owners_code(oracle, texts):
         assert ours == theirs, text
 
 
-def test_the_crd_pattern_is_the_crds_own(request):
-    """The pattern is copied from the CRDs; the reference CRDs (when present) carry exactly it."""
-    reference = Path(request.config.rootpath).parent / "shared" / "reference" / "percona" / "ps-operator-v1.2.0-crd.yaml"
-    if not reference.is_file():
-        pytest.skip("the Percona reference CRDs are not next to the clone (scripts/fetch-reference.sh)")
-    assert f"pattern: {CRD_PATTERN}" in reference.read_text()
+def test_the_crd_pattern_is_the_crds_own():
+    """The pattern is copied from the CRDs; the reference CRDs carry exactly it."""
+    assert f"pattern: {CRD_PATTERN}" in reference_path("ps-operator-v1.2.0-crd.yaml").read_text()

@@ -23,6 +23,7 @@ import yaml
 from harness import run_resource
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from oracles import oracle_missing
 from percona_mysql_k8s.policies._catalog import MODULES
 from percona_mysql_k8s.policies._readers.chart_render import render_ps_db, render_pxc_db
 from percona_mysql_k8s.policies._readers.helm_template import yaml_scalar
@@ -40,7 +41,7 @@ INSTALL = "GOBIN=~/.cache/go-tools/bin go install helm.sh/helm/v3/cmd/helm@v3.19
 def _helm() -> str:
     found = shutil.which("helm") or str(Path.home() / ".cache/go-tools/bin/helm")
     if not os.access(found, os.X_OK):
-        pytest.skip(f"helm is not installed: {INSTALL}")
+        oracle_missing(f"helm is not installed: {INSTALL}")
     return found
 
 
