@@ -6,7 +6,7 @@ it, and the API-server tier applies its Kubernetes objects to a real API server.
 
 What the Pulumi CLI does before running a program is mimicked: stack config from
 ``stacks/Pulumi.<stack>.yaml`` on top of the defaults declared in ``Pulumi.yaml``. The project is the one
-around the working directory, or the directory passed as ``repository`` (percona_mysql_k8s.project). Computed outputs
+around the working directory, or the directory passed as ``repository`` (percona_mysql_k8s.cli.project). Computed outputs
 that providers would return (cluster endpoints, generated passwords) are filled with deterministic
 placeholders by :class:`OfflineMocks`.
 """
@@ -29,7 +29,7 @@ from pulumi.runtime.settings import SETTINGS, set_root_resource
 from pulumi.runtime.stack import run_pulumi_func
 from pulumi.runtime.sync_await import _sync_await
 
-from percona_mysql_k8s.project import find_project, project_file
+from percona_mysql_k8s.cli.project import find_project, project_file
 
 _FAKE_CA = "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCm9mZmxpbmUKLS0tLS1FTkQgQ0VSVElGSUNBVEUtLS0tLQo="
 

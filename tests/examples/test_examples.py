@@ -8,11 +8,11 @@ import pytest
 from database import crd
 from database.harness import SecretAwareMonitor, plaintext_secrets
 from percona_mysql_k8s import offline
+from percona_mysql_k8s.cli import check
 from percona_mysql_k8s.clusters import settings as cluster_settings
 from percona_mysql_k8s.core.pools import DATABASE_TAINT, POOL_LABEL
 from percona_mysql_k8s.core.units import GIB, format_memory
 from percona_mysql_k8s.database import versions
-from percona_mysql_k8s.policies import check
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 CR_TYPES = ("kubernetes:pxc.percona.com/v1:PerconaXtraDBCluster", "kubernetes:ps.percona.com/v1:PerconaServerMySQL")

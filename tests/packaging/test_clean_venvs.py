@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 import yaml
 from percona_mysql_k8s import offline
+from percona_mysql_k8s.cli.engine import Pack
 from percona_mysql_k8s.policies._catalog import PACK_NAME, SPECS
-from percona_mysql_k8s.policies._engine import Pack
 from percona_mysql_k8s.sizing import cli as sizing_cli
 
 pytestmark = pytest.mark.clean_venv

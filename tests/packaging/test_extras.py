@@ -118,7 +118,7 @@ def test_the_base_install_runs_its_commands_without_any_extra(tmp_path):
         import io, json
         from contextlib import redirect_stdout
         from percona_mysql_k8s.sizing import cli
-        from percona_mysql_k8s.policies import bundle, check
+        from percona_mysql_k8s.cli import bundle, check
         from percona_mysql_k8s import restore, offline
         import percona_mysql_k8s.stack.settings, percona_mysql_k8s.clusters, percona_mysql_k8s.database
         sized = io.StringIO()

@@ -1,4 +1,4 @@
-"""`python -m percona_mysql_k8s.policies.check`: a program under mocks, every resource through the pack over gRPC."""
+"""`python -m percona_mysql_k8s.cli.check`: a program under mocks, every resource through the pack over gRPC."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 from harness import resolve_resource
-from percona_mysql_k8s.policies import check
+from percona_mysql_k8s.cli import check
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 from percona_mysql_k8s import offline
-from percona_mysql_k8s.policies import check
+from percona_mysql_k8s.cli import check
 
 POLICY = "database-network-policy"
 
