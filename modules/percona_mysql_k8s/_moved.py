@@ -20,6 +20,8 @@ REMOVED_IN = "0.4.0"  # the old paths warn through 0.3.x (the release that moved
 MOVED = {
     "percona_mysql_k8s.policies.check": "percona_mysql_k8s.cli.check",
     "percona_mysql_k8s.policies.bundle": "percona_mysql_k8s.cli.bundle",
+    "percona_mysql_k8s.restore": "percona_mysql_k8s.cli.restore",
+    "percona_mysql_k8s.offline": "percona_mysql_k8s.cli.offline",
 }
 
 

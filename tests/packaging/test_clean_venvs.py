@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from percona_mysql_k8s import offline
+from percona_mysql_k8s.cli import offline
 from percona_mysql_k8s.cli.engine import Pack
 from percona_mysql_k8s.policies._catalog import PACK_NAME, SPECS
 from percona_mysql_k8s.sizing import cli as sizing_cli
@@ -167,7 +167,7 @@ def test_stack_program_starts_as_the_language_host_starts_it(installed, tmp_path
     assert started["cwd"] == str(REPOSITORY / "stacks")
     assert not {str(REPOSITORY), str(REPOSITORY / "modules")} & {str(Path(entry).resolve()) for entry in started["sys_path"] if entry}
     assert Path(started["library"]).parent.parent == _site_packages(library_venv)
-    # Expected: what the same program registers in this process (percona_mysql_k8s.offline), same config;
+    # Expected: what the same program registers in this process (percona_mysql_k8s.cli.offline), same config;
     # the SDK's mocks see components as well as custom resources, as the offline runner records them.
     expected = [r.type for r in offline.run_stack("kind", repository=REPOSITORY, overrides=KIND_HOST, preview=True)]
     assert sorted(started["types"]) == sorted(expected)

@@ -55,7 +55,7 @@ def test_extras_console_scripts_version_and_license():
         "percona-mysql-sizing": "percona_mysql_k8s.sizing.cli:main",
         "percona-mysql-policy-check": "percona_mysql_k8s.cli.check:main",
         "percona-mysql-policy-bundle": "percona_mysql_k8s.cli.bundle:main",
-        "percona-mysql-restore": "percona_mysql_k8s.restore:main",
+        "percona-mysql-restore": "percona_mysql_k8s.cli.restore:main",
         "percona-mysql-grade": "percona_mysql_k8s.grade.cli:main",
     }
     for target in PROJECT["scripts"].values():

@@ -12,8 +12,7 @@ from pathlib import Path
 import pytest
 from database import crd
 from database.harness import SecretAwareMonitor
-from percona_mysql_k8s import offline
-from percona_mysql_k8s.cli import check
+from percona_mysql_k8s.cli import check, offline
 from percona_mysql_k8s.clusters import settings as cluster_settings
 from percona_mysql_k8s.core.mycnf import mysqld_options
 from percona_mysql_k8s.core.proxy_limits import haproxy_global_maxconn, router_configured_limits

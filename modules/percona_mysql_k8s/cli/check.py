@@ -1,6 +1,6 @@
 """Offline policy check: ``percona-mysql-policy-check --stack <name>``, no CLI, no cloud credentials.
 
-Runs the stack program with every provider mocked (percona_mysql_k8s.offline), starts the pack exactly as the
+Runs the stack program with every provider mocked (percona_mysql_k8s.cli.offline), starts the pack exactly as the
 engine does and feeds it every resource over the analyzer protocol (``Analyze`` with each resource's
 inputs, then ``AnalyzeStack`` with all of them, their parents and dependencies), prints the violations
 in the engine's ``Policies:`` format and exits 1 when one is mandatory. It also checks what the engine
@@ -82,7 +82,7 @@ def pack_version(pack_dir: Path | None = None) -> str:
 
 
 def to_resources(registrations: Iterable, *, outputs: bool = False) -> list[Resource]:
-    """percona_mysql_k8s.offline registrations as the engine would send them: inputs to Analyze, outputs to AnalyzeStack."""
+    """percona_mysql_k8s.cli.offline registrations as the engine would send them: inputs to Analyze, outputs to AnalyzeStack."""
     return [Resource(urn=r.urn, type=r.type, name=r.name, properties=(r.state or r.inputs) if outputs else r.inputs,
                      parent=r.parent, dependencies=tuple(r.dependencies), property_dependencies=r.property_dependencies,
                      protect=r.protect) for r in registrations]
@@ -220,7 +220,7 @@ def program_config(program: Path, stack: str, project: str | None) -> tuple[str,
     The project is ``--project`` or the name in the program's own ``Pulumi.yaml`` (the CLI keys config by
     that name); config starts from that file's defaults and its ``Pulumi.<stack>.yaml`` when present.
     """
-    from percona_mysql_k8s import offline
+    from percona_mysql_k8s.cli import offline
 
     if (program / "Pulumi.yaml").exists():
         name = offline.project_name(program)
@@ -370,7 +370,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.stack:
         parser.error("one of --stack or --manifests is required")
 
-    from percona_mysql_k8s import offline
+    from percona_mysql_k8s.cli import offline
     from percona_mysql_k8s.cli.inventory import inventory, render_inventory
 
     malformed = [pair for pair in args.set if "=" not in pair or not pair.split("=", 1)[0]]
