@@ -94,7 +94,7 @@ def test_the_base_install_has_the_commands_and_no_provider(library_venv):
     restore = library_venv.run(library_venv.bin("percona-mysql-restore"), "--engine", "pxc", "--cluster", "db1",
                                "--namespace", "mysql", "--backup", "cron-db1-1")
     assert restore.returncode == 0 and "kind: PerconaXtraDBClusterRestore" in restore.stdout, restore.stderr
-    manifests = library_venv.run(library_venv.bin("percona-mysql-policy-check"), "--manifests", str(REPOSITORY / "tests" / "policies" / "manifests"))
+    manifests = library_venv.run(library_venv.bin("percona-mysql-policy-check"), "--manifests", str(REPOSITORY / "tests" / "policies" / "_manifests"))
     assert manifests.returncode in (0, 1) and "violation(s) in" in manifests.stdout, manifests.stderr[-2000:]
     # a component of a target: one line naming the extra, not a traceback
     component = library_venv.run(library_venv.python, "-c", "import percona_mysql_k8s.clusters.gke")

@@ -1,7 +1,7 @@
 """`python -m percona_mysql_k8s.cli.check --manifests`: Kubernetes objects judged by the pack over gRPC.
 
 Reading (percona_mysql_k8s.cli.manifests) is tested on streams in kubectl's, helm's and kustomize's
-style; the check on a `helm template` rendering of pxc-db (tests/policies/manifests/), the operators'
+style; the check on a `helm template` rendering of pxc-db (tests/policies/_manifests/), the operators'
 own example CRs (reference material: skipped, naming scripts/fetch-reference.sh, when not here) and the
 hand-written compliant bases.
 """
@@ -33,7 +33,7 @@ def _findings(out: str) -> list[dict]:
 
 
 HERE = Path(__file__).resolve().parent
-HELM_TEMPLATE = HERE / "manifests" / "helm-template-pxc-db.yaml"
+HELM_TEMPLATE = HERE / "_manifests" / "helm-template-pxc-db.yaml"
 
 
 # ---- type tokens: what pulumi-kubernetes registers each object as --------------------------------
