@@ -43,10 +43,16 @@ def test_every_rule_has_a_policy_or_a_stated_reason():
 def test_a_policy_names_catalogued_rules_and_reports_only_its_own(module):
     assert module.SPEC.rules and set(module.SPEC.rules) <= set(RULES), module.SPEC.rules
     assert module.POLICY.name == module.SPEC.name
-    # every rule ID written in the module (ctx.violation("F2", ...), ctx.checking("F2")) is one it declares
-    written = {node.value for node in ast.walk(ast.parse(inspect.getsource(module)))
+    tree = ast.parse(inspect.getsource(module))
+    written = {node.value for node in ast.walk(tree)
                if isinstance(node, ast.Constant) and isinstance(node.value, str) and RULE_ID.match(node.value)}
-    assert written <= set(module.SPEC.rules), f"{module.__name__} reports {sorted(written - set(module.SPEC.rules))}"
+    assert written <= set(RULES), f"{module.__name__} names {sorted(written - set(RULES))}, not in the catalogue"
+    # what it reports or checks (ctx.violation("F2", ...), ctx.checking("F2")) is a rule it declares
+    reported = {call.args[0].value for call in ast.walk(tree)
+                if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr in {"violation", "checking"}
+                and call.args and isinstance(call.args[0], ast.Constant)}
+    assert reported, f"{module.__name__} reports no rule by name"
+    assert reported <= set(module.SPEC.rules), f"{module.__name__} reports {sorted(reported - set(module.SPEC.rules))}"
 
 
 def test_every_policy_module_is_registered_once():
