@@ -342,7 +342,7 @@ def manifests_document(report: Report, objects: list[ManifestObject]) -> dict[st
     }
 
 
-def main(argv: list[str] | None = None) -> int:
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="percona-mysql-policy-check", description=__doc__.split("\n\n")[0])
     parser.add_argument("--stack", help="stack name: stacks/Pulumi.<stack>.yaml")
     parser.add_argument("--manifests", nargs="+", metavar="PATH",
@@ -364,12 +364,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--policy-config", type=Path, help="JSON policy config as for `pulumi preview --policy-pack-config`")
     parser.add_argument("--json", action="store_true",
                         help="print one JSON document: the resources with their sizes, the diagnostics and a summary")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = _parser()
     args = parser.parse_args(argv)
     if args.manifests or args.chart or args.values:
         return _check_manifests(args)
     if not args.stack:
         parser.error("one of --stack or --manifests is required")
+    return _check_stack(args)
 
+
+def _check_stack(args: argparse.Namespace) -> int:
+    """--stack (or --program): run the program under mocks, judge what it registers, print the inventory and
+    the report; 2 on bad input or a failing program, 1 on a mandatory violation."""
     from percona_mysql_k8s.cli import offline
     from percona_mysql_k8s.cli.inventory import inventory, render_inventory
 

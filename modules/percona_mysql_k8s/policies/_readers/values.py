@@ -169,15 +169,6 @@ def _known(value: Any, path: str) -> Any:
     return value
 
 
-def as_bool(value: Any, path: str, default: bool | None = None) -> bool | None:
-    value = _known(value, path)
-    if value is MISSING or value is None:
-        return default
-    if isinstance(value, bool):
-        return value
-    raise Malformed(path, f"is {describe(value)}, not a boolean")
-
-
 def as_int(value: Any, path: str, default: int | None = None) -> int | None:
     value = _known(value, path)
     if value is MISSING or value is None:
@@ -201,6 +192,11 @@ def _of_type(value: Any, path: str, kind: type, noun: str) -> Any:
     if isinstance(value, kind):
         return value
     raise Malformed(path, f"is {describe(value)}, not {noun}")
+
+
+def as_bool(value: Any, path: str, default: bool | None = None) -> bool | None:
+    found = _of_type(value, path, bool, "a boolean")
+    return default if found is None else found
 
 
 def as_str(value: Any, path: str, default: str | None = None) -> str | None:
