@@ -1,6 +1,6 @@
 """Benchmark (not a test): resources analyzed per second by the policy pack over gRPC.
 
-The pack is started the way the engine starts it (percona_mysql_k8s.policies._engine.Pack) and fed a stack-like mix of
+The pack is started the way the engine starts it (percona_mysql_k8s.cli.engine.Pack) and fed a stack-like mix of
 resources: for every database cluster a realistic share of small Kubernetes objects (Namespace,
 Secrets, ServiceAccount, ConfigMap, Services), plus node pools, Helm releases, PXC and PS custom
 resources and sysbench Jobs. It reports Analyze calls per second sequentially and with the engine's
@@ -26,7 +26,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from percona_mysql_k8s.policies._engine import Pack, Resource, analyze_request
+from percona_mysql_k8s.cli.engine import Pack, Resource, analyze_request
 from pulumi.runtime.proto import analyzer_pb2
 
 REPOSITORY = Path(__file__).resolve().parent.parent  # the test tree's resource bases, not the package

@@ -96,7 +96,7 @@ if [ "$OFFLINE" = 1 ]; then
           --set "existingNodeMemory=${EXISTING_NODE_MEMORY:-28Gi}")
     echo "offline: the existing stack planned on ${EXISTING_NODE_CPU:-7910m} / ${EXISTING_NODE_MEMORY:-28Gi} nodes (EXISTING_NODE_CPU, EXISTING_NODE_MEMORY), not read from a cluster" >&2
   fi
-  exec python -m percona_mysql_k8s.policies.check --stack "$STACK" "${host[@]}"
+  exec python -m percona_mysql_k8s.cli.check --stack "$STACK" "${host[@]}"
 fi
 
 # --- state backend and passphrase ----------------------------------------------------------------------

@@ -19,7 +19,7 @@ REPOSITORY = Path(__file__).resolve().parent.parent
 @pytest.fixture(autouse=True, scope="session")
 def _in_the_project():
     """Run from the project directory, as the Pulumi CLI does: the library finds the project from the working
-    directory (percona_mysql_k8s.project), wherever pytest was started."""
+    directory (percona_mysql_k8s.cli.project), wherever pytest was started."""
     previous = Path.cwd()
     os.chdir(REPOSITORY)
     yield

@@ -1,6 +1,6 @@
 """Kubernetes objects a program would create, as the pulumi-kubernetes provider would send them.
 
-Pure code (no API server): turns the registrations of :mod:`percona_mysql_k8s.offline` (or plain manifests) into
+Pure code (no API server): turns the registrations of :mod:`percona_mysql_k8s.cli.offline` (or plain manifests) into
 :class:`KubeObject` records, orders them the way the engine would create them, picks the Percona CRD
 files that match a stack, and compares what was sent with what the API server stored.
 
@@ -147,7 +147,7 @@ def _descendants(registrations: Sequence[Any]) -> dict[str, set[str]]:
 
 
 def collect(registrations: Sequence[Any]) -> Collected:
-    """Every Kubernetes object among ``registrations`` (:class:`percona_mysql_k8s.offline.Registration`)."""
+    """Every Kubernetes object among ``registrations`` (:class:`percona_mysql_k8s.cli.offline.Registration`)."""
     by_urn = {record.urn: record for record in registrations}
     descendants = _descendants(registrations)
     provider_namespace: dict[str, str] = {}

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from apiserver_cluster import apply_and_verify
 from apiserver_objects import KubeObject, collect, from_manifests, load_manifests
-from percona_mysql_k8s.offline import run_program
+from percona_mysql_k8s.cli.offline import run_program
 
 pytestmark = pytest.mark.apiserver
 

@@ -15,8 +15,8 @@ import os
 
 import pytest
 from kubernetes import client as k8s_client
+from percona_mysql_k8s.cli.offline import run_stack
 from percona_mysql_k8s.core.units import GIB, memory_to_bytes
-from percona_mysql_k8s.offline import run_stack
 
 pytestmark = pytest.mark.apiserver
 

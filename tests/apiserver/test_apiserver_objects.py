@@ -21,7 +21,7 @@ from apiserver_objects import (
     quantity,
     wire_value,
 )
-from percona_mysql_k8s.offline import run_program
+from percona_mysql_k8s.cli.offline import run_program
 
 PROGRAM = textwrap.dedent('''
     import pulumi, pulumi_kubernetes as k8s, pulumi_random as random

@@ -1,6 +1,6 @@
 """Every shipped stack: each Kubernetes object it would create is accepted by a real API server.
 
-For each ``stacks/Pulumi.<stack>.yaml``: the stack program runs under mocks (``percona_mysql_k8s.offline.run_stack``),
+For each ``stacks/Pulumi.<stack>.yaml``: the stack program runs under mocks (``percona_mysql_k8s.cli.offline.run_stack``),
 every Kubernetes object it registers is collected (Helm releases and manifest components are recorded,
 not rendered), the Percona CRDs that match the stack's operator are installed with server-side apply,
 and the objects are applied in dependency order, read back and compared with what was sent, then
@@ -21,8 +21,8 @@ import pytest
 from apiserver_cluster import Cluster, apply_and_verify, error_message
 from apiserver_objects import Collected, KubeObject, collect, crd_files, from_manifests
 from kubernetes.dynamic.exceptions import DynamicApiError
+from percona_mysql_k8s.cli.offline import run_stack, stack_config
 from percona_mysql_k8s.clusters import settings as cluster_settings
-from percona_mysql_k8s.offline import run_stack, stack_config
 
 pytestmark = pytest.mark.apiserver
 REPOSITORY = Path(__file__).resolve().parents[2]

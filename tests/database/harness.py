@@ -1,6 +1,6 @@
 """Run a few lines of Pulumi under mocks and collect every registration (function-scoped mocks).
 
-The same machinery as ``percona_mysql_k8s.offline.run_program`` (OfflineMocks + RecordingMonitor), for a Python
+The same machinery as ``percona_mysql_k8s.cli.offline.run_program`` (OfflineMocks + RecordingMonitor), for a Python
 callable instead of a stack directory: the mocks are set per call, never at import time.
 """
 
@@ -11,9 +11,9 @@ from collections.abc import Callable, Sequence
 
 import pulumi
 import pulumi_kubernetes as k8s
+from percona_mysql_k8s.cli.offline import OfflineMocks, RecordingMonitor, Registration
 from percona_mysql_k8s.clusters.target import ClusterTarget
 from percona_mysql_k8s.core.pools import PoolShape
-from percona_mysql_k8s.offline import OfflineMocks, RecordingMonitor, Registration
 from pulumi.runtime.settings import SETTINGS
 from pulumi.runtime.stack import run_pulumi_func
 from pulumi.runtime.sync_await import _sync_await
@@ -91,7 +91,7 @@ def stack_outputs() -> dict[str, object]:
     return {name: _sync_await(pulumi.Output.from_input(value).future()) for name, value in root.outputs.items()}
 
 
-# percona_mysql_k8s.offline's generated passwords and secure config values: "offline" + hex digits
+# percona_mysql_k8s.cli.offline's generated passwords and secure config values: "offline" + hex digits
 PLACEHOLDER = re.compile(r"offline[0-9a-f]{10,}")
 _SECRET_SIG = pulumi.runtime.rpc._special_secret_sig
 _SIG_KEY = pulumi.runtime.rpc._special_sig_key

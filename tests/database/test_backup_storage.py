@@ -8,6 +8,7 @@ import json
 import pulumi
 import pulumi_aws as aws
 import pytest
+from percona_mysql_k8s.cli.offline import OfflineMocks, RecordingMonitor
 from percona_mysql_k8s.clusters.target import AwsFacts, GcpFacts
 from percona_mysql_k8s.core.backup import GCS, GCS_ENDPOINT, S3, BackupStorage
 from percona_mysql_k8s.core.errors import InputError
@@ -18,7 +19,6 @@ from percona_mysql_k8s.database.backup_storage import (
     S3BackupStorage,
     backup_storage,
 )
-from percona_mysql_k8s.offline import OfflineMocks, RecordingMonitor
 from pulumi.runtime.settings import SETTINGS
 from pulumi.runtime.stack import run_pulumi_func
 from pulumi.runtime.sync_await import _sync_await

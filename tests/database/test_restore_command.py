@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from percona_mysql_k8s import restore
+from percona_mysql_k8s.cli import restore
 
 from .test_backup_manifests import assert_valid_restore
 
@@ -145,11 +145,11 @@ def test_bad_input_is_one_line_naming_the_flag_exit_2(argv, flag, capsys):
 
 def test_the_module_and_the_console_script_run(tmp_path):
     env = {**os.environ, "PYTHONPATH": str(MODULES)}
-    result = subprocess.run([sys.executable, "-m", "percona_mysql_k8s.restore", "--engine", "gr", *BASE, "--backup", "b1"],
+    result = subprocess.run([sys.executable, "-m", "percona_mysql_k8s.cli.restore", "--engine", "gr", *BASE, "--backup", "b1"],
                             capture_output=True, text=True, env=env, timeout=60)
     assert result.returncode == 0, result.stderr
     assert yaml.safe_load(result.stdout)["kind"] == "PerconaServerMySQLRestore"
-    bad = subprocess.run([sys.executable, "-m", "percona_mysql_k8s.restore", "--engine", "gr", *BASE],
+    bad = subprocess.run([sys.executable, "-m", "percona_mysql_k8s.cli.restore", "--engine", "gr", *BASE],
                          capture_output=True, text=True, env=env, timeout=60)
     assert bad.returncode == 2 and "Traceback" not in bad.stderr and bad.stderr.startswith("error: --backup")
 

@@ -14,7 +14,7 @@ from datetime import datetime
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from percona_mysql_k8s import restore
+from percona_mysql_k8s.cli import restore
 from percona_mysql_k8s.core.names import dns1123_label_problem, dns1123_subdomain_problem
 
 NOW = datetime(2026, 11, 23, 12, 0, 0)

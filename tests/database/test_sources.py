@@ -10,7 +10,7 @@ from pathlib import Path
 import pulumi
 import pytest
 import yaml
-from percona_mysql_k8s import offline
+from percona_mysql_k8s.cli import offline
 from percona_mysql_k8s.core.errors import InputError
 from percona_mysql_k8s.database import versions
 from percona_mysql_k8s.database.sources import chart_source, crd_source, image_registry

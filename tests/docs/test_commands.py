@@ -64,7 +64,7 @@ def test_the_runnable_lines_are_found():
     # README: four sizing commands and two offline checks; docs/clusters.md: the kind config
     commands = [command for command, _page in runnable_lines()]
     assert sum(c.startswith(".venv/bin/python -m percona_mysql_k8s.sizing ") for c in commands) >= 4
-    assert sum(c.startswith(".venv/bin/python -m percona_mysql_k8s.policies.check ") for c in commands) >= 2
+    assert sum(c.startswith(".venv/bin/python -m percona_mysql_k8s.cli.check ") for c in commands) >= 2
 
 
 @pytest.mark.parametrize(("command", "page"), runnable_lines())

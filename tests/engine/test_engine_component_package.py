@@ -171,8 +171,8 @@ CONSUMER_ARGS = {"cluster_name": "orders", "database_pool_labels": "pool=db", "d
 
 
 def _registered_under_mocks(tmp_path: Path, args: dict) -> list[tuple[str, str]]:
-    """What the same component registers under the SDK's mocks (percona_mysql_k8s.offline): (type, name) of each."""
-    from percona_mysql_k8s import offline
+    """What the same component registers under the SDK's mocks (percona_mysql_k8s.cli.offline): (type, name) of each."""
+    from percona_mysql_k8s.cli import offline
 
     program = tmp_path / "mocked"
     program.mkdir()

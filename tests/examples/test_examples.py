@@ -1,4 +1,4 @@
-"""Each example program runs under mocks (percona_mysql_k8s.offline.run_program) and builds what its README says."""
+"""Each example program runs under mocks (percona_mysql_k8s.cli.offline.run_program) and builds what its README says."""
 
 from __future__ import annotations
 
@@ -7,12 +7,11 @@ from pathlib import Path
 import pytest
 from database import crd
 from database.harness import SecretAwareMonitor, plaintext_secrets
-from percona_mysql_k8s import offline
+from percona_mysql_k8s.cli import check, offline
 from percona_mysql_k8s.clusters import settings as cluster_settings
 from percona_mysql_k8s.core.pools import DATABASE_TAINT, POOL_LABEL
 from percona_mysql_k8s.core.units import GIB, format_memory
 from percona_mysql_k8s.database import versions
-from percona_mysql_k8s.policies import check
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 CR_TYPES = ("kubernetes:pxc.percona.com/v1:PerconaXtraDBCluster", "kubernetes:ps.percona.com/v1:PerconaServerMySQL")

@@ -3,7 +3,7 @@
 from pathlib import Path
 
 import pytest
-from percona_mysql_k8s.offline import run_program, stack_config
+from percona_mysql_k8s.cli.offline import run_program, stack_config
 
 PROGRAM = '''
 import pulumi, pulumi_random as random, pulumi_kubernetes as k8s

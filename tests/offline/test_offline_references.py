@@ -1,7 +1,7 @@
 """Resource references in recorded properties: as the engine hands them to a policy pack (ID, else URN)."""
 
 import pulumi
-from percona_mysql_k8s.offline import _plain
+from percona_mysql_k8s.cli.offline import _plain
 
 
 def test_a_resource_reference_becomes_its_id_or_urn():

@@ -72,7 +72,7 @@ def _create(root: Path, *pip_args: str) -> Venv:
 @pytest.fixture(scope="session")
 def bundle_dir(tmp_path_factory) -> Path:
     """The self-contained pack, built by this checkout's builder."""
-    from percona_mysql_k8s.policies.bundle import build
+    from percona_mysql_k8s.cli.bundle import build
 
     return build(tmp_path_factory.mktemp("bundle") / "percona-mysql")
 

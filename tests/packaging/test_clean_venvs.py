@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 import yaml
-from percona_mysql_k8s import offline
+from percona_mysql_k8s.cli import offline
+from percona_mysql_k8s.cli.engine import Pack
 from percona_mysql_k8s.policies._catalog import PACK_NAME, SPECS
-from percona_mysql_k8s.policies._engine import Pack
 from percona_mysql_k8s.sizing import cli as sizing_cli
 
 pytestmark = pytest.mark.clean_venv
@@ -94,7 +94,7 @@ def test_the_base_install_has_the_commands_and_no_provider(library_venv):
     restore = library_venv.run(library_venv.bin("percona-mysql-restore"), "--engine", "pxc", "--cluster", "db1",
                                "--namespace", "mysql", "--backup", "cron-db1-1")
     assert restore.returncode == 0 and "kind: PerconaXtraDBClusterRestore" in restore.stdout, restore.stderr
-    manifests = library_venv.run(library_venv.bin("percona-mysql-policy-check"), "--manifests", str(REPOSITORY / "tests" / "policies" / "manifests"))
+    manifests = library_venv.run(library_venv.bin("percona-mysql-policy-check"), "--manifests", str(REPOSITORY / "tests" / "policies" / "_manifests"))
     assert manifests.returncode in (0, 1) and "violation(s) in" in manifests.stdout, manifests.stderr[-2000:]
     # a component of a target: one line naming the extra, not a traceback
     component = library_venv.run(library_venv.python, "-c", "import percona_mysql_k8s.clusters.gke")
@@ -167,7 +167,7 @@ def test_stack_program_starts_as_the_language_host_starts_it(installed, tmp_path
     assert started["cwd"] == str(REPOSITORY / "stacks")
     assert not {str(REPOSITORY), str(REPOSITORY / "modules")} & {str(Path(entry).resolve()) for entry in started["sys_path"] if entry}
     assert Path(started["library"]).parent.parent == _site_packages(library_venv)
-    # Expected: what the same program registers in this process (percona_mysql_k8s.offline), same config;
+    # Expected: what the same program registers in this process (percona_mysql_k8s.cli.offline), same config;
     # the SDK's mocks see components as well as custom resources, as the offline runner records them.
     expected = [r.type for r in offline.run_stack("kind", repository=REPOSITORY, overrides=KIND_HOST, preview=True)]
     assert sorted(started["types"]) == sorted(expected)

@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-from percona_mysql_k8s import __version__, _tokens, offline
+from percona_mysql_k8s import __version__, _tokens
+from percona_mysql_k8s.cli import offline
 from percona_mysql_k8s.clusters import settings as cluster_settings
 from percona_mysql_k8s.core.errors import InputError
 from percona_mysql_k8s.core.units import GIB

@@ -11,15 +11,15 @@ import percona_mysql_k8s
 import pytest
 import yaml
 from packaging.requirements import Requirement
+from percona_mysql_k8s.cli import bundle, check
+from percona_mysql_k8s.cli.project import find_project, policy_pack_dir
 from percona_mysql_k8s.core.errors import InputError
-from percona_mysql_k8s.policies import bundle, check
-from percona_mysql_k8s.project import find_project, policy_pack_dir
+from percona_mysql_k8s.policies import SHELL, SHELL_FILES
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 PACKAGE = REPOSITORY / "modules" / "percona_mysql_k8s"
 PYPROJECT = tomllib.loads((REPOSITORY / "pyproject.toml").read_text())
 PROJECT = PYPROJECT["project"]
-SHELL_FILES = ("PulumiPolicy.yaml", "__main__.py", "requirements.txt")
 PIN = re.compile(r"^([A-Za-z0-9_.-]+)==([A-Za-z0-9_.+-]+)$")
 
 
@@ -53,9 +53,9 @@ def test_extras_console_scripts_version_and_license():
     assert set(PROJECT["optional-dependencies"]) >= {"gke", "eks", "kind", "existing", "all", "plot", "grade", "test", "dev"}
     assert PROJECT["scripts"] == {
         "percona-mysql-sizing": "percona_mysql_k8s.sizing.cli:main",
-        "percona-mysql-policy-check": "percona_mysql_k8s.policies.check:main",
-        "percona-mysql-policy-bundle": "percona_mysql_k8s.policies.bundle:main",
-        "percona-mysql-restore": "percona_mysql_k8s.restore:main",
+        "percona-mysql-policy-check": "percona_mysql_k8s.cli.check:main",
+        "percona-mysql-policy-bundle": "percona_mysql_k8s.cli.bundle:main",
+        "percona-mysql-restore": "percona_mysql_k8s.cli.restore:main",
         "percona-mysql-grade": "percona_mysql_k8s.grade.cli:main",
     }
     for target in PROJECT["scripts"].values():
@@ -75,9 +75,13 @@ def test_the_pack_carries_the_librarys_version():
 
 
 def test_the_checkouts_pack_shell_is_the_one_the_package_ships():
+    # One source: policies/ holds links to the package data (relative, so a clone anywhere keeps them), not copies.
+    assert sorted(path.name for path in SHELL.iterdir() if path.is_file()) == sorted(SHELL_FILES)
     for name in SHELL_FILES:
-        assert (REPOSITORY / "policies" / name).read_text() == (PACKAGE / "policies" / "pack" / name).read_text(), (
-            f"policies/{name} differs from modules/percona_mysql_k8s/policies/pack/{name}: edit both")
+        link = REPOSITORY / "policies" / name
+        assert link.is_symlink(), f"policies/{name} is a copy: make it a link to ../modules/percona_mysql_k8s/policies/pack/{name}"
+        assert not Path(link.readlink()).is_absolute(), link.readlink()
+        assert link.resolve() == (PACKAGE / "policies" / "pack" / name).resolve() == (SHELL / name).resolve()
 
 
 def test_pack_requirements_are_pinned_pypi_packages_only():
@@ -133,8 +137,7 @@ def test_bundle_vendors_the_pure_code_and_no_tooling(tmp_path):
     assert sorted(path.name for path in out.iterdir()) == sorted([*SHELL_FILES, "_vendor"])
     vendored = {path.relative_to(out / "_vendor" / "percona_mysql_k8s").as_posix() for path in (out / "_vendor").rglob("*.py")}
     expected = {path.relative_to(PACKAGE).as_posix() for name in ("core", "policies") for path in (PACKAGE / name).rglob("*.py")}
-    tooling = {"policies/check.py", "policies/_engine.py", "policies/bundle.py", "policies/manifests.py", "policies/_inventory.py",
-               "policies/pack/__main__.py"}
+    tooling = {"policies/check.py", "policies/bundle.py", "policies/pack/__main__.py"}  # the tools' old paths; the shell
     assert vendored == (expected - tooling) | {"__init__.py"}
     assert not {path.name for path in (out / "_vendor").rglob("*") if path.suffix == ".pyc" or path.name == "__pycache__"}
     # A second build replaces the first (no stale module survives), a foreign directory is refused.

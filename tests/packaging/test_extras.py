@@ -118,8 +118,8 @@ def test_the_base_install_runs_its_commands_without_any_extra(tmp_path):
         import io, json
         from contextlib import redirect_stdout
         from percona_mysql_k8s.sizing import cli
-        from percona_mysql_k8s.policies import bundle, check
-        from percona_mysql_k8s import restore, offline
+        from percona_mysql_k8s.cli import bundle, check
+        from percona_mysql_k8s.cli import offline, restore
         import percona_mysql_k8s.stack.settings, percona_mysql_k8s.clusters, percona_mysql_k8s.database
         sized = io.StringIO()
         with redirect_stdout(sized):
@@ -175,10 +175,10 @@ def test_a_module_missing_for_another_reason_is_not_blamed_on_an_extra():
 
 
 def test_the_stack_program_without_its_targets_extra_stops_with_one_line_naming_it():
-    from percona_mysql_k8s import offline
+    from percona_mysql_k8s.cli import offline
 
     result = _child(f"""
-        from percona_mysql_k8s import offline
+        from percona_mysql_k8s.cli import offline
         try:
             offline.run_stack("kind", repository={str(REPOSITORY)!r}, overrides={{"kindHostCpu": "8", "kindHostMemory": "32Gi"}})
         except Exception as error:

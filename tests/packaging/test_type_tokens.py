@@ -9,7 +9,8 @@ four shipped stacks sends the engine (under mocks). Under the real engine: tests
 from __future__ import annotations
 
 import pytest
-from percona_mysql_k8s import _tokens, offline
+from percona_mysql_k8s import _tokens
+from percona_mysql_k8s.cli import offline
 from percona_mysql_k8s.clusters import settings as cluster_settings
 from percona_mysql_k8s.core.units import GIB
 

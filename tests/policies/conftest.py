@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from percona_mysql_k8s.policies._engine import Pack
+from percona_mysql_k8s.cli.engine import Pack
 
 
 @pytest.fixture(scope="session")

@@ -1,4 +1,4 @@
-"""`python -m percona_mysql_k8s.policies.check`: a program under mocks, every resource through the pack over gRPC."""
+"""`python -m percona_mysql_k8s.cli.check`: a program under mocks, every resource through the pack over gRPC."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 from harness import resolve_resource
-from percona_mysql_k8s.policies import check
+from percona_mysql_k8s.cli import check
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 
@@ -146,7 +146,7 @@ def test_an_unknown_stack_names_the_valid_ones(capsys):
 def test_a_compliant_program_passes(tmp_path, capsys):
     good = resolve_resource({"base": "ps-gr"})
     program = _program(tmp_path, [{"name": "orders", "props": good["props"], "protect": True}], GOOD_PS_VALUES)
-    registrations = __import__("percona_mysql_k8s.offline", fromlist=["run_program"]).run_program(
+    registrations = __import__("percona_mysql_k8s.cli.offline", fromlist=["run_program"]).run_program(
         program, stack="test", config={}, project="p", preview=True)
     report = check.check_registrations(registrations, stack="test", project="p")
     assert [f.diagnostic.message for f in report.mandatory] == []
@@ -156,7 +156,7 @@ def test_policy_config_changes_the_verdict(tmp_path):
     raised = resolve_resource({"base": "pxc", "patch": {"spec": {"pxc": {"configuration":
         "[mysqld]\ninnodb_buffer_pool_size=8G\nmax_connections=1000\nwsrep_applier_threads=16\nwsrep_provider_options=\"gcs.fc_limit=150\"\n"}}}})
     program = _program(tmp_path, [{"name": "shop", "props": raised["props"], "protect": True}], GOOD_PS_VALUES)
-    registrations = __import__("percona_mysql_k8s.offline", fromlist=["run_program"]).run_program(program, stack="test", config={}, project="p")
+    registrations = __import__("percona_mysql_k8s.cli.offline", fromlist=["run_program"]).run_program(program, stack="test", config={}, project="p")
     strict = check.check_registrations(registrations, stack="test", project="p")
     assert "galera-flow-control" in {f.diagnostic.policy for f in strict.mandatory}
     loose = check.check_registrations(registrations, stack="test", project="p",
@@ -221,7 +221,7 @@ def test_backups_are_mandatory_on_production_stacks_only(tmp_path, base, stack, 
     """R1-R4 through the whole pack over gRPC, as `pulumi preview --policy-pack` runs it."""
     cluster = resolve_resource({"base": base})
     program = _program(tmp_path, [{"name": "shop", "props": cluster["props"], "protect": True}], GOOD_PS_VALUES)
-    registrations = __import__("percona_mysql_k8s.offline", fromlist=["run_program"]).run_program(
+    registrations = __import__("percona_mysql_k8s.cli.offline", fromlist=["run_program"]).run_program(
         program, stack=stack, config=config, project="p", preview=True)
     report = check.check_registrations(registrations, stack=stack, project="p", config=config)
     # the custom resource's findings (the ps-db release beside it is the one of the other tests)

@@ -1,6 +1,6 @@
 """The offline check's resource listing: sizes found wherever Kubernetes and the providers declare them."""
 
-from percona_mysql_k8s.policies._inventory import sizes_of
+from percona_mysql_k8s.cli.inventory import sizes_of
 
 
 def test_a_deployment_written_by_hand():

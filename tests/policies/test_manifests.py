@@ -1,7 +1,7 @@
-"""`python -m percona_mysql_k8s.policies.check --manifests`: Kubernetes objects judged by the pack over gRPC.
+"""`python -m percona_mysql_k8s.cli.check --manifests`: Kubernetes objects judged by the pack over gRPC.
 
-Reading (percona_mysql_k8s.policies.manifests) is tested on streams in kubectl's, helm's and kustomize's
-style; the check on a `helm template` rendering of pxc-db (tests/policies/manifests/), the operators'
+Reading (percona_mysql_k8s.cli.manifests) is tested on streams in kubectl's, helm's and kustomize's
+style; the check on a `helm template` rendering of pxc-db (tests/policies/_manifests/), the operators'
 own example CRs (reference material: skipped, naming scripts/fetch-reference.sh, when not here) and the
 hand-written compliant bases.
 """
@@ -18,9 +18,9 @@ import percona_mysql_k8s
 import pytest
 import yaml
 from harness import resolve_resource
-from percona_mysql_k8s.policies import check
-from percona_mysql_k8s.policies._engine import Resource
-from percona_mysql_k8s.policies.manifests import ManifestError, read_manifests, type_token
+from percona_mysql_k8s.cli import check
+from percona_mysql_k8s.cli.engine import Resource
+from percona_mysql_k8s.cli.manifests import ManifestError, read_manifests, type_token
 from reference_material.resolve import reference_path
 
 
@@ -33,7 +33,7 @@ def _findings(out: str) -> list[dict]:
 
 
 HERE = Path(__file__).resolve().parent
-HELM_TEMPLATE = HERE / "manifests" / "helm-template-pxc-db.yaml"
+HELM_TEMPLATE = HERE / "_manifests" / "helm-template-pxc-db.yaml"
 
 
 # ---- type tokens: what pulumi-kubernetes registers each object as --------------------------------
@@ -198,8 +198,8 @@ def test_helm_template_output_gets_the_verdict_of_the_chart_release(capsys, monk
 
 
 def test_the_stdin_pipe_of_a_real_process(tmp_path):
-    """`helm template ... | python -m percona_mysql_k8s.policies.check --manifests -`: the engine's Policies: output."""
-    result = subprocess.run([sys.executable, "-m", "percona_mysql_k8s.policies.check", "--manifests", "-"],
+    """`helm template ... | python -m percona_mysql_k8s.cli.check --manifests -`: the engine's Policies: output."""
+    result = subprocess.run([sys.executable, "-m", "percona_mysql_k8s.cli.check", "--manifests", "-"],
                             input=HELM_TEMPLATE.read_text(), capture_output=True, text=True, timeout=120,
                             env={"PYTHONPATH": str(Path(percona_mysql_k8s.__file__).resolve().parents[1]), "PATH": "/usr/bin:/bin"})
     assert result.returncode == 1, result.stderr

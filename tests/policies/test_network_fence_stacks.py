@@ -4,8 +4,7 @@ stack turns its NetworkPolicies off."""
 from __future__ import annotations
 
 import pytest
-from percona_mysql_k8s import offline
-from percona_mysql_k8s.policies import check
+from percona_mysql_k8s.cli import check, offline
 
 POLICY = "database-network-policy"
 

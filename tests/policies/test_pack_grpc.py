@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 from harness import case_files, load_case, resolve_resource
+from percona_mysql_k8s.cli.engine import Resource
 from percona_mysql_k8s.core.rules import LIVE_ONLY_THRESHOLDS, RULES, THRESHOLDS
 from percona_mysql_k8s.policies._catalog import SPECS
-from percona_mysql_k8s.policies._engine import Resource
 from pulumi.runtime.proto import analyzer_pb2
 from pulumi_policy.proxy import UNKNOWN_STRING_VALUE
 

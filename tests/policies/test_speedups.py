@@ -10,7 +10,7 @@ import grpc
 import pytest
 from google.protobuf import empty_pb2
 from harness import case_files, load_case, needs_reference, resolve_resource
-from percona_mysql_k8s.policies._engine import Pack, Resource
+from percona_mysql_k8s.cli.engine import Pack, Resource
 from pulumi.runtime.proto import analyzer_pb2
 
 SWITCHES = ("PERCONA_POLICY_SHARED_DESERIALIZATION", "PERCONA_POLICY_EVENT_LOOP_SERVER")
@@ -251,8 +251,8 @@ runpy.run_path(PACK_MAIN, run_name="__main__")
 
 def test_the_pack_on_an_sdk_it_cannot_verify_answers_as_the_stock_sdk(tmp_path, request, resources, stock):
     import percona_mysql_k8s
+    from percona_mysql_k8s.cli.project import policy_pack_dir
     from percona_mysql_k8s.policies._catalog import PACK_NAME
-    from percona_mysql_k8s.project import policy_pack_dir
 
     pack_dir = policy_pack_dir()
     shell = tmp_path / "pack"

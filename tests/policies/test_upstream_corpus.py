@@ -13,9 +13,9 @@ import json
 import pytest
 import upstream_corpus as corpus
 import yaml
-from percona_mysql_k8s.policies import check
+from percona_mysql_k8s.cli import check
+from percona_mysql_k8s.cli.manifests import read_manifests
 from percona_mysql_k8s.policies._catalog import MODULES
-from percona_mysql_k8s.policies.manifests import read_manifests
 from pulumi_policy import StackValidationPolicy
 from reference_material.resolve import reference_path
 

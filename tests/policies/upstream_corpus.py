@@ -64,7 +64,7 @@ def is_object(entry: dict) -> bool:
 
 
 def entry_resource(index: int, entry: dict):
-    from percona_mysql_k8s.policies._engine import Resource
+    from percona_mysql_k8s.cli.engine import Resource
 
     name = (entry["props"].get("metadata") or {}).get("name") or entry["id"]
     return Resource(urn=f"urn:pulumi:manifests::manifests::{entry['type']}::{index}-{name}", type=entry["type"],
@@ -95,7 +95,7 @@ def judge(pack, index: int, entry: dict) -> list:
 
 def start_pack():
     """The pack as --manifests starts it: no stack name (no Pulumi ``protect`` to judge), the default config."""
-    from percona_mysql_k8s.policies._engine import Pack
+    from percona_mysql_k8s.cli.engine import Pack
 
     pack = Pack(stack="", project="manifests")
     pack.configure({})

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from database import crd
 from database.harness import SecretAwareMonitor, plaintext_secrets, stack_outputs
-from percona_mysql_k8s import offline
+from percona_mysql_k8s.cli import offline
 from percona_mysql_k8s.clusters import settings as cluster_settings
 from percona_mysql_k8s.core.backup import GCS_ENDPOINT, STORAGE_NAME
 from percona_mysql_k8s.core.units import GIB

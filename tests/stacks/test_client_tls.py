@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from database.harness import SecretAwareMonitor
-from percona_mysql_k8s import offline
+from percona_mysql_k8s.cli import offline
 from percona_mysql_k8s.clusters import settings as cluster_settings
 from percona_mysql_k8s.core.units import GIB
 from percona_mysql_k8s.database import scripts, versions

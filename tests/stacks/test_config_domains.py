@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pulumi
 import pytest
-from percona_mysql_k8s import offline
+from percona_mysql_k8s.cli import offline
 from percona_mysql_k8s.clusters import kind as kind_component
 from percona_mysql_k8s.clusters import settings as cluster_settings
 from percona_mysql_k8s.core.errors import InputError

@@ -12,12 +12,11 @@ from pathlib import Path
 import pytest
 from database import crd
 from database.harness import SecretAwareMonitor
-from percona_mysql_k8s import offline
+from percona_mysql_k8s.cli import check, offline
 from percona_mysql_k8s.clusters import settings as cluster_settings
 from percona_mysql_k8s.core.mycnf import mysqld_options
 from percona_mysql_k8s.core.proxy_limits import haproxy_global_maxconn, router_configured_limits
 from percona_mysql_k8s.core.units import GIB, memory_to_bytes
-from percona_mysql_k8s.policies import check
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 CR_TYPES = ("kubernetes:pxc.percona.com/v1:PerconaXtraDBCluster", "kubernetes:ps.percona.com/v1:PerconaServerMySQL")

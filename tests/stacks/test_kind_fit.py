@@ -15,13 +15,12 @@ import subprocess
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from percona_mysql_k8s import offline
+from percona_mysql_k8s.cli import check, offline
 from percona_mysql_k8s.clusters import settings as cluster_settings
 from percona_mysql_k8s.core.errors import InputError
 from percona_mysql_k8s.core.kind_host import CONTROL_PLANE, HOST_RESERVE, WORKER_OVERHEAD, KindHost, worker_budget
 from percona_mysql_k8s.core.monitoring import OPERATOR
 from percona_mysql_k8s.core.units import GIB, cpu_to_millicores, memory_to_bytes
-from percona_mysql_k8s.policies import check
 from percona_mysql_k8s.policies._framework import ResourceInput
 from percona_mysql_k8s.policies._readers.stack import read_stack
 from percona_mysql_k8s.policies._readers.values import plain

@@ -6,7 +6,7 @@ import pulumi
 import pytest
 from database.harness import SecretAwareMonitor, depends_on
 from database.netpol_eval import Pod, allowed
-from percona_mysql_k8s import offline
+from percona_mysql_k8s.cli import offline
 from percona_mysql_k8s.clusters import settings as cluster_settings
 from percona_mysql_k8s.core.units import GIB
 

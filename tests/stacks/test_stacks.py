@@ -1,4 +1,4 @@
-"""Every stack config as a whole program under mocks (percona_mysql_k8s.offline.run_stack): pools, operator, custom
+"""Every stack config as a whole program under mocks (percona_mysql_k8s.cli.offline.run_stack): pools, operator, custom
 resource, PMM, sysbench and their placement; sizes equal to the sizing engine's answer; no plain-text
 password (S1); bad config stops the program before anything is registered."""
 
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from database import crd
 from database.harness import SecretAwareMonitor, plaintext_secrets, stack_outputs
-from percona_mysql_k8s import offline
+from percona_mysql_k8s.cli import offline
 from percona_mysql_k8s.clusters import settings as cluster_settings
 from percona_mysql_k8s.core.allocatable import node_budget
 from percona_mysql_k8s.core.kind_host import KindHost, worker_budget

@@ -262,7 +262,7 @@ def restore_manifest(engine: str, cluster: str, namespace: str, *, name: str, ba
 
     Both operators need the base backup named (PXC ``CheckNsetDefaults``: "backupName and BackupSource can't
     be empty simultaneously"; PS ``getBackup``: "backupName and backupSource are empty"): the latest
-    succeeded backup completed before the point in time (see :mod:`percona_mysql_k8s.restore`). A PXC point
+    succeeded backup completed before the point in time (see :mod:`percona_mysql_k8s.cli.restore`). A PXC point
     in time reads the binlogs from ``pitr.backupSource`` (``restore.go`` s3Envs: "no bucket in storage"
     otherwise): the cluster's own storage by name, or ``storage`` given explicitly (a cluster restored from
     another's binlogs). PS reads them through the cluster's binlog server (``SearchByTimestamp``).

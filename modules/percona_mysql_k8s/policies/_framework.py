@@ -206,25 +206,36 @@ def _metadata(spec: Spec) -> dict:
     }
 
 
+def _evaluate(ctx: Context, read: Callable[[], None], check: Check, report: ReportViolation) -> bool:
+    """Read the input into ``ctx`` and run the check. An unknown value goes to the SDK; any other exception is a
+    bug, reported as a violation naming the policy (fail closed, never raised): then False."""
+    try:
+        read()
+        check(ctx)
+    except UnknownValueError:
+        raise
+    except Exception as error:  # noqa: BLE001 - a policy must never crash the engine
+        _internal_error(ctx, error, report)
+        return False
+    return True
+
+
 def resource_policy(spec: Spec, check: Check) -> ResourceValidationPolicy:
     def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
         if spec.applies_to is not None and not spec.applies_to(args.resource_type):
             return
         ctx = Context(spec, config_module.resolve(args.get_config(), spec.thresholds, spec.settings))
-        try:
+
+        def read() -> None:
             raw = args.props
-            props = memo(raw, "plain", lambda: plain(raw))
             ctx.resource = ResourceInput(
-                type=args.resource_type, name=args.name, urn=args.urn, props=props,
+                type=args.resource_type, name=args.name, urn=args.urn, props=memo(raw, "plain", lambda: plain(raw)),
                 protect=bool(getattr(args.opts, "protect", False)),
                 parent=getattr(args.opts, "parent", None),
                 identity=raw,
             )
-            check(ctx)
-        except UnknownValueError:
-            raise
-        except Exception as error:  # noqa: BLE001 - a policy must never crash the engine
-            _internal_error(ctx, error, report)
+
+        if not _evaluate(ctx, read, check, report):
             return
         if ctx.not_applicable_reason and not ctx.findings and not ctx.config.errors:
             args.not_applicable(ctx.not_applicable_reason)
@@ -238,21 +249,17 @@ def resource_policy(spec: Spec, check: Check) -> ResourceValidationPolicy:
 def stack_policy(spec: Spec, check: Check) -> StackValidationPolicy:
     def validate(args: StackValidationArgs, report: ReportViolation) -> None:
         ctx = Context(spec, config_module.resolve(args.get_config(), spec.thresholds, spec.settings))
-        try:
-            for resource in args.resources:
-                ctx.resources.append(ResourceInput(
-                    type=resource.resource_type, name=resource.name, urn=resource.urn, props=plain(resource.props),
-                    protect=bool(getattr(resource.opts, "protect", False)),
-                    parent=resource.parent.urn if resource.parent is not None else None,
-                    dependencies=tuple(dependency.urn for dependency in resource.dependencies),
-                    identity=resource.props,
-                ))
-            check(ctx)
-        except UnknownValueError:
-            raise
-        except Exception as error:  # noqa: BLE001 - a policy must never crash the engine
-            _internal_error(ctx, error, report)
-            return
-        _finish(ctx, report)
+
+        def read() -> None:
+            ctx.resources.extend(ResourceInput(
+                type=resource.resource_type, name=resource.name, urn=resource.urn, props=plain(resource.props),
+                protect=bool(getattr(resource.opts, "protect", False)),
+                parent=resource.parent.urn if resource.parent is not None else None,
+                dependencies=tuple(dependency.urn for dependency in resource.dependencies),
+                identity=resource.props,
+            ) for resource in args.resources)
+
+        if _evaluate(ctx, read, check, report):
+            _finish(ctx, report)
 
     return StackValidationPolicy(name=spec.name, validate=validate, **_metadata(spec))

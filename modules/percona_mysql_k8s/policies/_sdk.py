@@ -41,58 +41,62 @@ from typing import Any
 from pulumi_policy import policy as _policy
 
 _local = threading.local()
-_installed = False
 _SERVICER = "_PolicyAnalyzerServicer"
 
 
-def _cached(kind: str, function):
-    @functools.wraps(function)
-    def wrapper(value, *args, **kwargs):
-        cache = getattr(_local, "cache", None)
-        if cache is None or args or kwargs:
-            return function(value, *args, **kwargs)
-        key = (kind, id(value))
-        hit = cache.get(key)
-        if hit is None:
-            hit = cache[key] = (value, function(value))  # keep ``value`` alive so its id stays unique
-        return hit[1]
-    return wrapper
+class ModuleOverlay:
+    """A module as pulumi_policy.policy sees it: ``real``, with the attributes given replaced."""
 
-
-class _JsonFormat:
-    """google.protobuf.json_format as pulumi_policy.policy sees it, with MessageToDict memoized."""
-
-    def __init__(self, real):
+    def __init__(self, real, **replaced):
         self._real = real
-        self.MessageToDict = _cached("dict", real.MessageToDict)
+        self.__dict__.update(replaced)
 
     def __getattr__(self, name):
         return getattr(self._real, name)
 
 
+def _memo(kind: str, value, compute: Callable[[], Any]):
+    """``compute()`` once per request for the object ``value`` (no request in progress: every time)."""
+    cache = getattr(_local, "cache", None)
+    if cache is None:
+        return compute()
+    key = (kind, id(value))
+    hit = cache.get(key)
+    if hit is None:
+        hit = cache[key] = (value, compute())  # keep ``value`` alive so its id stays unique
+    return hit[1]
+
+
+def _cached(kind: str, function):
+    @functools.wraps(function)
+    def wrapper(value, *args, **kwargs):
+        if args or kwargs:
+            return function(value, *args, **kwargs)
+        return _memo(kind, value, lambda: function(value))
+    return wrapper
+
+
 def _cached_method(kind: str, method):
     @functools.wraps(method)
     def wrapper(self, request):
-        cache = getattr(_local, "cache", None)
-        if cache is None:
-            return method(self, request)
-        key = (kind, id(request))
-        hit = cache.get(key)
-        if hit is None:
-            hit = cache[key] = (request, method(self, request))
-        return hit[1]
+        return _memo(kind, request, lambda: method(self, request))
     return wrapper
 
 
-def _scoped(method):
-    @functools.wraps(method)
-    def wrapper(self, request, context):
-        _local.cache = {}
-        try:
-            return method(self, request, context)
-        finally:
-            _local.cache = None
-    return wrapper
+def _with_local(name: str, value_for: Callable[[Any, Any], Any]):
+    """Wrap a servicer method so that ``_local.<name>`` is ``value_for(servicer, request)`` while it runs."""
+
+    def decorate(method):
+        @functools.wraps(method)
+        def wrapper(self, request, context):
+            setattr(_local, name, value_for(self, request))
+            try:
+                return method(self, request, context)
+            finally:
+                setattr(_local, name, None)
+        return wrapper
+
+    return decorate
 
 
 _POLICIES = "_PolicyAnalyzerServicer__policies"
@@ -103,6 +107,10 @@ _VERSION = "_PolicyAnalyzerServicer__policy_pack_version"
 def _applicable(policies: tuple, resource_type: str) -> list:
     return [policy for policy in policies
             if getattr(policy, "applies_to", None) is None or policy.applies_to(resource_type)]
+
+
+def _applicable_to_request(servicer, request) -> list:
+    return _applicable(tuple(servicer.__dict__[_POLICIES]), request.type)
 
 
 def _policies_view(servicer) -> None:
@@ -116,17 +124,6 @@ def _policies_view(servicer) -> None:
         self.__dict__[_POLICIES] = value
 
     setattr(servicer, _POLICIES, property(get, set_))
-
-
-def _narrowed(method):
-    @functools.wraps(method)
-    def wrapper(self, request, context):
-        _local.policies = _applicable(tuple(self.__dict__[_POLICIES]), request.type)
-        try:
-            return method(self, request, context)
-        finally:
-            _local.policies = None
-    return wrapper
 
 
 def code_names(function: Callable[..., Any]) -> set[str]:
@@ -198,26 +195,42 @@ def speed_up_enabled(switch: str) -> bool:
     return os.environ.get(switch, "1") != "0"
 
 
-def share_deserialization(sdk: Any = _policy) -> bool:
-    """Install the shim; False (and nothing changed) when switched off or the SDK's internals are not the ones
-    it verified (:func:`missing_for_shared_deserialization`)."""
-    global _installed
-    if _installed and sdk is _policy:
-        return True
-    if not speed_up_enabled("PERCONA_POLICY_SHARED_DESERIALIZATION") or missing_for_shared_deserialization(sdk):
-        return False
-    sdk.json_format = _JsonFormat(sdk.json_format)
+def installer(switch: str, missing: Callable[[Any], list[str]]):
+    """Make ``install(sdk)`` a speed-up: it goes in once, unless its switch is "0" or ``missing(sdk)`` names
+    anything; the decorated function returns whether it is in (False: nothing changed)."""
+
+    def decorate(install: Callable[[Any], None]) -> Callable[..., bool]:
+        installed = False
+
+        @functools.wraps(install)
+        def wrapper(sdk: Any = _policy) -> bool:
+            nonlocal installed
+            if installed and sdk is _policy:
+                return True
+            if not speed_up_enabled(switch) or missing(sdk):
+                return False
+            install(sdk)
+            installed = installed or sdk is _policy
+            return True
+
+        return wrapper
+
+    return decorate
+
+
+@installer("PERCONA_POLICY_SHARED_DESERIALIZATION", missing_for_shared_deserialization)
+def share_deserialization(sdk: Any) -> None:
+    """Install the shim where it verified the SDK (:func:`missing_for_shared_deserialization`)."""
+    sdk.json_format = ModuleOverlay(sdk.json_format, MessageToDict=_cached("dict", sdk.json_format.MessageToDict))
     sdk.deserialize_properties = _cached("deserialized", sdk.deserialize_properties)
     sdk.unknown_checking_proxy = _cached("proxy", sdk.unknown_checking_proxy)
     servicer = getattr(sdk, _SERVICER)
     servicer._get_resource_options = _cached_method("options", servicer._get_resource_options)
     servicer._get_provider_resource = _cached_method("provider", servicer._get_provider_resource)
     _policies_view(servicer)
-    servicer.Analyze = _narrowed(_scoped(servicer.Analyze))
-    servicer.AnalyzeStack = _scoped(servicer.AnalyzeStack)
-    if sdk is _policy:
-        _installed = True
-    return True
+    per_request = _with_local("cache", lambda _servicer, _request: {})
+    servicer.Analyze = _with_local("policies", _applicable_to_request)(per_request(servicer.Analyze))
+    servicer.AnalyzeStack = per_request(servicer.AnalyzeStack)
 
 
 def report_version(version: str, sdk: Any = _policy) -> bool:

@@ -27,9 +27,7 @@ from typing import Any
 import grpc
 from pulumi_policy import policy as _policy
 
-from percona_mysql_k8s.policies._sdk import code_names, speed_up_enabled
-
-_installed = False
+from percona_mysql_k8s.policies._sdk import ModuleOverlay, code_names, installer
 
 
 def _inline(behavior):
@@ -88,18 +86,9 @@ class EventLoopServer:
         self._thread.join(timeout=10)
 
 
-class _GrpcForPolicyPack:
-    """The grpc module as pulumi_policy.policy sees it, with ``server`` serving on the event loop."""
-
-    def __init__(self, real):
-        self._real = real
-
-    @staticmethod
-    def server(_executor=None, options=()):  # the SDK's thread pool has nothing left to run
-        return EventLoopServer(options or ())
-
-    def __getattr__(self, name):
-        return getattr(self._real, name)
+def _event_loop_server(_executor=None, options=()) -> EventLoopServer:
+    """``grpc.server`` as PolicyPack calls it; the SDK's thread pool has nothing left to run."""
+    return EventLoopServer(options or ())
 
 
 # The methods of grpc.Server that EventLoopServer implements.
@@ -122,15 +111,7 @@ def missing_for_event_loop_server(sdk: Any = _policy) -> list[str]:
     return missing
 
 
-def serve_on_event_loop(sdk: Any = _policy) -> bool:
-    """Install the server; False (and nothing changed) when switched off or the SDK's internals are not the
-    ones it verified (:func:`missing_for_event_loop_server`)."""
-    global _installed
-    if _installed and sdk is _policy:
-        return True
-    if not speed_up_enabled("PERCONA_POLICY_EVENT_LOOP_SERVER") or missing_for_event_loop_server(sdk):
-        return False
-    sdk.grpc = _GrpcForPolicyPack(sdk.grpc)
-    if sdk is _policy:
-        _installed = True
-    return True
+@installer("PERCONA_POLICY_EVENT_LOOP_SERVER", missing_for_event_loop_server)
+def serve_on_event_loop(sdk: Any) -> None:
+    """Install the server where it verified the SDK (:func:`missing_for_event_loop_server`)."""
+    sdk.grpc = ModuleOverlay(sdk.grpc, server=_event_loop_server)

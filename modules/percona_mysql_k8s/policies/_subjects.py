@@ -15,17 +15,11 @@ def database(ctx: Context, rule: str) -> DatabaseView | None:
     then ``rule`` is reported, or the check is noted as unknown at preview / not applicable)."""
     resource = ctx.resource
     assert resource is not None
-    try:
-        return memo(resource.identity, "database", lambda: database_view(resource.type, resource.props, resource.name))
-    except ValuesFromFiles as error:
-        ctx.not_applicable(error.reason)
-    except (Malformed, NotKnown) as error:
-        with ctx.checking(rule):
-            raise error
-    return None
+    return _build(ctx, rule, "database", lambda: database_view(resource.type, resource.props, resource.name))
 
 
 def _build(ctx: Context, rule: str, key: str, build):
+    """What ``build`` makes of the resource, memoized per request under ``key``; None where it cannot be read."""
     resource = ctx.resource
     assert resource is not None
     try:

@@ -12,6 +12,7 @@ unsafe; ``mysql-monit`` on HAProxy's resources below crVersion 1.2.0; no HAProxy
 
 from __future__ import annotations
 
+from percona_mysql_k8s.core.connection_cost import CONNECTION_DEFAULTS
 from percona_mysql_k8s.core.connections import per_proxy_connections
 from percona_mysql_k8s.core.rules import default_thresholds
 from percona_mysql_k8s.core.sidecars import (
@@ -63,7 +64,7 @@ def _sizing_budget(view: DatabaseView, container: Container) -> ContainerSize | 
         except Exception:  # noqa: BLE001
             found, proxies = None, 1
         # Each proxy pod carries its share of mysqld's clients (M6, percona_mysql_k8s.core.connections).
-        per_proxy = per_proxy_connections(found[1] if found else 151, proxies, default_thresholds())
+        per_proxy = per_proxy_connections(found[1] if found else CONNECTION_DEFAULTS["max_connections"], proxies, default_thresholds())
         return proxy_container(container.name, per_proxy, cores)
     return None
 

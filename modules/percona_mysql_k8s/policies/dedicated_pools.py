@@ -18,7 +18,16 @@ against the pools the stack actually declares; both judge placement with one mat
 from __future__ import annotations
 
 from ._framework import Context, Spec, resource_policy
-from ._readers.placement import POOL_SETTINGS, configured_pools, pool_settings, read_placement, taint_text
+from ._readers.placement import (
+    CAN_RUN_ON_DATABASE_POOL,
+    POOL_SETTINGS,
+    configured_pools,
+    labels_text,
+    off_the_monitoring_pool,
+    pool_settings,
+    read_placement,
+    taint_text,
+)
 from ._readers.values import MISSING, at
 from ._readers.workloads import LOAD_GENERATOR, PMM_SERVER
 from ._subjects import any_of, database, database_types, node_pool, pmm_values, pool_types, workload, workload_types
@@ -34,24 +43,17 @@ SPEC = Spec(
 )
 
 
-def _labels_text(labels: dict) -> str:
-    return "{" + ", ".join(f"{key}: {value}" for key, value in labels.items()) + "}"
-
-
 def _monitoring(ctx: Context, placement, what: str, db_labels, taint, mon_labels) -> None:
-    database_pool, _ = configured_pools(db_labels, taint, mon_labels)
-    if placement.can_land_on(database_pool) or placement.tolerates(taint):
-        ctx.violation(
-            "K4", f"{what} ({placement.path}: {placement.describe()}) can run on the database pool",
-            "the rule runs the monitoring server only on the monitoring pool, never beside mysqld",
-            f"select the monitoring pool with nodeSelector {_labels_text(mon_labels)} and drop the toleration of {taint_text(taint)}",
-        )
-    elif not placement.pinned():
-        ctx.violation(
-            "K4", f"{what} ({placement.path}: {placement.describe()}) is pinned to no pool",
-            "the rule runs the monitoring server only on the monitoring pool",
-            f"select the monitoring pool by its labels, e.g. nodeSelector {_labels_text(mon_labels)} at {placement.path}",
-        )
+    problem = off_the_monitoring_pool(placement, db_labels, taint, mon_labels)
+    if problem is None:
+        return
+    can_run_there, selector = problem == CAN_RUN_ON_DATABASE_POOL, labels_text(mon_labels)
+    ctx.violation(
+        "K4", f"{what} ({placement.path}: {placement.describe()}) {problem}",
+        "the rule runs the monitoring server only on the monitoring pool" + (", never beside mysqld" if can_run_there else ""),
+        f"select the monitoring pool with nodeSelector {selector} and drop the toleration of {taint_text(taint)}" if can_run_there
+        else f"select the monitoring pool by its labels, e.g. nodeSelector {selector} at {placement.path}",
+    )
 
 
 def _database_pods(ctx: Context, placement, what: str, db_labels, taint, mon_labels) -> None:
@@ -62,15 +64,15 @@ def _database_pods(ctx: Context, placement, what: str, db_labels, taint, mon_lab
         missing = [] if placement.can_land_on(database_pool) else [f"a toleration of {taint_text(taint)}"]
     else:
         missing = [part for part, ok in (
-            (f"a node selector (or required node affinity) pinning it to a pool, e.g. {_labels_text(db_labels)}", placement.pinned()),
+            (f"a node selector (or required node affinity) pinning it to a pool, e.g. {labels_text(db_labels)}", placement.pinned()),
             (f"a toleration of that pool's taint, e.g. {taint_text(taint)}", placement.pod.tolerates_a_dedicated_taint()))
             if not ok]
     if not missing and placement.can_land_on(monitoring_pool):
         ctx.violation(
-            "K4", f"{placement.path} ({what}) can run on the monitoring pool {_labels_text(mon_labels)} "
+            "K4", f"{placement.path} ({what}) can run on the monitoring pool {labels_text(mon_labels)} "
             f"({placement.describe()}): a required term or selector also matches it",
             "the rule runs mysqld and proxy pods only on the database pool",
-            f"require exactly the database pool's labels {_labels_text(db_labels)} (In with that one value, in every "
+            f"require exactly the database pool's labels {labels_text(db_labels)} (In with that one value, in every "
             "required node affinity term)",
         )
     if missing:
@@ -78,7 +80,7 @@ def _database_pods(ctx: Context, placement, what: str, db_labels, taint, mon_lab
         ctx.violation(
             "K4", f"{path} ({what}) lacks {' and '.join(missing)}",
             "the rule runs mysqld and proxy pods only on the database pool: pinned to it by its labels and tolerating its taint",
-            f"set {path}.nodeSelector {_labels_text(db_labels)} and {path}.tolerations "
+            f"set {path}.nodeSelector {labels_text(db_labels)} and {path}.tolerations "
             f"[{{key: {taint.key}, operator: Equal, value: {taint.value}, effect: {taint.effect}}}] (or your pool's own label and taint)",
         )
 

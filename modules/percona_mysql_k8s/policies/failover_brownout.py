@@ -43,6 +43,13 @@ SPEC = Spec(
 )
 
 
+def _or_more_appliers(view, count: int, option: str, sized, rule: str) -> str:
+    """The other fix, where the appliers are fewer than sizing gives the mysqld cores (``sized``: cores -> count)."""
+    cpu = mysqld_cpu(view)
+    wanted = sized(cpu) if cpu else 0
+    return f", or raise {option} to {wanted} (sizing's value for {cpu}m, {rule})" if wanted > count else ""
+
+
 def check(ctx: Context) -> None:
     view = database(ctx, "F5")
     if view is None:
@@ -62,12 +69,8 @@ def check(ctx: Context) -> None:
             if brownout > limit:
                 bound = max(1, math.floor(limit * rate - flow_control.gr_overshoot(rate, th)))
                 chosen = flow_control.gr_applier_threshold(rate, th)
-                cpu = mysqld_cpu(view)
-                more = ""
-                if cpu:
-                    workers = flow_control.replica_workers(cpu, th)
-                    if workers > appliers.count:
-                        more = f", or raise replica_parallel_workers to {workers} (sizing's value for {cpu}m, F6)"
+                more = _or_more_appliers(view, appliers.count, "replica_parallel_workers",
+                                         lambda cpu: flow_control.replica_workers(cpu, th), "F6")
                 fits = (f"set both thresholds to {chosen} (sizing's value; at most {bound} fits the budget)"
                         if limit * rate - flow_control.gr_overshoot(rate, th) >= 1 else
                         f"no threshold fits: one flow-control period's overshoot alone drains in "
@@ -90,12 +93,8 @@ def check(ctx: Context) -> None:
             brownout = flow_control.brownout_seconds(queue, rate)
             if brownout > limit:
                 chosen = flow_control.galera_fc_limit(rate, size, th)
-                cpu = mysqld_cpu(view)
-                more = ""
-                if cpu:
-                    threads = flow_control.galera_applier_threads(cpu, th)
-                    if threads > appliers.count:
-                        more = f", or raise wsrep_applier_threads to {threads} (sizing's value for {cpu}m, G3)"
+                more = _or_more_appliers(view, appliers.count, "wsrep_applier_threads",
+                                         lambda cpu: flow_control.galera_applier_threads(cpu, th), "G3")
                 ctx.violation(
                     "F5",
                     f"{where} sets gcs.fc_limit={fc_limit:g} (an effective queue of {queue:.0f} on {size} nodes) with "

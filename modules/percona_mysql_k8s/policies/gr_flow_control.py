@@ -34,6 +34,14 @@ SPEC = Spec(
 )
 
 
+def _found(view, option: str, value: int, is_set: bool) -> str:
+    """What the resource does with a threshold: sets it (and where the value comes from) or leaves the default."""
+    where = view.path(view.config_rel)
+    if is_set:
+        return f"{where} sets {option}={value}{view.origin(option)}"
+    return f"{where} does not set {option}, so the server default {GR_DEFAULT_THRESHOLD} applies"
+
+
 def check(ctx: Context) -> None:
     view = database(ctx, "F1")
     if view is None:
@@ -54,34 +62,28 @@ def check(ctx: Context) -> None:
     with ctx.checking("F2"):
         if view.cluster_type() != GROUP_REPLICATION:
             return
-        applier, certifier, applier_set, certifier_set = gr_thresholds(view)
+        applier, _, applier_set, _ = gr_thresholds(view)
         strict, basis = sizing_gr_threshold(view, ctx.thresholds)
-        where = view.path(view.config_rel)
         if applier > maximum:
-            found = (f"{where} sets {APPLIER_THRESHOLD}={applier}{view.origin(APPLIER_THRESHOLD)}" if applier_set
-                     else f"{where} does not set {APPLIER_THRESHOLD}, so the server default {GR_DEFAULT_THRESHOLD} applies")
             ctx.violation(
-                "F2", found,
+                "F2", _found(view, APPLIER_THRESHOLD, applier, applier_set),
                 f"the rule allows at most {maximum} transactions (config max_applier_threshold)",
                 f"set {APPLIER_THRESHOLD}={strict}, the value sizing chooses ({basis})",
             )
     with ctx.checking("F3"):
-        applier, certifier, applier_set, certifier_set = gr_thresholds(view)
-        strict, basis = sizing_gr_threshold(view, ctx.thresholds)
-        where = view.path(view.config_rel)
+        applier, certifier, _, certifier_set = gr_thresholds(view)
+        strict, _ = sizing_gr_threshold(view, ctx.thresholds)
         target = applier if applier <= maximum else strict
         if certifier > maximum:
-            found = (f"{where} sets {CERTIFIER_THRESHOLD}={certifier}{view.origin(CERTIFIER_THRESHOLD)}" if certifier_set
-                     else f"{where} does not set {CERTIFIER_THRESHOLD}, so the server default {GR_DEFAULT_THRESHOLD} applies")
             ctx.violation(
-                "F3", found,
+                "F3", _found(view, CERTIFIER_THRESHOLD, certifier, certifier_set),
                 f"the rule allows at most {maximum} (config max_applier_threshold), equal to the applier threshold",
                 f"set {CERTIFIER_THRESHOLD}={target}, equal to {APPLIER_THRESHOLD}",
             )
         elif certifier != applier:
             ctx.violation(
                 "F3",
-                f"{where} sets {CERTIFIER_THRESHOLD}={certifier} but {APPLIER_THRESHOLD}={applier}",
+                f"{view.path(view.config_rel)} sets {CERTIFIER_THRESHOLD}={certifier} but {APPLIER_THRESHOLD}={applier}",
                 "the rule requires the certifier threshold to equal the applier threshold",
                 f"set {CERTIFIER_THRESHOLD}={target}",
             )

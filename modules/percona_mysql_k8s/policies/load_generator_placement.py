@@ -12,7 +12,14 @@ load-generator-pool checks the same against the pools a stack declares.
 from __future__ import annotations
 
 from ._framework import Context, Spec, resource_policy
-from ._readers.placement import POOL_SETTINGS, configured_pools, pool_settings, taint_text
+from ._readers.placement import (
+    CAN_RUN_ON_DATABASE_POOL,
+    POOL_SETTINGS,
+    labels_text,
+    off_the_monitoring_pool,
+    pool_settings,
+    taint_text,
+)
 from ._readers.workloads import LOAD_GENERATOR
 from ._subjects import workload, workload_types
 
@@ -34,21 +41,17 @@ def check(ctx: Context) -> None:
         if subject.role() != LOAD_GENERATOR:
             return
         placement = subject.placement()
-        selector = "{" + ", ".join(f"{k}: {v}" for k, v in mon_labels.items()) + "}"
-        database_pool, _ = configured_pools(db_labels, taint, mon_labels)
-        if placement.can_land_on(database_pool) or placement.tolerates(taint):
-            ctx.violation(
-                "B1", f"load generator {subject.kind} {subject.name} can run on the database pool ({placement.path}: {placement.describe()})",
-                "the rule never runs load generators on the database pool: they would steal the CPU they measure",
-                f"set {placement.path}.nodeSelector {selector} and remove the toleration of {taint_text(taint)}",
-            )
-        elif not placement.pinned():
-            ctx.violation(
-                "B1", f"load generator {subject.kind} {subject.name} is pinned to no pool, so it can land on the database pool "
-                f"({placement.path}: {placement.describe()})",
-                "the rule runs load generators on the monitoring pool",
-                f"set {placement.path}.nodeSelector {selector}",
-            )
+        problem = off_the_monitoring_pool(placement, db_labels, taint, mon_labels)
+        if problem is None:
+            return
+        can_run_there, selector = problem == CAN_RUN_ON_DATABASE_POOL, labels_text(mon_labels)
+        ctx.violation(
+            "B1", f"load generator {subject.kind} {subject.name} {problem}{'' if can_run_there else ', so it can land on the database pool'} "
+            f"({placement.path}: {placement.describe()})",
+            "the rule never runs load generators on the database pool: they would steal the CPU they measure" if can_run_there
+            else "the rule runs load generators on the monitoring pool",
+            f"set {placement.path}.nodeSelector {selector}" + (f" and remove the toleration of {taint_text(taint)}" if can_run_there else ""),
+        )
 
 
 POLICY = resource_policy(SPEC, check)

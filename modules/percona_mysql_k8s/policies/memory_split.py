@@ -11,7 +11,7 @@ minimum and M5 that the apply queue, which bounds certification info, is bounded
 from __future__ import annotations
 
 from percona_mysql_k8s.core.memory import GROUP_REPLICATION, MESSAGE_CACHE_MIN
-from percona_mysql_k8s.core.units import parse_mysql_size
+from percona_mysql_k8s.core.units import MIB, parse_mysql_size
 
 from ._framework import Context, Spec, resource_policy
 from ._readers.database import has_template
@@ -45,8 +45,19 @@ def check(ctx: Context) -> None:
     view = database(ctx, "M1")
     if view is None:
         return
-    limit = None
-    limit_text = "unset"
+    limit, limit_text = _limit(ctx, view)
+    options = _explicit_options(ctx, view, limit, limit_text)
+    if options is None:
+        return
+    if limit is not None:
+        _modeled_peak(ctx, view, options, limit, limit_text)
+    _message_cache(ctx, view, options)
+    _bounded_apply_queue(ctx, view)
+
+
+def _limit(ctx: Context, view) -> tuple[int | None, str]:
+    """M1: the mysqld container's memory limit and the user's own quantity for it (``2G``)."""
+    limit, limit_text = None, "unset"
     with ctx.checking("M1"):
         resources = view.mysqld_container().resources()
         limit = resources.memory_limit
@@ -60,12 +71,16 @@ def check(ctx: Context) -> None:
                 f"set {resources.path}.limits.memory (equal to requests.memory, K2) and size the buffer pool "
                 "to what is left after the other terms (python -m percona_mysql_k8s.sizing)",
             )
+    return limit, limit_text
+
+
+def _explicit_options(ctx: Context, view, limit: int | None, limit_text: str) -> dict | None:
+    """M2: the my.cnf options (None where they cannot be read), each explicit, the buffer pool among them."""
     options = None
     with ctx.checking("M2"):
         options = view.options()
         where = view.path(view.config_rel)
-        templated = sorted(key for key, value in options.items() if has_template(value))
-        for key in templated:
+        for key in sorted(key for key, value in options.items() if has_template(value)):
             ctx.violation(
                 "M2",
                 f"{where} computes {key} from a template ({options[key]})",
@@ -84,50 +99,63 @@ def check(ctx: Context) -> None:
                 "the rule requires an explicit buffer pool: what is left of the limit after every other term",
                 f"set innodb_buffer_pool_size{_pool_hint(ctx, view, options, limit, limit_text)}",
             )
-    if limit is not None and options is not None:
-        with ctx.checking("M1"):
-            cpu = mysqld_cpu(view)
-            running, notes = autotuned(view, options, limit)
-            memory, version = evaluate(view, running, limit, ctx.thresholds, cpu)
-            if not memory.fits:
-                fit = fitting_buffer_pool(view, running, limit, ctx.thresholds, cpu)
-                if fit > 0:
-                    fix = (f"set innodb_buffer_pool_size={fit // (1024 * 1024)}M or less in {view.path(view.config_rel)} "
-                           f"(the {limit_text} limit minus every other term), or raise the limit")
-                else:
-                    others = memory.peak_bytes - memory.terms["buffer_pool"]
-                    fix = (f"the other terms alone take {mem(others)}: lower max_connections or the per-connection "
-                           f"buffers, or raise {view.mysqld_container().path}.limits.memory above {mem(others)}")
-                how = f" ({'; '.join(notes)})" if notes else ""
-                ctx.violation(
-                    "M1",
-                    f"the modeled mysqld peak is {mem(memory.peak_bytes)} for MySQL {version}{how}: {_breakdown(memory.terms)}; "
-                    f"it exceeds the {limit_text} limit of {view.mysqld_container().path}.limits.memory by "
-                    f"{mem(memory.peak_bytes - limit)}",
-                    "the rule allows a modeled peak of at most the container memory limit",
-                    fix,
-                )
-    if options is None:
-        return
+    return options
+
+
+def _modeled_peak(ctx: Context, view, options: dict, limit: int, limit_text: str) -> None:
+    """M1: the modeled peak of what would run (templates replaced as the operator would) fits the limit."""
+    with ctx.checking("M1"):
+        cpu = mysqld_cpu(view)
+        running, notes = autotuned(view, options, limit)
+        memory, version = evaluate(view, running, limit, ctx.thresholds, cpu)
+        if memory.fits:
+            return
+        fit = fitting_buffer_pool(view, running, limit, ctx.thresholds, cpu)
+        if fit > 0:
+            fix = (f"set innodb_buffer_pool_size={fit // MIB}M or less in {view.path(view.config_rel)} "
+                   f"(the {limit_text} limit minus every other term), or raise the limit")
+        else:
+            others = memory.peak_bytes - memory.terms["buffer_pool"]
+            fix = (f"the other terms alone take {mem(others)}: lower max_connections or the per-connection "
+                   f"buffers, or raise {view.mysqld_container().path}.limits.memory above {mem(others)}")
+        how = f" ({'; '.join(notes)})" if notes else ""
+        ctx.violation(
+            "M1",
+            f"the modeled mysqld peak is {mem(memory.peak_bytes)} for MySQL {version}{how}: {_breakdown(memory.terms)}; "
+            f"it exceeds the {limit_text} limit of {view.mysqld_container().path}.limits.memory by "
+            f"{mem(memory.peak_bytes - limit)}",
+            "the rule allows a modeled peak of at most the container memory limit",
+            fix,
+        )
+
+
+def _message_cache(ctx: Context, view, options: dict) -> None:
+    """M4: an explicit XCom cache is at least mysqld's minimum."""
     with ctx.checking("M4"):
-        if view.memory_engine() == GROUP_REPLICATION and "group_replication_message_cache_size" in options:
-            setting = view.effective().settings["group_replication_message_cache_size"]
-            raw = setting.written
-            if not has_template(raw):
-                try:
-                    cache = parse_mysql_size(options["group_replication_message_cache_size"])
-                except ValueError:
-                    cache = -1
-                # mysqld raises a value below its minimum to 128M with a warning (setting.warning): the
-                # file then does not say what runs, and the rule asks for a value at or above the minimum.
-                if cache < MESSAGE_CACHE_MIN or setting.warning:
-                    ctx.violation(
-                        "M4",
-                        f"{view.path(view.config_rel)} sets group_replication_message_cache_size={raw}",
-                        f"the rule allows at least {mem(MESSAGE_CACHE_MIN)} (mysqld's minimum), reserved in the memory model",
-                        "set group_replication_message_cache_size to 128M or more (sizing: a sixteenth of the mysqld limit, "
-                        "within 128M-1G)",
-                    )
+        if view.memory_engine() != GROUP_REPLICATION or "group_replication_message_cache_size" not in options:
+            return
+        setting = view.effective().settings["group_replication_message_cache_size"]
+        raw = setting.written
+        if has_template(raw):
+            return  # M2 reports the template
+        try:
+            cache = parse_mysql_size(options["group_replication_message_cache_size"])
+        except ValueError:
+            cache = -1
+        # mysqld raises a value below its minimum to 128M with a warning (setting.warning): the
+        # file then does not say what runs, and the rule asks for a value at or above the minimum.
+        if cache < MESSAGE_CACHE_MIN or setting.warning:
+            ctx.violation(
+                "M4",
+                f"{view.path(view.config_rel)} sets group_replication_message_cache_size={raw}",
+                f"the rule allows at least {mem(MESSAGE_CACHE_MIN)} (mysqld's minimum), reserved in the memory model",
+                f"set group_replication_message_cache_size to {MESSAGE_CACHE_MIN // MIB}M or more "
+                "(python -m percona_mysql_k8s.sizing prints its value for the mysqld limit)",
+            )
+
+
+def _bounded_apply_queue(ctx: Context, view) -> None:
+    """M5: flow control bounds the apply queue that the certification-info reserve is sized from."""
     with ctx.checking("M5"):
         mode = view.option(FLOW_CONTROL_MODE) if view.memory_engine() == GROUP_REPLICATION else None
         if mode is not None and mode[1].strip().upper() == "DISABLED":
@@ -154,7 +182,7 @@ def _pool_hint(ctx: Context, view, options, limit, limit_text: str) -> str:
         return " to the limit minus every other term of the memory model"
     if fit <= 0:
         return ": no buffer pool fits beside the other terms; lower max_connections or raise the limit"
-    return f"={fit // (1024 * 1024)}M (the {limit_text} limit minus every other term of the memory model)"
+    return f"={fit // MIB}M (the {limit_text} limit minus every other term of the memory model)"
 
 
 POLICY = resource_policy(SPEC, check)

@@ -9,7 +9,7 @@ variables, and on command lines (containers' ``command``/``args``, scripts in Co
 ``--password=…`` (``--mysql-password=…``), the MySQL clients' ``-pSECRET`` (the password is glued to
 ``-p``: with a space the next word is the database, MySQL manual "Specifying the password"), shell
 assignments ``MYSQL_PWD=…``, and DSNs with a password (``mysql://user:SECRET@host``). The engine hands policies
-secrets unwrapped, so whether a value is a Pulumi secret cannot be seen here; ``python -m percona_mysql_k8s.policies.check``
+secrets unwrapped, so whether a value is a Pulumi secret cannot be seen here; ``python -m percona_mysql_k8s.cli.check``
 also checks that the stack config keeps such keys ``secure:``. A proxy's configuration (``spec.proxysql.configuration``,
 ``spec.haproxy.configuration``, ``spec.proxy.haproxy.configuration`` and the chart values rendered into them) is
 read as ProxySQL and HAProxy read it, after what the operators' entrypoints substitute

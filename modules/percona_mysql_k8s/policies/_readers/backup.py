@@ -34,7 +34,6 @@ from .values import MISSING, Malformed, as_bool, as_int, as_list, as_map, as_str
 
 FILESYSTEM = "filesystem"
 OBJECT_STORAGE_TYPES = {"pxc": ("s3", "azure"), "ps": ("s3", "gcs", "azure")}
-STORAGE_TYPES = {"pxc": ("s3", "azure", FILESYSTEM), "ps": ("s3", "gcs", "azure")}
 # The first crVersion whose operator restores to a point in time (see the module docstring).
 PITR_SINCE = {"pxc": (1, 8, 0), "ps": (1, 1, 0)}
 @dataclass(frozen=True)

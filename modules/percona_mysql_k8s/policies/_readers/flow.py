@@ -19,7 +19,6 @@ GR_DEFAULT_THRESHOLD = 25000  # group_replication_flow_control_{applier,certifie
 REPLICA_WORKERS_DEFAULT = 4  # replica_parallel_workers
 GALERA_APPLIERS_DEFAULT = 2  # wsrep_applier_threads (RULES G3: "default 2 is too low")
 GALERA_FC_LIMIT_DEFAULT = 100  # gcs.fc_limit
-GALERA_FC_FACTOR_DEFAULT = 1.0  # gcs.fc_factor
 
 APPLIER_THRESHOLD = "group_replication_flow_control_applier_threshold"
 CERTIFIER_THRESHOLD = "group_replication_flow_control_certifier_threshold"

@@ -136,6 +136,26 @@ def configured_pools(db_labels: Mapping[str, str], taint: Taint, mon_labels: Map
     return database, monitoring
 
 
+def labels_text(labels: Mapping[str, str]) -> str:
+    """Labels as a message writes a nodeSelector: ``{key: value, ...}``."""
+    return "{" + ", ".join(f"{key}: {value}" for key, value in labels.items()) + "}"
+
+
+CAN_RUN_ON_DATABASE_POOL = "can run on the database pool"
+PINNED_TO_NO_POOL = "is pinned to no pool"
+
+
+def off_the_monitoring_pool(placement: Placement, db_labels: Mapping[str, str], taint: Taint,
+                            mon_labels: Mapping[str, str]) -> str | None:
+    """Why a pod that belongs on the monitoring pool (the PMM server, a load generator) is not kept off the
+    configured database pool: it can run there (selects it or tolerates its taint), or it is pinned to no pool
+    at all; None when it is kept off."""
+    database_pool, _ = configured_pools(db_labels, taint, mon_labels)
+    if placement.can_land_on(database_pool) or placement.tolerates(taint):
+        return CAN_RUN_ON_DATABASE_POOL
+    return None if placement.pinned() else PINNED_TO_NO_POOL
+
+
 def pool_settings(ctx) -> tuple[dict[str, str], Taint, dict[str, str]]:
     database_labels = {str(k): str(v) for k, v in dict(ctx["database_pool_labels"]).items()}
     monitoring_labels = {str(k): str(v) for k, v in dict(ctx["monitoring_pool_labels"]).items()}

@@ -169,15 +169,6 @@ def _known(value: Any, path: str) -> Any:
     return value
 
 
-def as_bool(value: Any, path: str, default: bool | None = None) -> bool | None:
-    value = _known(value, path)
-    if value is MISSING or value is None:
-        return default
-    if isinstance(value, bool):
-        return value
-    raise Malformed(path, f"is {describe(value)}, not a boolean")
-
-
 def as_int(value: Any, path: str, default: int | None = None) -> int | None:
     value = _known(value, path)
     if value is MISSING or value is None:
@@ -193,33 +184,36 @@ def as_int(value: Any, path: str, default: int | None = None) -> int | None:
     raise Malformed(path, f"is {describe(value)}, not a whole number")
 
 
-def as_str(value: Any, path: str, default: str | None = None) -> str | None:
+def _of_type(value: Any, path: str, kind: type, noun: str) -> Any:
+    """``value`` when it is a ``kind``, None when absent or null; anything else is Malformed."""
     value = _known(value, path)
     if value is MISSING or value is None:
-        return default
-    if isinstance(value, str):
+        return None
+    if isinstance(value, kind):
         return value
-    raise Malformed(path, f"is {describe(value)}, not a string")
+    raise Malformed(path, f"is {describe(value)}, not {noun}")
+
+
+def as_bool(value: Any, path: str, default: bool | None = None) -> bool | None:
+    found = _of_type(value, path, bool, "a boolean")
+    return default if found is None else found
+
+
+def as_str(value: Any, path: str, default: str | None = None) -> str | None:
+    found = _of_type(value, path, str, "a string")
+    return default if found is None else found
 
 
 def as_map(value: Any, path: str) -> dict:
     """An object (``{}`` when absent or null)."""
-    value = _known(value, path)
-    if value is MISSING or value is None:
-        return {}
-    if isinstance(value, dict):
-        return value
-    raise Malformed(path, f"is {describe(value)}, not an object")
+    found = _of_type(value, path, dict, "an object")
+    return {} if found is None else found
 
 
 def as_list(value: Any, path: str) -> list:
     """A list (``[]`` when absent or null)."""
-    value = _known(value, path)
-    if value is MISSING or value is None:
-        return []
-    if isinstance(value, list):
-        return value
-    raise Malformed(path, f"is {describe(value)}, not a list")
+    found = _of_type(value, path, list, "a list")
+    return [] if found is None else found
 
 
 def deep_merge(base: Any, override: Any) -> Any:

@@ -4,12 +4,14 @@ A pack built by ``percona-mysql-policy-bundle DIR`` carries the library's core a
 and runs exactly that code, on requirements.txt alone (what ``pulumi policy publish`` uploads and the
 service's installs rebuild). Without ``_vendor/`` (the checkout's ``policies/``), the library installed in
 the pack's virtualenv runs: ``venv/bin/pip install -r requirements.txt -e ..`` from this directory.
+One source: this file is package data (percona_mysql_k8s/policies/pack/); the checkout's ``policies/`` links to it.
 """
 
 import sys
 from pathlib import Path
 
-VENDOR = Path(__file__).resolve().parent / "_vendor"
+# Beside this file as the engine names it, not where a link points (the checkout's policies/ links here).
+VENDOR = Path(__file__).absolute().parent / "_vendor"
 if VENDOR.is_dir():
     sys.path.insert(0, str(VENDOR))
 

@@ -5,8 +5,7 @@ pack directory with PULUMI_STACK, PULUMI_PROJECT, PULUMI_DRY_RUN and PULUMI_CONF
 reads the port the pack prints, and calls the ``Analyzer`` service: ``GetAnalyzerInfo``, ``Configure``,
 ``Analyze`` for every resource and ``AnalyzeStack`` once with all of them. Properties are marshalled as
 the engine marshals them (unknowns as the SDK's sentinel strings, secrets as signed objects). The engine
-address is parsed by the pack but never dialled. Used by ``python -m percona_mysql_k8s.policies.check``, the tests and the
-benchmark.
+address is parsed by the pack but never dialled. Used by the offline check (percona_mysql_k8s.cli.check), the tests and the benchmark.
 """
 
 from __future__ import annotations
@@ -23,11 +22,11 @@ from pathlib import Path
 from typing import Any
 
 import grpc
-from google.protobuf import empty_pb2, json_format, struct_pb2
+from google.protobuf import empty_pb2, struct_pb2
 from pulumi.runtime.proto import analyzer_pb2, analyzer_pb2_grpc
 
 import percona_mysql_k8s
-from percona_mysql_k8s.project import policy_pack_dir
+from percona_mysql_k8s.cli.project import policy_pack_dir
 
 # The directory this library was imported from (site-packages, or modules/ of a checkout).
 LIBRARY_PATH = Path(percona_mysql_k8s.__file__).resolve().parent.parent
@@ -37,10 +36,11 @@ def _installed() -> bool:
     """Whether this library comes from the interpreter's site-packages (then a child finds it there itself)."""
     sites = {sysconfig.get_paths()["purelib"], *site.getsitepackages(), site.getusersitepackages()}
     return any(Path(path).resolve() == LIBRARY_PATH for path in sites if path)
+
+
 LEVELS = {analyzer_pb2.ADVISORY: "advisory", analyzer_pb2.MANDATORY: "mandatory",
           analyzer_pb2.REMEDIATE: "remediate", analyzer_pb2.DISABLED: "disabled"}
 LEVEL_VALUES = {name: value for value, name in LEVELS.items()}
-SECRET_SIG = {"4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270"}
 
 
 @dataclass(frozen=True)
@@ -116,7 +116,7 @@ class Pack:
 
     def __init__(self, pack_dir: Path | None = None, *, stack: str = "dev", project: str = "project",
                  config: Mapping[str, str] | None = None, dry_run: bool = True, python: str | None = None):
-        """Start the pack in ``pack_dir`` (default: the project's ``policies/``, percona_mysql_k8s.project).
+        """Start the pack in ``pack_dir`` (default: the project's ``policies/``, percona_mysql_k8s.cli.project).
 
         With ``python`` (the interpreter of the pack's own virtualenv, as PulumiPolicy.yaml names it) the
         pack runs on what that environment provides and nothing of this process's. Without it, it runs on
@@ -191,6 +191,3 @@ class Pack:
     def __exit__(self, *_exc) -> None:
         self.close()
 
-
-def config_json(properties: Mapping[str, Any]) -> dict:
-    return json_format.MessageToDict(struct(properties))

@@ -19,7 +19,7 @@ Reading follows the manifests' owners:
   (``kubernetes:pxc.percona.com/v1:PerconaXtraDBCluster``).
 * The properties are the object itself (its inputs), without ``status``, which is output-only.
 
-Nothing here imports Pulumi: the check (``percona_mysql_k8s.policies.check --manifests``) sends these to
+Nothing here imports Pulumi: the check (``percona-mysql-policy-check --manifests``, percona_mysql_k8s.cli.check) sends these to
 the pack over the analyzer protocol.
 """
 
