@@ -4,7 +4,8 @@ import pytest
 from percona_mysql_k8s.core.allocatable import node_budget
 from percona_mysql_k8s.core.errors import InputError
 from percona_mysql_k8s.core.memory import round_buffer_pool
-from percona_mysql_k8s.core.sizing import SizingInput, _buffer_pool_layout, size
+from percona_mysql_k8s.core.sizing import SizingInput, size
+from percona_mysql_k8s.core.sizing.buffer_pool import buffer_pool_layout
 from percona_mysql_k8s.core.units import GIB, MIB
 
 PXC_4_CPU_8_GIB = SizingInput(engine="pxc", cpu_millicores=4000, memory_bytes=8 * GIB, load="light-oltp", connections=100)
@@ -140,7 +141,7 @@ def test_group_replication_settings():
     ],
 )
 def test_buffer_pool_layout_by_hand(raw_mib, cpu, expected):
-    pool, chunk, instances = _buffer_pool_layout(raw_mib * MIB, cpu)
+    pool, chunk, instances = buffer_pool_layout(raw_mib * MIB, cpu)
     assert (pool // MIB, chunk // MIB, instances) == expected
     assert round_buffer_pool(pool, chunk, instances) == pool  # mysqld's round-up leaves it unchanged
 
