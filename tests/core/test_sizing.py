@@ -4,7 +4,8 @@ import pytest
 from percona_mysql_k8s.core.allocatable import node_budget
 from percona_mysql_k8s.core.errors import InputError
 from percona_mysql_k8s.core.memory import round_buffer_pool
-from percona_mysql_k8s.core.sizing import SizingInput, _buffer_pool_layout, size
+from percona_mysql_k8s.core.sizing import SizingInput, size
+from percona_mysql_k8s.core.sizing.buffer_pool import buffer_pool_layout
 from percona_mysql_k8s.core.units import GIB, MIB
 
 PXC_4_CPU_8_GIB = SizingInput(engine="pxc", cpu_millicores=4000, memory_bytes=8 * GIB, load="light-oltp", connections=100)
@@ -140,7 +141,7 @@ def test_group_replication_settings():
     ],
 )
 def test_buffer_pool_layout_by_hand(raw_mib, cpu, expected):
-    pool, chunk, instances = _buffer_pool_layout(raw_mib * MIB, cpu)
+    pool, chunk, instances = buffer_pool_layout(raw_mib * MIB, cpu)
     assert (pool // MIB, chunk // MIB, instances) == expected
     assert round_buffer_pool(pool, chunk, instances) == pool  # mysqld's round-up leaves it unchanged
 
@@ -332,3 +333,15 @@ def test_faster_disk_allows_more_redo():
 def test_the_redo_bound_is_named_in_the_notes():
     result = size(SizingInput(engine="pxc", cpu_millicores=8000, memory_bytes=32 * GIB, volume_bytes=20 * GIB))
     assert "K6: innodb_redo_log_capacity 2048 MiB, set by the 10% of the volume" in result.notes
+
+
+def test_the_package_keeps_every_name_the_single_module_exported():
+    # core/sizing.py became a package: its importers keep their names, and the ranges it restated are now read
+    # from their one definition in core/rules.py
+    from percona_mysql_k8s.core import rules, sizing
+
+    assert all(hasattr(sizing, name) for name in sizing.__all__)
+    assert {"SizingInput", "SizingResult", "size", "validate", "CLUSTER_SIZES", "DEFAULT_DISK_IOPS"} <= set(sizing.__all__)
+    assert (sizing.MAX_CONNECTIONS_LIMIT, sizing.GALERA_MAX_APPLIERS, sizing.MAX_REPLICA_WORKERS) == (
+        rules.MYSQLD_MAX_CONNECTIONS, rules.MAX_WSREP_APPLIER_THREADS, rules.MAX_REPLICA_PARALLEL_WORKERS)
+    assert (sizing.MIN_BUFFER_POOL, sizing.BUFFER_MINIMUMS["sort_buffer_size"]) == (5 * MIB, 32 * 1024)

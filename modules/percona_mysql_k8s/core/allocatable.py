@@ -36,8 +36,7 @@ GKE_CPU_RESERVE_LADDER: ReserveLadder = (
     (2000, Fraction(5, 1000)),
     (None, Fraction(25, 10000)),
 )
-# EKS AMIs reserve CPU with the same ladder and memory as a function of the node's max pods.
-EKS_CPU_RESERVE_LADDER: ReserveLadder = GKE_CPU_RESERVE_LADDER
+# EKS AMIs reserve CPU with the GKE ladder (cpu_reserve_millicores) and memory as a function of the node's max pods.
 EKS_MEMORY_BASE_BYTES = 255 * MIB
 EKS_MEMORY_PER_POD_BYTES = 11 * MIB
 # kubelet's hard eviction threshold memory.available<100Mi, on GKE, EKS and kind alike.

@@ -36,7 +36,6 @@ class Measurement:
     source: str = TIER_RUNS
 
 
-MODELLED_TOTAL = Measurement("modelled_total", 1823 * MIB, "the model's peak for the member's my.cnf of those runs (M1)")
 WRITER_PEAK_RSS = Measurement("writer_peak_rss", 1441 * MIB,
                               "peak resident memory (VmHWM) of the node sysbench wrote to: 1,276-1,325 MiB in the "
                               "runs without the flow-control phase, 1,394-1,441 MiB with its 200,000-row transactions")

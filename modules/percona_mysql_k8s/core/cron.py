@@ -434,16 +434,11 @@ def longest_span_seconds(schedule: CronSchedule, gaps: int) -> float:
     Right before a run, ``keep`` kept backups reach back ``keep`` gaps: the binary logs a point-in-time
     restore may need reach back as far. Exact in UTC and fixed-offset zones; in a daylight-saving zone this
     is the wall-clock span, which elapsed time can exceed by the offset swing and a run skipped at a
-    spring-forward (an estimate there, said so by :func:`span_is_exact`).
+    spring-forward (an estimate there).
     """
     if gaps <= 0:
         return 0.0
     return float(_wall_window_minutes(schedule, gaps + 1, longest=True) * 60)
-
-
-def span_is_exact(schedule: CronSchedule) -> bool:
-    """Whether the schedule's zone keeps one UTC offset, so windows and spans are exact, not bounds."""
-    return schedule.time_zone in ("", "UTC", "Local") or _offset_changes(schedule.time_zone)[0] == 0
 
 
 def keep_for(schedule: CronSchedule, days: float) -> int:

@@ -41,6 +41,9 @@ def apply_rate_tps(appliers: int, thresholds: Mapping[str, float]) -> float:
 
 # group_replication_flow_control_period as F4 sets it (seconds): how often flow control looks at the queues.
 GR_FLOW_CONTROL_PERIOD_SECONDS = 1
+# gcs.fc_factor's default in Galera 4 (codership/galera gcs/src/gcs_params.cpp GCS_PARAMS_FC_FACTOR_DEFAULT): flow
+# control releases as soon as the queue is back under gcs.fc_limit. Sizing writes it; a member that sets none runs it.
+GALERA_FC_FACTOR_DEFAULT = 1.0
 
 
 def gr_overshoot(rate_tps: float, thresholds: Mapping[str, float], period: float = GR_FLOW_CONTROL_PERIOD_SECONDS) -> float:

@@ -94,29 +94,24 @@ def default_buffer_pool_instances(pool_bytes: int, chunk_bytes: int, version: st
 def round_buffer_pool(pool_bytes: int, chunk_bytes: int, instances: int) -> int:
     """The buffer pool mysqld actually allocates (InnoDB buffer pool resizing rules).
 
-    Below 1 GiB the instance count is ignored (one instance). When chunk x instances exceeds the pool,
-    mysqld truncates the chunk to pool / instances. Chunks are whole MiB. The pool is then rounded *up*
-    to a multiple of chunk x instances.
+    The pool is rounded *up* to a multiple of chunk x instances, as :func:`_effective_chunk_and_instances`
+    leaves them.
     """
-    if pool_bytes < MULTI_INSTANCE_MIN_POOL:
-        instances = 1
-    instances = max(1, min(instances, MAX_BUFFER_POOL_INSTANCES))
-    chunk = max(MIB, chunk_bytes // MIB * MIB)
-    if chunk * instances > pool_bytes:
-        chunk = max(MIB, pool_bytes // instances // MIB * MIB)
+    chunk, instances = _effective_chunk_and_instances(pool_bytes, chunk_bytes, instances)
     unit = chunk * instances
     return math.ceil(pool_bytes / unit) * unit
 
 
-def _chunk_after_truncation(pool_bytes: int, chunk_bytes: int, instances: int) -> int:
-    """The chunk mysqld really uses (see :func:`round_buffer_pool`)."""
+def _effective_chunk_and_instances(pool_bytes: int, chunk_bytes: int, instances: int) -> tuple[int, int]:
+    """(chunk, instances) mysqld really uses: below 1 GiB the instance count is ignored (one instance); chunks
+    are whole MiB; when chunk x instances exceeds the pool, mysqld truncates the chunk to pool / instances."""
     if pool_bytes < MULTI_INSTANCE_MIN_POOL:
         instances = 1
     instances = max(1, min(instances, MAX_BUFFER_POOL_INSTANCES))
     chunk = max(MIB, chunk_bytes // MIB * MIB)
     if chunk * instances > pool_bytes:
         chunk = max(MIB, pool_bytes // instances // MIB * MIB)
-    return chunk
+    return chunk, instances
 
 
 def temptable_default(version: str, limit_bytes: int) -> int:
@@ -249,7 +244,7 @@ def model(
     terms: dict[str, int] = {
         "buffer_pool": pool_rounded,
         "buffer_pool_descriptors": buffer_pool_descriptor_bytes(
-            pool_rounded, _chunk_after_truncation(pool, chunk, instances), int(thresholds["buffer_pool_descriptor_bytes"])
+            pool_rounded, _effective_chunk_and_instances(pool, chunk, instances)[0], int(thresholds["buffer_pool_descriptor_bytes"])
         ),
         "log_buffer": _size(options, "innodb_log_buffer_size", _LOG_BUFFER_DEFAULT[version]),
         "connections_idle": costs.idle_bytes,

@@ -49,7 +49,7 @@ from functools import lru_cache
 
 from . import galera_options
 from .mycnf_files import Argument, MyCnfError, OptionFile, Undecided, default_arguments
-from .mysqld_catalog import BY_NAME, GROUP_REPLICATION, INNODB, PLUGIN_LIBRARIES, Option
+from .mysqld_catalog import BUILTIN_PLUGINS, BY_NAME, GROUP_REPLICATION, PLUGIN_LIBRARIES, Option
 from .mysqld_options import Refused, prefixed_argument, set_value, strip_prefix
 from .mysqld_unknown import unknown_reason
 
@@ -120,12 +120,12 @@ class Server:
     either) and the plugins loaded besides ``plugin_load`` (the PS operator runs group replication)."""
 
     operator: str | None = None
-    plugins: frozenset[str] = frozenset({INNODB, GROUP_REPLICATION})
+    plugins: frozenset[str] = BUILTIN_PLUGINS | {GROUP_REPLICATION}
 
 
 def server_for(operator: str | None) -> Server:
     if operator == "pxc":
-        return Server("pxc", frozenset({INNODB}))
+        return Server("pxc", BUILTIN_PLUGINS)
     return Server(operator)
 
 

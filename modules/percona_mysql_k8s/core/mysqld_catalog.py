@@ -28,13 +28,11 @@ KIB, MIB, GIB = 1 << 10, 1 << 20, 1 << 30
 INT_MAX, UINT_MAX = (1 << 31) - 1, (1 << 32) - 1
 LONG_MAX, ULONG_MAX = (1 << 63) - 1, (1 << 64) - 1  # LP64 (Linux x86_64/arm64): long is 64 bits
 LLONG_MAX, ULLONG_MAX = LONG_MAX, ULONG_MAX
-LLONG_MIN = -(1 << 63)
 
 # my_getopt.cc max_of_int_range(): the largest value each GET_* integer type holds.
 TYPE_MAX = {"int": INT_MAX, "uint": UINT_MAX, "long": LONG_MAX, "ulong": ULONG_MAX, "ll": LLONG_MAX,
             "ull": ULLONG_MAX}
 SIGNED = frozenset({"int", "long", "ll"})
-UNSIGNED = frozenset({"uint", "ulong", "ull"})
 
 # sql/sql_plugin.cc global_plugin_typelib: the <plugin> / plugin-<plugin> load option.
 PLUGIN_LOAD_CHOICES = ("OFF", "ON", "FORCE", "FORCE_PLUS_PERMANENT")
@@ -212,4 +210,4 @@ PREFIX_OPTIONS = frozenset({"log_bin", "innodb", "temptable", "wsrep"})
 
 
 __all__ = ["BY_NAME", "COMPLETE_FAMILIES", "GROUP_REPLICATION", "INNODB", "OPTIONS", "Option", "PLUGIN_LIBRARIES",
-           "PREFIX_OPTIONS", "SIGNED", "TYPE_MAX", "UNSIGNED"]
+           "PREFIX_OPTIONS", "SIGNED", "TYPE_MAX"]
