@@ -23,15 +23,18 @@ GROUP_REPLICATION = "group-replication"
 ENGINES = (PXC, GROUP_REPLICATION)
 MYSQL_VERSIONS = ("8.0", "8.4")
 
+# F5/M5 inputs of the certification reserve: the server defaults (MySQL 8.0.27+ / 8.4), read by the pack too
+REPLICA_WORKERS_DEFAULT = 4  # replica_parallel_workers
+GR_FLOW_CONTROL_THRESHOLD_DEFAULT = 25000  # group_replication_flow_control_{applier,certifier}_threshold
+
 # mysqld defaults for the terms (MySQL 8.0 / 8.4 reference manual, server system variables).
 _DEFAULTS = {
     "innodb_buffer_pool_size": 128 * MIB,
     "innodb_buffer_pool_chunk_size": 128 * MIB,
     "group_replication_message_cache_size": GIB,
-    # F5/M5 inputs of the certification reserve (MySQL 8.0.27+ / 8.4 defaults)
-    "replica_parallel_workers": 4,
-    "group_replication_flow_control_applier_threshold": 25000,
-    "group_replication_flow_control_certifier_threshold": 25000,
+    "replica_parallel_workers": REPLICA_WORKERS_DEFAULT,
+    "group_replication_flow_control_applier_threshold": GR_FLOW_CONTROL_THRESHOLD_DEFAULT,
+    "group_replication_flow_control_certifier_threshold": GR_FLOW_CONTROL_THRESHOLD_DEFAULT,
 }
 INNODB_PAGE_BYTES = 16 * 1024  # innodb_page_size default: the unit buf_chunk_init reserves descriptors in
 # temptable_max_ram (MySQL 8.4): 3% of the memory, within [1 GiB, 4 GiB]

@@ -21,7 +21,6 @@ from .dialect import flavour_of, translate
 from .sizing_file import Sizing
 
 HOLDS, BREACHED, NOT_GRADED = "holds", "BREACHED", "not graded"
-GALERA_FC_FACTOR_DEFAULT = 1.0  # codership/galera gcs/src/gcs_params.cpp GCS_PARAMS_FC_FACTOR_DEFAULT (Galera 4)
 # Provider options with a rule of their own; any other sized one is graded under wsrep_provider_options' rules.
 PROVIDER_OPTION_RULES = {"gcache.size": ("M1",), "gcs.fc_limit": ("G1", "F5"), "gcs.fc_factor": ("G2",)}
 _BOOLEANS = {"on": True, "off": False, "yes": True, "no": False, "true": True, "false": False, "1": True, "0": False}
@@ -141,7 +140,7 @@ def _provider_options_as_sized(sizing: Sizing, reading: MemberReading) -> list[F
 
 def _fc_settings(provider: Mapping[str, str], fc_limit_default: int) -> tuple[int | None, float | None, bool]:
     limit = _size(provider.get("gcs.fc_limit", str(fc_limit_default)))
-    factor = _float(provider.get("gcs.fc_factor", str(GALERA_FC_FACTOR_DEFAULT)))
+    factor = _float(provider.get("gcs.fc_factor", str(flow_control.GALERA_FC_FACTOR_DEFAULT)))
     single = provider.get("gcs.fc_single_primary", provider.get("gcs.fc_master_slave", "no"))
     return limit, factor, bool(_BOOLEANS.get(single.strip().lower(), False))
 

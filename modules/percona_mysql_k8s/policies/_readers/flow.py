@@ -9,14 +9,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from percona_mysql_k8s.core import flow_control, galera_options
+from percona_mysql_k8s.core.memory import GR_FLOW_CONTROL_THRESHOLD_DEFAULT as GR_DEFAULT_THRESHOLD
+from percona_mysql_k8s.core.memory import REPLICA_WORKERS_DEFAULT
 
 from .database import DatabaseView
 from .values import Malformed, describe
 from .values import ascii_integer as _ascii_integer
 
-# Server defaults (MySQL 8.0.27+/8.4 and Galera 4 / PXC 8.x).
-GR_DEFAULT_THRESHOLD = 25000  # group_replication_flow_control_{applier,certifier}_threshold
-REPLICA_WORKERS_DEFAULT = 4  # replica_parallel_workers
+# Galera 4 / PXC 8.x server defaults (the MySQL ones come from core.memory, which sizes with them).
 GALERA_APPLIERS_DEFAULT = 2  # wsrep_applier_threads (RULES G3: "default 2 is too low")
 GALERA_FC_LIMIT_DEFAULT = 100  # gcs.fc_limit
 
