@@ -11,7 +11,7 @@ from percona_mysql_k8s import offline
 from percona_mysql_k8s.clusters import settings as cluster_settings
 from percona_mysql_k8s.core.pools import DATABASE_TAINT, POOL_LABEL
 from percona_mysql_k8s.core.units import GIB, format_memory
-from percona_mysql_k8s.database import versions
+from percona_mysql_k8s.plan.database import versions
 from percona_mysql_k8s.policies import check
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -110,7 +110,7 @@ def _members_budget(registrations) -> dict:
 def test_kind_benchmark_sizes_for_the_machine_its_config_declares(run):
     # kindHostCpu/kindHostMemory replace the machine running the program (the fixture's 8 CPUs / 32 GiB), as
     # `percona-mysql-policy-check --program examples/kind-pxc-benchmark --set kindHostCpu=...` passes them
-    from percona_mysql_k8s.database.manifests import DatabaseSpec, size_for_pool
+    from percona_mysql_k8s.plan.database.spec import DatabaseSpec, size_for_pool
 
     def measured():
         raise AssertionError("the declared machine must be used, not this one")

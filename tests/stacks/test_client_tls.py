@@ -7,7 +7,7 @@ from database.harness import SecretAwareMonitor
 from percona_mysql_k8s import offline
 from percona_mysql_k8s.clusters import settings as cluster_settings
 from percona_mysql_k8s.core.units import GIB
-from percona_mysql_k8s.database import scripts, versions
+from percona_mysql_k8s.plan.database import scripts, versions
 
 CR_TYPES = ("kubernetes:pxc.percona.com/v1:PerconaXtraDBCluster", "kubernetes:ps.percona.com/v1:PerconaServerMySQL")
 

@@ -18,7 +18,7 @@ from percona_mysql_k8s.core.mycnf import mysqld_options
 from percona_mysql_k8s.core.pools import DATABASE_TAINT, POOL_LABEL
 from percona_mysql_k8s.core.sizing import SizingInput, size
 from percona_mysql_k8s.core.units import GIB, cpu_to_millicores, memory_to_bytes
-from percona_mysql_k8s.database import versions
+from percona_mysql_k8s.plan.database import versions
 from pulumi.runtime.settings import get_root_resource
 from pulumi.runtime.sync_await import _sync_await
 

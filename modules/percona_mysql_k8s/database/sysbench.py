@@ -51,11 +51,12 @@ from percona_mysql_k8s.clusters.target import ClusterTarget
 from percona_mysql_k8s.core import benchmark as bench
 from percona_mysql_k8s.core import monitoring
 from percona_mysql_k8s.core.sidecars import ContainerSize
+from percona_mysql_k8s.plan.database import scripts, versions
+from percona_mysql_k8s.plan.database.pods import labels, pool_scheduling, resources, restricted_security
+from percona_mysql_k8s.plan.database.sources import mirror_images
 
-from . import scripts, versions
 from .cluster import DatabaseCluster, generated_password
-from .common import child_options, labels, pod_resources, pool_scheduling, restricted_security
-from .sources import mirror_images
+from .common import child_options
 
 RUN_REQUEST_ANNOTATION = "percona-mysql/run-request"
 PHASES = ("schema", "prepare", "warmup", "ladder", "cleanup")  # in the order they run
@@ -238,7 +239,7 @@ class Sysbench(pulumi.ComponentResource):
                         "image": versions.SYSBENCH_IMAGE,  # its mysql client
                         "command": ["bash", "-c", scripts.USER_SETUP],
                         "env": env + root,
-                        "resources": pod_resources(helper),
+                        "resources": resources(helper),
                         "securityContext": container_security,
                         "volumeMounts": [ca_mount],
                     }],
@@ -260,7 +261,7 @@ class Sysbench(pulumi.ComponentResource):
                 "image": versions.SYSBENCH_IMAGE,
                 "command": ["bash", "-c", script],
                 "env": env,  # the benchmark user's password only: root stays in the setup Job
-                "resources": pod_resources(size),
+                "resources": resources(size),
                 "securityContext": container_security,
                 "volumeMounts": mount + ca_mount,
             }
@@ -279,7 +280,7 @@ class Sysbench(pulumi.ComponentResource):
                 {"name": "RESULTS_DIR", "value": scripts.RESULTS_DIR},
                 {"name": "RUN_ID", "value": self.run_id},
             ],
-            "resources": pod_resources(helper),
+            "resources": resources(helper),
             "securityContext": container_security,
             "volumeMounts": mount,
         }

@@ -35,10 +35,10 @@ from percona_mysql_k8s.core.errors import InputError
 from percona_mysql_k8s.core.monitoring import MonitoringPlan
 from percona_mysql_k8s.core.sizing import SizingResult
 from percona_mysql_k8s.core.units import format_cpu, human_bytes, memory_to_bytes, parse_quantity, whole_number
-from percona_mysql_k8s.database import sources, versions
-from percona_mysql_k8s.database.manifests import DatabaseSpec, Placement, size_for_pool
-from percona_mysql_k8s.database.network_policies import ClientAccess, client_access
-from percona_mysql_k8s.database.sources import ChartSource
+from percona_mysql_k8s.plan.database import sources, versions
+from percona_mysql_k8s.plan.database.network_policies import ClientAccess, client_access
+from percona_mysql_k8s.plan.database.sources import ChartSource
+from percona_mysql_k8s.plan.database.spec import DatabaseSpec, Placement, size_for_pool
 
 from . import kind_fit
 from .backup_settings import BACKUP_KEYS, BackupSettings, backup_settings
