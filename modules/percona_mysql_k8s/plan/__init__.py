@@ -5,13 +5,13 @@ the components::
 
     core  ->  plan  ->  components (clusters, database)  ->  stack (the program, the package's shells)
 
-* :mod:`percona_mysql_k8s.plan.config`: the one decoder, stack config -> typed settings, each setting parsed once;
 * :mod:`percona_mysql_k8s.plan.clusters`: the cluster plan, one module per target (gke, eks, kind, existing) and
-  the shape every target decides (:class:`~percona_mysql_k8s.plan.clusters.shape.ClusterPlan`);
+  the shape every target decides (:class:`~percona_mysql_k8s.plan.clusters.shape.ClusterSettings`);
 * :mod:`percona_mysql_k8s.plan.database`: custom resources, backups, proxy configuration, Job scripts,
-  chart sources and versions, network policies, as data;
-* :mod:`percona_mysql_k8s.plan.stack`: the whole stack's plan, and :mod:`percona_mysql_k8s.plan.kind_fit`, the
-  richest layout a kind host holds.
+  chart sources and versions, network policies, as data.
+
+The rest of the stack config is still decoded in :mod:`percona_mysql_k8s.stack.settings` (issue 23 step 3 moves
+it here: one decoder, each setting parsed once).
 
 The components (:mod:`percona_mysql_k8s.clusters`, :mod:`percona_mysql_k8s.database`) take these plans and register
 resources; the offline check, the policy pack and the tests read the same plans. See docs/architecture.md.
