@@ -22,7 +22,7 @@ from percona_mysql_k8s.database import (
     create_namespace,
 )
 from percona_mysql_k8s.database.backup_storage import provision_backup_storage
-from percona_mysql_k8s.database.network_policies import client_access
+from percona_mysql_k8s.plan.database.network_policies import client_access
 
 config = pulumi.Config()
 project = config.require("gcpProject")

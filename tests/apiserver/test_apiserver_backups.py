@@ -11,9 +11,10 @@ import pytest
 from apiserver_cluster import apply_and_verify
 from apiserver_objects import from_manifests
 from database.fixtures import GCS_STORAGE, MINIO_STORAGE, S3_STORAGE, backup_plan, gke_pools
-from percona_mysql_k8s.database import versions
-from percona_mysql_k8s.database.backup_manifests import restore_manifest
-from percona_mysql_k8s.database.manifests import DatabaseSpec, custom_resource, size_for_pool
+from percona_mysql_k8s.plan.database import versions
+from percona_mysql_k8s.plan.database.manifests import custom_resource
+from percona_mysql_k8s.plan.database.restore import restore_manifest
+from percona_mysql_k8s.plan.database.spec import DatabaseSpec, size_for_pool
 
 pytestmark = pytest.mark.apiserver
 

@@ -22,7 +22,7 @@ from apiserver_cluster import Cluster, apply_and_verify, error_message
 from apiserver_objects import Collected, KubeObject, collect, crd_files, from_manifests
 from kubernetes.dynamic.exceptions import DynamicApiError
 from percona_mysql_k8s.cli.offline import run_stack, stack_config
-from percona_mysql_k8s.clusters import settings as cluster_settings
+from percona_mysql_k8s.plan.clusters import kind as kind_plan
 
 pytestmark = pytest.mark.apiserver
 REPOSITORY = Path(__file__).resolve().parents[2]
@@ -43,13 +43,13 @@ OFFLINE_EXISTING = {"existingNodeSource": "config", "existingNodeCpu": "7910m", 
 def collected_for(stack: str, repository: Path = REPOSITORY) -> Collected:
     key = f"{repository}:{stack}"
     if key not in _collected:
-        host = cluster_settings.host_resources
-        cluster_settings.host_resources = lambda: KIND_HOST
+        host = kind_plan.host_resources
+        kind_plan.host_resources = lambda: KIND_HOST
         try:
             overrides = OFFLINE_EXISTING if stack == "existing" else None
             _collected[key] = collect(run_stack(stack, repository=repository, overrides=overrides))
         finally:
-            cluster_settings.host_resources = host
+            kind_plan.host_resources = host
     return _collected[key]
 
 

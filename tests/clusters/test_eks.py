@@ -279,8 +279,8 @@ def test_every_control_plane_log_type_is_on(mocked):
     ({"eksSecretsKmsKeyArn": "arn:aws:kms:us-east-1:123456789012:key/1234abcd"}, "eksSecretsKmsKeyArn", "eu-west-1"),
 ])
 def test_bad_hardening_config_names_its_key(changes, key, fragment):
-    from percona_mysql_k8s.clusters.settings import cluster_settings_from_config
     from percona_mysql_k8s.core.errors import InputError
+    from percona_mysql_k8s.plan.clusters import cluster_settings_from_config
 
     with pytest.raises(InputError) as error:
         cluster_settings_from_config(with_(EKS, **changes))

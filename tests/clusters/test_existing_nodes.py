@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import pytest
 from cluster_stacks import EXISTING, with_
-from percona_mysql_k8s.clusters.settings import cluster_settings_from_config
 from percona_mysql_k8s.core.errors import InputError
 from percona_mysql_k8s.core.units import GIB, MIB
+from percona_mysql_k8s.plan.clusters import cluster_settings_from_config
 
 DB = {"mysql.percona.com/pool": "database"}
 MON = {"mysql.percona.com/pool": "monitoring"}

@@ -221,8 +221,8 @@ def test_no_authorized_networks_or_kms_unless_configured(mocked):
     ({"gkeCloudNat": "maybe"}, "true or false"),
 ])
 def test_bad_hardening_config_names_its_key(changes, fragment):
-    from percona_mysql_k8s.clusters.settings import cluster_settings_from_config
     from percona_mysql_k8s.core.errors import InputError
+    from percona_mysql_k8s.plan.clusters import cluster_settings_from_config
 
     with pytest.raises(InputError) as error:
         cluster_settings_from_config(with_(GKE, **changes))
@@ -230,7 +230,7 @@ def test_bad_hardening_config_names_its_key(changes, fragment):
 
 
 def test_an_open_control_plane_on_production_is_said():
-    from percona_mysql_k8s.clusters.settings import cluster_settings_from_config
+    from percona_mysql_k8s.plan.clusters import cluster_settings_from_config
 
     def notes(**changes):
         return [n for n in cluster_settings_from_config(with_(GKE, **changes)).notes if "gkeMasterAuthorizedNetworks" in n]

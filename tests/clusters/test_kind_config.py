@@ -73,7 +73,7 @@ def test_python_dash_m_works_without_pulumi():
         "runpy.run_module('percona_mysql_k8s.clusters.kind_config', run_name='__main__')"
     )
     probe = (
-        "import sys, percona_mysql_k8s.clusters.kind_config, percona_mysql_k8s.clusters.settings, percona_mysql_k8s.clusters;"
+        "import sys, percona_mysql_k8s.clusters.kind_config, percona_mysql_k8s.plan.clusters, percona_mysql_k8s.clusters;"
         "assert not [m for m in sys.modules if m.startswith('pulumi')], 'pulumi imported'"
     )
     result = subprocess.run([sys.executable, "-c", script], cwd=REPOSITORY, capture_output=True, text=True, check=False)

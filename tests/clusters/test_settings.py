@@ -7,21 +7,15 @@ from pathlib import Path
 import pytest
 import yaml
 from cluster_stacks import BAD_INPUTS, EKS, EXISTING, GKE, GKE_ZONES, HOST, KIND, with_
-from percona_mysql_k8s.clusters.settings import (
-    CONFIG_KEYS,
-    DEFAULT_MONITORING_NODE_TYPES,
-    ZonePlacement,
-    cluster_settings_from_config,
-    decode_config_value,
-    host_resources,
-    parse_labels,
-    parse_taint,
-    spread_over_zones,
-)
 from percona_mysql_k8s.core.allocatable import NodeBudget, kind_node_budget, node_budget
 from percona_mysql_k8s.core.errors import InputError
 from percona_mysql_k8s.core.kind_host import KindHost, worker_budget
 from percona_mysql_k8s.core.pools import DATABASE_TAINT, POOL_LABEL, Taint
+from percona_mysql_k8s.plan.clusters import CONFIG_KEYS, ZonePlacement, cluster_settings_from_config, decode_config_value
+from percona_mysql_k8s.plan.clusters.common import DEFAULT_MONITORING_NODE_TYPES
+from percona_mysql_k8s.plan.clusters.gke import spread_over_zones
+from percona_mysql_k8s.plan.clusters.keys import parse_labels, parse_taint
+from percona_mysql_k8s.plan.clusters.kind import host_resources
 
 PULUMI_YAML = Path(__file__).resolve().parents[2] / "Pulumi.yaml"
 

@@ -8,7 +8,7 @@ import pytest
 from percona_mysql_k8s.core import libconfig
 from percona_mysql_k8s.core.haproxy_config import parse_line
 from percona_mysql_k8s.core.proxy_credentials import UnreadableConfiguration, haproxy_credentials, proxysql_credentials
-from percona_mysql_k8s.database.proxy_config import PS_HAPROXY_GLOBAL, PXC_HAPROXY_GLOBAL, PXC_PROXYSQL_CNF
+from percona_mysql_k8s.plan.database.proxy_config import PS_HAPROXY_GLOBAL, PXC_HAPROXY_GLOBAL, PXC_PROXYSQL_CNF
 
 
 def _literal(credentials):

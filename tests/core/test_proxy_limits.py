@@ -10,7 +10,7 @@ from percona_mysql_k8s.core.proxy_limits import (
     router_options,
     shipped,
 )
-from percona_mysql_k8s.database.proxy_config import proxy_configuration
+from percona_mysql_k8s.plan.database.proxy_config import proxy_configuration
 
 
 def test_the_operators_shipped_limits():

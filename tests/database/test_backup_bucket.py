@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from percona_mysql_k8s.core.backup import GCS, S3, S3_COMPATIBLE
 from percona_mysql_k8s.core.errors import InputError
-from percona_mysql_k8s.database import backup_bucket as bb
+from percona_mysql_k8s.plan.database import backup_bucket as bb
 
 BUCKETS = st.from_regex(r"[a-z0-9][a-z0-9-]{1,61}[a-z0-9]", fullmatch=True)
 

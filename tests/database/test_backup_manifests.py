@@ -8,9 +8,11 @@ import pytest
 from percona_mysql_k8s.core.backup import GCS_ENDPOINT, STORAGE_NAME, BackupStorage
 from percona_mysql_k8s.core.errors import InputError
 from percona_mysql_k8s.core.units import cpu_to_millicores, memory_to_bytes
-from percona_mysql_k8s.database import versions
-from percona_mysql_k8s.database.backup_manifests import parse_point_in_time, ps_backup, pxc_backup, restore_manifest
-from percona_mysql_k8s.database.manifests import DatabaseSpec, custom_resource, size_for_pool
+from percona_mysql_k8s.plan.database import versions
+from percona_mysql_k8s.plan.database.backup_manifests import ps_backup, pxc_backup
+from percona_mysql_k8s.plan.database.manifests import custom_resource
+from percona_mysql_k8s.plan.database.restore import parse_point_in_time, restore_manifest
+from percona_mysql_k8s.plan.database.spec import DatabaseSpec, size_for_pool
 
 from . import crd
 from .fixtures import BACKUP_JOB, COLLECTOR, GCS_STORAGE, MINIO_STORAGE, S3_STORAGE, backup_plan, eks_pools, gke_pools
@@ -277,7 +279,7 @@ def test_point_in_time_is_read_as_utc_seconds():
 
 def test_a_registry_mirror_reaches_the_backup_and_binlog_server_images():
     """Air-gapped installs (database.sources): every image spec.backup names is pulled from the mirror."""
-    from percona_mysql_k8s.database.sources import mirror_images
+    from percona_mysql_k8s.plan.database.sources import mirror_images
 
     _, _, _, cr = _cluster("group-replication", GCS_STORAGE)
     backup = mirror_images(cr, "registry.example.com/hub")["spec"]["backup"]

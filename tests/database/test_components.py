@@ -21,10 +21,9 @@ from percona_mysql_k8s.database import (
     SysbenchArgs,
     create_namespace,
     custom_resource,
-    scripts,
     size_for_pool,
-    versions,
 )
+from percona_mysql_k8s.plan.database import scripts, versions
 
 from . import crd
 from .fixtures import S3_STORAGE, backup_plan, eks_pools, gke_pools, kind_pools
@@ -263,7 +262,7 @@ def test_pmm_enabled_without_a_server_is_refused():
 
 
 def test_cleanup_runs_after_the_ladder_when_asked():
-    from percona_mysql_k8s.database import scripts
+    from percona_mysql_k8s.plan.database import scripts
 
     spec = DatabaseSpec(name="db1", namespace="mysql")
     registrations = collect(_stack(spec, gke_pools(), cleanup=True))

@@ -11,14 +11,14 @@ from percona_mysql_k8s.core.mycnf import mysqld_options, parse
 from percona_mysql_k8s.core.pools import DATABASE_POOL, DATABASE_TAINT, POOL_LABEL, PoolShape
 from percona_mysql_k8s.core.proxy_limits import haproxy_global_maxconn, router_configured_limits
 from percona_mysql_k8s.core.units import GIB, cpu_to_millicores, memory_to_bytes
-from percona_mysql_k8s.database import versions
-from percona_mysql_k8s.database.manifests import (
+from percona_mysql_k8s.plan.database import versions
+from percona_mysql_k8s.plan.database.manifests import custom_resource
+from percona_mysql_k8s.plan.database.spec import (
     HOSTNAME_TOPOLOGY,
     NO_ANTI_AFFINITY,
     PS_SECRET_KEYS,
     PXC_SECRET_KEYS,
     DatabaseSpec,
-    custom_resource,
     size_for_pool,
     writer_endpoint,
 )

@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 from percona_mysql_k8s.core.errors import InputError
 from percona_mysql_k8s.database import DatabaseSpec
-from percona_mysql_k8s.database.network_policies import ClientAccess, client_access, network_policies
+from percona_mysql_k8s.plan.database.network_policies import ClientAccess, client_access, network_policies
 
 from .netpol_eval import Pod, allowed
 

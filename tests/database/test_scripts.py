@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from percona_mysql_k8s.core import benchmark
 from percona_mysql_k8s.core.units import GIB
-from percona_mysql_k8s.database import scripts
+from percona_mysql_k8s.plan.database import scripts
 
 pytestmark = pytest.mark.skipif(not (shutil.which("bash") and shutil.which("awk") and shutil.which("jq")),
                                 reason="needs bash, awk and jq to run the Job scripts")

@@ -12,8 +12,8 @@ import pytest
 import yaml
 from percona_mysql_k8s.cli import offline
 from percona_mysql_k8s.core.errors import InputError
-from percona_mysql_k8s.database import versions
-from percona_mysql_k8s.database.sources import chart_source, crd_source, image_registry
+from percona_mysql_k8s.plan.database import versions
+from percona_mysql_k8s.plan.database.sources import chart_source, crd_source, image_registry
 from percona_mysql_k8s.policies._readers.helm import chart_name
 from percona_mysql_k8s.stack.settings import stack_settings_from_config
 
@@ -250,7 +250,7 @@ def _images(value) -> list[str]:
 
 
 def test_images_already_naming_a_registry_are_left_alone():
-    from percona_mysql_k8s.database.sources import mirror_images, mirrored
+    from percona_mysql_k8s.plan.database.sources import mirror_images, mirrored
 
     assert mirrored("percona/haproxy:2.8.18-1", "registry.corp.local:5000") == "registry.corp.local:5000/percona/haproxy:2.8.18-1"
     assert mirrored("quay.io/jetstack/cert-manager:v1", "registry.corp.local") == "quay.io/jetstack/cert-manager:v1"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import yaml
-from percona_mysql_k8s.database import versions
+from percona_mysql_k8s.plan.database import versions
 
 from . import crd
 

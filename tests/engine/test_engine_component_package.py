@@ -243,7 +243,7 @@ ExistingCluster("perf")
 
 _AFTER = """
 from percona_mysql_k8s.clusters.existing import ExistingCluster, ExistingClusterArgs
-from percona_mysql_k8s.clusters.settings import cluster_settings_from_config
+from percona_mysql_k8s.plan.clusters import cluster_settings_from_config
 
 settings = cluster_settings_from_config({{
     "target": "existing", "clusterName": "perf", "kubeconfig": {kubeconfig!r},

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import percona_mysql_k8s.plan.clusters as plan_clusters
 import pytest
 from database import crd
 from database.harness import SecretAwareMonitor, plaintext_secrets
 from percona_mysql_k8s.cli import check, offline
-from percona_mysql_k8s.clusters import settings as cluster_settings
 from percona_mysql_k8s.core.pools import DATABASE_TAINT, POOL_LABEL
 from percona_mysql_k8s.core.units import GIB, format_memory
-from percona_mysql_k8s.database import versions
+from percona_mysql_k8s.plan.clusters import kind as kind_plan
+from percona_mysql_k8s.plan.database import versions
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 CR_TYPES = ("kubernetes:pxc.percona.com/v1:PerconaXtraDBCluster", "kubernetes:ps.percona.com/v1:PerconaServerMySQL")
@@ -20,7 +21,7 @@ CR_TYPES = ("kubernetes:pxc.percona.com/v1:PerconaXtraDBCluster", "kubernetes:ps
 @pytest.fixture
 def run(monkeypatch):
     laptop = lambda: (8000, 32 * GIB)  # noqa: E731  the machine kind runs on, fixed
-    monkeypatch.setattr(cluster_settings, "host_resources", laptop)
+    monkeypatch.setattr(kind_plan, "host_resources", laptop)
     # the examples call cluster_settings_from_config(values): its host is host_resources, looked up at call time
     monkeypatch.setattr(offline, "RecordingMonitor", SecretAwareMonitor)
 
@@ -109,7 +110,7 @@ def _members_budget(registrations) -> dict:
 def test_kind_benchmark_sizes_for_the_machine_its_config_declares(run):
     # kindHostCpu/kindHostMemory replace the machine running the program (the fixture's 8 CPUs / 32 GiB), as
     # `percona-mysql-policy-check --program examples/kind-pxc-benchmark --set kindHostCpu=...` passes them
-    from percona_mysql_k8s.database.manifests import DatabaseSpec, size_for_pool
+    from percona_mysql_k8s.plan.database.spec import DatabaseSpec, size_for_pool
 
     def measured():
         raise AssertionError("the declared machine must be used, not this one")
@@ -117,7 +118,7 @@ def test_kind_benchmark_sizes_for_the_machine_its_config_declares(run):
     declared = {"kindHostCpu": "16", "kindHostMemory": "64Gi"}
     registrations, _ = run("kind-pxc-benchmark", {f"kind-pxc-benchmark:{key}": value for key, value in declared.items()})
     # Expected: the core's answer for the example's member on a quarter of the declared machine
-    settings = cluster_settings.cluster_settings_from_config(
+    settings = plan_clusters.cluster_settings_from_config(
         {"target": "kind", "clusterName": "bench", "clusterSize": 1, "ephemeral": True, "kindHostShare": "0.25", **declared},
         measured)
     spec = DatabaseSpec(name="bench", namespace="bench", engine="pxc", proxy="haproxy", cluster_size=1, ephemeral=True,

@@ -18,9 +18,10 @@ import pytest
 import yaml
 from percona_mysql_k8s import __version__, _tokens
 from percona_mysql_k8s.cli import offline
-from percona_mysql_k8s.clusters import settings as cluster_settings
 from percona_mysql_k8s.core.errors import InputError
 from percona_mysql_k8s.core.units import GIB
+from percona_mysql_k8s.plan.clusters import inventory as cluster_inventory
+from percona_mysql_k8s.plan.clusters import kind as kind_plan
 from percona_mysql_k8s.stack import components
 from percona_mysql_k8s.stack.package import config_key, config_values, python_name
 from percona_mysql_k8s.stack.settings import stack_settings_from_config, target_keys
@@ -163,7 +164,7 @@ def _stack_args(target: str) -> dict:
 
 @pytest.mark.parametrize("target", sorted(TARGETS))
 def test_each_component_deploys_what_its_stack_deploys_under_itself(target, tmp_path, monkeypatch):
-    monkeypatch.setattr(cluster_settings, "host_resources", lambda: LAPTOP)
+    monkeypatch.setattr(kind_plan, "host_resources", lambda: LAPTOP)
     stack = offline.run_stack(target, repository=REPOSITORY, overrides=OVERRIDES[target])
     from pulumi.runtime.settings import get_root_resource
 
@@ -245,7 +246,7 @@ def test_the_readmes_yaml_program_uses_the_schemas_names_and_a_valid_config(monk
         assert set(properties) <= set(resource["inputProperties"]) and set(resource["requiredInputs"]) <= set(properties)
         # the existing target reads its pools' Nodes: answer as a cluster with the example's pool labels and taint
         nodes = _nodes(properties)
-        monkeypatch.setattr(cluster_settings, "read_cluster", lambda kubeconfig, context, nodes=nodes: (nodes, []))
+        monkeypatch.setattr(cluster_inventory, "read_cluster", lambda kubeconfig, context, nodes=nodes: (nodes, []))
         target = generate.COMPONENTS[component][0]
         stack_settings_from_config(config_values(target, {python_name(key): value for key, value in properties.items()}))
         for output in program["outputs"].values():

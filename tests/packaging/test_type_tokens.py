@@ -11,8 +11,8 @@ from __future__ import annotations
 import pytest
 from percona_mysql_k8s import _tokens
 from percona_mysql_k8s.cli import offline
-from percona_mysql_k8s.clusters import settings as cluster_settings
 from percona_mysql_k8s.core.units import GIB
+from percona_mysql_k8s.plan.clusters import kind as kind_plan
 
 OWN = ("percona:", "percona-mysql:")
 
@@ -31,7 +31,7 @@ class AliasRecordingMonitor(offline.RecordingMonitor):
 def registered():
     patch = pytest.MonkeyPatch()
     patch.setattr(offline, "RecordingMonitor", AliasRecordingMonitor)
-    patch.setattr(cluster_settings, "host_resources", lambda: (8000, 32 * GIB))
+    patch.setattr(kind_plan, "host_resources", lambda: (8000, 32 * GIB))
     AliasRecordingMonitor.sent = []
     try:
         for stack, overrides in (("gke", {}), ("eks", {}), ("kind", {}),

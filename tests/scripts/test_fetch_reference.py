@@ -372,7 +372,7 @@ def test_the_manifest_pins_every_item_the_tests_name():
     upstream_bases = {case_base for path in (REPOSITORY / "tests" / "policies").glob("*/*.json")
                       for case_base in _bases(json.loads(path.read_text())) if case_base.startswith("shared:")}
     assert upstream_bases and {base.removeprefix("shared:") for base in upstream_bases} <= set(manifest.items)
-    from percona_mysql_k8s.database import versions
+    from percona_mysql_k8s.plan.database import versions
 
     assert {versions.PXC.reference_crd, versions.PS.reference_crd} <= set(manifest.items)
     for item in manifest.items.values():

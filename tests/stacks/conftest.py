@@ -4,7 +4,7 @@ test in this folder answers that read with the cluster stacks/Pulumi.existing.ya
 from __future__ import annotations
 
 import pytest
-from percona_mysql_k8s.clusters import settings as cluster_settings
+from percona_mysql_k8s.plan.clusters import inventory as cluster_inventory
 
 
 def existing_cluster(kubeconfig: str, context: str):
@@ -20,4 +20,4 @@ def existing_cluster(kubeconfig: str, context: str):
 
 @pytest.fixture(autouse=True)
 def fake_existing_cluster(monkeypatch):
-    monkeypatch.setattr(cluster_settings, "read_cluster", existing_cluster)
+    monkeypatch.setattr(cluster_inventory, "read_cluster", existing_cluster)

@@ -8,9 +8,9 @@ import pytest
 from database import crd
 from database.harness import SecretAwareMonitor, plaintext_secrets, stack_outputs
 from percona_mysql_k8s.cli import offline
-from percona_mysql_k8s.clusters import settings as cluster_settings
 from percona_mysql_k8s.core.backup import GCS_ENDPOINT, STORAGE_NAME
 from percona_mysql_k8s.core.units import GIB
+from percona_mysql_k8s.plan.clusters import kind as kind_plan
 
 CR_TYPES = ("kubernetes:pxc.percona.com/v1:PerconaXtraDBCluster", "kubernetes:ps.percona.com/v1:PerconaServerMySQL")
 SECRET = "kubernetes:core/v1:Secret"
@@ -18,7 +18,7 @@ SECRET = "kubernetes:core/v1:Secret"
 
 @pytest.fixture
 def run(monkeypatch):
-    monkeypatch.setattr(cluster_settings, "host_resources", lambda: (8000, 32 * GIB))
+    monkeypatch.setattr(kind_plan, "host_resources", lambda: (8000, 32 * GIB))
     monkeypatch.setattr(offline, "RecordingMonitor", SecretAwareMonitor)
 
     def go(stack: str, overrides=None):

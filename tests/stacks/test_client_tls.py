@@ -5,16 +5,16 @@ from __future__ import annotations
 import pytest
 from database.harness import SecretAwareMonitor
 from percona_mysql_k8s.cli import offline
-from percona_mysql_k8s.clusters import settings as cluster_settings
 from percona_mysql_k8s.core.units import GIB
-from percona_mysql_k8s.database import scripts, versions
+from percona_mysql_k8s.plan.clusters import kind as kind_plan
+from percona_mysql_k8s.plan.database import scripts, versions
 
 CR_TYPES = ("kubernetes:pxc.percona.com/v1:PerconaXtraDBCluster", "kubernetes:ps.percona.com/v1:PerconaServerMySQL")
 
 
 @pytest.fixture
 def run(monkeypatch):
-    monkeypatch.setattr(cluster_settings, "host_resources", lambda: (8000, 32 * GIB))
+    monkeypatch.setattr(kind_plan, "host_resources", lambda: (8000, 32 * GIB))
     monkeypatch.setattr(offline, "RecordingMonitor", SecretAwareMonitor)
     return offline.run_stack
 

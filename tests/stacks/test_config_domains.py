@@ -8,8 +8,8 @@ import pulumi
 import pytest
 from percona_mysql_k8s.cli import offline
 from percona_mysql_k8s.clusters import kind as kind_component
-from percona_mysql_k8s.clusters import settings as cluster_settings
 from percona_mysql_k8s.core.errors import InputError
+from percona_mysql_k8s.plan.clusters import kind as kind_plan
 from percona_mysql_k8s.stack.settings import check_config_keys, stack_settings_from_config
 
 HOST = (8000, 32 * 2**30)
@@ -101,7 +101,7 @@ def test_a_plaintext_token_is_refused_and_an_encrypted_or_empty_one_is_not():
 
 @pytest.fixture
 def laptop(monkeypatch):
-    monkeypatch.setattr(cluster_settings, "host_resources", lambda: HOST)
+    monkeypatch.setattr(kind_plan, "host_resources", lambda: HOST)
 
 
 def test_the_program_stops_on_a_misspelled_key_before_any_resource(laptop):

@@ -13,10 +13,10 @@ import pytest
 from database import crd
 from database.harness import SecretAwareMonitor
 from percona_mysql_k8s.cli import check, offline
-from percona_mysql_k8s.clusters import settings as cluster_settings
 from percona_mysql_k8s.core.mycnf import mysqld_options
 from percona_mysql_k8s.core.proxy_limits import haproxy_global_maxconn, router_configured_limits
 from percona_mysql_k8s.core.units import GIB, memory_to_bytes
+from percona_mysql_k8s.plan.clusters import kind as kind_plan
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 CR_TYPES = ("kubernetes:pxc.percona.com/v1:PerconaXtraDBCluster", "kubernetes:ps.percona.com/v1:PerconaServerMySQL")
@@ -30,7 +30,7 @@ PROGRAMS = [("stack", name, {}) for name in ("kind", "gke", "eks", "existing")] 
 
 @pytest.fixture
 def registrations_of(monkeypatch):
-    monkeypatch.setattr(cluster_settings, "host_resources", lambda: (8000, 32 * GIB))  # a fixed kind host
+    monkeypatch.setattr(kind_plan, "host_resources", lambda: (8000, 32 * GIB))  # a fixed kind host
     monkeypatch.setattr(offline, "RecordingMonitor", SecretAwareMonitor)
 
     def run(kind: str, name: str, config: dict[str, str]):

@@ -16,11 +16,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from percona_mysql_k8s.cli import check, offline
-from percona_mysql_k8s.clusters import settings as cluster_settings
 from percona_mysql_k8s.core.errors import InputError
 from percona_mysql_k8s.core.kind_host import CONTROL_PLANE, HOST_RESERVE, WORKER_OVERHEAD, KindHost, worker_budget
 from percona_mysql_k8s.core.monitoring import OPERATOR
 from percona_mysql_k8s.core.units import GIB, cpu_to_millicores, memory_to_bytes
+from percona_mysql_k8s.plan.clusters import kind as kind_plan
 from percona_mysql_k8s.policies._framework import ResourceInput
 from percona_mysql_k8s.policies._readers.stack import read_stack
 from percona_mysql_k8s.policies._readers.values import plain
@@ -234,9 +234,9 @@ def test_the_host_is_measured_as_docker_sees_it(monkeypatch):
         calls.append(args)
         return subprocess.CompletedProcess(args, 0, stdout=json.dumps(info) + "\n", stderr="")
 
-    monkeypatch.setattr(cluster_settings.shutil, "which", lambda name: f"/usr/bin/{name}")
-    monkeypatch.setattr(cluster_settings.subprocess, "run", run)
-    assert cluster_settings.host_resources() == (6000, 8217473024)
+    monkeypatch.setattr(kind_plan.shutil, "which", lambda name: f"/usr/bin/{name}")
+    monkeypatch.setattr(kind_plan.subprocess, "run", run)
+    assert kind_plan.host_resources() == (6000, 8217473024)
     assert calls == [["docker", "info", "--format", "{{json .}}"]]
 
 
@@ -246,10 +246,10 @@ def test_the_host_is_measured_as_docker_sees_it(monkeypatch):
     subprocess.CompletedProcess([], 0, stdout='{"NCPU": 0, "MemTotal": 0}', stderr=""),
 ])
 def test_without_an_answering_docker_the_host_is_this_machine(monkeypatch, answer):
-    monkeypatch.setattr(cluster_settings.shutil, "which", lambda name: f"/usr/bin/{name}")
-    monkeypatch.setattr(cluster_settings.subprocess, "run", lambda args, **kwargs: answer)
-    monkeypatch.setattr(cluster_settings, "_memory_bytes", lambda: 16 * GIB)
-    cpus, memory = cluster_settings.host_resources()
+    monkeypatch.setattr(kind_plan.shutil, "which", lambda name: f"/usr/bin/{name}")
+    monkeypatch.setattr(kind_plan.subprocess, "run", lambda args, **kwargs: answer)
+    monkeypatch.setattr(kind_plan, "_memory_bytes", lambda: 16 * GIB)
+    cpus, memory = kind_plan.host_resources()
     assert memory == 16 * GIB and cpus >= 1000
 
 

@@ -7,8 +7,8 @@ import pytest
 from database.harness import SecretAwareMonitor, depends_on
 from database.netpol_eval import Pod, allowed
 from percona_mysql_k8s.cli import offline
-from percona_mysql_k8s.clusters import settings as cluster_settings
 from percona_mysql_k8s.core.units import GIB
+from percona_mysql_k8s.plan.clusters import kind as kind_plan
 
 NETWORK_POLICY = "kubernetes:networking.k8s.io/v1:NetworkPolicy"
 CR_TYPES = ("kubernetes:pxc.percona.com/v1:PerconaXtraDBCluster", "kubernetes:ps.percona.com/v1:PerconaServerMySQL")
@@ -17,7 +17,7 @@ PMM_SERVER = {"app.kubernetes.io/name": "pmm", "app.kubernetes.io/component": "p
 
 @pytest.fixture
 def run(monkeypatch):
-    monkeypatch.setattr(cluster_settings, "host_resources", lambda: (8000, 32 * GIB))
+    monkeypatch.setattr(kind_plan, "host_resources", lambda: (8000, 32 * GIB))
     monkeypatch.setattr(offline, "RecordingMonitor", SecretAwareMonitor)
 
     def go(stack: str, overrides=None, secrets=None):

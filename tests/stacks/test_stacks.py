@@ -11,14 +11,14 @@ import pytest
 from database import crd
 from database.harness import SecretAwareMonitor, plaintext_secrets, stack_outputs
 from percona_mysql_k8s.cli import offline
-from percona_mysql_k8s.clusters import settings as cluster_settings
 from percona_mysql_k8s.core.allocatable import node_budget
 from percona_mysql_k8s.core.kind_host import KindHost, worker_budget
 from percona_mysql_k8s.core.mycnf import mysqld_options
 from percona_mysql_k8s.core.pools import DATABASE_TAINT, POOL_LABEL
 from percona_mysql_k8s.core.sizing import SizingInput, size
 from percona_mysql_k8s.core.units import GIB, cpu_to_millicores, memory_to_bytes
-from percona_mysql_k8s.database import versions
+from percona_mysql_k8s.plan.clusters import kind as kind_plan
+from percona_mysql_k8s.plan.database import versions
 from pulumi.runtime.settings import get_root_resource
 from pulumi.runtime.sync_await import _sync_await
 
@@ -49,7 +49,7 @@ EXPECTED = {
 @pytest.fixture
 def run(monkeypatch):
     """run_stack with a fixed kind host (the existing cluster is conftest's), recording secrets and outputs."""
-    monkeypatch.setattr(cluster_settings, "host_resources", lambda: LAPTOP)
+    monkeypatch.setattr(kind_plan, "host_resources", lambda: LAPTOP)
     monkeypatch.setattr(offline, "RecordingMonitor", SecretAwareMonitor)
 
     def go(stack: str, overrides=None, secrets=None, previous_outputs=None):

@@ -25,8 +25,8 @@ import yaml
 from percona_mysql_k8s.core.errors import InputError, one_line
 from percona_mysql_k8s.core.memory import GROUP_REPLICATION, PXC
 from percona_mysql_k8s.core.names import DNS1123_SUBDOMAIN_MAX_LENGTH, dns1123_subdomain_problem
-from percona_mysql_k8s.database import versions
-from percona_mysql_k8s.database.backup_manifests import (
+from percona_mysql_k8s.plan.database import versions
+from percona_mysql_k8s.plan.database.restore import (
     POINT_IN_TIME_FORMAT,
     check_point_in_time,
     check_restore_names,

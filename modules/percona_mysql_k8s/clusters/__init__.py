@@ -8,8 +8,9 @@ stack program needs three calls::
     settings = cluster_settings_from_config(values)       # validated; InputError names the config key
     target = build_cluster(settings)                      # the component of settings.target
 
-Importing this package does not import Pulumi (the settings and the kind config are pure); the
-components are imported when they are built.
+The settings are the cluster plan, decided in the pure :mod:`percona_mysql_k8s.plan.clusters` (one module
+per target); this package holds the components that register its resources. Importing it does not import
+Pulumi: the components are imported when they are built.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
-from .settings import CONFIG_KEYS, ClusterSettings, cluster_settings_from_config, decode_config_value
+from percona_mysql_k8s.plan.clusters import CONFIG_KEYS, ClusterSettings, cluster_settings_from_config, decode_config_value
 
 if TYPE_CHECKING:
     import pulumi
@@ -81,6 +82,6 @@ def cluster_from_config(
     """Validate ``values`` and build the cluster: nothing is registered when the config is bad.
 
     ``host`` reports the machine's (CPU millicores, memory bytes) for the kind allocatable model (default:
-    ``host_resources``, looked up at call time).
+    ``percona_mysql_k8s.plan.clusters.kind.host_resources``, looked up at call time).
     """
     return build_cluster(cluster_settings_from_config(values, host), opts)

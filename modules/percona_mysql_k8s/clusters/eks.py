@@ -43,7 +43,6 @@ must be installed where the stack or ``kubectl`` runs, with the same credentials
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import Any
 
 import pulumi
@@ -60,8 +59,8 @@ except ModuleNotFoundError as missing:  # a provider SDK of an extra (pyproject.
     raise missing_extra(missing, __name__) from None
 
 from percona_mysql_k8s.core.pools import PoolShape
+from percona_mysql_k8s.plan.clusters.shape import CLOUD_TAINT_EFFECTS, ClusterArgs
 
-from .settings import CLOUD_TAINT_EFFECTS, ClusterSettings, EksSettings
 from .target import AwsFacts, ClusterTarget
 
 NODE_POLICIES = ("AmazonEKSWorkerNodePolicy", "AmazonEKS_CNI_Policy", "AmazonEC2ContainerRegistryReadOnly")
@@ -97,21 +96,10 @@ def public_subnet_cidr(index: int) -> str:
     return f"10.0.{96 + index * 4}.0/22"
 
 
-@dataclass(frozen=True)
-class EksClusterArgs:
-    cluster_name: str
-    eks: EksSettings
-    database_pool: PoolShape
-    monitoring_pool: PoolShape
-    disk_size_gb: int
-    deletion_protection: bool = True
+class EksClusterArgs(ClusterArgs):
+    """The eks cluster's part of the plan (plan.clusters.shape.ClusterArgs: one shape for every target)."""
 
-    @classmethod
-    def from_settings(cls, settings: ClusterSettings) -> EksClusterArgs:
-        if settings.eks is None:
-            raise ValueError("EksClusterArgs needs settings of the eks target")
-        return cls(settings.cluster_name, settings.eks, settings.database_pool, settings.monitoring_pool,
-                   settings.database_disk_size_gb, deletion_protection=not settings.ephemeral)
+    TARGET = "eks"
 
 
 def kubeconfig(name: str, region: str, endpoint: str, ca_data: str) -> str:
@@ -160,34 +148,8 @@ class EksCluster(pulumi.ComponentResource):
         else:
             vpc_id, public_subnet_ids, private_subnet_ids, network_ready = self._vpc(name, args.cluster_name, child)
 
-        self.node_role = aws.iam.Role(
-            f"{name}-node",
-            assume_role_policy=json.dumps({
-                "Version": "2012-10-17",
-                "Statement": [{"Effect": "Allow", "Principal": {"Service": "ec2.amazonaws.com"}, "Action": "sts:AssumeRole"}],
-            }),
-            description=f"Nodes of the EKS cluster {args.cluster_name} (managed policies only)",
-            opts=child,
-        )
-        partition = aws.get_partition(opts=pulumi.InvokeOptions(provider=self.aws_provider)).partition
-        self.node_policy_attachments = [
-            aws.iam.RolePolicyAttachment(
-                f"{name}-node-{policy}",
-                role=self.node_role.name,
-                policy_arn=f"arn:{partition}:iam::aws:policy/{policy}",
-                opts=child,
-            )
-            for policy in NODE_POLICIES
-        ]
-
-        self.secrets_key: aws.kms.Key | None = None
-        key_arn: pulumi.Input[str] = settings.secrets_kms_key_arn
-        if not key_arn:
-            self.secrets_key = aws.kms.Key(
-                f"{name}-secrets", description=f"Envelope encryption of the Secrets of EKS cluster {args.cluster_name}",
-                enable_key_rotation=True, deletion_window_in_days=30,
-                opts=pulumi.ResourceOptions(parent=self, provider=self.aws_provider, protect=args.deletion_protection))
-            key_arn = self.secrets_key.arn
+        partition = self._node_role(name, args, child)
+        key_arn = self._secrets_key(name, args)
         if not settings.public_access_cidrs:
             pulumi.log.info(f"EKS {args.cluster_name}: the API endpoint is private; pulumi up must run inside the VPC "
                             "(set eksPublicAccessCidrs to the address it runs from otherwise)", self)
@@ -237,6 +199,42 @@ class EksCluster(pulumi.ComponentResource):
             aws=AwsFacts(region=settings.region, partition=partition, provider=self.aws_provider),
         )
         self.register_outputs({"kubeconfig": self.kubeconfig, "clusterName": cluster_name})
+
+    def _node_role(self, name: str, args: EksClusterArgs, child: pulumi.ResourceOptions) -> str:
+        """The nodes' IAM role with the managed policies only (NODE_POLICIES); returns the AWS partition."""
+        self.node_role = aws.iam.Role(
+            f"{name}-node",
+            assume_role_policy=json.dumps({
+                "Version": "2012-10-17",
+                "Statement": [{"Effect": "Allow", "Principal": {"Service": "ec2.amazonaws.com"}, "Action": "sts:AssumeRole"}],
+            }),
+            description=f"Nodes of the EKS cluster {args.cluster_name} (managed policies only)",
+            opts=child,
+        )
+        partition = aws.get_partition(opts=pulumi.InvokeOptions(provider=self.aws_provider)).partition
+        self.node_policy_attachments = [
+            aws.iam.RolePolicyAttachment(
+                f"{name}-node-{policy}",
+                role=self.node_role.name,
+                policy_arn=f"arn:{partition}:iam::aws:policy/{policy}",
+                opts=child,
+            )
+            for policy in NODE_POLICIES
+        ]
+        return partition
+
+    def _secrets_key(self, name: str, args: EksClusterArgs) -> pulumi.Input[str]:
+        """The KMS key that envelope-encrypts Secrets: eksSecretsKmsKeyArn, or one created here (protected)."""
+        settings = args.eks
+        self.secrets_key: aws.kms.Key | None = None
+        key_arn: pulumi.Input[str] = settings.secrets_kms_key_arn
+        if not key_arn:
+            self.secrets_key = aws.kms.Key(
+                f"{name}-secrets", description=f"Envelope encryption of the Secrets of EKS cluster {args.cluster_name}",
+                enable_key_rotation=True, deletion_window_in_days=30,
+                opts=pulumi.ResourceOptions(parent=self, provider=self.aws_provider, protect=args.deletion_protection))
+            key_arn = self.secrets_key.arn
+        return key_arn
 
     def _endpoint_and_ca(self, cluster: Any) -> pulumi.Output[list[str]]:
         """The API endpoint and CA of the ``aws.eks.Cluster`` inside ``eks.Cluster``; when the reference was

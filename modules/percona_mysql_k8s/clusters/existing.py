@@ -9,8 +9,6 @@ taint (``databasePoolTaint``); their allocatable comes from ``databaseNodeType``
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import pulumi
 
 from percona_mysql_k8s._extras import missing_extra
@@ -22,24 +20,16 @@ try:
 except ModuleNotFoundError as missing:  # a provider SDK of an extra (pyproject.toml): say which one installs it
     raise missing_extra(missing, __name__) from None
 
-from percona_mysql_k8s.core.pools import PoolShape
 
-from .settings import ClusterSettings, ExistingSettings
+from percona_mysql_k8s.plan.clusters.shape import ClusterArgs
+
 from .target import ClusterTarget
 
 
-@dataclass(frozen=True)
-class ExistingClusterArgs:
-    cluster_name: str
-    existing: ExistingSettings
-    database_pool: PoolShape
-    monitoring_pool: PoolShape
+class ExistingClusterArgs(ClusterArgs):
+    """The existing cluster's part of the plan (plan.clusters.shape.ClusterArgs: one shape for every target)."""
 
-    @classmethod
-    def from_settings(cls, settings: ClusterSettings) -> ExistingClusterArgs:
-        if settings.existing is None:
-            raise ValueError("ExistingClusterArgs needs settings of the existing target")
-        return cls(settings.cluster_name, settings.existing, settings.database_pool, settings.monitoring_pool)
+    TARGET = "existing"
 
 
 class ExistingCluster(pulumi.ComponentResource):

@@ -18,7 +18,7 @@
 * The monitoring pool: its own machine type and label, no taint, for the PMM server and sysbench (B1).
 
 ``node_count`` of a regional node pool is *per zone* of its ``node_locations``: the settings spread the
-requested nodes over the zones (:func:`~percona_mysql_k8s.clusters.settings.spread_over_zones`), and the pool shape
+requested nodes over the zones (:func:`~percona_mysql_k8s.plan.clusters.gke.spread_over_zones`), and the pool shape
 handed to the database layer carries the resulting total.
 
 Changing a pool's machine type, disk or taints replaces the pool (terraform-google-kubernetes-engine
@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
 
 import pulumi
 
@@ -45,8 +44,8 @@ except ModuleNotFoundError as missing:  # a provider SDK of an extra (pyproject.
     raise missing_extra(missing, __name__) from None
 
 from percona_mysql_k8s.core.pools import PoolShape
+from percona_mysql_k8s.plan.clusters.shape import CLOUD_TAINT_EFFECTS, ClusterArgs, ZonePlacement
 
-from .settings import CLOUD_TAINT_EFFECTS, ClusterSettings, GkeSettings, ZonePlacement
 from .target import ClusterTarget, GcpFacts
 
 DISK_TYPE = "pd-ssd"
@@ -66,21 +65,10 @@ def node_service_account_email(cluster_name: str, project: str) -> str:
     return f"{node_service_account_id(cluster_name)}@{project}.iam.gserviceaccount.com"
 
 
-@dataclass(frozen=True)
-class GkeClusterArgs:
-    cluster_name: str
-    gke: GkeSettings
-    database_pool: PoolShape
-    monitoring_pool: PoolShape
-    disk_size_gb: int
-    deletion_protection: bool = True
+class GkeClusterArgs(ClusterArgs):
+    """The gke cluster's part of the plan (plan.clusters.shape.ClusterArgs: one shape for every target)."""
 
-    @classmethod
-    def from_settings(cls, settings: ClusterSettings) -> GkeClusterArgs:
-        if settings.gke is None:
-            raise ValueError("GkeClusterArgs needs settings of the gke target")
-        return cls(settings.cluster_name, settings.gke, settings.database_pool, settings.monitoring_pool,
-                   settings.database_disk_size_gb, deletion_protection=not settings.ephemeral)
+    TARGET = "gke"
 
 
 def pool_name(pool: PoolShape, disk_size_gb: int) -> str:
@@ -116,22 +104,7 @@ class GkeCluster(pulumi.ComponentResource):
         gke = args.gke
         child = pulumi.ResourceOptions(parent=self)
 
-        private = None
-        self.nat: gcp.compute.RouterNat | None = None
-        if gke.private_nodes:
-            # Nodes without public IPs; the control plane keeps its public endpoint so `pulumi up` can reach it
-            # (limited to gkeMasterAuthorizedNetworks). Nodes pull images from the internet through Cloud NAT.
-            private = gcp.container.ClusterPrivateClusterConfigArgs(enable_private_nodes=True, enable_private_endpoint=False)
-            if gke.cloud_nat:
-                router = gcp.compute.Router(f"{name}-router", name=f"{args.cluster_name}-nat", project=gke.project,
-                                            region=gke.region, network=gke.network, opts=child)
-                self.nat = gcp.compute.RouterNat(
-                    f"{name}-nat", name=f"{args.cluster_name}-nat", project=gke.project, region=gke.region,
-                    router=router.name, nat_ip_allocate_option="AUTO_ONLY",
-                    source_subnetwork_ip_ranges_to_nat="ALL_SUBNETWORKS_ALL_IP_RANGES",
-                    log_config=gcp.compute.RouterNatLogConfigArgs(enable=True, filter="ERRORS_ONLY"),
-                    opts=child,
-                )
+        private = self._private_nodes(name, args, child)
         authorized = None
         if gke.master_authorized_networks:
             authorized = gcp.container.ClusterMasterAuthorizedNetworksConfigArgs(cidr_blocks=[
@@ -141,17 +114,7 @@ class GkeCluster(pulumi.ComponentResource):
         encryption = None
         if gke.secrets_kms_key:
             encryption = gcp.container.ClusterDatabaseEncryptionArgs(state="ENCRYPTED", key_name=gke.secrets_kms_key)
-
-        self.node_account = gcp.serviceaccount.Account(
-            f"{name}-nodes", account_id=node_service_account_id(args.cluster_name), project=gke.project,
-            display_name=f"GKE nodes of {args.cluster_name}", opts=child)
-        self.node_account_email = node_service_account_email(args.cluster_name, gke.project)
-        self.node_roles = [
-            gcp.projects.IAMMember(f"{name}-nodes-{role.rsplit('.', 1)[-1]}", project=gke.project, role=role,
-                                   member=f"serviceAccount:{self.node_account_email}",
-                                   opts=pulumi.ResourceOptions(parent=self, depends_on=[self.node_account]))
-            for role in NODE_ROLES
-        ]
+        self._node_identity(name, args, child)
 
         self.cluster = gcp.container.Cluster(
             name,
@@ -195,6 +158,40 @@ class GkeCluster(pulumi.ComponentResource):
             gcp=GcpFacts(project=gke.project, region=gke.region),
         )
         self.register_outputs({"kubeconfig": self.kubeconfig, "clusterName": self.cluster.name})
+
+    def _private_nodes(self, name: str, args: GkeClusterArgs, child: pulumi.ResourceOptions
+                       ) -> gcp.container.ClusterPrivateClusterConfigArgs | None:
+        """Nodes without public IPs (gkePrivateNodes) and, with gkeCloudNat, the Cloud NAT they pull images through."""
+        gke = args.gke
+        self.nat: gcp.compute.RouterNat | None = None
+        if not gke.private_nodes:
+            return None
+        if gke.cloud_nat:
+            router = gcp.compute.Router(f"{name}-router", name=f"{args.cluster_name}-nat", project=gke.project,
+                                        region=gke.region, network=gke.network, opts=child)
+            self.nat = gcp.compute.RouterNat(
+                f"{name}-nat", name=f"{args.cluster_name}-nat", project=gke.project, region=gke.region,
+                router=router.name, nat_ip_allocate_option="AUTO_ONLY",
+                source_subnetwork_ip_ranges_to_nat="ALL_SUBNETWORKS_ALL_IP_RANGES",
+                log_config=gcp.compute.RouterNatLogConfigArgs(enable=True, filter="ERRORS_ONLY"),
+                opts=child,
+            )
+        # The control plane keeps its public endpoint so `pulumi up` can reach it (limited to gkeMasterAuthorizedNetworks).
+        return gcp.container.ClusterPrivateClusterConfigArgs(enable_private_nodes=True, enable_private_endpoint=False)
+
+    def _node_identity(self, name: str, args: GkeClusterArgs, child: pulumi.ResourceOptions) -> None:
+        """The nodes' own service account with the least roles (NODE_ROLES), not the Compute default one."""
+        gke = args.gke
+        self.node_account = gcp.serviceaccount.Account(
+            f"{name}-nodes", account_id=node_service_account_id(args.cluster_name), project=gke.project,
+            display_name=f"GKE nodes of {args.cluster_name}", opts=child)
+        self.node_account_email = node_service_account_email(args.cluster_name, gke.project)
+        self.node_roles = [
+            gcp.projects.IAMMember(f"{name}-nodes-{role.rsplit('.', 1)[-1]}", project=gke.project, role=role,
+                                   member=f"serviceAccount:{self.node_account_email}",
+                                   opts=pulumi.ResourceOptions(parent=self, depends_on=[self.node_account]))
+            for role in NODE_ROLES
+        ]
 
     def _pool(self, resource_name: str, args: GkeClusterArgs, pool: PoolShape, placement: ZonePlacement) -> gcp.container.NodePool:
         gke = args.gke

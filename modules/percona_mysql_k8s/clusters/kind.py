@@ -20,7 +20,6 @@ from __future__ import annotations
 import shlex
 import shutil
 import subprocess
-from dataclasses import dataclass
 
 import pulumi
 
@@ -35,10 +34,9 @@ except ModuleNotFoundError as missing:  # a provider SDK of an extra (pyproject.
     raise missing_extra(missing, __name__) from None
 
 from percona_mysql_k8s.core.errors import InputError
-from percona_mysql_k8s.core.pools import PoolShape
+from percona_mysql_k8s.plan.clusters.shape import ClusterArgs
 
 from .kind_config import render_kind_config
-from .settings import ClusterSettings, KindSettings
 from .target import ClusterTarget
 
 KIND_INSTALL = "install kind from https://kind.sigs.k8s.io/docs/user/quick-start/#installation"
@@ -92,18 +90,10 @@ def kubeconfig_command(name: str) -> str:
     return f"kind get kubeconfig --name {shlex.quote(name)}"
 
 
-@dataclass(frozen=True)
-class KindClusterArgs:
-    cluster_name: str
-    kind: KindSettings
-    database_pool: PoolShape
-    monitoring_pool: PoolShape
+class KindClusterArgs(ClusterArgs):
+    """The kind cluster's part of the plan (plan.clusters.shape.ClusterArgs: one shape for every target)."""
 
-    @classmethod
-    def from_settings(cls, settings: ClusterSettings) -> KindClusterArgs:
-        if settings.kind is None:
-            raise ValueError("KindClusterArgs needs settings of the kind target")
-        return cls(settings.cluster_name, settings.kind, settings.database_pool, settings.monitoring_pool)
+    TARGET = "kind"
 
     @property
     def config_yaml(self) -> str:

@@ -4,7 +4,7 @@ Pure (no Pulumi). The stack turns its cloud resources (a GCS or S3 bucket and an
 (an S3-compatible endpoint) into a :class:`BackupStorage`; the plan adds the schedule, the retention the
 rule R3 asks for, point-in-time recovery (R2) and the size of every backup container (M3), which the
 monitoring pool budgets (K5). The custom resources' ``spec.backup`` is written from a :class:`BackupPlan`
-(percona_mysql_k8s.database.backup_manifests), and the policy pack reads the same schedule and retention
+(percona_mysql_k8s.plan.database.backup_manifests), and the policy pack reads the same schedule and retention
 rules (percona_mysql_k8s.core.cron) from any custom resource or chart values.
 """
 

@@ -70,7 +70,7 @@ MAX_REPLICA_PARALLEL_WORKERS = 1024  # replica_parallel_workers' range is 0..102
 MAX_WSREP_APPLIER_THREADS = 512  # wsrep_applier_threads' range is 1..512
 MAX_BROWNOUT_SECONDS = 86_400
 MAX_APPLIER_TPS_PER_WORKER = 1_000_000
-MAX_POOL_NODES = 100  # clusters.settings.MAX_NODES_PER_POOL reads it
+MAX_POOL_NODES = 100  # plan.clusters.common.MAX_NODES_PER_POOL reads it
 MAX_RETENTION_DAYS = 3650
 # Thresholds that must keep an order between them: (lower, upper).
 ORDERED_THRESHOLDS = (("certification_min_bytes", "certification_max_bytes"),)

@@ -11,10 +11,11 @@ Public API::
         NetworkPolicies, NetworkPoliciesArgs,
     )
 
-Pure pieces (no Pulumi) live in :mod:`percona_mysql_k8s.database.versions` (every pinned version),
-:mod:`percona_mysql_k8s.database.manifests` (the custom resources as data),
-:mod:`percona_mysql_k8s.database.backup_manifests` (their ``spec.backup`` and the restore objects) and :mod:`percona_mysql_k8s.database.scripts`
-(what the Jobs run). See docs/database.md.
+The components take a plan and register resources; what they register is decided in the pure plan layer
+(no Pulumi), :mod:`percona_mysql_k8s.plan.database`: every pinned version (``versions``), the custom resources
+as data (``spec``, ``manifests``), their ``spec.backup`` (``backup_manifests``), the restore objects
+(``restore``), what the Jobs run (``scripts``). ``DatabaseSpec`` and the other plan names below are re-exported
+from there, as the components' inputs. See docs/database.md and docs/architecture.md.
 """
 
 from __future__ import annotations
@@ -22,19 +23,18 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-# Public name -> the module defining it. Imported on first use (PEP 562), so the pure modules
-# (versions, manifests, scripts, sources...) import without Pulumi's providers: the restore command and the
-# stack settings use them in a base install, which has none (percona_mysql_k8s._extras).
+# Public name -> the module defining it. Imported on first use (PEP 562): importing this package imports
+# nothing heavy, and a component's providers are imported only when it is used (percona_mysql_k8s._extras).
 _EXPORTS = {
     "DatabaseCluster": ".cluster",
     "DatabaseClusterArgs": ".cluster",
     "create_namespace": ".common",
-    "DatabaseSpec": ".manifests",
-    "Endpoint": ".manifests",
-    "Placement": ".manifests",
-    "custom_resource": ".manifests",
-    "size_for_pool": ".manifests",
-    "writer_endpoint": ".manifests",
+    "DatabaseSpec": "percona_mysql_k8s.plan.database.spec",
+    "Endpoint": "percona_mysql_k8s.plan.database.spec",
+    "Placement": "percona_mysql_k8s.plan.database.spec",
+    "custom_resource": "percona_mysql_k8s.plan.database.manifests",
+    "size_for_pool": "percona_mysql_k8s.plan.database.spec",
+    "writer_endpoint": "percona_mysql_k8s.plan.database.spec",
     "NetworkPolicies": ".network",
     "NetworkPoliciesArgs": ".network",
     "OperatorArgs": ".operator",
@@ -71,9 +71,11 @@ __all__ = [  # the names of _EXPORTS
 ]
 
 if TYPE_CHECKING:
+    from percona_mysql_k8s.plan.database.manifests import custom_resource
+    from percona_mysql_k8s.plan.database.spec import DatabaseSpec, Endpoint, Placement, size_for_pool, writer_endpoint
+
     from .cluster import DatabaseCluster, DatabaseClusterArgs
     from .common import create_namespace
-    from .manifests import DatabaseSpec, Endpoint, Placement, custom_resource, size_for_pool, writer_endpoint
     from .network import NetworkPolicies, NetworkPoliciesArgs
     from .operator import OperatorArgs, PerconaOperator
     from .pmm import ExternalPmm, PmmServer, PmmServerArgs, PmmToken, PmmTokenArgs

@@ -1,6 +1,6 @@
 """The backup bucket beside the cluster, its identity and the keys Secret (R1, R4): GCS on GKE, S3 on EKS.
 
-What is created, and why (the names, policies and numbers: :mod:`percona_mysql_k8s.database.backup_bucket`):
+What is created, and why (the names, policies and numbers: :mod:`percona_mysql_k8s.plan.database.backup_bucket`):
 
 * GKE (:class:`GcsBackupStorage`): a bucket in the cluster's project and region with uniform bucket-level
   access (no object ACLs), public access prevention enforced, versioning, and lifecycle rules that delete
@@ -21,7 +21,7 @@ What is created, and why (the names, policies and numbers: :mod:`percona_mysql_k
 
 Why keys rather than Workload Identity or IRSA: neither operator reads a pod identity on every path it
 needs (the PXC PITR collector, rotation and restore read the Secret's keys; PS requires the Secret), see
-:mod:`percona_mysql_k8s.database.backup_bucket`. Rotate a key with ``pulumi up --replace`` on the HMAC
+:mod:`percona_mysql_k8s.plan.database.backup_bucket`. Rotate a key with ``pulumi up --replace`` on the HMAC
 key (``gcp:storage/hmacKey:HmacKey``) or the access key (``aws:iam/accessKey:AccessKey``): the Secret is
 rewritten with the new one in the same update.
 
@@ -48,8 +48,7 @@ except ModuleNotFoundError as missing:  # a provider SDK of an extra (pyproject.
 
 from percona_mysql_k8s.clusters.target import ClusterTarget
 from percona_mysql_k8s.core.backup import GCS, GCS_ENDPOINT, S3, BackupPlan, BackupStorage
-
-from . import backup_bucket as plan
+from percona_mysql_k8s.plan.database import backup_bucket as plan
 
 if TYPE_CHECKING:
     import pulumi_aws as aws

@@ -34,12 +34,14 @@ from percona_mysql_k8s.core.backup import BackupPlan
 from percona_mysql_k8s.core.errors import InputError
 from percona_mysql_k8s.core.sidecars import ContainerSize
 from percona_mysql_k8s.core.sizing import SizingResult
+from percona_mysql_k8s.plan.database.manifests import custom_resource
+from percona_mysql_k8s.plan.database.pods import labels
+from percona_mysql_k8s.plan.database.sources import mirror_images
+from percona_mysql_k8s.plan.database.spec import PMM_TOKEN_KEY, DatabaseSpec, Endpoint, Placement, size_for_pool, writer_endpoint
 
-from .common import child_options, labels
-from .manifests import PMM_TOKEN_KEY, DatabaseSpec, Endpoint, Placement, custom_resource, size_for_pool, writer_endpoint
+from .common import child_options
 from .operator import PerconaOperator
 from .pmm import ExternalPmm, PmmServer, PmmToken, PmmTokenArgs
-from .sources import mirror_images
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,5 @@
 """The cluster's NetworkPolicies as resources (R6); their content is
-:mod:`percona_mysql_k8s.database.network_policies`."""
+:mod:`percona_mysql_k8s.plan.database.network_policies`."""
 
 from __future__ import annotations
 
@@ -18,10 +18,11 @@ except ModuleNotFoundError as missing:  # a provider SDK of an extra (pyproject.
     raise missing_extra(missing, __name__) from None
 
 from percona_mysql_k8s.clusters.target import ClusterTarget
+from percona_mysql_k8s.plan.database.network_policies import ClientAccess, network_policies
+from percona_mysql_k8s.plan.database.pods import labels
+from percona_mysql_k8s.plan.database.spec import DatabaseSpec
 
-from .common import child_options, labels
-from .manifests import DatabaseSpec
-from .network_policies import ClientAccess, network_policies
+from .common import child_options
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@ Helm installs a chart's ``crds/`` on first install only and never upgrades them,
 too large for client-side apply (the 256 KiB ``last-applied-configuration`` annotation). So the chart
 runs with ``skip_crds`` and the CRDs are applied from the operator's pinned ``crd.yaml`` with
 ``yaml.v2.ConfigFile``, which pulumi-kubernetes v4 applies server-side: an operator upgrade (a change
-in :mod:`percona_mysql_k8s.database.versions`) updates the CRDs with it (percona-helm-charts#375).
+in :mod:`percona_mysql_k8s.plan.database.versions`) updates the CRDs with it (percona-helm-charts#375).
 
 The operator Deployment runs on the monitoring pool: nothing but database and proxy pods tolerates
 the database pool's taint (K4).
@@ -29,10 +29,11 @@ except ModuleNotFoundError as missing:  # a provider SDK of an extra (pyproject.
 from percona_mysql_k8s.clusters.target import ClusterTarget
 from percona_mysql_k8s.core import monitoring
 from percona_mysql_k8s.core.sidecars import ContainerSize
+from percona_mysql_k8s.plan.database import versions
+from percona_mysql_k8s.plan.database.pods import pool_scheduling, resources
+from percona_mysql_k8s.plan.database.sources import ChartSource, chart_source, mirror_images
 
-from . import versions
-from .common import child_options, pod_resources, pool_scheduling, release_chart
-from .sources import ChartSource, chart_source, mirror_images
+from .common import child_options, release_chart
 
 
 @dataclass(frozen=True)
@@ -55,7 +56,7 @@ class OperatorArgs:
 def helm_values(release: versions.OperatorRelease, args: OperatorArgs) -> dict:
     """The chart values: image pinned, resources request = limit, placed on the monitoring pool."""
     values: dict = {
-        "resources": pod_resources(args.resources),
+        "resources": resources(args.resources),
         **pool_scheduling(args.target.monitoring_pool),
     }
     if release.chart == "pxc-operator":

@@ -31,11 +31,12 @@ from percona_mysql_k8s.clusters.target import ClusterTarget
 from percona_mysql_k8s.core import monitoring
 from percona_mysql_k8s.core.pools import PoolShape
 from percona_mysql_k8s.core.sidecars import ContainerSize
+from percona_mysql_k8s.plan.database import scripts, versions
+from percona_mysql_k8s.plan.database.pods import labels, pool_scheduling, resources, restricted_security
+from percona_mysql_k8s.plan.database.sources import ChartSource, chart_source, mirror_images
+from percona_mysql_k8s.plan.database.spec import PMM_TOKEN_KEY
 
-from . import scripts, versions
-from .common import child_options, labels, pod_resources, pool_scheduling, release_chart, restricted_security
-from .manifests import PMM_TOKEN_KEY
-from .sources import ChartSource, chart_source, mirror_images
+from .common import child_options, release_chart
 
 PMM_SECRET = "pmm-secret"
 PMM_PASSWORD_KEY = "PMM_ADMIN_PASSWORD"
@@ -66,7 +67,7 @@ def helm_values(args: PmmServerArgs, size: ContainerSize) -> dict:
         "service": {"name": PMM_SERVICE, "type": "ClusterIP"},
         "storage": storage,
         # memory request = limit; CPU request only, so PMM uses idle CPU but never the load generator's share
-        "pmmResources": pod_resources(size, cpu_limit=False),
+        "pmmResources": resources(size, cpu_limit=False),
         "pmmEnv": {"PMM_ENABLE_UPDATES": "0"},
         **pool_scheduling(args.target.monitoring_pool),
     }
@@ -161,7 +162,7 @@ def token_job_spec(args: PmmTokenArgs, service_account: str) -> dict:
                         {"name": "SERVICE_ACCOUNT", "value": f"pmm-{args.secret_namespace}-{args.cluster_name}"},
                         {"name": "CREDENTIALS_FIELD", "value": PMM_TOKEN_KEY},
                     ],
-                    "resources": pod_resources(args.resources),
+                    "resources": resources(args.resources),
                     "securityContext": container_security,
                 }],
             },

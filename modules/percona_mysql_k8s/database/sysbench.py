@@ -51,11 +51,13 @@ from percona_mysql_k8s.clusters.target import ClusterTarget
 from percona_mysql_k8s.core import benchmark as bench
 from percona_mysql_k8s.core import monitoring
 from percona_mysql_k8s.core.sidecars import ContainerSize
+from percona_mysql_k8s.plan.database import scripts, versions
+from percona_mysql_k8s.plan.database.pods import labels, pool_scheduling, resources, restricted_security
+from percona_mysql_k8s.plan.database.sources import mirror_images
+from percona_mysql_k8s.plan.database.spec import DatabaseSpec
 
-from . import scripts, versions
 from .cluster import DatabaseCluster, generated_password
-from .common import child_options, labels, pod_resources, pool_scheduling, restricted_security
-from .sources import mirror_images
+from .common import child_options
 
 RUN_REQUEST_ANNOTATION = "percona-mysql/run-request"
 PHASES = ("schema", "prepare", "warmup", "ladder", "cleanup")  # in the order they run
@@ -124,36 +126,7 @@ class Sysbench(pulumi.ComponentResource):
             string_data={"password": pulumi.Output.secret(self.password.result)},
             opts=child_options(self, provider, after),
         )
-        self.results_name = f"{spec.name}-sysbench-results"
-        self.results = k8s.core.v1.ConfigMap(
-            f"{name}-results",
-            metadata={
-                "name": self.results_name,
-                "namespace": namespace,
-                "labels": common_labels,
-                "annotations": {"percona-mysql/read-with": self.read_command(namespace, self.results_name)},
-            },
-            opts=child_options(self, provider, after, ignore_changes=["data"]),
-        )
-        self.service_account = k8s.core.v1.ServiceAccount(
-            f"{name}-sa",
-            metadata={"name": f"{spec.name}-sysbench", "namespace": namespace, "labels": common_labels},
-            opts=child_options(self, provider, after),
-        )
-        self.role = k8s.rbac.v1.Role(
-            f"{name}-role",
-            metadata={"name": f"{spec.name}-sysbench", "namespace": namespace, "labels": common_labels},
-            rules=[{"apiGroups": [""], "resources": ["configmaps"], "resourceNames": [self.results_name],
-                    "verbs": ["get", "patch"]}],
-            opts=child_options(self, provider, after),
-        )
-        self.role_binding = k8s.rbac.v1.RoleBinding(
-            f"{name}-rolebinding",
-            metadata={"name": f"{spec.name}-sysbench", "namespace": namespace, "labels": common_labels},
-            role_ref={"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": f"{spec.name}-sysbench"},
-            subjects=[{"kind": "ServiceAccount", "name": f"{spec.name}-sysbench", "namespace": namespace}],
-            opts=child_options(self, provider, [self.role, self.service_account]),
-        )
+        self._results_access(name, spec, provider, common_labels, after)
 
         env = self._env(cluster)
         # The user and its schema, as root, in a pod of its own: the benchmark pod never sees root's password.
@@ -193,6 +166,41 @@ class Sysbench(pulumi.ComponentResource):
         previous: list[pulumi.Resource] = [self.job]
         self.ready: list[pulumi.Resource] = previous
         self.register_outputs({"resultsConfigMap": self.results_name, "runId": self.run_id})
+
+    def _results_access(self, name: str, spec: DatabaseSpec, provider: k8s.Provider, common_labels: dict[str, str],
+                        after: list[pulumi.Resource]) -> None:
+        """The ConfigMap the run writes its figures to, and the one right the run's pod has: patch that ConfigMap."""
+        namespace = spec.namespace
+        self.results_name = f"{spec.name}-sysbench-results"
+        self.results = k8s.core.v1.ConfigMap(
+            f"{name}-results",
+            metadata={
+                "name": self.results_name,
+                "namespace": namespace,
+                "labels": common_labels,
+                "annotations": {"percona-mysql/read-with": self.read_command(namespace, self.results_name)},
+            },
+            opts=child_options(self, provider, after, ignore_changes=["data"]),
+        )
+        self.service_account = k8s.core.v1.ServiceAccount(
+            f"{name}-sa",
+            metadata={"name": f"{spec.name}-sysbench", "namespace": namespace, "labels": common_labels},
+            opts=child_options(self, provider, after),
+        )
+        self.role = k8s.rbac.v1.Role(
+            f"{name}-role",
+            metadata={"name": f"{spec.name}-sysbench", "namespace": namespace, "labels": common_labels},
+            rules=[{"apiGroups": [""], "resources": ["configmaps"], "resourceNames": [self.results_name],
+                    "verbs": ["get", "patch"]}],
+            opts=child_options(self, provider, after),
+        )
+        self.role_binding = k8s.rbac.v1.RoleBinding(
+            f"{name}-rolebinding",
+            metadata={"name": f"{spec.name}-sysbench", "namespace": namespace, "labels": common_labels},
+            role_ref={"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": f"{spec.name}-sysbench"},
+            subjects=[{"kind": "ServiceAccount", "name": f"{spec.name}-sysbench", "namespace": namespace}],
+            opts=child_options(self, provider, [self.role, self.service_account]),
+        )
 
     @staticmethod
     def read_command(namespace: str, name: str | None = None) -> str:
@@ -238,7 +246,7 @@ class Sysbench(pulumi.ComponentResource):
                         "image": versions.SYSBENCH_IMAGE,  # its mysql client
                         "command": ["bash", "-c", scripts.USER_SETUP],
                         "env": env + root,
-                        "resources": pod_resources(helper),
+                        "resources": resources(helper),
                         "securityContext": container_security,
                         "volumeMounts": [ca_mount],
                     }],
@@ -260,7 +268,7 @@ class Sysbench(pulumi.ComponentResource):
                 "image": versions.SYSBENCH_IMAGE,
                 "command": ["bash", "-c", script],
                 "env": env,  # the benchmark user's password only: root stays in the setup Job
-                "resources": pod_resources(size),
+                "resources": resources(size),
                 "securityContext": container_security,
                 "volumeMounts": mount + ca_mount,
             }
@@ -279,7 +287,7 @@ class Sysbench(pulumi.ComponentResource):
                 {"name": "RESULTS_DIR", "value": scripts.RESULTS_DIR},
                 {"name": "RUN_ID", "value": self.run_id},
             ],
-            "resources": pod_resources(helper),
+            "resources": resources(helper),
             "securityContext": container_security,
             "volumeMounts": mount,
         }

@@ -34,7 +34,7 @@ from percona_mysql_k8s.core.backup import (
 from percona_mysql_k8s.core.bounds import MAX_VOLUME_READ_BYTES_PER_SECOND
 from percona_mysql_k8s.core.errors import InputError
 from percona_mysql_k8s.core.units import format_memory
-from percona_mysql_k8s.database.backup_bucket import check_bucket_name, check_kms_key
+from percona_mysql_k8s.plan.database.backup_bucket import check_bucket_name, check_kms_key
 
 # key: (type, default declared in Pulumi.yaml; a test keeps the two in step)
 BACKUP_KEYS: dict[str, tuple[type, object]] = {

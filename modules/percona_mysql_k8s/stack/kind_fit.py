@@ -37,7 +37,7 @@ AUTO = "auto"
 CAPACITY_KEYS = frozenset({"kindHostShare", "kindHostCpu", "kindHostMemory", "monitoringNodeType"})
 CAPACITY_RULES = frozenset({"K1", "K5", "M1", "M3", "M6"})  # M1: a member too small to start mysqld
 # The minimum-host search: the CPU/memory grid it reports on, and the ceiling it gives up at.
-# A host has whole CPUs (clusters.settings refuses a fraction in kindHostCpu): the search steps by one.
+# A host has whole CPUs (plan.clusters.kind refuses a fraction in kindHostCpu): the search steps by one.
 CPU_STEP, MEMORY_STEP = 1000, 256 * MIB
 CPU_CEILING, MEMORY_CEILING = 256_000, 1024 * GIB
 AMPLE_VOLUME = "64Ti"

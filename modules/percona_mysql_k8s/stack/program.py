@@ -40,7 +40,7 @@ from percona_mysql_k8s.database import (
     create_namespace,
 )
 from percona_mysql_k8s.database.backup_storage import provision_backup_storage
-from percona_mysql_k8s.database.manifests import sizing_summary
+from percona_mysql_k8s.plan.database.manifests import sizing_summary
 
 from .settings import StackSettings
 

@@ -5,8 +5,8 @@ strings as the Pulumi CLI passes them, or decoded values); :func:`stack_settings
 validates every key with an :class:`~percona_mysql_k8s.core.errors.InputError` that names the key and the rule,
 and computes everything that can be known before deployment:
 
-* the cluster settings and both pools (``percona_mysql_k8s.clusters.settings``);
-* the database cluster (:class:`~percona_mysql_k8s.database.manifests.DatabaseSpec`), its placement on the
+* the cluster settings and both pools (``percona_mysql_k8s.plan.clusters``);
+* the database cluster (:class:`~percona_mysql_k8s.plan.database.spec.DatabaseSpec`), its placement on the
   database pool and the sizing engine's answer for one member per node (K1, K5, M1-M6, T1, T2);
 * the monitoring pool's split between the operator, PMM and sysbench (K5);
 * the sysbench run: data size against the buffer pool and the ladder against max_connections (B2-B4);
@@ -24,8 +24,6 @@ import re
 from collections.abc import Callable, Container, Mapping
 from dataclasses import dataclass, replace
 
-from percona_mysql_k8s.clusters import settings as cluster_layer
-from percona_mysql_k8s.clusters.settings import ClusterSettings, cluster_settings_from_config
 from percona_mysql_k8s.core import benchmark as bench
 from percona_mysql_k8s.core import monitoring
 from percona_mysql_k8s.core.benchmark import Benchmark
@@ -35,10 +33,12 @@ from percona_mysql_k8s.core.errors import InputError
 from percona_mysql_k8s.core.monitoring import MonitoringPlan
 from percona_mysql_k8s.core.sizing import SizingResult
 from percona_mysql_k8s.core.units import format_cpu, human_bytes, memory_to_bytes, parse_quantity, whole_number
-from percona_mysql_k8s.database import sources, versions
-from percona_mysql_k8s.database.manifests import DatabaseSpec, Placement, size_for_pool
-from percona_mysql_k8s.database.network_policies import ClientAccess, client_access
-from percona_mysql_k8s.database.sources import ChartSource
+from percona_mysql_k8s.plan.clusters import ClusterSettings, cluster_settings_from_config
+from percona_mysql_k8s.plan.clusters import kind as kind_plan
+from percona_mysql_k8s.plan.database import sources, versions
+from percona_mysql_k8s.plan.database.network_policies import ClientAccess, client_access
+from percona_mysql_k8s.plan.database.sources import ChartSource
+from percona_mysql_k8s.plan.database.spec import DatabaseSpec, Placement, size_for_pool
 
 from . import kind_fit
 from .backup_settings import BACKUP_KEYS, BackupSettings, backup_settings
@@ -368,12 +368,12 @@ def stack_settings_from_config(
     """Everything the stack needs, validated; raises InputError naming the config key.
 
     ``host`` reports this machine's (CPU millicores, memory bytes) for kind's allocatable model; by
-    default ``percona_mysql_k8s.clusters.settings.host_resources``, looked up at call time. On the kind
+    default ``percona_mysql_k8s.plan.clusters.kind.host_resources``, looked up at call time. On the kind
     target with ``kindHostShare: auto`` the layout is the richest the host holds (stack.kind_fit).
     """
-    host = host or cluster_layer.host_resources
+    host = host or kind_plan.host_resources
     if kind_fit.applies(values):
-        machine = cluster_layer.kind_host_from_config(values, host)
+        machine = kind_plan.kind_host_from_config(values, host)
         measured = (machine.cpu_millicores, machine.memory_bytes)
         settings, notes = kind_fit.fit(values, lambda fitted: _settings(fitted, pmm_token_set, lambda: measured),
                                        measured, machine.source, ladder=_ladder)
@@ -493,7 +493,7 @@ def check_config_keys(config: Mapping[str, object], *, project: str, secret_keys
 
 def all_keys() -> tuple[str, ...]:
     """Every key the stack program reads (cluster layer + database layer), secrets excluded."""
-    from percona_mysql_k8s.clusters.settings import CONFIG_KEYS as CLUSTER_KEYS
+    from percona_mysql_k8s.plan.clusters import CONFIG_KEYS as CLUSTER_KEYS
 
     return tuple(dict.fromkeys([*CLUSTER_KEYS, *CONFIG_KEYS, *OPTIONAL_KEYS]))
 
@@ -505,9 +505,9 @@ _TARGET_PREFIXES = {"gcp": ("gke",), "gke": ("gke",), "aws": ("eks",), "eks": ("
 def target_keys(target: str) -> tuple[str, ...]:
     """The keys a stack of ``target`` reads, in all_keys() order (``target`` itself left out): the inputs of the
     package's component for that target (percona_mysql_k8s.stack.components). A key of another target is one the
-    settings refuse or ignore there (clusters.settings.TARGET_KEYS, backup_settings' CLOUD_ONLY/ENDPOINT_ONLY, and
+    settings refuse or ignore there (plan.clusters.TARGET_KEYS, backup_settings' CLOUD_ONLY/ENDPOINT_ONLY, and
     the gke*/eks*/kind* keys only their target reads)."""
-    from percona_mysql_k8s.clusters.settings import TARGET_KEYS
+    from percona_mysql_k8s.plan.clusters import TARGET_KEYS
 
     from .backup_settings import CLOUD_ONLY, CLOUD_TARGETS, ENDPOINT_ONLY
 
