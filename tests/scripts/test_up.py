@@ -26,8 +26,15 @@ BASE_TOOLS = ("bash", "env", "dirname", "sed", "head", "ls", "paste", "cat", "sh
 def clone(tmp_path: Path) -> Path:
     """The repository as a fresh clone has it: no .venv, no state."""
     target = tmp_path / "clone"
-    shutil.copytree(REPOSITORY, target, ignore=shutil.ignore_patterns(
-        ".git", ".venv", "venv", "tests", "__pycache__", ".hypothesis", ".pulumi-state", "*.egg-info", ".ruff_cache"))
+    # what git would check out (tracked, or new and not ignored): never a local venv, cache or state
+    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=REPOSITORY,
+                            check=True, capture_output=True, text=True).stdout.split("\0")
+    for name in filter(None, listed):
+        source = REPOSITORY / name
+        if name.startswith("tests/") or not source.is_file():  # the suite itself; a file deleted but not staged
+            continue
+        (target / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(source, target / name, follow_symlinks=False)
     return target
 
 
