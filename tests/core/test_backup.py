@@ -166,3 +166,14 @@ def test_keep_covers_the_retention_and_no_fewer_would(schedule, days, minimum):
     parsed = parse_schedule(schedule)
     assert retention_window_seconds(parsed, plan.keep) >= plan.retention_days * DAY
     assert retention_window_seconds(parsed, plan.keep - 1) < plan.retention_days * DAY
+
+
+def test_the_text_schedule_goes_with_the_other_old_paths():
+    """backup_plan's text schedule is removed with the moved module paths (percona_mysql_k8s._moved.REMOVED_IN)."""
+    import percona_mysql_k8s
+    from packaging.version import Version
+    from percona_mysql_k8s import _moved
+
+    assert backup.SCHEDULE_TEXT_REMOVED_IN == _moved.REMOVED_IN
+    assert Version(percona_mysql_k8s.__version__) < Version(backup.SCHEDULE_TEXT_REMOVED_IN), (
+        "remove core.backup._schedule's text branch and SCHEDULE_TEXT_REMOVED_IN (and this test)")
