@@ -44,8 +44,8 @@ def keep_table() -> str:
     lines = ["| schedule | keep for 7 days | window with that keep (days) | longest reach back (days) |",
              "|---|---:|---:|---:|"]
     for text in SCHEDULES:
-        plan = backup_plan(EXAMPLE_STORAGE, schedule=text, **EXAMPLE)
         parsed = parse_schedule(text)
+        plan = backup_plan(EXAMPLE_STORAGE, schedule=parsed, **EXAMPLE)
         lines.append(f"| `{text}` | {plan.keep} | {_days(retention_window_seconds(parsed, plan.keep))} | "
                      f"{_days(longest_span_seconds(parsed, plan.keep))} |")
     return "\n".join(lines) + "\n"
@@ -66,7 +66,7 @@ def containers_table() -> str:
 
 
 def cost_table() -> str:
-    plan = backup_plan(EXAMPLE_STORAGE, schedule=SCHEDULES[0], **EXAMPLE)
+    plan = backup_plan(EXAMPLE_STORAGE, schedule=parse_schedule(SCHEDULES[0]), **EXAMPLE)
     estimate = storage_estimate(plan, data_bytes=EXAMPLE_DATA_BYTES, binlog_bytes_per_second=EXAMPLE_BINLOG_BYTES_PER_SECOND)
     return "\n".join([
         "| term | value |",

@@ -11,6 +11,7 @@ import pulumi
 from percona_mysql_k8s.clusters import build_cluster, cluster_settings_from_config
 from percona_mysql_k8s.core import monitoring
 from percona_mysql_k8s.core.backup import S3, BackupStorage, backup_plan
+from percona_mysql_k8s.core.cron import parse_schedule
 from percona_mysql_k8s.database import (
     DatabaseCluster,
     DatabaseClusterArgs,
@@ -50,7 +51,7 @@ spec = DatabaseSpec(
 )
 # S3 bucket names are global: set backupBucket to one of yours
 backups = backup_plan(BackupStorage(kind=S3, bucket=config.get("backupBucket") or f"pxc-proxysql-{region}-backups", region=region),
-                      engine=spec.engine, schedule="0 */6 * * *", retention_days=14,
+                      engine=spec.engine, schedule=parse_schedule("0 */6 * * *"), retention_days=14,
                       pitr=True, pitr_upload_seconds=60)
 
 target = build_cluster(settings)
@@ -76,4 +77,4 @@ pulumi.export("writer", f"{cluster.writer.host}:{cluster.writer.port}")
 pulumi.export("proxysql", {"cpu": cluster.sizing.containers["proxysql"].cpu_millicores,
                            "memoryBytes": cluster.sizing.containers["proxysql"].memory_bytes})
 pulumi.export("maxConnections", cluster.sizing.connections)
-pulumi.export("backups", {"bucket": backups.storage.bucket, "keep": backups.keep, "schedule": backups.schedule})
+pulumi.export("backups", {"bucket": backups.storage.bucket, "keep": backups.keep, "schedule": backups.schedule.text})

@@ -9,6 +9,7 @@ import pulumi
 from percona_mysql_k8s.clusters import build_cluster, cluster_settings_from_config
 from percona_mysql_k8s.core import monitoring
 from percona_mysql_k8s.core.backup import GCS, GCS_ENDPOINT, BackupStorage, backup_plan
+from percona_mysql_k8s.core.cron import parse_schedule
 from percona_mysql_k8s.database import (
     DatabaseCluster,
     DatabaseClusterArgs,
@@ -51,7 +52,7 @@ spec = DatabaseSpec(
 )
 # daily at 03:00 UTC, a 7-day restore window (R3's minimum), binary logs uploaded every minute (R2)
 backups = backup_plan(BackupStorage(kind=GCS, bucket=f"{project}-gr-router-backups", endpoint_url=GCS_ENDPOINT),
-                      engine=spec.engine, schedule="0 3 * * *", retention_days=7,
+                      engine=spec.engine, schedule=parse_schedule("0 3 * * *"), retention_days=7,
                       pitr=True, pitr_upload_seconds=60)
 
 target = build_cluster(settings)

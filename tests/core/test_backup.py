@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
+import warnings
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -25,10 +28,12 @@ DAY = 86400
 
 
 def _plan(**overrides):
+    """backup_plan as the stack's decoder calls it: the schedule parsed already (plan.config.backup)."""
     arguments = dict(
         engine=PXC, schedule="0 3 * * *", retention_days=7, min_retention_days=7, pitr=True, pitr_upload_seconds=60
     )
     arguments.update(overrides)
+    arguments["schedule"] = parse_schedule(arguments["schedule"])
     return backup_plan(STORAGE, **arguments)
 
 
@@ -36,7 +41,32 @@ def test_daily_backups_for_a_week_keep_eight():
     # daily runs: 7 days of restore points right after a run need 7 gaps, so 8 backups
     plan = _plan()
     assert (plan.keep, plan.retention_days, plan.pitr_upload_seconds) == (8, 7, 60)
-    assert plan.storage is STORAGE and plan.schedule == "0 3 * * *"
+    assert plan.storage is STORAGE and plan.schedule.text == "0 3 * * *"
+
+
+def test_the_plan_keeps_the_parsed_schedule_it_was_given():
+    """Parsed once: the plan holds the very schedule the decoder parsed, and reads no text again."""
+    schedule = parse_schedule("TZ=Europe/Paris 30 1 * * 1-5")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        plan = backup_plan(STORAGE, engine=PXC, schedule=schedule, retention_days=7, min_retention_days=7, pitr=True,
+                           pitr_upload_seconds=60)
+    assert plan.schedule is schedule
+    with pytest.raises(TypeError, match="parsed schedule"):
+        dataclasses.replace(plan, schedule="0 3 * * *")
+
+
+@pytest.mark.parametrize("text", ["@every 24h", "0 3 * *", "0 0 30 2 *"])
+def test_a_schedule_as_text_still_plans_for_one_release_warning(text):
+    """The 0.2 signature (schedule as text): parsed here with a DeprecationWarning naming the new way, and a
+    schedule the operators cannot run still names backupSchedule and R1."""
+    with pytest.warns(DeprecationWarning, match=rf"parsed schedule .*removed in {backup.SCHEDULE_TEXT_REMOVED_IN}"):
+        assert backup_plan(STORAGE, engine=PXC, schedule="0 3 * * *", retention_days=7, min_retention_days=7, pitr=True,
+                           pitr_upload_seconds=60).schedule == parse_schedule("0 3 * * *")
+    with pytest.warns(DeprecationWarning), pytest.raises(InputError) as caught:
+        backup_plan(STORAGE, engine=PXC, schedule=text, retention_days=7, min_retention_days=7, pitr=True,
+                    pitr_upload_seconds=60)
+    assert (caught.value.key, caught.value.rule) == ("backupSchedule", "R1")
 
 
 def test_engines_get_their_operators_containers():
@@ -63,9 +93,6 @@ def test_container_sizes_follow_their_derivations():
 @pytest.mark.parametrize(
     ("overrides", "key", "rule"),
     [
-        ({"schedule": "@every 24h"}, "backupSchedule", "R1"),
-        ({"schedule": "0 3 * *"}, "backupSchedule", "R1"),
-        ({"schedule": "0 0 30 2 *"}, "backupSchedule", "R1"),
         ({"retention_days": 6}, "backupRetentionDays", "R3"),
         ({"retention_days": 0, "min_retention_days": 0}, "backupRetentionDays", "R3"),
         ({"retention_days": 7.5}, "backupRetentionDays", "R3"),
@@ -88,7 +115,7 @@ def test_bad_input_names_its_key_and_rule(overrides, key, rule):
 
 def test_storage_must_be_object_storage():
     with pytest.raises(InputError, match="R1: backup: "):
-        backup_plan(BackupStorage(kind="pvc", bucket="x"), engine=PXC, schedule="@daily", retention_days=7,
+        backup_plan(BackupStorage(kind="pvc", bucket="x"), engine=PXC, schedule=parse_schedule("@daily"), retention_days=7,
                     min_retention_days=7, pitr=True, pitr_upload_seconds=60)
 
 
@@ -139,3 +166,14 @@ def test_keep_covers_the_retention_and_no_fewer_would(schedule, days, minimum):
     parsed = parse_schedule(schedule)
     assert retention_window_seconds(parsed, plan.keep) >= plan.retention_days * DAY
     assert retention_window_seconds(parsed, plan.keep - 1) < plan.retention_days * DAY
+
+
+def test_the_text_schedule_goes_with_the_other_old_paths():
+    """backup_plan's text schedule is removed with the moved module paths (percona_mysql_k8s._moved.REMOVED_IN)."""
+    import percona_mysql_k8s
+    from packaging.version import Version
+    from percona_mysql_k8s import _moved
+
+    assert backup.SCHEDULE_TEXT_REMOVED_IN == _moved.REMOVED_IN
+    assert Version(percona_mysql_k8s.__version__) < Version(backup.SCHEDULE_TEXT_REMOVED_IN), (
+        "remove core.backup._schedule's text branch and SCHEDULE_TEXT_REMOVED_IN (and this test)")

@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 from percona_mysql_k8s.core import backup, monitoring
 from percona_mysql_k8s.core.allocatable import kind_node_budget, node_budget
 from percona_mysql_k8s.core.backup import S3_COMPATIBLE, BackupStorage, backup_plan
+from percona_mysql_k8s.core.cron import parse_schedule
 from percona_mysql_k8s.core.errors import InputError
 from percona_mysql_k8s.core.memory import GROUP_REPLICATION, PXC
 from percona_mysql_k8s.core.units import GIB
@@ -17,7 +18,7 @@ STORAGE = BackupStorage(kind=S3_COMPATIBLE, bucket="backups", endpoint_url="http
 
 
 def _backup(engine: str, pitr: bool = True):
-    return backup_plan(STORAGE, engine=engine, schedule="0 2 * * *", retention_days=7, min_retention_days=7,
+    return backup_plan(STORAGE, engine=engine, schedule=parse_schedule("0 2 * * *"), retention_days=7, min_retention_days=7,
                        pitr=pitr, pitr_upload_seconds=60)
 
 

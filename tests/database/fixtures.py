@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from percona_mysql_k8s.core.allocatable import kind_node_budget, node_budget
 from percona_mysql_k8s.core.backup import GCS, S3, S3_COMPATIBLE, BackupPlan, BackupStorage
+from percona_mysql_k8s.core.cron import parse_schedule
 from percona_mysql_k8s.core.pools import DATABASE_POOL, DATABASE_TAINT, MONITORING_POOL, POOL_LABEL, PoolShape
 from percona_mysql_k8s.core.sidecars import ContainerSize
 from percona_mysql_k8s.core.units import GIB, MIB
@@ -42,5 +43,5 @@ COLLECTOR = ContainerSize(250, 512 * MIB)
 
 
 def backup_plan(storage: BackupStorage = GCS_STORAGE, *, pitr: bool = True, keep: int = 8) -> BackupPlan:
-    return BackupPlan(storage=storage, schedule="0 3 * * *", retention_days=7, keep=keep, pitr=pitr,
+    return BackupPlan(storage=storage, schedule=parse_schedule("0 3 * * *"), retention_days=7, keep=keep, pitr=pitr,
                       pitr_upload_seconds=60, backup_job=BACKUP_JOB, pitr_collector=COLLECTOR if pitr else None)

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from percona_mysql_k8s.core.backup import GCS, S3, S3_COMPATIBLE
+from percona_mysql_k8s.core.cron import parse_schedule
 from percona_mysql_k8s.core.errors import InputError
 from percona_mysql_k8s.plan.database import backup_bucket as bb
 
@@ -153,7 +154,7 @@ def test_secret_name_is_the_clusters():
     ("0 3 * * 1-5", 5, 8),
 ])
 def test_binlog_expiry_covers_the_oldest_kept_backup(schedule, keep, days):
-    assert bb.binlog_expiry_days(schedule, keep) == days
+    assert bb.binlog_expiry_days(parse_schedule(schedule), keep) == days
 
 
 def test_binlog_prefixes_are_where_each_engine_writes():

@@ -24,6 +24,12 @@ MOVED = [
     ("percona_mysql_k8s.clusters.inventory", "read_cluster", "percona_mysql_k8s.plan.clusters.inventory"),
     ("percona_mysql_k8s.database.manifests", "custom_resource", "percona_mysql_k8s.plan.database.manifests"),
     ("percona_mysql_k8s.database.versions", "PXC", "percona_mysql_k8s.plan.database.versions"),
+    ("percona_mysql_k8s.stack.backup_settings", "backup_settings", "percona_mysql_k8s.plan.config.backup"),
+    ("percona_mysql_k8s.stack.backup_settings", "BackupSettings", "percona_mysql_k8s.plan.config.backup"),
+    ("percona_mysql_k8s.stack.backup_settings", "BACKUP_KEYS", "percona_mysql_k8s.plan.config.keys"),
+    ("percona_mysql_k8s.stack.kind_fit", "fit", "percona_mysql_k8s.plan.config.kind_fit"),
+    ("percona_mysql_k8s.stack.settings", "database_spec_from_config", "percona_mysql_k8s.plan.config.sections"),
+    ("percona_mysql_k8s.stack.settings", "BackupSettings", "percona_mysql_k8s.plan.config.backup"),
 ]
 
 
@@ -37,6 +43,17 @@ def test_an_old_path_returns_the_new_object_and_warns(old, name, home):
     assert [str(w.message) for w in caught if w.category is DeprecationWarning] == [
         f"{old}.{name} moved to {home}.{name}; the old path is removed in {_moved.REMOVED_IN}"
     ]
+
+
+def test_the_stack_settings_reexport_the_decoders_entry_without_a_warning():
+    """The stack program, the component package and the docs read these from stack.settings: the plan's objects."""
+    from percona_mysql_k8s import plan
+    from percona_mysql_k8s.stack import settings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for name in settings.__all__:
+            assert getattr(settings, name) is getattr(plan.config, name), name
 
 
 def test_a_name_that_never_existed_is_an_attribute_error():

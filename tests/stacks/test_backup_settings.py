@@ -33,11 +33,33 @@ def test_gke_backs_up_to_a_gcs_bucket_named_after_its_project_and_cluster():
     # Pulumi.yaml defaults: backups on, daily at 03:00, a 7-day window, PITR every 60 s
     assert result.backup.provisioned and result.database.backup
     assert (plan.storage.kind, plan.storage.bucket, plan.storage.endpoint_url) == (GCS, "perf-project-perf-mysql-backups", GCS_ENDPOINT)
-    assert (plan.schedule, plan.retention_days, plan.pitr, plan.pitr_upload_seconds) == ("0 3 * * *", 7, True, 60)
+    assert (plan.schedule.text, plan.retention_days, plan.pitr, plan.pitr_upload_seconds) == ("0 3 * * *", 7, True, 60)
     # a daily schedule keeps 8: right after the 8th run the oldest is 7 days old ((keep - 1) gaps, docs/backups.md)
     assert plan.keep == 8
     # the backup Job and the binlog collector run on the monitoring pool and count in its fit (K5)
     assert result.monitoring.backup_job == plan.backup_job and result.monitoring.pitr_collector == plan.pitr_collector
+
+
+def test_the_schedule_is_parsed_once_and_the_plan_holds_that_parse(monkeypatch):
+    """One decoder (plan.config.backup) parses backupSchedule; the plan, the custom resource and the bucket's
+    binary-log expiry receive that CronSchedule: the core's backup_plan parses nothing of its own."""
+    from percona_mysql_k8s.core import backup, cron
+
+    parsed = []
+
+    def counting(text):
+        parsed.append(real(text))
+        return parsed[-1]
+
+    def refused(text):
+        raise AssertionError(f"backup_plan parsed {text!r} again")
+
+    real = cron.parse_schedule
+    monkeypatch.setattr(cron, "parse_schedule", counting)
+    monkeypatch.setattr(backup, "parse_schedule", refused)
+    plan = settings({**GKE, "backupSchedule": "CRON_TZ=UTC 30 1 * * MON-FRI"}).backup.plan
+    assert [schedule.text for schedule in parsed] == ["CRON_TZ=UTC 30 1 * * MON-FRI"]
+    assert plan.schedule is parsed[0] and plan.schedule.time_zone == "UTC"
 
 
 def test_eks_backs_up_to_an_s3_bucket_in_its_region():

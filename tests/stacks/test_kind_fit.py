@@ -1,4 +1,4 @@
-"""The kind stack fitted to the machine it runs on (stack.kind_fit, core.kind_host; K1, K5, T1).
+"""The kind stack fitted to the machine it runs on (plan.config.kind_fit, core.kind_host; K1, K5, T1).
 
 Across host sizes, every host the fit accepts yields a stack whose pods fit: each kind worker's pods
 within its allocatable (read back from the registered resources by the policy pack's own reader), all
@@ -21,10 +21,10 @@ from percona_mysql_k8s.core.kind_host import CONTROL_PLANE, HOST_RESERVE, WORKER
 from percona_mysql_k8s.core.monitoring import OPERATOR
 from percona_mysql_k8s.core.units import GIB, cpu_to_millicores, memory_to_bytes
 from percona_mysql_k8s.plan.clusters import kind as kind_plan
+from percona_mysql_k8s.plan.config import kind_fit
 from percona_mysql_k8s.policies._framework import ResourceInput
 from percona_mysql_k8s.policies._readers.stack import read_stack
 from percona_mysql_k8s.policies._readers.values import plain
-from percona_mysql_k8s.stack import kind_fit
 from percona_mysql_k8s.stack.settings import stack_settings_from_config
 
 CPUS = (2, 4, 8, 16)

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import ipaddress
 import math
+import warnings
 from dataclasses import dataclass
 
-from .cron import CronError, keep_for, longest_span_seconds, parse_schedule
+from .cron import CronError, CronSchedule, keep_for, longest_span_seconds, parse_schedule
 from .errors import InputError
 from .memory import ENGINES, PXC
 from .rules import MAX_RETENTION_DAYS, THRESHOLDS
@@ -75,13 +76,17 @@ class BackupPlan:
     """What the custom resource's ``spec.backup`` holds; every number derived, none guessed."""
 
     storage: BackupStorage
-    schedule: str  # a cron expression as the operators read it (robfig/cron ParseStandard)
+    schedule: CronSchedule  # parsed once, as the operators read it (core.cron); ``schedule.text`` goes into the CR
     retention_days: int  # the restore window asked for (R3)
     keep: int  # backups kept per schedule: the smallest count whose window covers retention_days
     pitr: bool  # point-in-time recovery (R2)
     pitr_upload_seconds: int  # how often binary logs are uploaded: the recovery point objective
     backup_job: ContainerSize  # the backup Job's container, request = limit (M3), on the monitoring pool (K5)
     pitr_collector: ContainerSize | None  # the binlog collector / binlog server (M3, K5); None without PITR
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.schedule, CronSchedule):
+            raise TypeError(f"BackupPlan.schedule is a parsed schedule (core.cron.parse_schedule), not {self.schedule!r}")
 
 
 # --- Point-in-time recovery: how often binary logs reach the bucket (the recovery point objective) ---
@@ -188,11 +193,28 @@ def _integer(key: str, value: object, rule: str) -> int:
     return value
 
 
+# A schedule given as text to backup_plan: parsed there for one more release, with a warning.
+SCHEDULE_TEXT_REMOVED_IN = "0.4.0"
+
+
+def _schedule(schedule: CronSchedule | str) -> CronSchedule:
+    """The parsed schedule; text (the 0.2 signature) is parsed here, warning, until SCHEDULE_TEXT_REMOVED_IN."""
+    if isinstance(schedule, CronSchedule):
+        return schedule
+    warnings.warn("backup_plan(schedule=...) takes the parsed schedule (percona_mysql_k8s.core.cron.parse_schedule, or "
+                  "percona_mysql_k8s.plan.config.backup_schedule for a backupSchedule setting); text is removed in "
+                  f"{SCHEDULE_TEXT_REMOVED_IN}", DeprecationWarning, stacklevel=3)
+    try:
+        return parse_schedule(schedule)
+    except CronError as error:
+        raise InputError("backupSchedule", f"{error} (read as the operators read it: robfig/cron ParseStandard)", "R1") from None
+
+
 def backup_plan(
     storage: BackupStorage,
     *,
     engine: str,
-    schedule: str,
+    schedule: CronSchedule | str,
     retention_days: int,
     min_retention_days: int | None = None,
     pitr: bool,
@@ -200,6 +222,7 @@ def backup_plan(
 ) -> BackupPlan:
     """The plan the custom resource's ``spec.backup`` is written from; InputError names the config key.
 
+    ``schedule`` is parsed already (the stack's decoder, plan.config.backup, parses ``backupSchedule`` once).
     ``keep`` is the smallest number of backups whose guaranteed window (core.cron) covers
     ``retention_days``: right after a run the oldest kept backup is at least that old (R3).
     ``min_retention_days`` defaults to R3's threshold (``min_backup_retention_days``, core.rules), the
@@ -209,10 +232,7 @@ def backup_plan(
         raise InputError("engine", f"expected one of {', '.join(ENGINES)}, got {engine!r}")
     if not isinstance(storage, BackupStorage) or storage.kind not in STORAGE_KINDS or not storage.bucket:
         raise InputError("backup", "backups need object storage outside the cluster: a bucket and its kind", "R1")
-    try:
-        parsed = parse_schedule(schedule)
-    except CronError as error:
-        raise InputError("backupSchedule", f"{error} (read as the operators read it: robfig/cron ParseStandard)", "R1") from None
+    parsed = _schedule(schedule)
     if min_retention_days is None:
         min_retention_days = THRESHOLDS[MIN_RETENTION_THRESHOLD].default
     minimum = _integer(MIN_RETENTION_THRESHOLD, min_retention_days, "R3")
@@ -247,7 +267,7 @@ def backup_plan(
         job, collector = PS_BACKUP_JOB, PS_BINLOG_SERVER
     return BackupPlan(
         storage=storage,
-        schedule=schedule,
+        schedule=parsed,
         retention_days=days,
         keep=keep,
         pitr=pitr,
@@ -284,7 +304,7 @@ def storage_estimate(plan: BackupPlan, *, data_bytes: int, binlog_bytes_per_seco
         raise InputError("data_bytes", f"expected a whole number of bytes >= 0, got {data_bytes!r}")
     if not isinstance(binlog_bytes_per_second, int | float) or not binlog_bytes_per_second >= 0:
         raise InputError("binlog_bytes_per_second", f"expected a rate >= 0, got {binlog_bytes_per_second!r}")
-    span = longest_span_seconds(parse_schedule(plan.schedule), plan.keep) if plan.pitr else 0.0
+    span = longest_span_seconds(plan.schedule, plan.keep) if plan.pitr else 0.0
     return StorageEstimate(
         full_backups=plan.keep + 1,
         full_backup_bytes=data_bytes,

@@ -14,7 +14,7 @@ config holds no cloud key. A config entry is a static cloud key when
   (``secretAccessKey``, ``aws_secret_access_key``, ``hmacSecret``...).
 
 Read by the policy pack (the stack config the engine passes in ``PULUMI_CONFIG``) and by the stack
-program's config check (stack.settings.check_config_keys), so both refuse the same entries.
+program's config check (plan.config.check_config_keys), so both refuse the same entries.
 """
 
 from __future__ import annotations

@@ -199,7 +199,7 @@ def outputs(deployment: Deployment) -> dict[str, Any]:
             "storage": backups.storage.kind,
             "bucket": backups.storage.bucket,
             "endpoint": backups.storage.endpoint_url,
-            "schedule": backups.schedule,
+            "schedule": backups.schedule.text,
             "keep": backups.keep,
             "retentionDays": backups.retention_days,
             "pitr": backups.pitr,

@@ -116,7 +116,7 @@ def kind_host(v: Values, host: Callable[[], tuple[int, int]]) -> KindHost:
     no_machine_has_more(memory, "kindHostMemory", memory_text)
     declared = KindHost(cpu, memory, source="the declared host (kindHostCpu/kindHostMemory)")
     if v.text("kindHostShare").lower() == AUTO:
-        return declared  # the fit (stack.kind_fit) refuses a host too small with the smallest host that works
+        return declared  # the fit (plan.config.kind_fit) refuses a host too small with the smallest host that works
     for key, free, text, what in (("kindHostCpu", declared.free_cpu_millicores, cpu_text, "CPU"),
                                   ("kindHostMemory", declared.free_memory_bytes, memory_text, "memory")):
         if free <= 0:

@@ -39,7 +39,7 @@ import math
 import re
 
 from percona_mysql_k8s.core.backup import GCS, S3, S3_COMPATIBLE
-from percona_mysql_k8s.core.cron import longest_span_seconds, parse_schedule
+from percona_mysql_k8s.core.cron import CronSchedule, longest_span_seconds
 from percona_mysql_k8s.core.errors import InputError
 from percona_mysql_k8s.core.memory import ENGINES, PXC
 
@@ -138,7 +138,7 @@ def binlog_prefix(engine: str) -> str:
     return PXC_BINLOG_PREFIX if check_engine(engine) == PXC else PS_BINLOG_PREFIX
 
 
-def binlog_expiry_days(schedule: str, keep: int) -> int:
+def binlog_expiry_days(schedule: CronSchedule, keep: int) -> int:
     """Days after upload a binary log is deleted (R2, R3): neither operator ever deletes them.
 
     A point-in-time restore replays logs from the oldest kept backup on; right before a run that backup is
@@ -146,7 +146,7 @@ def binlog_expiry_days(schedule: str, keep: int) -> int:
     earlier holds only events older still. One day more covers a backup that runs for hours and a wall
     clock that shifts (a daylight-saving zone); lifecycle rules only ever act late.
     """
-    span = longest_span_seconds(parse_schedule(schedule), keep)
+    span = longest_span_seconds(schedule, keep)  # the plan's schedule, parsed once by the decoder
     return math.ceil(span / 86_400) + 1
 
 

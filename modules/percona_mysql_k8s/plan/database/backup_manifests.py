@@ -135,7 +135,7 @@ def pxc_backup(spec: DatabaseSpec, plan: BackupPlan, placement: PodPlacement) ->
         })},
         "schedule": [{
             "name": SCHEDULE_NAME,
-            "schedule": plan.schedule,
+            "schedule": plan.schedule.text,
             "retention": {"type": "count", "count": plan.keep, "deleteFromStorage": True},
             "storageName": STORAGE_NAME,
         }],
@@ -176,7 +176,7 @@ def ps_backup(spec: DatabaseSpec, plan: BackupPlan, placement: PodPlacement, sid
         "storages": {STORAGE_NAME: _storage_block(storage, plan, placement, storage_body)},
         "schedule": [{
             "name": SCHEDULE_NAME,
-            "schedule": plan.schedule,
+            "schedule": plan.schedule.text,
             "keep": plan.keep,
             "storageName": STORAGE_NAME,
             "type": "full",
