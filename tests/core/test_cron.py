@@ -194,6 +194,15 @@ def test_daylight_saving_time_is_counted_conservatively():
     assert retention_window_seconds(parse_schedule("CRON_TZ=Asia/Tokyo 30 1 * * *"), 7) == 6 * DAY
 
 
+def test_only_runs_inside_a_repeated_hour_count_as_repeated():
+    # Europe/Paris falls back 03:00 CEST -> 02:00 CET (and, in 1976-1980's rules, 01:00 -> 00:00): only runs
+    # between 02:00 and 03:00 (or 00:00 and 01:00) wall clock run twice. 04:30 never does, so two kept daily
+    # backups are a day apart less at most the 1-hour swing: 23 hours, not the 0 a "any run may repeat" bound gives.
+    assert retention_window_seconds(parse_schedule("TZ=Europe/Paris 30 4 * * *"), 2) == DAY - 3600
+    # 02:30 is repeated on the fall-back day: the second run an hour after the first, so nothing is guaranteed
+    assert retention_window_seconds(parse_schedule("TZ=Europe/Paris 30 2 * * *"), 2) == 0
+
+
 @pytest.mark.parametrize(
     ("text", "gaps", "days"),
     [

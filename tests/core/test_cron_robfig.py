@@ -77,8 +77,9 @@ def _transitions(zone_name: str, year: int) -> list[datetime]:
     return found
 
 
-@pytest.mark.parametrize("zone", ["America/New_York", "Europe/London", "Australia/Lord_Howe"])
-@pytest.mark.parametrize("expression", ["30 1 * * *", "0 * * * *", "*/20 0-3 * * *", "0 2 * * 0", "15 1,2 * * *"])
+@pytest.mark.parametrize("zone", ["America/New_York", "Europe/London", "Europe/Paris", "Australia/Lord_Howe"])
+@pytest.mark.parametrize("expression", ["30 1 * * *", "30 2 * * *", "30 4 * * *", "0 * * * *", "*/20 0-3 * * *", "0 2 * * 0",
+                                        "15 1,2 * * *"])
 def test_the_daylight_saving_window_is_a_guarantee(zone, expression):
     # Lord Howe moves by 30 minutes, the others by an hour; the schedules sit in and around the moved hour
     schedule = parse_schedule(f"TZ={zone} {expression}")

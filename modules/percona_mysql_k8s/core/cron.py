@@ -380,14 +380,37 @@ def _offset_changes(zone: str) -> tuple[int, int]:
     return max(offsets) - min(offsets), max(spacing - 2, 1)
 
 
-def _max_runs_within(schedule: CronSchedule, minutes: int) -> int:
-    """The most runs one wall-clock interval of ``minutes`` can hold (a day's times, wrapping midnight)."""
+@cache
+def _repeated_wall_clock(zone: str) -> frozenset[tuple[int, int]]:
+    """The wall-clock intervals a fall-back of ``zone`` repeats, as (first minute of the day, minutes), over
+    1970-2100: the local times from just after the change up to where the clock stood before it."""
+    tz = ZoneInfo(zone)
+
+    def offset(moment: datetime) -> int:
+        return int(moment.astimezone(tz).utcoffset().total_seconds() // 60)
+
+    repeated = set()
+    moment = datetime(1970, 1, 1, 12, tzinfo=UTC)
+    end = datetime(2100, 1, 1, tzinfo=UTC)
+    while moment < end:
+        later = moment + timedelta(days=1)
+        if offset(later) < offset(moment):
+            before, after = moment, later  # the change is in (before, after]: bisect to the minute
+            while after - before > timedelta(minutes=1):
+                middle = before + (after - before) / 2
+                before, after = (middle, after) if offset(middle) == offset(before) else (before, middle)
+            local = after.astimezone(tz)
+            repeated.add((local.hour * 60 + local.minute, offset(before) - offset(after)))
+        moment = later
+    return frozenset(repeated)
+
+
+def _max_repeated_runs(schedule: CronSchedule, zone: str) -> int:
+    """The most runs one fall-back of ``zone`` can repeat: the schedule's times of day inside a repeated
+    wall-clock interval (any day of the schedule: conservative on the date)."""
     times = schedule.minutes_of_day
-    doubled = times + tuple(t + MINUTES_PER_DAY for t in times)
-    best = 0
-    for i, start in enumerate(times):
-        best = max(best, sum(1 for t in doubled[i:] if t < start + minutes))
-    return best
+    return max((sum(1 for t in times if (t - start) % MINUTES_PER_DAY < length)
+                for start, length in _repeated_wall_clock(zone)), default=0)
 
 
 def retention_window_seconds(schedule: CronSchedule, keep: int) -> float:
@@ -400,8 +423,9 @@ def retention_window_seconds(schedule: CronSchedule, keep: int) -> float:
 
     In a zone whose UTC offset changes (daylight saving time) the span is elapsed time: it is the
     wall-clock span less the offset change over it, at most the zone's offset swing; and a fall-back
-    repeats up to that swing of wall-clock time, whose runs robfig runs twice (spec.go:138-160 steps in
-    elapsed hours and minutes, so the repeated hour matches again). So there ``keep`` consecutive runs hold
+    repeats the zone's wall-clock interval before the change, whose runs robfig runs twice (spec.go:138-160
+    steps in elapsed hours and minutes, so the repeated hour matches again; a run outside that interval, e.g.
+    04:30 in Europe/Paris, is never repeated). So there ``keep`` consecutive runs hold
     at least ``keep - repeated × fall-backs`` distinct wall-clock runs, for every fall-back the window can
     contain, and the span is that wall-clock window less the swing. Conservative there; exact in
     UTC and fixed-offset zones.
@@ -414,7 +438,7 @@ def retention_window_seconds(schedule: CronSchedule, keep: int) -> float:
     swing, fallback_spacing = (0, 0) if zone in ("", "UTC", "Local") else _offset_changes(zone)
     if swing == 0:
         return float(_wall_window_minutes(schedule, keep) * 60)
-    repeated = _max_runs_within(schedule, swing)
+    repeated = _max_repeated_runs(schedule, zone)
     fallbacks = 1
     while True:
         distinct = keep - repeated * fallbacks
