@@ -47,7 +47,7 @@ def parse_address(text: str, input_name: str) -> Address:
             ipaddress.IPv6Address(text)
         except ValueError:
             raise GradeInputError(input_name, f"{text!r} is not host, host:port or [v6]:port") from None
-    if not host or not port.isdigit() or not 1 <= int(port) <= 65535:
+    if not host or not (port.isascii() and port.isdigit()) or not 1 <= int(port) <= 65535:
         raise GradeInputError(input_name, f"{text!r} is not host, host:port or [v6]:port with a port in 1..65535")
     return Address(host, int(port))
 

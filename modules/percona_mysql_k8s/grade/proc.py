@@ -21,7 +21,7 @@ def status_bytes(text: str) -> dict[str, int]:
     for line in text.splitlines():
         name, _, rest = line.partition(":")
         parts = rest.split()
-        if len(parts) == 2 and parts[1] == "kB" and parts[0].isdigit():
+        if len(parts) == 2 and parts[1] == "kB" and parts[0].isascii() and parts[0].isdigit():
             fields[name] = int(parts[0]) * 1024
     return fields
 
