@@ -41,6 +41,15 @@ def connections_and_buffers(split: Split, budget_memory: int, notes: list[str]) 
         return limit > 0 and pool > 0 and buffer_pool_bytes(pool, split.mysqld_cpu) >= floor_bytes
 
     fewest = fewest_connections(inp.proxy, split.proxies, thresholds)
+    if fewest > MYSQLD_MAX_CONNECTIONS:
+        proxies_need = fewest - service_connections(thresholds)
+        raise InputError(
+            "min_connections",
+            f"{service_connections(thresholds)} for mysqld's own users plus the fewest backend connections of "
+            f"{split.proxies} {inp.proxy} pods ({proxies_need}) exceed mysqld's largest max_connections, "
+            f"{MYSQLD_MAX_CONNECTIONS}: at most {MYSQLD_MAX_CONNECTIONS - proxies_need}",
+            "M6",
+        )
     keeps_floor = True
     if inp.connections == 0:
         connections, keeps_floor = _derived_connections(split, budget_memory, fits, fewest)
@@ -73,7 +82,8 @@ def _connection_ceiling(split: Split) -> int:
     """The most connections M6 derives: what the proxies open at the limits the operators ship (plus mysqld's own
     users). With one thread per connection every connection may run at once, so the cores bound them too (the peer
     calculator's connections per core by load); the thread pool bounds the running statements instead."""
-    deliverable = deliverable_connections(split.inp.proxy, split.proxies, split.thresholds)
+    # never above what mysqld accepts (a large min_connections beside the shipped proxy limits could ask more)
+    deliverable = min(deliverable_connections(split.inp.proxy, split.proxies, split.thresholds), MYSQLD_MAX_CONNECTIONS)
     if split.inp.thread_pool:
         return deliverable
     return min(deliverable, max(fewest_connections(split.inp.proxy, split.proxies, split.thresholds),
