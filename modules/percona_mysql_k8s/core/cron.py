@@ -375,7 +375,9 @@ def _offset_changes(zone: str) -> tuple[int, int]:
         moment += timedelta(days=1)
     if len(set(offsets)) == 1:
         return 0, 0
-    spacing = min((b - a).days for a, b in zip(fallbacks, fallbacks[1:], strict=False)) if len(fallbacks) > 1 else GREGORIAN_CYCLE_DAYS
+    spacing = (
+        min((b - a).days for a, b in zip(fallbacks, fallbacks[1:], strict=False)) if len(fallbacks) > 1 else GREGORIAN_CYCLE_DAYS
+    )
     # the daily sample can misplace a change by up to a day each side
     return max(offsets) - min(offsets), max(spacing - 2, 1)
 
@@ -409,8 +411,10 @@ def _max_repeated_runs(schedule: CronSchedule, zone: str) -> int:
     """The most runs one fall-back of ``zone`` can repeat: the schedule's times of day inside a repeated
     wall-clock interval (any day of the schedule: conservative on the date)."""
     times = schedule.minutes_of_day
-    return max((sum(1 for t in times if (t - start) % MINUTES_PER_DAY < length)
-                for start, length in _repeated_wall_clock(zone)), default=0)
+    return max(
+        (sum(1 for t in times if (t - start) % MINUTES_PER_DAY < length) for start, length in _repeated_wall_clock(zone)),
+        default=0,
+    )
 
 
 def retention_window_seconds(schedule: CronSchedule, keep: int) -> float:

@@ -62,7 +62,12 @@ def generated_password(name: str, parent: pulumi.Resource) -> random.RandomPassw
     ``*`` for proxyadmin, quotes, ``\\``, ``/``, ``|``, backtick) and nothing a shell or SQL quote
     could trip over."""
     return random.RandomPassword(
-        name, length=24, special=False, min_lower=1, min_upper=1, min_numeric=1,
+        name,
+        length=24,
+        special=False,
+        min_lower=1,
+        min_upper=1,
+        min_numeric=1,
         opts=pulumi.ResourceOptions(parent=parent),
     )
 
@@ -76,7 +81,9 @@ class DatabaseCluster(pulumi.ComponentResource):
         provider = target.provider
         protect = not spec.ephemeral  # S4: persistent stacks protect their database resources
         if spec.pmm_enabled and args.pmm is None:
-            raise InputError("pmmEnabled", "PMM is enabled but no PMM server is given (install one or name an existing one)", "S5")
+            raise InputError(
+                "pmmEnabled", "PMM is enabled but no PMM server is given (install one or name an existing one)", "S5"
+            )
 
         self.spec = spec
         self.placement: Placement
@@ -85,7 +92,8 @@ class DatabaseCluster(pulumi.ComponentResource):
         pmm_host = args.pmm.host if (args.pmm is not None and spec.pmm_enabled) else None
         backup_placement = target.monitoring_pool.placement() if spec.backup else None
         self.manifest = mirror_images(
-            custom_resource(spec, self.sizing, self.placement, pmm_host, args.backup, backup_placement), args.image_registry)
+            custom_resource(spec, self.sizing, self.placement, pmm_host, args.backup, backup_placement), args.image_registry
+        )
         self.writer: Endpoint = writer_endpoint(spec)
 
         after = [*target.ready, *args.depends_on]
@@ -133,14 +141,19 @@ class DatabaseCluster(pulumi.ComponentResource):
             metadata=body["metadata"],
             spec=body["spec"],
             opts=child_options(
-                self, provider, before_cr, protect=protect,
+                self,
+                provider,
+                before_cr,
+                protect=protect,
                 custom_timeouts=pulumi.CustomTimeouts(create="45m", update="45m", delete="30m"),
             ),
         )
         self.ready: list[pulumi.Resource] = [self.custom_resource]
-        self.register_outputs({
-            "name": spec.name,
-            "namespace": spec.namespace,
-            "writer": f"{self.writer.host}:{self.writer.port}",
-            "secretName": spec.secret_name,
-        })
+        self.register_outputs(
+            {
+                "name": spec.name,
+                "namespace": spec.namespace,
+                "writer": f"{self.writer.host}:{self.writer.port}",
+                "secretName": spec.secret_name,
+            }
+        )

@@ -43,8 +43,9 @@ def write_plot(result: SizingResult, path: str) -> None:
     try:
         import matplotlib
     except ModuleNotFoundError:  # an optional dependency (the `plot` extra): `pulumi up` never needs it
-        raise ValueError("--plot needs matplotlib: pip install 'percona-mysql-k8s[plot]' "
-                         "(in a checkout: pip install -r requirements-dev.txt)") from None
+        raise ValueError(
+            "--plot needs matplotlib: pip install 'percona-mysql-k8s[plot]' (in a checkout: pip install -r requirements-dev.txt)"
+        ) from None
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -71,8 +72,11 @@ def write_plot(result: SizingResult, path: str) -> None:
     by_group: dict[str, int] = {}
     for term, amount in terms:
         by_group[_group(term)] = by_group.get(_group(term), 0) + amount
-    member_parts = [(group, by_group[group], group_colour[group]) for group in (BUFFER_POOL, PER_CONNECTION, FIXED, ENGINE)
-                    if group in by_group]
+    member_parts = [
+        (group, by_group[group], group_colour[group])
+        for group in (BUFFER_POOL, PER_CONNECTION, FIXED, ENGINE)
+        if group in by_group
+    ]
     member_parts.append(("mysqld headroom", max(0, memory.headroom_bytes), "white"))
     member_parts.append((SIDECARS, sum(amount for _, amount in sidecars), group_colour[SIDECARS]))
     limit_parts = [(term, amount, colour[term]) for term, amount in terms]
@@ -91,8 +95,15 @@ def write_plot(result: SizingResult, path: str) -> None:
             axes.barh(row, width, left=left, color=fill, edgecolor="dimgrey", linewidth=0.6, hatch=hatch, height=0.6)
             if width >= LABEL_MIN_SHARE:
                 shade = sum(fill[:3]) / 3 if isinstance(fill, tuple) else 1.0
-                axes.text(left + width / 2, row, f"{name}\n{_amount(amount)}", ha="center", va="center", fontsize=8,
-                          color="white" if shade < 0.5 else "black")
+                axes.text(
+                    left + width / 2,
+                    row,
+                    f"{name}\n{_amount(amount)}",
+                    ha="center",
+                    va="center",
+                    fontsize=8,
+                    color="white" if shade < 0.5 else "black",
+                )
             left += width
         unused = total - sum(amount for _, amount, _ in parts)
         if unused > 0:
@@ -102,15 +113,24 @@ def write_plot(result: SizingResult, path: str) -> None:
     axes.set_xlim(0, 1)
     axes.xaxis.set_major_formatter(matplotlib.ticker.PercentFormatter(1.0))
     axes.set_xlabel("share of the bar")
-    axes.set_title(f"{result.input.engine}, {result.input.load}: mysqld peak {_amount(memory.peak_bytes)} of "
-                   f"{_amount(memory.limit_bytes)} (M1), {result.connections} connections (M6)")
+    axes.set_title(
+        f"{result.input.engine}, {result.input.load}: mysqld peak {_amount(memory.peak_bytes)} of "
+        f"{_amount(memory.limit_bytes)} (M1), {result.connections} connections (M6)"
+    )
 
-    handles = [Patch(facecolor=colour[term], edgecolor="dimgrey", label=f"{_group(term)}: {term} {_amount(amount)}")
-               for term, amount in terms]
-    handles += [Patch(facecolor=colour[key], edgecolor="dimgrey", label=f"{SIDECARS}: {key} {_amount(amount)}")
-                for key, amount in sidecars]
-    handles.append(Patch(facecolor="white", edgecolor="dimgrey", hatch="//",
-                         label=f"mysqld headroom {_amount(max(0, memory.headroom_bytes))}"))
+    handles = [
+        Patch(facecolor=colour[term], edgecolor="dimgrey", label=f"{_group(term)}: {term} {_amount(amount)}")
+        for term, amount in terms
+    ]
+    handles += [
+        Patch(facecolor=colour[key], edgecolor="dimgrey", label=f"{SIDECARS}: {key} {_amount(amount)}")
+        for key, amount in sidecars
+    ]
+    handles.append(
+        Patch(
+            facecolor="white", edgecolor="dimgrey", hatch="//", label=f"mysqld headroom {_amount(max(0, memory.headroom_bytes))}"
+        )
+    )
     axes.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=3, fontsize=8, frameon=False)
     figure.savefig(path, bbox_inches="tight", dpi=110)
     plt.close(figure)

@@ -55,8 +55,9 @@ class Deployment:
     bench: Sysbench | None
 
 
-def deploy(settings: StackSettings, *, pmm_token: pulumi.Input[str] | None = None,
-           parent: pulumi.Resource | None = None) -> Deployment:
+def deploy(
+    settings: StackSettings, *, pmm_token: pulumi.Input[str] | None = None, parent: pulumi.Resource | None = None
+) -> Deployment:
     """Register everything ``settings`` decided. ``pmm_token``: the existing PMM server's token (a secret; when
     pmmServerHost names one); ``parent``: the component the resources belong to (None: the stack)."""
     for note in settings.sizing.notes:
@@ -82,9 +83,16 @@ def deploy(settings: StackSettings, *, pmm_token: pulumi.Input[str] | None = Non
             namespace_ready = [namespace]
         operator = PerconaOperator(
             f"{database.name}-operator",
-            OperatorArgs(engine=database.engine, namespace=database.namespace, target=target, depends_on=namespace_ready,
-                         chart=settings.sources.operator_chart, crds=settings.sources.operator_crds,
-                         image_registry=settings.sources.image_registry, protect=persistent),
+            OperatorArgs(
+                engine=database.engine,
+                namespace=database.namespace,
+                target=target,
+                depends_on=namespace_ready,
+                chart=settings.sources.operator_chart,
+                crds=settings.sources.operator_crds,
+                image_registry=settings.sources.image_registry,
+                protect=persistent,
+            ),
             opts(),
         )
 
@@ -96,9 +104,14 @@ def deploy(settings: StackSettings, *, pmm_token: pulumi.Input[str] | None = Non
     if settings.network is not None:
         fences = NetworkPolicies(
             f"{database.name}-network",
-            NetworkPoliciesArgs(spec=database, target=target, clients=settings.network,
-                                pmm_server=isinstance(pmm, PmmServer), operator_installed=operator is not None,
-                                depends_on=namespace_ready),
+            NetworkPoliciesArgs(
+                spec=database,
+                target=target,
+                clients=settings.network,
+                pmm_server=isinstance(pmm, PmmServer),
+                operator_installed=operator is not None,
+                depends_on=namespace_ready,
+            ),
             opts(),
         ).ready
     elif persistent:
@@ -106,9 +119,17 @@ def deploy(settings: StackSettings, *, pmm_token: pulumi.Input[str] | None = Non
     backups, backup_ready = _backups(settings, target, namespace_ready, parent)
     cluster = DatabaseCluster(
         database.name,
-        DatabaseClusterArgs(spec=database, target=target, operator=operator, pmm=pmm if database.pmm_enabled else None,
-                            helper_resources=plan.helper, depends_on=[*namespace_ready, *fences],
-                            image_registry=settings.sources.image_registry, backup=backups, backup_ready=backup_ready),
+        DatabaseClusterArgs(
+            spec=database,
+            target=target,
+            operator=operator,
+            pmm=pmm if database.pmm_enabled else None,
+            helper_resources=plan.helper,
+            depends_on=[*namespace_ready, *fences],
+            image_registry=settings.sources.image_registry,
+            backup=backups,
+            backup_ready=backup_ready,
+        ),
         opts(),
     )
     assert cluster.sizing == settings.sizing  # the engine's answer, computed once at validation
@@ -119,26 +140,48 @@ def deploy(settings: StackSettings, *, pmm_token: pulumi.Input[str] | None = Non
         run = settings.sysbench
         bench = Sysbench(
             f"{database.name}-sysbench",
-            SysbenchArgs(cluster=cluster, target=target, threads=run.threads, duration_seconds=run.duration_seconds,
-                         warmup_seconds=run.warmup_seconds, rate=run.rate, cleanup=run.cleanup, run_request=run.run_request,
-                         max_data_bytes=run.max_data_bytes, resources=plan.sysbench, helper_resources=plan.helper,
-                         image_registry=settings.sources.image_registry),
+            SysbenchArgs(
+                cluster=cluster,
+                target=target,
+                threads=run.threads,
+                duration_seconds=run.duration_seconds,
+                warmup_seconds=run.warmup_seconds,
+                rate=run.rate,
+                cleanup=run.cleanup,
+                run_request=run.run_request,
+                max_data_bytes=run.max_data_bytes,
+                resources=plan.sysbench,
+                helper_resources=plan.helper,
+                image_registry=settings.sources.image_registry,
+            ),
             opts(),
         )
     return Deployment(settings, target, cluster, pmm, backups, bench)
 
 
-def _pmm(settings: StackSettings, target: ClusterTarget, namespace_ready: list[pulumi.Resource],
-         token: pulumi.Input[str] | None, opts: pulumi.ResourceOptions | None) -> PmmServer | ExternalPmm | None:
+def _pmm(
+    settings: StackSettings,
+    target: ClusterTarget,
+    namespace_ready: list[pulumi.Resource],
+    token: pulumi.Input[str] | None,
+    opts: pulumi.ResourceOptions | None,
+) -> PmmServer | ExternalPmm | None:
     """The PMM server on the monitoring pool (installPmm), the existing one pmmServerHost names, or none."""
     database = settings.database
     if settings.pmm.install:
         return PmmServer(
             f"{database.name}-pmm",
-            PmmServerArgs(namespace=database.namespace, target=target, resources=settings.monitoring.pmm_server,
-                          storage_class=database.storage_class, storage_size=settings.pmm.storage_size,
-                          protect=not database.ephemeral, depends_on=namespace_ready, chart=settings.sources.pmm_chart,
-                          image_registry=settings.sources.image_registry),
+            PmmServerArgs(
+                namespace=database.namespace,
+                target=target,
+                resources=settings.monitoring.pmm_server,
+                storage_class=database.storage_class,
+                storage_size=settings.pmm.storage_size,
+                protect=not database.ephemeral,
+                depends_on=namespace_ready,
+                chart=settings.sources.pmm_chart,
+                image_registry=settings.sources.image_registry,
+            ),
             opts,
         )
     if settings.pmm.enabled:
@@ -148,33 +191,51 @@ def _pmm(settings: StackSettings, target: ClusterTarget, namespace_ready: list[p
     return None
 
 
-def _backups(settings: StackSettings, target: ClusterTarget, namespace_ready: list[pulumi.Resource],
-             parent: pulumi.Resource | None) -> tuple[BackupPlan | None, list[pulumi.Resource]]:
+def _backups(
+    settings: StackSettings, target: ClusterTarget, namespace_ready: list[pulumi.Resource], parent: pulumi.Resource | None
+) -> tuple[BackupPlan | None, list[pulumi.Resource]]:
     """Storage outside the cluster, the schedule and PITR (R1-R4): on gke/eks the bucket and its identity are made."""
     database = settings.database
     persistent = not database.ephemeral
     if settings.backup is None:
         if persistent:
-            pulumi.log.warn("R1: backup is false: this production database has no backups and no point-in-time recovery "
-                            "(the policy pack rejects it)", parent)
+            pulumi.log.warn(
+                "R1: backup is false: this production database has no backups and no point-in-time recovery "
+                "(the policy pack rejects it)",
+                parent,
+            )
         else:
-            pulumi.log.info("backups are off on this ephemeral stack (R1-R4 exempt; docs/backups.md shows a MinIO endpoint)",
-                            parent)
+            pulumi.log.info(
+                "backups are off on this ephemeral stack (R1-R4 exempt; docs/backups.md shows a MinIO endpoint)", parent
+            )
         return None, []
     backups = settings.backup.plan
     if not settings.backup.provisioned:
         return backups, []
     return provision_backup_storage(
-        f"{database.name}-backups", backups, namespace=database.namespace, cluster_name=database.name,
-        engine=database.engine, target=target, kms_key=settings.backup.kms_key, protect=persistent,
-        depends_on=namespace_ready, opts=pulumi.ResourceOptions(parent=parent) if parent is not None else None)
+        f"{database.name}-backups",
+        backups,
+        namespace=database.namespace,
+        cluster_name=database.name,
+        engine=database.engine,
+        target=target,
+        kms_key=settings.backup.kms_key,
+        protect=persistent,
+        depends_on=namespace_ready,
+        opts=pulumi.ResourceOptions(parent=parent) if parent is not None else None,
+    )
 
 
 def outputs(deployment: Deployment) -> dict[str, Any]:
     """The stack's outputs (its components' too): where the database is, how it was sized, where its backups,
     PMM and benchmark results are, and the cluster's kubeconfig (a secret) when the stack made the cluster."""
-    settings, cluster, backups, pmm, bench = (deployment.settings, deployment.cluster, deployment.backups,
-                                              deployment.pmm, deployment.bench)
+    settings, cluster, backups, pmm, bench = (
+        deployment.settings,
+        deployment.cluster,
+        deployment.backups,
+        deployment.pmm,
+        deployment.bench,
+    )
     database = settings.database
     plan = settings.monitoring
     exported: dict[str, Any] = {"target": {"kind": settings.cluster.target, "cluster": settings.cluster.cluster_name}}
@@ -206,18 +267,30 @@ def outputs(deployment: Deployment) -> dict[str, Any]:
             "pitrUploadSeconds": backups.pitr_upload_seconds if backups.pitr else None,
             "list": f"kubectl -n {database.namespace} get {'pxc-backup' if database.engine == 'pxc' else 'ps-backup'}",
             # a named backup from the list, optionally replayed to a point in time (docs/backups.md)
-            "restore": (f"percona-mysql-restore --engine {database.engine} --cluster {database.name} "
-                        f"--namespace {database.namespace} --backup <name> [--time 'YYYY-MM-DD hh:mm:ss'] --apply"),
+            "restore": (
+                f"percona-mysql-restore --engine {database.engine} --cluster {database.name} "
+                f"--namespace {database.namespace} --backup <name> [--time 'YYYY-MM-DD hh:mm:ss'] --apply"
+            ),
         }
     exported["monitoringPool"] = {
         part: {"cpu": format_cpu(size.cpu_millicores), "memory": format_memory(size.memory_bytes)}
-        for part, size in (("operator", plan.operator), ("pmmServer", plan.pmm_server), ("sysbench", plan.sysbench),
-                           ("helperJobs", plan.helper), ("backupJob", plan.backup_job), ("pitrCollector", plan.pitr_collector))
+        for part, size in (
+            ("operator", plan.operator),
+            ("pmmServer", plan.pmm_server),
+            ("sysbench", plan.sysbench),
+            ("helperJobs", plan.helper),
+            ("backupJob", plan.backup_job),
+            ("pitrCollector", plan.pitr_collector),
+        )
         if size is not None
     }
     if isinstance(pmm, PmmServer):
-        exported["pmm"] = {"url": pmm.url, "adminSecret": "pmm-secret", "namespace": pmm.namespace,
-                           "open": f"kubectl -n {pmm.namespace} port-forward svc/monitoring-service 8443:443"}
+        exported["pmm"] = {
+            "url": pmm.url,
+            "adminSecret": "pmm-secret",
+            "namespace": pmm.namespace,
+            "open": f"kubectl -n {pmm.namespace} port-forward svc/monitoring-service 8443:443",
+        }
     elif isinstance(pmm, ExternalPmm):
         exported["pmm"] = {"host": pmm.host}
     if bench is not None:

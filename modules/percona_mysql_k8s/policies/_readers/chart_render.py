@@ -51,8 +51,9 @@ def _block(text: str | Unrenderable, path: str, leading_line: bool) -> str | Unr
         return text
     first = next((line for line in text.split("\n") if line.strip()), "")
     if first[:1] in (" ", "\t"):
-        return Unrenderable(f"{path} starts with a blank: the chart's YAML block would take its indentation from it "
-                            "and end at the next line")
+        return Unrenderable(
+            f"{path} starts with a blank: the chart's YAML block would take its indentation from it and end at the next line"
+        )
     body = text.rstrip("\n")
     return ("\n" if leading_line else "") + body + "\n" if body else ""
 
@@ -81,8 +82,10 @@ def _image(image: Any) -> Any:
 def _resources(component: dict, where: str, key: str = "resources") -> dict:
     """``resources: requests: tpl(toYaml), limits: tpl(toYaml)`` (nothing else of the block is rendered)."""
     block = component.get(key, MISSING)
-    return {"requests": tpl_yaml(_get(block, "requests"), f"{where}.{key}.requests"),
-            "limits": tpl_yaml(_get(block, "limits"), f"{where}.{key}.limits")}
+    return {
+        "requests": tpl_yaml(_get(block, "requests"), f"{where}.{key}.requests"),
+        "limits": tpl_yaml(_get(block, "limits"), f"{where}.{key}.limits"),
+    }
 
 
 def _lifecycle(component: dict) -> dict | None:
@@ -95,24 +98,60 @@ def _lifecycle(component: dict) -> dict | None:
 # ---- pxc-db 1.20.0 ------------------------------------------------------------------------------
 
 PXC_POD = [  # what pxc, haproxy and proxysql have in common
-    ("imagePullPolicy", "if", "print"), ("imagePullSecrets", "if", "yaml"), ("schedulerName", "if", "print"),
-    ("configuration", "if", "text"), ("priorityClassName", "if", "print"), ("annotations", "always", "yaml"),
-    ("labels", "always", "yaml"), ("runtimeClassName", "if", "print"), ("envVarsSecret", "if", "print"),
-    ("sidecars", "always", "yaml"), ("sidecarVolumes", "always", "yaml"), ("sidecarPVCs", "always", "yaml"),
-    ("extraPVCs", "if", "yaml"), ("nodeSelector", "always", "yaml"), ("topologySpreadConstraints", "if", "yaml"),
-    ("affinity", "always", "yaml"), ("tolerations", "always", "yaml"), ("podDisruptionBudget", "always", "yaml"),
-    ("gracePeriod", "always", "print"), ("containerSecurityContext", "if", "tpl"), ("podSecurityContext", "if", "tpl"),
+    ("imagePullPolicy", "if", "print"),
+    ("imagePullSecrets", "if", "yaml"),
+    ("schedulerName", "if", "print"),
+    ("configuration", "if", "text"),
+    ("priorityClassName", "if", "print"),
+    ("annotations", "always", "yaml"),
+    ("labels", "always", "yaml"),
+    ("runtimeClassName", "if", "print"),
+    ("envVarsSecret", "if", "print"),
+    ("sidecars", "always", "yaml"),
+    ("sidecarVolumes", "always", "yaml"),
+    ("sidecarPVCs", "always", "yaml"),
+    ("extraPVCs", "if", "yaml"),
+    ("nodeSelector", "always", "yaml"),
+    ("topologySpreadConstraints", "if", "yaml"),
+    ("affinity", "always", "yaml"),
+    ("tolerations", "always", "yaml"),
+    ("podDisruptionBudget", "always", "yaml"),
+    ("gracePeriod", "always", "print"),
+    ("containerSecurityContext", "if", "tpl"),
+    ("podSecurityContext", "if", "tpl"),
     ("serviceAccountName", "if", "print"),
 ]
-PXC_FIELDS = [("size", "always", "print"), ("autoRecovery", "always", "print"), ("readinessDelaySec", "always", "print"),
-              ("livenessDelaySec", "always", "print"), ("expose", "if", "tpl"), ("replicationChannels", "if", "tpl"),
-              ("mysqlAllocator", "if", "print"), ("readinessProbes", "always", "tpl"), ("livenessProbes", "always", "tpl"),
-              ("sstRetryCount", "if", "print"), *PXC_POD]
-HAPROXY_FIELDS = [("size", "always", "print"), ("image", "always", "print"), ("exposePrimary", "if", "tpl"),
-                  ("exposeReplicas", "if", "tpl"), ("readinessDelaySec", "if", "print"), ("livenessDelaySec", "if", "print"),
-                  ("readinessProbes", "always", "tpl"), ("livenessProbes", "always", "tpl"), *PXC_POD]
-PROXYSQL_FIELDS = [("size", "always", "print"), ("image", "always", "print"), ("scheduler", "if", "yaml"),
-                   ("expose", "if", "tpl"), *PXC_POD]
+PXC_FIELDS = [
+    ("size", "always", "print"),
+    ("autoRecovery", "always", "print"),
+    ("readinessDelaySec", "always", "print"),
+    ("livenessDelaySec", "always", "print"),
+    ("expose", "if", "tpl"),
+    ("replicationChannels", "if", "tpl"),
+    ("mysqlAllocator", "if", "print"),
+    ("readinessProbes", "always", "tpl"),
+    ("livenessProbes", "always", "tpl"),
+    ("sstRetryCount", "if", "print"),
+    *PXC_POD,
+]
+HAPROXY_FIELDS = [
+    ("size", "always", "print"),
+    ("image", "always", "print"),
+    ("exposePrimary", "if", "tpl"),
+    ("exposeReplicas", "if", "tpl"),
+    ("readinessDelaySec", "if", "print"),
+    ("livenessDelaySec", "if", "print"),
+    ("readinessProbes", "always", "tpl"),
+    ("livenessProbes", "always", "tpl"),
+    *PXC_POD,
+]
+PROXYSQL_FIELDS = [
+    ("size", "always", "print"),
+    ("image", "always", "print"),
+    ("scheduler", "if", "yaml"),
+    ("expose", "if", "tpl"),
+    *PXC_POD,
+]
 
 
 def _pxc_volume(persistence: Any) -> dict:
@@ -157,14 +196,31 @@ def pxc_db_fullname(values: dict, release: str) -> str:
 def render_pxc_db(values: dict, app_version: str, release: str = "release") -> dict:
     """``spec`` of the PerconaXtraDBCluster pxc-db 1.20.0 renders (and ``metadata.finalizers``)."""
     spec: dict = {"crVersion": interpolated(_get(values, "crVersion") if truthy(_get(values, "crVersion")) else app_version)}
-    spec.update(render(values, [("enableVolumeExpansion", "always", "print"), ("ignoreAnnotations", "if", "yaml"),
-                                ("ignoreLabels", "if", "yaml"), ("enableCRValidationWebhook", "always", "print"),
-                                ("pause", "always", "print"), ("unsafeFlags", "if", "yaml"), ("updateStrategy", "always", "print"),
-                                ("users", "if", "yaml")], "values"))
+    spec.update(
+        render(
+            values,
+            [
+                ("enableVolumeExpansion", "always", "print"),
+                ("ignoreAnnotations", "if", "yaml"),
+                ("ignoreLabels", "if", "yaml"),
+                ("enableCRValidationWebhook", "always", "print"),
+                ("pause", "always", "print"),
+                ("unsafeFlags", "if", "yaml"),
+                ("updateStrategy", "always", "print"),
+                ("users", "if", "yaml"),
+            ],
+            "values",
+        )
+    )
     if truthy(_get(values, "tls")):
-        spec["tls"] = {"enabled": interpolated(_get(values, "tls.enabled")),
-                       **render(_get(values, "tls"), [("certValidityDuration", "has", "print"),
-                                                     ("caValidityDuration", "has", "print"), ("SANs", "has", "yaml")], "values.tls")}
+        spec["tls"] = {
+            "enabled": interpolated(_get(values, "tls.enabled")),
+            **render(
+                _get(values, "tls"),
+                [("certValidityDuration", "has", "print"), ("caValidityDuration", "has", "print"), ("SANs", "has", "yaml")],
+                "values.tls",
+            ),
+        }
     pxc = values.get("pxc") if isinstance(values.get("pxc"), dict) else {}
     spec["pxc"] = _pxc_component(values, "pxc", PXC_FIELDS, {"image": _image(pxc.get("image", MISSING))})
     spec["pxc"]["volumeSpec"] = _pxc_volume(pxc.get("persistence", MISSING))
@@ -175,8 +231,11 @@ def render_pxc_db(values: dict, app_version: str, release: str = "release") -> d
         spec["haproxy"] = {"enabled": True, **_pxc_component(values, "haproxy", HAPROXY_FIELDS, {})}
         spec["haproxy"]["volumeSpec"] = {"emptyDir": {}}
         if truthy(_get(values, "haproxy.healthCheck")):
-            spec["haproxy"]["healthCheck"] = render(_get(values, "haproxy.healthCheck"),
-                                                    [(k, "if", "print") for k in ("interval", "rise", "fall")], "values.haproxy.healthCheck")
+            spec["haproxy"]["healthCheck"] = render(
+                _get(values, "haproxy.healthCheck"),
+                [(k, "if", "print") for k in ("interval", "rise", "fall")],
+                "values.haproxy.healthCheck",
+            )
     if not proxysql_on:
         spec["proxysql"] = {"enabled": False}
     else:
@@ -193,9 +252,20 @@ def _pxc_logcollector(values: dict) -> dict:
     block = _get(values, "logcollector")
     if not truthy(_get(block, "enabled")):
         return {"enabled": False}
-    out = {"enabled": True, **render(block, [("image", "always", "print"), ("imagePullPolicy", "if", "print"),
-                                              ("imagePullSecrets", "if", "yaml"), ("configuration", "if", "text"),
-                                              ("containerSecurityContext", "if", "tpl")], "values.logcollector")}
+    out = {
+        "enabled": True,
+        **render(
+            block,
+            [
+                ("image", "always", "print"),
+                ("imagePullPolicy", "if", "print"),
+                ("imagePullSecrets", "if", "yaml"),
+                ("configuration", "if", "text"),
+                ("containerSecurityContext", "if", "tpl"),
+            ],
+            "values.logcollector",
+        ),
+    }
     out["resources"] = _resources(block if isinstance(block, dict) else {}, "values.logcollector")
     return out
 
@@ -204,28 +274,64 @@ def _pxc_pmm(values: dict) -> dict:
     block = _get(values, "pmm")
     if not truthy(_get(block, "enabled")):
         return {"enabled": False}
-    out = {"enabled": True, "image": _image(_get(block, "image")),
-           **render(block, [("imagePullPolicy", "if", "print"), ("containerSecurityContext", "if", "tpl"),
-                            ("imagePullSecrets", "if", "yaml"), ("serverHost", "always", "print"), ("serverUser", "always", "print"),
-                            ("pxcParams", "if", "print"), ("customClusterName", "if", "print"), ("proxysqlParams", "if", "print"),
-                            ("readinessProbes", "always", "tpl"), ("livenessProbes", "always", "tpl")], "values.pmm")}
+    out = {
+        "enabled": True,
+        "image": _image(_get(block, "image")),
+        **render(
+            block,
+            [
+                ("imagePullPolicy", "if", "print"),
+                ("containerSecurityContext", "if", "tpl"),
+                ("imagePullSecrets", "if", "yaml"),
+                ("serverHost", "always", "print"),
+                ("serverUser", "always", "print"),
+                ("pxcParams", "if", "print"),
+                ("customClusterName", "if", "print"),
+                ("proxysqlParams", "if", "print"),
+                ("readinessProbes", "always", "tpl"),
+                ("livenessProbes", "always", "tpl"),
+            ],
+            "values.pmm",
+        ),
+    }
     out["resources"] = _resources(block if isinstance(block, dict) else {}, "values.pmm")
     return out
 
 
 def _pxc_backup(backup: Any, fullname: str) -> dict:
-    out = render(backup, [("allowParallel", "has", "print"), ("backoffLimit", "if", "print"),
-                          ("ttlSecondsAfterFinished", "if", "print"), ("activeDeadlineSeconds", "if", "print"),
-                          ("startingDeadlineSeconds", "if", "print"), ("runningDeadlineSeconds", "if", "print"),
-                          ("suspendedDeadlineSeconds", "if", "print"), ("serviceAccountName", "if", "print"),
-                          ("imagePullPolicy", "if", "print"), ("imagePullSecrets", "if", "yaml")], "values.backup")
+    out = render(
+        backup,
+        [
+            ("allowParallel", "has", "print"),
+            ("backoffLimit", "if", "print"),
+            ("ttlSecondsAfterFinished", "if", "print"),
+            ("activeDeadlineSeconds", "if", "print"),
+            ("startingDeadlineSeconds", "if", "print"),
+            ("runningDeadlineSeconds", "if", "print"),
+            ("suspendedDeadlineSeconds", "if", "print"),
+            ("serviceAccountName", "if", "print"),
+            ("imagePullPolicy", "if", "print"),
+            ("imagePullSecrets", "if", "yaml"),
+        ],
+        "values.backup",
+    )
     out["image"] = _image(_get(backup, "image"))
     pitr = _get(backup, "pitr")
     if not truthy(_get(pitr, "enabled")):
         out["pitr"] = {"enabled": False}
     else:
-        out["pitr"] = {"enabled": True, **render(pitr, [("storageName", "always", "print"), ("timeBetweenUploads", "always", "print"),
-                                                        ("timeoutSeconds", "always", "print")], "values.backup.pitr")}
+        out["pitr"] = {
+            "enabled": True,
+            **render(
+                pitr,
+                [
+                    ("storageName", "always", "print"),
+                    ("timeBetweenUploads", "always", "print"),
+                    ("timeoutSeconds", "always", "print"),
+                ],
+                "values.backup.pitr",
+            ),
+        }
         out["pitr"]["resources"] = _resources(pitr if isinstance(pitr, dict) else {}, "values.backup.pitr")
     out["storages"] = _pxc_storages(_get(backup, "storages"), fullname)
     out["schedule"] = to_yaml(_get(backup, "schedule"))
@@ -240,8 +346,13 @@ def _pxc_storages(storages: Any, fullname: str) -> Any:
     for name, storage in storages.items():
         storage = to_yaml(storage)
         s3 = storage.get("s3") if isinstance(storage, dict) else None
-        if (isinstance(storage, dict) and storage.get("type") == "s3" and isinstance(s3, dict)
-                and "credentialsAccessKey" in s3 and "credentialsSecretKey" in s3):
+        if (
+            isinstance(storage, dict)
+            and storage.get("type") == "s3"
+            and isinstance(s3, dict)
+            and "credentialsAccessKey" in s3
+            and "credentialsSecretKey" in s3
+        ):
             s3 = {k: v for k, v in s3.items() if k not in ("credentialsAccessKey", "credentialsSecretKey")}
             storage = {**storage, "s3": {**s3, "credentialsSecret": f"{fullname}-s3-{name}"}}
         out[name] = storage
@@ -250,17 +361,41 @@ def _pxc_storages(storages: Any, fullname: str) -> Any:
 
 # ---- ps-db 1.1.0 ---------------------------------------------------------------------------------
 
-PS_POD = [("imagePullPolicy", "if", "print"), ("imagePullSecrets", "if", "yaml"), ("podDisruptionBudget", "if", "yaml"),
-          ("topologySpreadConstraints", "if", "yaml"), ("priorityClassName", "if", "print"),
-          ("annotations", "always", "yaml"), ("labels", "always", "yaml"), ("tolerations", "always", "yaml"),
-          ("nodeSelector", "always", "yaml"), ("env", "if", "yaml"), ("envFrom", "if", "yaml"), ("startupProbe", "if", "yaml"),
-          ("livenessProbe", "if", "yaml"), ("readinessProbe", "if", "yaml"), ("gracePeriod", "if", "print"),
-          ("schedulerName", "if", "print"), ("containerSecurityContext", "if", "tpl"),
-          ("podSecurityContext", "if", "tpl"), ("serviceAccountName", "if", "print"), ("runtimeClassName", "if", "print")]
+PS_POD = [
+    ("imagePullPolicy", "if", "print"),
+    ("imagePullSecrets", "if", "yaml"),
+    ("podDisruptionBudget", "if", "yaml"),
+    ("topologySpreadConstraints", "if", "yaml"),
+    ("priorityClassName", "if", "print"),
+    ("annotations", "always", "yaml"),
+    ("labels", "always", "yaml"),
+    ("tolerations", "always", "yaml"),
+    ("nodeSelector", "always", "yaml"),
+    ("env", "if", "yaml"),
+    ("envFrom", "if", "yaml"),
+    ("startupProbe", "if", "yaml"),
+    ("livenessProbe", "if", "yaml"),
+    ("readinessProbe", "if", "yaml"),
+    ("gracePeriod", "if", "print"),
+    ("schedulerName", "if", "print"),
+    ("containerSecurityContext", "if", "tpl"),
+    ("podSecurityContext", "if", "tpl"),
+    ("serviceAccountName", "if", "print"),
+    ("runtimeClassName", "if", "print"),
+]
 AFFINITY, CONFIGURATION = ("affinity", "always", "yaml"), ("configuration", "if", "text-")
-MYSQL_FIELDS = [("clusterType", "if", "print"), ("autoRecovery", "if", "print"), ("vaultSecretName", "if", "print"),
-                ("size", "if", "print"), ("sidecars", "if", "yaml"), ("sidecarVolumes", "if", "yaml"), ("sidecarPVCs", "if", "yaml"),
-                AFFINITY, CONFIGURATION, *PS_POD]
+MYSQL_FIELDS = [
+    ("clusterType", "if", "print"),
+    ("autoRecovery", "if", "print"),
+    ("vaultSecretName", "if", "print"),
+    ("size", "if", "print"),
+    ("sidecars", "if", "yaml"),
+    ("sidecarVolumes", "if", "yaml"),
+    ("sidecarPVCs", "if", "yaml"),
+    AFFINITY,
+    CONFIGURATION,
+    *PS_POD,
+]
 PS_HAPROXY_FIELDS = [("size", "if", "print"), ("expose", "if", "tpl"), AFFINITY, CONFIGURATION, *PS_POD]
 ROUTER_FIELDS = [("ports", "if", "yaml"), ("expose", "if", "tpl"), CONFIGURATION, *PS_POD]  # the chart writes no router affinity
 ORCHESTRATOR_FIELDS = [("expose", "if", "tpl"), AFFINITY, *PS_POD]
@@ -272,8 +407,12 @@ def _ps_volume(volume: Any, host_path_type: bool) -> Any:
     if truthy(_get(volume, "hostPath")):
         if host_path_type:  # mysql: hostPath.path and hostPath.type (default Directory)
             kind = _get(volume, "hostPath.type")
-            return {"hostPath": {"path": interpolated(_get(volume, "hostPath.path")),
-                                 "type": interpolated(kind) if truthy(kind) else "Directory"}}
+            return {
+                "hostPath": {
+                    "path": interpolated(_get(volume, "hostPath.path")),
+                    "type": interpolated(kind) if truthy(kind) else "Directory",
+                }
+            }
         return {"hostPath": {"path": interpolated(_get(volume, "hostPath")), "type": "Directory"}}
     if truthy(_get(volume, "pvc")):
         return {"persistentVolumeClaim": to_yaml(_get(volume, "pvc"))}
@@ -293,9 +432,20 @@ def _ps_component(component: Any, fields: list[Field], where: str, host_path_typ
 def render_ps_db(values: dict, app_version: str, release: str = "release") -> dict:
     """``spec`` of the PerconaServerMySQL ps-db 1.1.0 renders (and ``metadata.finalizers``)."""
     spec: dict = {"crVersion": app_version}  # ps-db writes the chart's appVersion, whatever values.crVersion says
-    spec.update(render(values, [("enableVolumeExpansion", "if", "print"), ("unsafeFlags", "if", "yaml"),
-                                ("updateStrategy", "if", "print"), ("pause", "if", "print"), ("ignoreAnnotations", "if", "yaml"),
-                                ("ignoreLabels", "if", "yaml")], "values"))
+    spec.update(
+        render(
+            values,
+            [
+                ("enableVolumeExpansion", "if", "print"),
+                ("unsafeFlags", "if", "yaml"),
+                ("updateStrategy", "if", "print"),
+                ("pause", "if", "print"),
+                ("ignoreAnnotations", "if", "yaml"),
+                ("ignoreLabels", "if", "yaml"),
+            ],
+            "values",
+        )
+    )
     mysql = _get(values, "mysql")
     spec["mysql"] = _ps_component(mysql, MYSQL_FIELDS, "values.mysql", host_path_type=True)
     if truthy(_get(mysql, "image")):
@@ -303,29 +453,39 @@ def render_ps_db(values: dict, app_version: str, release: str = "release") -> di
     if truthy(_get(mysql, "expose")) and "expose" in mysql:
         spec["mysql"]["expose"] = tpl_yaml(_get(mysql, "expose"), "values.mysql.expose")
     primary = _get(mysql, "exposePrimary")
-    spec["mysql"]["exposePrimary"] = (tpl_yaml(primary, "values.mysql.exposePrimary") if truthy(_get(primary, "enabled"))
-                                      else {"enabled": False})
+    spec["mysql"]["exposePrimary"] = (
+        tpl_yaml(primary, "values.mysql.exposePrimary") if truthy(_get(primary, "enabled")) else {"enabled": False}
+    )
     haproxy = _get(values, "proxy.haproxy")
     if not truthy(_get(haproxy, "enabled")):
         rendered_haproxy = {"enabled": False, "image": _image(_get(haproxy, "image")), "size": 0}
     else:
-        rendered_haproxy = {"enabled": True, "image": _image(_get(haproxy, "image")),
-                            **_ps_component(haproxy, PS_HAPROXY_FIELDS, "values.proxy.haproxy")}
+        rendered_haproxy = {
+            "enabled": True,
+            "image": _image(_get(haproxy, "image")),
+            **_ps_component(haproxy, PS_HAPROXY_FIELDS, "values.proxy.haproxy"),
+        }
     router = _get(values, "proxy.router")
     group_replication = _get(mysql, "clusterType") == "group-replication"
     head = {"size": interpolated(_get(router, "size")), **render(router, [("gracePeriod", "if", "print")], "values.proxy.router")}
     if not truthy(_get(router, "enabled")) or not group_replication:
         rendered_router = {**head, "enabled": False, "image": _image(_get(router, "image"))}
     else:
-        rendered_router = {**head, "enabled": True, "image": _image(_get(router, "image")),
-                           **_ps_component(router, ROUTER_FIELDS, "values.proxy.router")}
+        rendered_router = {
+            **head,
+            "enabled": True,
+            "image": _image(_get(router, "image")),
+            **_ps_component(router, ROUTER_FIELDS, "values.proxy.router"),
+        }
     spec["proxy"] = {"haproxy": rendered_haproxy, "router": rendered_router}
     spec["orchestrator"] = _ps_orchestrator(values)
     spec["pmm"] = _ps_pmm(_get(values, "pmm"))
     toolkit = _get(values, "toolkit")
     if truthy(toolkit):
-        spec["toolkit"] = {"image": _image(_get(toolkit, "image")),
-                           **render(toolkit, [("imagePullPolicy", "if", "print")], "values.toolkit")}
+        spec["toolkit"] = {
+            "image": _image(_get(toolkit, "image")),
+            **render(toolkit, [("imagePullPolicy", "if", "print")], "values.toolkit"),
+        }
         if truthy(_get(toolkit, "resources")):
             spec["toolkit"]["resources"] = _resources(toolkit, "values.toolkit")
     spec["backup"] = _ps_backup(_get(values, "backup"))
@@ -337,8 +497,12 @@ def _ps_orchestrator(values: dict) -> dict:
     image = _image(_get(orchestrator, "image"))
     if not truthy(_get(orchestrator, "enabled")) or _get(values, "mysql.clusterType") != "async":
         return {"enabled": False, "image": image, "size": 0}
-    out = {"enabled": True, "image": image, "size": interpolated(_get(orchestrator, "size")),
-           **_ps_component(orchestrator, ORCHESTRATOR_FIELDS, "values.orchestrator")}
+    out = {
+        "enabled": True,
+        "image": image,
+        "size": interpolated(_get(orchestrator, "size")),
+        **_ps_component(orchestrator, ORCHESTRATOR_FIELDS, "values.orchestrator"),
+    }
     return out
 
 
@@ -346,9 +510,21 @@ def _ps_pmm(pmm: Any) -> dict:
     image = _image(_get(pmm, "image"))
     if not truthy(_get(pmm, "enabled")):
         return {"enabled": False, "image": image}
-    out = {"enabled": True, "image": image, "serverHost": interpolated(_get(pmm, "serverHost")),
-           **render(pmm, [("mysqlParams", "if", "print"), ("imagePullPolicy", "if", "print"),
-                          ("readinessProbe", "if", "tpl"), ("livenessProbe", "if", "tpl")], "values.pmm")}
+    out = {
+        "enabled": True,
+        "image": image,
+        "serverHost": interpolated(_get(pmm, "serverHost")),
+        **render(
+            pmm,
+            [
+                ("mysqlParams", "if", "print"),
+                ("imagePullPolicy", "if", "print"),
+                ("readinessProbe", "if", "tpl"),
+                ("livenessProbe", "if", "tpl"),
+            ],
+            "values.pmm",
+        ),
+    }
     out["resources"] = _resources(pmm if isinstance(pmm, dict) else {}, "values.pmm")
     return out
 
@@ -357,10 +533,24 @@ def _ps_backup(backup: Any) -> dict:
     out = {"image": _image(_get(backup, "image")), **render(backup, [("sourcePod", "if", "print")], "values.backup")}
     if not truthy(_get(backup, "enabled")):
         return {**out, "enabled": False}
-    out.update({"enabled": True, **render(backup, [("schedule", "if", "yaml"), ("imagePullPolicy", "if", "print"),
-                                                    ("imagePullSecrets", "if", "yaml"), ("backoffLimit", "if", "print"),
-                                                    ("serviceAccountName", "if", "print"), ("containerSecurityContext", "if", "tpl"),
-                                                    ("pitr", "if", "yaml")], "values.backup")})
+    out.update(
+        {
+            "enabled": True,
+            **render(
+                backup,
+                [
+                    ("schedule", "if", "yaml"),
+                    ("imagePullPolicy", "if", "print"),
+                    ("imagePullSecrets", "if", "yaml"),
+                    ("backoffLimit", "if", "print"),
+                    ("serviceAccountName", "if", "print"),
+                    ("containerSecurityContext", "if", "tpl"),
+                    ("pitr", "if", "yaml"),
+                ],
+                "values.backup",
+            ),
+        }
+    )
     if truthy(_get(backup, "resources")):
         out["resources"] = _resources(backup, "values.backup")
     out["storages"] = to_yaml(_get(backup, "storages"))
