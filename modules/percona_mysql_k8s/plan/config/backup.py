@@ -137,6 +137,54 @@ def _check_backup_can_finish(schedule: cron.CronSchedule, volume_bytes: int) -> 
         )
 
 
+def _cloud_storage(bucket: str, kms_key: str, *, target: str, cluster_name: str, place: str) -> BackupStorage:
+    """The bucket the stack provisions on gke (GCS) or eks (S3): ``bucket`` as set, or derived (R1)."""
+    if not bucket:
+        bucket = default_bucket(target, cluster_name, place)
+        if len(bucket) > 63:
+            raise InputError(
+                "backupBucket",
+                f"the derived bucket name {bucket!r} is longer than the 63 characters a bucket name may have: set backupBucket",
+                "R1",
+            )
+    kind = GCS if target == "gke" else S3
+    check_bucket_name(bucket, kind)  # the names the clouds accept: one definition, with the components'
+    check_kms_key(kms_key, kind)
+    if kind == GCS:
+        return BackupStorage(kind=GCS, bucket=bucket, endpoint_url=GCS_ENDPOINT)
+    return BackupStorage(kind=S3, bucket=bucket, region=place)
+
+
+def _endpoint_storage(values: Mapping[str, object], bucket: str, *, target: str, production: bool) -> BackupStorage:
+    """The S3-compatible endpoint a kind/existing stack names, with its credentials Secret (R1, R4)."""
+    endpoint, secret = str(values["backupEndpoint"]), str(values["backupCredentialsSecret"])
+    named = (("backupEndpoint", endpoint), ("backupBucket", bucket), ("backupCredentialsSecret", secret))
+    missing = [key for key, value in named if not value]
+    if missing:
+        given = [key for key, value in named if value]
+        beside = f" beside {', '.join(given)}" if given else ""
+        raise InputError(
+            missing[0],
+            f"target {target} backs up to an S3-compatible endpoint you name: set "
+            f"{', '.join(missing)}{beside} (docs/backups.md), or set backup false to run without "
+            "backups",
+            "R1",
+        )
+    check_bucket_name(bucket, S3_COMPATIBLE)
+    if not _DNS_SUBDOMAIN.fullmatch(secret):
+        raise InputError("backupCredentialsSecret", f"{secret!r} is not a Secret name (lowercase DNS subdomain)", "R4")
+    region = str(values["backupRegion"]) or "us-east-1"  # what S3 clients sign with when a store has no regions
+    if not _REGION.fullmatch(region):
+        raise InputError("backupRegion", f"{region!r} is not a region name (lowercase letters, digits, '-')")
+    return BackupStorage(
+        kind=S3_COMPATIBLE,
+        bucket=bucket,
+        region=region,
+        endpoint_url=_endpoint(endpoint, production),
+        credentials_secret=secret,
+    )
+
+
 def backup_settings(
     values: Mapping[str, object],
     *,
@@ -167,52 +215,10 @@ def backup_settings(
     bucket = str(values["backupBucket"])
     kms_key = str(values["backupKmsKey"])
     if target in CLOUD_TARGETS:
-        if not bucket:
-            bucket = default_bucket(target, cluster_name, place)
-            if len(bucket) > 63:
-                raise InputError(
-                    "backupBucket",
-                    f"the derived bucket name {bucket!r} is longer than the 63 characters a "
-                    "bucket name may have: set backupBucket",
-                    "R1",
-                )
-        kind = GCS if target == "gke" else S3
-        check_bucket_name(bucket, kind)  # the names the clouds accept: one definition, with the components'
-        check_kms_key(kms_key, kind)
-        storage = (
-            BackupStorage(kind=GCS, bucket=bucket, endpoint_url=GCS_ENDPOINT)
-            if kind == GCS
-            else BackupStorage(kind=S3, bucket=bucket, region=place)
-        )
-        provisioned = True
+        storage = _cloud_storage(bucket, kms_key, target=target, cluster_name=cluster_name, place=place)
     else:
-        endpoint, secret = str(values["backupEndpoint"]), str(values["backupCredentialsSecret"])
-        named = (("backupEndpoint", endpoint), ("backupBucket", bucket), ("backupCredentialsSecret", secret))
-        missing = [key for key, value in named if not value]
-        if missing:
-            given = [key for key, value in named if value]
-            beside = f" beside {', '.join(given)}" if given else ""
-            raise InputError(
-                missing[0],
-                f"target {target} backs up to an S3-compatible endpoint you name: set "
-                f"{', '.join(missing)}{beside} (docs/backups.md), or set backup false to run without "
-                "backups",
-                "R1",
-            )
-        check_bucket_name(bucket, S3_COMPATIBLE)
-        if not _DNS_SUBDOMAIN.fullmatch(secret):
-            raise InputError("backupCredentialsSecret", f"{secret!r} is not a Secret name (lowercase DNS subdomain)", "R4")
-        region = str(values["backupRegion"]) or "us-east-1"  # what S3 clients sign with when a store has no regions
-        if not _REGION.fullmatch(region):
-            raise InputError("backupRegion", f"{region!r} is not a region name (lowercase letters, digits, '-')")
-        storage = BackupStorage(
-            kind=S3_COMPATIBLE,
-            bucket=bucket,
-            region=region,
-            endpoint_url=_endpoint(endpoint, production),
-            credentials_secret=secret,
-        )
-        provisioned = False
+        storage = _endpoint_storage(values, bucket, target=target, production=production)
+    provisioned = target in CLOUD_TARGETS  # the stack creates the cloud bucket; an endpoint's bucket is the user's
     minimum = None if production else 1  # None: R3's threshold (core.backup.backup_plan); ephemeral stacks are exempt
     plan = backup_plan(
         storage,
