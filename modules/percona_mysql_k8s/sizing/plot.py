@@ -36,25 +36,8 @@ def _amount(num_bytes: float) -> str:
     return f"{num_bytes / GIB:.2f} GiB" if num_bytes >= GIB else f"{num_bytes / MIB:.0f} MiB"
 
 
-def write_plot(result: SizingResult, path: str) -> None:
-    suffix = Path(path).suffix.lower()
-    if suffix not in (".png", ".svg"):
-        raise ValueError(f"{path}: the picture must be .png or .svg")
-    try:
-        import matplotlib
-    except ModuleNotFoundError:  # an optional dependency (the `plot` extra): `pulumi up` never needs it
-        raise ValueError(
-            "--plot needs matplotlib: pip install 'percona-mysql-k8s[plot]' (in a checkout: pip install -r requirements-dev.txt)"
-        ) from None
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    from matplotlib.patches import Patch
-
-    memory = result.memory
-    terms = [(term, amount) for term, amount in memory.terms.items() if amount > 0]
-    sidecars = [(key, result.containers[name].memory_bytes) for key, (_, name) in instances(result).items() if name != "mysqld"]
-
+def _colours(plt, terms: list[tuple[str, int]], sidecars: list[tuple[str, int]]) -> tuple[dict[str, tuple], dict[str, tuple]]:
+    """A colour per term and sidecar (shades of its group's colour map), and one per group."""
     # Shades within a family: one per member of the group, darkest first.
     members: dict[str, list[str]] = {}
     for term, _ in terms:
@@ -66,7 +49,12 @@ def write_plot(result: SizingResult, path: str) -> None:
         for index, name in enumerate(names):
             colour[name] = cmap(0.75 - 0.45 * index / max(1, len(names) - 1)) if len(names) > 1 else cmap(0.65)
     group_colour = {group: plt.get_cmap(cmap)(0.65) for group, cmap in GROUP_COLOURMAPS.items()}
+    return colour, group_colour
 
+
+def _rows(result: SizingResult, terms, sidecars, colour: dict[str, tuple], group_colour: dict[str, tuple]) -> list[tuple]:
+    """The two bars: (label, [(name, amount, fill)], total)."""
+    memory = result.memory
     # Row 0: the member budget by group (mysqld's terms grouped, then the sidecars and proxy); row 1: the
     # mysqld limit by term.
     by_group: dict[str, int] = {}
@@ -81,12 +69,14 @@ def write_plot(result: SizingResult, path: str) -> None:
     member_parts.append((SIDECARS, sum(amount for _, amount in sidecars), group_colour[SIDECARS]))
     limit_parts = [(term, amount, colour[term]) for term, amount in terms]
     limit_parts.append(("headroom", max(0, memory.headroom_bytes), "white"))
-    rows = [
+    return [
         (f"member budget\n{_amount(result.budget_memory_bytes)}", member_parts, result.budget_memory_bytes),
         (f"mysqld limit\n{_amount(memory.limit_bytes)}", limit_parts, memory.limit_bytes),
     ]
 
-    figure, axes = plt.subplots(figsize=(12, 4.8))
+
+def _draw_bars(axes, rows: list[tuple]) -> None:
+    """Each row's parts side by side as shares of its total, labelled where wide enough; the unused rest dotted."""
     for row, (_, parts, total) in enumerate(rows):
         left = 0.0
         for name, amount, fill in parts:
@@ -108,6 +98,31 @@ def write_plot(result: SizingResult, path: str) -> None:
         unused = total - sum(amount for _, amount, _ in parts)
         if unused > 0:
             axes.barh(row, unused / total, left=left, color="white", edgecolor="dimgrey", hatch="..", height=0.6)
+
+
+def write_plot(result: SizingResult, path: str) -> None:
+    suffix = Path(path).suffix.lower()
+    if suffix not in (".png", ".svg"):
+        raise ValueError(f"{path}: the picture must be .png or .svg")
+    try:
+        import matplotlib
+    except ModuleNotFoundError:  # an optional dependency (the `plot` extra): `pulumi up` never needs it
+        raise ValueError(
+            "--plot needs matplotlib: pip install 'percona-mysql-k8s[plot]' (in a checkout: pip install -r requirements-dev.txt)"
+        ) from None
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import Patch
+
+    memory = result.memory
+    terms = [(term, amount) for term, amount in memory.terms.items() if amount > 0]
+    sidecars = [(key, result.containers[name].memory_bytes) for key, (_, name) in instances(result).items() if name != "mysqld"]
+
+    colour, group_colour = _colours(plt, terms, sidecars)
+    rows = _rows(result, terms, sidecars, colour, group_colour)
+    figure, axes = plt.subplots(figsize=(12, 4.8))
+    _draw_bars(axes, rows)
     axes.set_yticks(range(len(rows)), [label for label, _, _ in rows])
     axes.invert_yaxis()
     axes.set_xlim(0, 1)
