@@ -226,8 +226,28 @@ class S3BackupStorage(pulumi.ComponentResource):
         _check(args, S3)
         child = pulumi.ResourceOptions(parent=self, provider=facts.provider)
         protected = pulumi.ResourceOptions.merge(child, pulumi.ResourceOptions(protect=args.protect))
-        days = plan.noncurrent_version_days(args.retention_days)
+        key_arn = self._kms_key(aws, name, args, protected)
+        tags = {"app": "percona-mysql", "cluster": args.cluster_name}
+        self._bucket_and_settings(aws, name, args, key_arn, tags, child, protected)
+        self._lifecycle_and_policy(aws, name, args, facts, child)
+        self._access_key(aws, name, args, facts, key_arn, tags, child)
+        self.secret = _credentials_secret(self, name, args, S3, self.access_key.id, self.access_key.secret)
+        self.storage = BackupStorage(
+            kind=S3, bucket=args.bucket, region=facts.region, credentials_secret=plan.credentials_secret_name(args.cluster_name)
+        )
+        self.ready = [
+            self.secret,
+            self.ownership,
+            self.public_access_block,
+            self.encryption,
+            self.versioning,
+            self.lifecycle,
+            self.policy,
+        ]
+        self.register_outputs({"bucket": self.bucket.bucket, "user": self.user.name})
 
+    def _kms_key(self, aws, name: str, args: BackupStorageArgs, protected: pulumi.ResourceOptions) -> pulumi.Input[str]:
+        """The KMS key the bucket encrypts with: the one kmsKey names, or a new one (rotated, protected)."""
         self.key: aws.kms.Key | None = None
         key_arn: pulumi.Input[str] = args.kms_key
         if not args.kms_key:
@@ -239,7 +259,19 @@ class S3BackupStorage(pulumi.ComponentResource):
                 opts=protected,
             )
             key_arn = self.key.arn
-        tags = {"app": "percona-mysql", "cluster": args.cluster_name}
+        return key_arn
+
+    def _bucket_and_settings(
+        self,
+        aws,
+        name: str,
+        args: BackupStorageArgs,
+        key_arn: pulumi.Input[str],
+        tags: dict[str, str],
+        child: pulumi.ResourceOptions,
+        protected: pulumi.ResourceOptions,
+    ) -> None:
+        """The bucket (protected) with its ownership, public access block, SSE-KMS encryption and versioning."""
         self.bucket = aws.s3.Bucket(name, bucket=args.bucket, force_destroy=False, tags=tags, opts=protected)
         bucket_id = self.bucket.id
         self.ownership = aws.s3.BucketOwnershipControls(
@@ -276,6 +308,11 @@ class S3BackupStorage(pulumi.ComponentResource):
             versioning_configuration=aws.s3.BucketVersioningVersioningConfigurationArgs(status="Enabled"),
             opts=child,
         )
+
+    def _lifecycle_and_policy(self, aws, name: str, args: BackupStorageArgs, facts, child: pulumi.ResourceOptions) -> None:
+        """What expires (noncurrent versions, incomplete uploads, binary logs) and the TLS-only bucket policy."""
+        bucket_id = self.bucket.id
+        days = plan.noncurrent_version_days(args.retention_days)
         everything = aws.s3.BucketLifecycleConfigurationRuleFilterArgs(prefix="")
         self.lifecycle = aws.s3.BucketLifecycleConfiguration(
             f"{name}-lifecycle",
@@ -321,6 +358,10 @@ class S3BackupStorage(pulumi.ComponentResource):
             opts=pulumi.ResourceOptions.merge(child, pulumi.ResourceOptions(depends_on=[self.public_access_block])),
         )
 
+    def _access_key(
+        self, aws, name: str, args: BackupStorageArgs, facts, key_arn: pulumi.Input[str], tags: dict[str, str], child
+    ) -> None:
+        """The IAM user that may use this bucket and key only, and its access key (after its policy)."""
         self.user = aws.iam.User(f"{name}-backup", name=plan.aws_user_name(args.bucket), tags=tags, opts=child)
         self.user_policy = aws.iam.UserPolicy(
             f"{name}-backup",
@@ -333,20 +374,6 @@ class S3BackupStorage(pulumi.ComponentResource):
             user=self.user.name,
             opts=pulumi.ResourceOptions.merge(child, pulumi.ResourceOptions(depends_on=[self.user_policy])),
         )
-        self.secret = _credentials_secret(self, name, args, S3, self.access_key.id, self.access_key.secret)
-        self.storage = BackupStorage(
-            kind=S3, bucket=args.bucket, region=facts.region, credentials_secret=plan.credentials_secret_name(args.cluster_name)
-        )
-        self.ready = [
-            self.secret,
-            self.ownership,
-            self.public_access_block,
-            self.encryption,
-            self.versioning,
-            self.lifecycle,
-            self.policy,
-        ]
-        self.register_outputs({"bucket": self.bucket.bucket, "user": self.user.name})
 
 
 def backup_storage(
