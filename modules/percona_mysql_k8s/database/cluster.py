@@ -97,41 +97,11 @@ class DatabaseCluster(pulumi.ComponentResource):
         self.writer: Endpoint = writer_endpoint(spec)
 
         after = [*target.ready, *args.depends_on]
-        self.passwords = {key: generated_password(f"{name}-{key}", self) for key in spec.secret_keys}
-        string_data: dict[str, pulumi.Input[str]] = {
-            key: pulumi.Output.secret(password.result) for key, password in self.passwords.items()
-        }
-        if spec.pmm_enabled and isinstance(args.pmm, ExternalPmm):
-            string_data[PMM_TOKEN_KEY] = pulumi.Output.secret(args.pmm.token)
-        # Every key the operator needs is set, so it adds none of its own (INTERFACES §2.9, §3.8).
-        self.secret = k8s.core.v1.Secret(
-            f"{name}-secrets",
-            metadata={"name": spec.secret_name, "namespace": spec.namespace, "labels": labels("mysql", spec.name)},
-            type="Opaque",
-            string_data=string_data,
-            opts=child_options(self, provider, after, protect=protect),
-        )
-
+        self._secret(name, args, after, protect)
         before_cr: list[pulumi.Resource] = [self.secret, *after, *args.backup_ready]
         if args.operator is not None:
             before_cr += args.operator.ready
-        self.pmm_token: PmmToken | None = None
-        if spec.pmm_enabled and isinstance(args.pmm, PmmServer):
-            self.pmm_token = PmmToken(
-                f"{name}-pmm-token",
-                PmmTokenArgs(
-                    server=args.pmm,
-                    cluster_name=spec.name,
-                    secret_name=spec.secret_name,
-                    secret_namespace=spec.namespace,
-                    provider=provider,
-                    resources=args.helper_resources,
-                    depends_on=[self.secret, *after],
-                    image_registry=args.image_registry,
-                ),
-                opts=pulumi.ResourceOptions(parent=self),
-            )
-            before_cr += self.pmm_token.ready
+        before_cr += self._pmm_token(name, args, after)
 
         body = self.manifest
         self.custom_resource = k8s.apiextensions.CustomResource(
@@ -157,3 +127,43 @@ class DatabaseCluster(pulumi.ComponentResource):
                 "secretName": spec.secret_name,
             }
         )
+
+    def _secret(self, name: str, args: DatabaseClusterArgs, after: list[pulumi.Resource], protect: bool) -> None:
+        """The users' generated passwords (and an existing PMM server's token) in the cluster's Secret."""
+        spec, provider = args.spec, args.target.provider
+        self.passwords = {key: generated_password(f"{name}-{key}", self) for key in spec.secret_keys}
+        string_data: dict[str, pulumi.Input[str]] = {
+            key: pulumi.Output.secret(password.result) for key, password in self.passwords.items()
+        }
+        if spec.pmm_enabled and isinstance(args.pmm, ExternalPmm):
+            string_data[PMM_TOKEN_KEY] = pulumi.Output.secret(args.pmm.token)
+        # Every key the operator needs is set, so it adds none of its own (INTERFACES §2.9, §3.8).
+        self.secret = k8s.core.v1.Secret(
+            f"{name}-secrets",
+            metadata={"name": spec.secret_name, "namespace": spec.namespace, "labels": labels("mysql", spec.name)},
+            type="Opaque",
+            string_data=string_data,
+            opts=child_options(self, provider, after, protect=protect),
+        )
+
+    def _pmm_token(self, name: str, args: DatabaseClusterArgs, after: list[pulumi.Resource]) -> list[pulumi.Resource]:
+        """The PMM server's service token in the Secret (this stack's PMM server); what the custom resource waits for."""
+        spec, provider = args.spec, args.target.provider
+        self.pmm_token: PmmToken | None = None
+        if spec.pmm_enabled and isinstance(args.pmm, PmmServer):
+            self.pmm_token = PmmToken(
+                f"{name}-pmm-token",
+                PmmTokenArgs(
+                    server=args.pmm,
+                    cluster_name=spec.name,
+                    secret_name=spec.secret_name,
+                    secret_namespace=spec.namespace,
+                    provider=provider,
+                    resources=args.helper_resources,
+                    depends_on=[self.secret, *after],
+                    image_registry=args.image_registry,
+                ),
+                opts=pulumi.ResourceOptions(parent=self),
+            )
+            return self.pmm_token.ready
+        return []
