@@ -45,6 +45,7 @@ import yaml
 from percona_mysql_k8s.cli.engine import Diagnostic, Pack, Resource
 from percona_mysql_k8s.cli.manifests import STDIN, ManifestError, ManifestObject, read_manifests, read_values
 from percona_mysql_k8s.cli.project import POLICY_PACK_FILE, find_project, policy_pack_dir, project_file
+from percona_mysql_k8s.cli.stack_config import missing_config_hint, program_config, stack_config_file
 from percona_mysql_k8s.core.errors import InputError
 from percona_mysql_k8s.policies import SHELL
 from percona_mysql_k8s.policies._readers.helm import HELM_TYPES, PMM, PS_DB, PXC_DB
@@ -241,51 +242,6 @@ def render(report: Report, pack_path: str = "policies") -> str:
         for text in d.message.splitlines():
             lines.append(f"          {text}")
     return "\n".join(lines)
-
-
-def program_config(program: Path, stack: str, project: str | None) -> tuple[str, dict[str, str]]:
-    """Project name and config of a program other than stacks/, as the CLI would read them there.
-
-    The project is ``--project`` or the name in the program's own ``Pulumi.yaml`` (the CLI keys config by
-    that name); config starts from that file's defaults and its ``Pulumi.<stack>.yaml`` when present.
-    """
-    from percona_mysql_k8s.cli import offline
-
-    if (program / "Pulumi.yaml").exists():
-        name = offline.project_name(program)
-        config = offline.stack_config(stack, program) if _stack_file(program, stack).exists() else _defaults(program)
-        return project or name, config if project in (None, name) else _renamed(config, name, project)
-    if project is None:
-        raise ValueError(f"{program} has no Pulumi.yaml: name its project with --project")
-    return project, {}
-
-
-def _stack_file(program: Path, stack: str) -> Path:
-    settings = yaml.safe_load((program / "Pulumi.yaml").read_text()) or {}
-    return program / settings.get("stackConfigDir", ".") / f"Pulumi.{stack}.yaml"
-
-
-def _defaults(program: Path) -> dict[str, str]:
-    settings = yaml.safe_load((program / "Pulumi.yaml").read_text()) or {}
-    name = settings["name"]
-    return {
-        f"{name}:{key}": spec["default"] if isinstance(spec["default"], str) else json.dumps(spec["default"])
-        for key, spec in (settings.get("config") or {}).items()
-        if isinstance(spec, dict) and "default" in spec
-    }
-
-
-def _renamed(config: dict[str, str], old: str, new: str) -> dict[str, str]:
-    return {(f"{new}:{key.split(':', 1)[1]}" if key.startswith(f"{old}:") else key): value for key, value in config.items()}
-
-
-def _missing_config_hint(error: Exception) -> str:
-    """Pulumi's ConfigMissingError names the key as project:key; say how to give it to this check too."""
-    from pulumi.config import ConfigMissingError
-
-    if not isinstance(error, ConfigMissingError):
-        return ""
-    return f"\nFor this check: --set {str(error.key).split(':', 1)[-1]}=<value>"
 
 
 def document(report: Report, entries: list, *, stack: str, project: str) -> dict[str, Any]:
@@ -498,7 +454,7 @@ def _check_stack(args: argparse.Namespace) -> int:
             registrations = offline.run_program(args.program, stack=args.stack, config=config, project=project, preview=True)
             has_project = (args.program / "Pulumi.yaml").exists()
             extra: list[Finding] = (
-                config_findings(_stack_file(args.program, args.stack), pack_version(pack_dir)) if has_project else []
+                config_findings(stack_config_file(args.program, args.stack), pack_version(pack_dir)) if has_project else []
             )
         else:
             project = offline.project_name(root)
@@ -507,7 +463,7 @@ def _check_stack(args: argparse.Namespace) -> int:
             registrations = offline.run_stack(args.stack, repository=root, preview=True, overrides=overrides)
             extra = config_findings(stack_file, pack_version(pack_dir))
     except Exception as error:  # noqa: BLE001 - a program error is the user's to read, not a traceback
-        hint = _missing_config_hint(error)
+        hint = missing_config_hint(error)
         print(f"error: the stack program failed under mocks: {error}{hint}", file=sys.stderr)
         return 2
     report = check_registrations(
