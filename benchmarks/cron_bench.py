@@ -48,10 +48,7 @@ def main() -> None:
         # but the day pattern and day spans are cached per process, as they are in a preview
         window = _timed(lambda schedule=schedule, keep=keep: cron.retention_window_seconds(schedule, keep))
         found = _timed(lambda schedule=schedule, days=days: cron.keep_for(schedule, days))
-        print(
-            f"{text:34} {parse * 1000:9.2f} {window * 1000:10.2f} {found * 1000:12.2f} "
-            f"{cron.keep_for(schedule, days):8}"
-        )
+        print(f"{text:34} {parse * 1000:9.2f} {window * 1000:10.2f} {found * 1000:12.2f} {cron.keep_for(schedule, days):8}")
 
 
 if __name__ == "__main__":

@@ -42,8 +42,9 @@ def _pip(python: Path, *args: str, cache: Path | None) -> subprocess.CompletedPr
     env = {key: value for key, value in os.environ.items() if key not in ("PYTHONPATH", "PYTHONHOME")}
     if cache is not None:
         env["PIP_CACHE_DIR"] = str(cache)
-    return subprocess.run([str(python), "-m", "pip", "--disable-pip-version-check", *args], env=env,
-                          capture_output=True, text=True, check=False)
+    return subprocess.run(
+        [str(python), "-m", "pip", "--disable-pip-version-check", *args], env=env, capture_output=True, text=True, check=False
+    )
 
 
 DISTRIBUTION_FILES = ("pyproject.toml", "README.md", "LICENSE", "CHANGELOG.md", "modules")
@@ -59,8 +60,12 @@ def build_wheel(out: Path) -> Path:
             shutil.copytree(path, source / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info"))
         else:
             shutil.copyfile(path, source / name)
-    built = subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(out), str(source)],
-                           capture_output=True, text=True, check=False)
+    built = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(out), str(source)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     if built.returncode != 0:
         sys.exit(f"pip wheel failed:\n{built.stderr[-3000:]}")
     (wheel,) = out.glob("percona_mysql_k8s-*.whl")

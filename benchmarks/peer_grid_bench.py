@@ -34,18 +34,24 @@ def main() -> int:
     print(f"over model:  {len(result.over_model)} (modeled peak > mysqld limit, M1)")
     print(f"peer safe:   {result.peer_safe} points")
     if result.peer_over_model:
-        print(f"  elsewhere the peer's own my.cnf is over our model at {len(result.peer_over_model)} points (peak / its "
-              f"mysqld limit: median {statistics.median(result.peer_over_model):.2f}, max {max(result.peer_over_model):.2f}): "
-              "its buffer pool takes ~80% of the limit and it sets no temptable_max_ram (MySQL 8.0's 1 GiB), "
-              "nor room for the page cache or performance_schema (docs/sizing.md §8)")
+        print(
+            f"  elsewhere the peer's own my.cnf is over our model at {len(result.peer_over_model)} points (peak / its "
+            f"mysqld limit: median {statistics.median(result.peer_over_model):.2f}, max {max(result.peer_over_model):.2f}): "
+            "its buffer pool takes ~80% of the limit and it sets no temptable_max_ram (MySQL 8.0's 1 GiB), "
+            "nor room for the page cache or performance_schema (docs/sizing.md §8)"
+        )
     if result.pool_ratios:
-        print(f"buffer pool: ours / peer's where the peer is safe: min {min(result.pool_ratios):.3f}, "
-              f"median {statistics.median(result.pool_ratios):.3f}, max {max(result.pool_ratios):.3f}; "
-              f"smaller than the peer's at {len(result.shortfalls)} points")
+        print(
+            f"buffer pool: ours / peer's where the peer is safe: min {min(result.pool_ratios):.3f}, "
+            f"median {statistics.median(result.pool_ratios):.3f}, max {max(result.pool_ratios):.3f}; "
+            f"smaller than the peer's at {len(result.shortfalls)} points"
+        )
     if result.fitted_ratios:
-        print(f"buffer pool: ours / peer's made to fit our model (same explicit connections, {len(result.fitted_ratios)} "
-              f"points): min {min(result.fitted_ratios):.3f}, median {statistics.median(result.fitted_ratios):.3f}; "
-              f"smaller at {len(result.fitted_shortfalls)} points")
+        print(
+            f"buffer pool: ours / peer's made to fit our model (same explicit connections, {len(result.fitted_ratios)} "
+            f"points): min {min(result.fitted_ratios):.3f}, median {statistics.median(result.fitted_ratios):.3f}; "
+            f"smaller at {len(result.fitted_shortfalls)} points"
+        )
     for line in (result.invalid + result.over_model + result.shortfalls + result.fitted_shortfalls)[:20]:
         print(f"  {line}")
     print("done" if result.done else "NOT done")

@@ -39,14 +39,38 @@ def _base(name: str) -> dict:
 
 def stack_mix(count: int) -> list[Resource]:
     heavy = [_base(name) for name in ("pxc", "ps-gr", "sysbench-job", "gke-database-pool", "gke-monitoring-pool")]
-    heavy.append({"type": "kubernetes:helm.sh/v3:Release", "name": "pmm", "props": {"chart": "pmm", "values": {"nodeSelector": {"mysql.percona.com/pool": "monitoring"}}}})
-    heavy.append({"type": "kubernetes:helm.sh/v3:Release", "name": "operator", "props": {"chart": "pxc-operator", "version": "1.20.0", "values": {}}})
+    heavy.append(
+        {
+            "type": "kubernetes:helm.sh/v3:Release",
+            "name": "pmm",
+            "props": {"chart": "pmm", "values": {"nodeSelector": {"mysql.percona.com/pool": "monitoring"}}},
+        }
+    )
+    heavy.append(
+        {
+            "type": "kubernetes:helm.sh/v3:Release",
+            "name": "operator",
+            "props": {"chart": "pxc-operator", "version": "1.20.0", "values": {}},
+        }
+    )
     light = [
         {"type": "kubernetes:core/v1:Namespace", "name": "db", "props": {"metadata": {"name": "db"}}},
-        {"type": "kubernetes:core/v1:Secret", "name": "secrets", "props": {"metadata": {"name": "shop-secrets"}, "stringData": {"root": "x", "monitor": "y"}}},
+        {
+            "type": "kubernetes:core/v1:Secret",
+            "name": "secrets",
+            "props": {"metadata": {"name": "shop-secrets"}, "stringData": {"root": "x", "monitor": "y"}},
+        },
         {"type": "kubernetes:core/v1:ServiceAccount", "name": "sa", "props": {"metadata": {"name": "sysbench"}}},
-        {"type": "kubernetes:core/v1:ConfigMap", "name": "cm", "props": {"metadata": {"name": "scripts"}, "data": {"run.sh": "sysbench run"}}},
-        {"type": "kubernetes:core/v1:Service", "name": "svc", "props": {"metadata": {"name": "pmm"}, "spec": {"type": "ClusterIP", "ports": [{"port": 443}]}}},
+        {
+            "type": "kubernetes:core/v1:ConfigMap",
+            "name": "cm",
+            "props": {"metadata": {"name": "scripts"}, "data": {"run.sh": "sysbench run"}},
+        },
+        {
+            "type": "kubernetes:core/v1:Service",
+            "name": "svc",
+            "props": {"metadata": {"name": "pmm"}, "spec": {"type": "ClusterIP", "ports": [{"port": 443}]}},
+        },
         {"type": "random:index/randomPassword:RandomPassword", "name": "root", "props": {"length": 20, "special": False}},
         {"type": "pulumi:providers:kubernetes", "name": "k8s", "props": {"kubeconfig": "{}"}},
     ]
@@ -54,8 +78,14 @@ def stack_mix(count: int) -> list[Resource]:
     while len(mix) < count:
         for entry in heavy + light * 2:
             index = len(mix)
-            mix.append(Resource(urn=f"urn:pulumi:bench::p::{entry['type']}::{entry['name']}-{index}", type=entry["type"],
-                                name=f"{entry['name']}-{index}", properties=entry["props"]))
+            mix.append(
+                Resource(
+                    urn=f"urn:pulumi:bench::p::{entry['type']}::{entry['name']}-{index}",
+                    type=entry["type"],
+                    name=f"{entry['name']}-{index}",
+                    properties=entry["props"],
+                )
+            )
     return mix[:count]
 
 
@@ -64,8 +94,11 @@ def main() -> None:
     parser.add_argument("--resources", type=int, default=2000)
     parser.add_argument("--concurrency", type=int, default=8)
     parser.add_argument("--repeat", type=int, default=5, help="rounds per figure; the median is printed")
-    parser.add_argument("--stock", action="store_true",
-                        help="the SDK as shipped: no shared deserialization (percona_mysql_k8s.policies._sdk), its thread-pool server")
+    parser.add_argument(
+        "--stock",
+        action="store_true",
+        help="the SDK as shipped: no shared deserialization (percona_mysql_k8s.policies._sdk), its thread-pool server",
+    )
     args = parser.parse_args()
     if args.stock:
         os.environ["PERCONA_POLICY_SHARED_DESERIALIZATION"] = "0"
@@ -74,8 +107,9 @@ def main() -> None:
     requests = [analyze_request(resource) for resource in resources]
     # Serialized up front and answers left unparsed: marshalling is the engine's work, done in Go.
     payloads = [request.SerializeToString() for request in requests]
-    untouched = analyzer_pb2.AnalyzeRequest(type="pulumi:providers:random", name="r",
-                                            urn="urn:pulumi:bench::p::pulumi:providers:random::r").SerializeToString()
+    untouched = analyzer_pb2.AnalyzeRequest(
+        type="pulumi:providers:random", name="r", urn="urn:pulumi:bench::p::pulumi:providers:random::r"
+    ).SerializeToString()
     with Pack(stack="bench") as pack:
         policies = len(pack.info().policies)
         analyze = pack.channel.unary_unary("/pulumirpc.Analyzer/Analyze")  # bytes in, bytes out
@@ -100,8 +134,10 @@ def main() -> None:
                 analyze(untouched)
             return 1000 / (time.perf_counter() - start)
 
-        figures = {name: statistics.median(measure() for _ in range(args.repeat))
-                   for name, measure in (("sequential", sequential), ("in_flight", in_flight), ("round_trips", round_trips))}
+        figures = {
+            name: statistics.median(measure() for _ in range(args.repeat))
+            for name, measure in (("sequential", sequential), ("in_flight", in_flight), ("round_trips", round_trips))
+        }
         start = time.perf_counter()
         pack.analyze_stack(resources[:500])
         stack_seconds = time.perf_counter() - start

@@ -47,8 +47,10 @@ def run(inputs: list[SizingInput]) -> tuple[float, int, dict[int, int]]:
 def main() -> int:
     inputs = grid()
     seconds, errors, by_connections = run(inputs)
-    print(f"sizings:  {len(inputs)} ({len(ENGINES)} engines x {len(LOADS)} loads x {len(CORES)} core counts "
-          f"x {len(MEMORY_GIB)} memory sizes x connections {'/'.join(map(str, CONNECTIONS))})")
+    print(
+        f"sizings:  {len(inputs)} ({len(ENGINES)} engines x {len(LOADS)} loads x {len(CORES)} core counts "
+        f"x {len(MEMORY_GIB)} memory sizes x connections {'/'.join(map(str, CONNECTIONS))})"
+    )
     print(f"elapsed:  {seconds:.2f} s")
     print(f"rate:     {len(inputs) / seconds:,.0f} sizings/s (single process)")
     print(f"errors:   {errors} InputError ({', '.join(f'connections={c}: {n}' for c, n in by_connections.items())})")

@@ -41,13 +41,14 @@ def _gib(num_bytes: int) -> str:
 
 
 def keep_table() -> str:
-    lines = ["| schedule | keep for 7 days | window with that keep (days) | longest reach back (days) |",
-             "|---|---:|---:|---:|"]
+    lines = ["| schedule | keep for 7 days | window with that keep (days) | longest reach back (days) |", "|---|---:|---:|---:|"]
     for text in SCHEDULES:
         parsed = parse_schedule(text)
         plan = backup_plan(EXAMPLE_STORAGE, schedule=parsed, **EXAMPLE)
-        lines.append(f"| `{text}` | {plan.keep} | {_days(retention_window_seconds(parsed, plan.keep))} | "
-                     f"{_days(longest_span_seconds(parsed, plan.keep))} |")
+        lines.append(
+            f"| `{text}` | {plan.keep} | {_days(retention_window_seconds(parsed, plan.keep))} | "
+            f"{_days(longest_span_seconds(parsed, plan.keep))} |"
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -55,8 +56,7 @@ def containers_table() -> str:
     rows = [
         ("PXC", "backup Job `xtrabackup` (garbd, socat, xbcloud)", backup.PXC_BACKUP_JOB),
         ("PXC", "PITR collector `pitr`", backup.PXC_PITR_COLLECTOR),
-        ("PS (group replication)", "backup Job (`run-backup.sh`, and the delete Job's `xbcloud delete`)",
-         backup.PS_BACKUP_JOB),
+        ("PS (group replication)", "backup Job (`run-backup.sh`, and the delete Job's `xbcloud delete`)", backup.PS_BACKUP_JOB),
         ("PS (group replication)", "binlog server", backup.PS_BINLOG_SERVER),
     ]
     lines = ["| engine | container | CPU (request = limit) | memory (request = limit) |", "|---|---|---:|---:|"]
@@ -68,17 +68,22 @@ def containers_table() -> str:
 def cost_table() -> str:
     plan = backup_plan(EXAMPLE_STORAGE, schedule=parse_schedule(SCHEDULES[0]), **EXAMPLE)
     estimate = storage_estimate(plan, data_bytes=EXAMPLE_DATA_BYTES, binlog_bytes_per_second=EXAMPLE_BINLOG_BYTES_PER_SECOND)
-    return "\n".join([
-        "| term | value |",
-        "|---|---:|",
-        f"| keep (backups kept) | {plan.keep} |",
-        f"| full backups at the peak (keep + 1) | {estimate.full_backups} |",
-        f"| full backups, GiB ({estimate.full_backups} × {_gib(estimate.full_backup_bytes)}) | "
-        f"{_gib(estimate.full_backups * estimate.full_backup_bytes)} |",
-        f"| binary logs kept, days (longest span of {plan.keep} gaps) | {_days(estimate.binlog_seconds)} |",
-        f"| binary logs, GiB (days × 86,400 s × 1 MiB/s) | {_gib(estimate.binlog_bytes)} |",
-        f"| **total, GiB** | **{_gib(estimate.total_bytes)}** |",
-    ]) + "\n"
+    return (
+        "\n".join(
+            [
+                "| term | value |",
+                "|---|---:|",
+                f"| keep (backups kept) | {plan.keep} |",
+                f"| full backups at the peak (keep + 1) | {estimate.full_backups} |",
+                f"| full backups, GiB ({estimate.full_backups} × {_gib(estimate.full_backup_bytes)}) | "
+                f"{_gib(estimate.full_backups * estimate.full_backup_bytes)} |",
+                f"| binary logs kept, days (longest span of {plan.keep} gaps) | {_days(estimate.binlog_seconds)} |",
+                f"| binary logs, GiB (days × 86,400 s × 1 MiB/s) | {_gib(estimate.binlog_bytes)} |",
+                f"| **total, GiB** | **{_gib(estimate.total_bytes)}** |",
+            ]
+        )
+        + "\n"
+    )
 
 
 def blocks() -> dict[str, str]:

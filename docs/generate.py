@@ -78,8 +78,10 @@ def rules_page() -> str:
         thresholds = [(rule.id, threshold) for rule in rules for threshold in rule.thresholds]
         if thresholds:
             lines += ["", "| Threshold (config key) | Rule | Default | Accepted | Meaning |", "|---|---|---|---|---|"]
-            lines += [f"| `{t.name}` | {rule_id} | {_number(t.default)} | {_domain(t)} | {_cell(t.description)} |"
-                      for rule_id, t in thresholds]
+            lines += [
+                f"| `{t.name}` | {rule_id} | {_number(t.default)} | {_domain(t)} | {_cell(t.description)} |"
+                for rule_id, t in thresholds
+            ]
     lines += ["", "## Sources", ""]
     for key, documents in SOURCES.items():
         links = "; ".join(f"[{title}]({url})" for title, url in documents)
@@ -106,7 +108,9 @@ def sizing_page(current: str) -> str:
     blocks = sizing_example.blocks()
     found = {match.group("name") for match in _BLOCK.finditer(current)}
     if found != set(blocks):
-        raise SystemExit(f"docs/sizing.md: generated blocks {sorted(found)} differ from docs/sizing_example.py's {sorted(blocks)}")
+        raise SystemExit(
+            f"docs/sizing.md: generated blocks {sorted(found)} differ from docs/sizing_example.py's {sorted(blocks)}"
+        )
     return _BLOCK.sub(lambda m: m.group(1) + blocks[m.group("name")].rstrip("\n") + "\n" + m.group(4), current)
 
 

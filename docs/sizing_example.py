@@ -33,8 +33,23 @@ MIB, GIB = 2**20, 2**30
 
 
 def ours(engine: str) -> dict:
-    command = [sys.executable, "-m", "percona_mysql_k8s.sizing", "--engine", engine, "--node-type", "n2-standard-16",
-               "--provider", "gke", "--load", "light-oltp", "--proxy", "haproxy", "--format", "json"]
+    command = [
+        sys.executable,
+        "-m",
+        "percona_mysql_k8s.sizing",
+        "--engine",
+        engine,
+        "--node-type",
+        "n2-standard-16",
+        "--provider",
+        "gke",
+        "--load",
+        "light-oltp",
+        "--proxy",
+        "haproxy",
+        "--format",
+        "json",
+    ]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (str(ROOT / "modules"), os.environ.get("PYTHONPATH"))))}
     return json.loads(subprocess.run(command, cwd=ROOT, env=env, check=True, capture_output=True, text=True).stdout)
 
@@ -77,9 +92,15 @@ def container_table(results: dict[str, dict]) -> str:
             size = result["resources"][key]["limits"] if present else None
             cells.append(f"{size['cpu']}m / {mib(size['memory'])}" if size else "-")
         rows.append((f"{pod} pod: {name}", *cells))
-    rows.append(("member total", *(
-        f"{r['pods']['member']['limits']['cpu']}m / {mib(r['pods']['member']['limits']['memory'])}" for r in results.values()
-    )))
+    rows.append(
+        (
+            "member total",
+            *(
+                f"{r['pods']['member']['limits']['cpu']}m / {mib(r['pods']['member']['limits']['memory'])}"
+                for r in results.values()
+            ),
+        )
+    )
     return table(("container (request = limit)", *results), rows)
 
 
@@ -87,22 +108,34 @@ def memory_table(results: dict[str, dict]) -> str:
     terms = []
     for result in results.values():
         terms += [term for term in result["memory_model"]["terms"] if term not in terms]
-    rows = [(term, *(mib(r["memory_model"]["terms"][term]) if term in r["memory_model"]["terms"] else "-"
-                     for r in results.values())) for term in terms]
+    rows = [
+        (term, *(mib(r["memory_model"]["terms"][term]) if term in r["memory_model"]["terms"] else "-" for r in results.values()))
+        for term in terms
+    ]
     rows.append(("**modeled peak**", *(mib(r["memory_model"]["peak_bytes"]) for r in results.values())))
     rows.append(("**mysqld limit**", *(mib(r["memory_model"]["limit_bytes"]) for r in results.values())))
     return table(("M1 term", *results), rows)
 
 
 def settings_table(results: dict[str, dict]) -> str:
-    keys = ("max_connections", "innodb_buffer_pool_size", "innodb_buffer_pool_chunk_size", "innodb_buffer_pool_instances",
-            "innodb_redo_log_capacity", "wsrep_provider_options", "wsrep_applier_threads",
-            "loose_group_replication_message_cache_size", "loose_group_replication_flow_control_applier_threshold",
-            "replica_parallel_workers", "innodb_flush_log_at_trx_commit")
+    keys = (
+        "max_connections",
+        "innodb_buffer_pool_size",
+        "innodb_buffer_pool_chunk_size",
+        "innodb_buffer_pool_instances",
+        "innodb_redo_log_capacity",
+        "wsrep_provider_options",
+        "wsrep_applier_threads",
+        "loose_group_replication_message_cache_size",
+        "loose_group_replication_flow_control_applier_threshold",
+        "replica_parallel_workers",
+        "innodb_flush_log_at_trx_commit",
+    )
     rows = [(f"`{key}`", *(f"`{r['mysqld'][key]}`" if key in r["mysqld"] else "-" for r in results.values())) for key in keys]
     rows.append(("failover brownout (F5)", *(f"{r['brownout_seconds']} s" for r in results.values())))
-    rows.append(("mysqld liveness timeout (K6)",
-                 *(f"{r['probes']['mysqld']['liveness']['timeoutSeconds']} s" for r in results.values())))
+    rows.append(
+        ("mysqld liveness timeout (K6)", *(f"{r['probes']['mysqld']['liveness']['timeoutSeconds']} s" for r in results.values()))
+    )
     return table(("setting", *results), rows)
 
 
@@ -127,9 +160,15 @@ def peer_table(budget_cpu: int, budget_memory: int) -> str:
         "innodb_flush_log_at_trx_commit": lambda a: 2,
     }
     rows = [(name, *(value(answers[e]) for e in ENGINES)) for name, value in values.items()]
-    rows.append(("our M1 model of the peer's settings: peak",
-                 *(f"{mib(verdicts[e].memory.peak_bytes)} ({'fits' if verdicts[e].memory.fits else 'over the limit'})"
-                   for e in ENGINES)))
+    rows.append(
+        (
+            "our M1 model of the peer's settings: peak",
+            *(
+                f"{mib(verdicts[e].memory.peak_bytes)} ({'fits' if verdicts[e].memory.fits else 'over the limit'})"
+                for e in ENGINES
+            ),
+        )
+    )
     return table(("peer (open dimension, load 2, connections 0)", *ENGINES), rows)
 
 
@@ -140,18 +179,22 @@ def peer_answers(budget_cpu: int, budget_memory: int) -> dict:
 def budget_text(result: dict) -> str:
     node = result["budget"]["node"]
     allocatable = node["capacity_memory_bytes"] - node["reserved_memory_bytes"] - node["eviction_memory_bytes"]
-    return (f"The allocatable memory, {allocatable / GIB:.1f} GiB, matches the worked example of "
-            "[source 000](rules.md#source-000) (a 16 CPU / 64 GB node is really ~58 GB). With the provider's default "
-            f"DaemonSets ({node['daemonset_cpu_millicores']}m / {mib(node['daemonset_memory_bytes'])}) and the scheduling margin, "
-            f"the member gets {node['usable_cpu_millicores']}m and {node['usable_memory_bytes'] / GIB:.1f} GiB.")
+    return (
+        f"The allocatable memory, {allocatable / GIB:.1f} GiB, matches the worked example of "
+        "[source 000](rules.md#source-000) (a 16 CPU / 64 GB node is really ~58 GB). With the provider's default "
+        f"DaemonSets ({node['daemonset_cpu_millicores']}m / {mib(node['daemonset_memory_bytes'])}) and the scheduling margin, "
+        f"the member gets {node['usable_cpu_millicores']}m and {node['usable_memory_bytes'] / GIB:.1f} GiB."
+    )
 
 
 def memory_text(results: dict[str, dict]) -> str:
     pxc, gr = (results[e]["memory_model"]["terms"]["buffer_pool"] for e in ENGINES)
     certification = results["group-replication"]["memory_model"]["terms"]["certification_info"]
-    return ("Group replication pays for the certification reserve (M5) and the XCom structures (M4): its buffer pool "
-            f"is {(pxc - gr) / GIB:.1f} GiB smaller at the same budget. The certification reserve is derived from the "
-            f"apply rate and the garbage-collection period (§3), {mib(certification)} here, not a fixed share of the limit.")
+    return (
+        "Group replication pays for the certification reserve (M5) and the XCom structures (M4): its buffer pool "
+        f"is {(pxc - gr) / GIB:.1f} GiB smaller at the same budget. The certification reserve is derived from the "
+        f"apply rate and the garbage-collection period (§3), {mib(certification)} here, not a fixed share of the limit."
+    )
 
 
 def differences_text(results: dict[str, dict]) -> str:
@@ -165,19 +208,19 @@ def differences_text(results: dict[str, dict]) -> str:
     rate = apply_rate_tps(gr_workers, thresholds)
     recovery_rate = recovery_bytes_per_second(3000)
     pxc_peer = peer["pxc"]
-    return f"""The peer's buffer pools look similar ({mib(pxc_peer.buffer_pool)[:-4]} against our {mib(ours_pool['pxc'])} for PXC,
-{mib(peer['group-replication'].buffer_pool)[:-4]} against {mib(ours_pool['group-replication'])} for GR), but they are not safe.
-The peer sets a mysqld memory limit of {mib(pxc_peer.limit_memory('mysql'))}, and our model puts its settings at
-{mib(verdicts['pxc'].memory.peak_bytes)} (PXC) and {mib(verdicts['group-replication'].memory.peak_bytes)} (GR). The reasons:
+    return f"""The peer's buffer pools look similar ({mib(pxc_peer.buffer_pool)[:-4]} against our {mib(ours_pool["pxc"])} for PXC,
+{mib(peer["group-replication"].buffer_pool)[:-4]} against {mib(ours_pool["group-replication"])} for GR), but they are not safe.
+The peer sets a mysqld memory limit of {mib(pxc_peer.limit_memory("mysql"))}, and our model puts its settings at
+{mib(verdicts["pxc"].memory.peak_bytes)} (PXC) and {mib(verdicts["group-replication"].memory.peak_bytes)} (GR). The reasons:
 
 - The peer keeps nothing for the server's fixed overhead, the temporary tables (`temptable_max_ram`
   stays at 8.0's 1 GiB default) or the page cache.
 - It charges only 60% of the gcache it configures.
-- For GR it sets a message cache of {peer['group-replication'].gcs_cache_size / GIB:.1f} GiB that grows with the connection count and
+- For GR it sets a message cache of {peer["group-replication"].gcs_cache_size / GIB:.1f} GiB that grows with the connection count and
   has no cap, and it keeps no reserve for certification info.
 - Per-connection memory is charged for E = N·λ connections. That is nearly all of them here
   (λ ≈ {pxc_peer.load_factor:.2f}), but almost none for a small member: at 4 CPU / 8 GiB with 100 connections it
-  charges {small.steps['effective_connections']:.2f} of them.
+  charges {small.steps["effective_connections"]:.2f} of them.
 - On top of that, its requests are 95% of its limits (Burstable QoS). Under node pressure the kubelet
   evicts such a pod before a Guaranteed one. Ours has request = limit for every container.
 
@@ -189,16 +232,16 @@ model in `tests/peer/peer_calculator.py`):
   Recovering it at 3,000 IOPS ({recovery_rate / 1e6:.1f} MB/s, §3) takes about {pxc_peer.redo_log_capacity / recovery_rate / 60:.0f} minutes.
   Ours keeps the redo recoverable within {MAX_CRASH_RECOVERY_SECONDS} s at the volume's IOPS and within
   {MAX_REDO_VOLUME_FRACTION:.0%} of the volume.
-- **Timers.** The Galera timers look sane at this λ (`gcs.fc_limit = {pxc_peer.provider_options['gcs.fc_limit']}`). They scale with λ
+- **Timers.** The Galera timers look sane at this λ (`gcs.fc_limit = {pxc_peer.provider_options["gcs.fc_limit"]}`). They scale with λ
   and have no floor, so at low load they fall to `PT0S` and a single-digit `fc_limit`. The mysqld probe
-  timeout of {pxc_peer.probe_timeouts['mysql']} s, with liveness copying readiness, leaves a hung mysqld in place for
-  {pxc_peer.probe_timeouts['mysql'] // 60} minutes. Ours keeps the operator defaults and lengthens liveness only to cover the brownout.
+  timeout of {pxc_peer.probe_timeouts["mysql"]} s, with liveness copying readiness, leaves a hung mysqld in place for
+  {pxc_peer.probe_timeouts["mysql"] // 60} minutes. Ours keeps the operator defaults and lengthens liveness only to cover the brownout.
 - **Flow control.** The peer sets no `gcs.fc_factor`, no GR applier or certifier threshold and no
   `wsrep_applier_threads`. For GR the server default of 25 000 transactions applies: about
   {brownout_seconds(gr_queue_bound(25000, rate, thresholds), rate):.0f} s of brownout at the apply rate we assume
   ({rate:,.0f} tps, with the flow-control overshoot of §5). For PXC, `fc_limit` follows λ and
-  falls to single digits at low load. Ours bounds the brownout at {results['pxc']['brownout_seconds']:.2f} s (PXC) and
-  {results['group-replication']['brownout_seconds']:.1f} s (GR).
+  falls to single digits at low load. Ours bounds the brownout at {results["pxc"]["brownout_seconds"]:.2f} s (PXC) and
+  {results["group-replication"]["brownout_seconds"]:.1f} s (GR).
 - **Durability.** The peer's `innodb_flush_log_at_trx_commit = 2` trades durability away."""
 
 

@@ -15,9 +15,11 @@ try:
 except ModuleNotFoundError as error:
     if error.name != "percona_mysql_k8s":
         raise
-    sys.exit(f"error: the component package's library (percona_mysql_k8s) is not installed in this virtualenv "
-             f"({sys.prefix}): run `venv/bin/pip install -r requirements.txt` in the provider/ directory of the "
-             "percona-mysql-k8s repository (pulumi package add does it).")
+    sys.exit(
+        f"error: the component package's library (percona_mysql_k8s) is not installed in this virtualenv "
+        f"({sys.prefix}): run `venv/bin/pip install -r requirements.txt` in the provider/ directory of the "
+        "percona-mysql-k8s repository (pulumi package add does it)."
+    )
 
 from pulumi.provider.experimental import component_provider_host  # noqa: E402 - after the library is found
 

@@ -22,18 +22,30 @@ PACKAGE = ROOT / "modules" / "percona_mysql_k8s" / "stack" / "components"
 
 # component -> (target, what it is)
 COMPONENTS = {
-    "MysqlOnGke": ("gke", "Percona MySQL on a new regional GKE cluster: private nodes behind Cloud NAT, a database pool "
-                          "and a monitoring pool, the operator, PMM, NetworkPolicies, a GCS backup bucket with its own "
-                          "service account, and the database cluster with every size computed from the nodes' allocatable."),
-    "MysqlOnEks": ("eks", "Percona MySQL on a new EKS cluster: a private endpoint, KMS-encrypted Secrets, a database "
-                          "node group and a monitoring node group, the operator, PMM, NetworkPolicies, an SSE-KMS S3 backup "
-                          "bucket with its own IAM user, and the database cluster with every size computed from the nodes' "
-                          "allocatable."),
-    "MysqlOnKind": ("kind", "Percona MySQL on a kind cluster made on the machine running the program (kind and Docker "
-                            "needed there): an ephemeral test bed sized to fit that machine."),
-    "MysqlOnExistingCluster": ("existing", "Percona MySQL on a Kubernetes cluster you already have: its pools are "
-                                           "found by their node labels, and every size is computed from their nodes' "
-                                           "allocatable (read from the cluster, or declared)."),
+    "MysqlOnGke": (
+        "gke",
+        "Percona MySQL on a new regional GKE cluster: private nodes behind Cloud NAT, a database pool "
+        "and a monitoring pool, the operator, PMM, NetworkPolicies, a GCS backup bucket with its own "
+        "service account, and the database cluster with every size computed from the nodes' allocatable.",
+    ),
+    "MysqlOnEks": (
+        "eks",
+        "Percona MySQL on a new EKS cluster: a private endpoint, KMS-encrypted Secrets, a database "
+        "node group and a monitoring node group, the operator, PMM, NetworkPolicies, an SSE-KMS S3 backup "
+        "bucket with its own IAM user, and the database cluster with every size computed from the nodes' "
+        "allocatable.",
+    ),
+    "MysqlOnKind": (
+        "kind",
+        "Percona MySQL on a kind cluster made on the machine running the program (kind and Docker "
+        "needed there): an ephemeral test bed sized to fit that machine.",
+    ),
+    "MysqlOnExistingCluster": (
+        "existing",
+        "Percona MySQL on a Kubernetes cluster you already have: its pools are "
+        "found by their node labels, and every size is computed from their nodes' "
+        "allocatable (read from the cluster, or declared).",
+    ),
 }
 # Keys a target cannot do without: the settings refuse their Pulumi.yaml default (tests check each).
 REQUIRED = {
@@ -47,20 +59,29 @@ SCALARS = {"string": "str", "integer": "int", "boolean": "bool"}
 
 # (python name, type, description) of every component's outputs; kubeconfig only where the component made the cluster
 OUTPUTS = [
-    ("kubeconfig", "pulumi.Output[str]",
-     "A kubeconfig for the cluster the component made (a secret). It holds no token: kubectl runs the cloud's exec "
-     "credential plugin (gke-gcloud-auth-plugin, aws eks get-token) with your own login."),
+    (
+        "kubeconfig",
+        "pulumi.Output[str]",
+        "A kubeconfig for the cluster the component made (a secret). It holds no token: kubectl runs the cloud's exec "
+        "credential plugin (gke-gcloud-auth-plugin, aws eks get-token) with your own login.",
+    ),
     ("cluster_name", "pulumi.Output[str]", "The Kubernetes cluster's name."),
     ("namespace", "pulumi.Output[str]", "The namespace of the database cluster."),
     ("writer_endpoint", "pulumi.Output[str]", "host:port of the writer endpoint (the proxy's Service) inside the cluster."),
     ("secret_name", "pulumi.Output[str]", "The Secret holding the database users' generated passwords."),
-    ("database", "pulumi.Output[dict[str, Any]]",
-     "The database cluster: name, namespace, engine, members, proxy, crVersion, writerEndpoint, secret, storageSize."),
+    (
+        "database",
+        "pulumi.Output[dict[str, Any]]",
+        "The database cluster: name, namespace, engine, members, proxy, crVersion, writerEndpoint, secret, storageSize.",
+    ),
     ("sizing", "pulumi.Output[dict[str, Any]]", "What the sizing engine decided for one member (resources, my.cnf, limits)."),
     ("monitoring_pool", "pulumi.Output[dict[str, Any]]", "How one monitoring node is shared (CPU and memory of each part)."),
-    ("backups", "pulumi.Output[dict[str, Any]] | None",
-     "Where the backups go, their schedule and retention, and the commands that list and restore them (absent when "
-     "backups are off)."),
+    (
+        "backups",
+        "pulumi.Output[dict[str, Any]] | None",
+        "Where the backups go, their schedule and retention, and the commands that list and restore them (absent when "
+        "backups are off).",
+    ),
     ("pmm", "pulumi.Output[dict[str, Any]] | None", "The PMM server (installed here, or the existing one named)."),
     ("sysbench", "pulumi.Output[dict[str, Any]] | None", "Where the benchmark's results are (absent when sysbench is off)."),
 ]
@@ -96,9 +117,12 @@ def _default(declared: dict) -> str:
 def _args_class(component: str, target: str, config: dict) -> list[str]:
     from percona_mysql_k8s.stack.settings import target_keys
 
-    lines = [f"class {component}Args(TypedDict, total=False):",
-             f'    """The inputs of {component}: the {target} stack\'s config keys (Pulumi.yaml, docs/clusters.md,',
-             '    docs/database.md), with their defaults."""', ""]
+    lines = [
+        f"class {component}Args(TypedDict, total=False):",
+        f'    """The inputs of {component}: the {target} stack\'s config keys (Pulumi.yaml, docs/clusters.md,',
+        '    docs/database.md), with their defaults."""',
+        "",
+    ]
     for key in (*target_keys(target), *SECRET_INPUTS):
         declared = config[key]
         kind = _type(key, declared)
@@ -133,27 +157,29 @@ HEADER = [
 
 def render_package() -> str:
     imports = sorted(f"from .{target} import {component}, {component}Args" for component, (target, _) in COMPONENTS.items())
-    return "\n".join([
-        '"""The package\'s components, one per cluster target, for every Pulumi language (provider/PulumiPlugin.yaml).',
-        "",
-        *HEADER,
-        "",
-        "Each component is the stack program on its target as one resource (percona_mysql_k8s.stack.program): its inputs",
-        "are that target's stack config keys, validated as the stack validates them before any resource exists. The",
-        "inputs the sizing reads are plain values (TypeScript, Go and C# type them so): every size is decided when the",
-        "component is constructed, so they must be known then; a secret passes as an Input. The provider host",
-        "(provider/__main__.py) infers the schema from the annotations of the modules beside this one.",
-        '"""',
-        "",
-        *imports,
-        "",
-        f"COMPONENTS = [{', '.join(COMPONENTS)}]",
-        "",
-        "__all__ = [",
-        *[f'    "{name}",' for name in sorted([*COMPONENTS, *(f"{c}Args" for c in COMPONENTS), "COMPONENTS"])],
-        "]",
-        "",
-    ])
+    return "\n".join(
+        [
+            '"""The package\'s components, one per cluster target, for every Pulumi language (provider/PulumiPlugin.yaml).',
+            "",
+            *HEADER,
+            "",
+            "Each component is the stack program on its target as one resource (percona_mysql_k8s.stack.program): its inputs",
+            "are that target's stack config keys, validated as the stack validates them before any resource exists. The",
+            "inputs the sizing reads are plain values (TypeScript, Go and C# type them so): every size is decided when the",
+            "component is constructed, so they must be known then; a secret passes as an Input. The provider host",
+            "(provider/__main__.py) infers the schema from the annotations of the modules beside this one.",
+            '"""',
+            "",
+            *imports,
+            "",
+            f"COMPONENTS = [{', '.join(COMPONENTS)}]",
+            "",
+            "__all__ = [",
+            *[f'    "{name}",' for name in sorted([*COMPONENTS, *(f"{c}Args" for c in COMPONENTS), "COMPONENTS"])],
+            "]",
+            "",
+        ]
+    )
 
 
 def render_component(component: str) -> str:

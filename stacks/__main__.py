@@ -35,9 +35,12 @@ except MissingExtraError as error:
 
 config = pulumi.Config()
 # every config key the engine handed over, and which of them it holds encrypted
-engine_config = {key: runtime_config.get_config(key)
-                 for key in set(runtime_config.CONFIG.get()) | set(runtime_config.get_config_env())}
-secret_keys = {key for key in engine_config if runtime_config.is_config_secret(key)} | set(runtime_config.get_config_secret_keys_env())
+engine_config = {
+    key: runtime_config.get_config(key) for key in set(runtime_config.CONFIG.get()) | set(runtime_config.get_config_env())
+}
+secret_keys = {key for key in engine_config if runtime_config.is_config_secret(key)} | set(
+    runtime_config.get_config_secret_keys_env()
+)
 try:
     check_config_keys(engine_config, project=pulumi.get_project(), secret_keys=secret_keys)
     raw = {key: value for key in all_keys() if (value := config.get(key)) is not None}
@@ -53,10 +56,11 @@ persistent = not database.ephemeral
 # S4: on a protected stack, a new engine, cluster name or namespace would replace the database; stop here,
 # before anything is registered, if the config changed one since the last deployment
 try:
-    check_identity(own_previous_outputs().get("database") if persistent else None,
-                   {"engine": database.engine, "name": database.name, "namespace": database.namespace,
-                    "storageSize": database.storage_size},
-                   ephemeral=database.ephemeral)
+    check_identity(
+        own_previous_outputs().get("database") if persistent else None,
+        {"engine": database.engine, "name": database.name, "namespace": database.namespace, "storageSize": database.storage_size},
+        ephemeral=database.ephemeral,
+    )
 except InputError as error:
     raise pulumi.RunError(f"stack config: {error}") from error
 

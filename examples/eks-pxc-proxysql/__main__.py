@@ -29,15 +29,17 @@ from percona_mysql_k8s.plan.database.network_policies import client_access
 
 config = pulumi.Config()
 region = config.get("awsRegion") or "eu-west-1"
-settings = cluster_settings_from_config({
-    "target": "eks",
-    "clusterName": "pxc-proxysql",
-    "awsRegion": region,
-    "databaseNodeType": "r6i.2xlarge",
-    "databaseNodeCount": 3,
-    "monitoringNodeType": "m6i.xlarge",
-    "clusterSize": 3,
-})
+settings = cluster_settings_from_config(
+    {
+        "target": "eks",
+        "clusterName": "pxc-proxysql",
+        "awsRegion": region,
+        "databaseNodeType": "r6i.2xlarge",
+        "databaseNodeCount": 3,
+        "monitoringNodeType": "m6i.xlarge",
+        "clusterSize": 3,
+    }
+)
 spec = DatabaseSpec(
     name="pxc-proxysql",
     namespace="pxc",
@@ -50,31 +52,62 @@ spec = DatabaseSpec(
     backup=True,
 )
 # S3 bucket names are global: set backupBucket to one of yours
-backups = backup_plan(BackupStorage(kind=S3, bucket=config.get("backupBucket") or f"pxc-proxysql-{region}-backups", region=region),
-                      engine=spec.engine, schedule=parse_schedule("0 */6 * * *"), retention_days=14,
-                      pitr=True, pitr_upload_seconds=60)
+backups = backup_plan(
+    BackupStorage(kind=S3, bucket=config.get("backupBucket") or f"pxc-proxysql-{region}-backups", region=region),
+    engine=spec.engine,
+    schedule=parse_schedule("0 */6 * * *"),
+    retention_days=14,
+    pitr=True,
+    pitr_upload_seconds=60,
+)
 
 target = build_cluster(settings)
 namespace = create_namespace(spec.namespace, target, protect=True)
 plan = monitoring.plan(target.monitoring_pool.node, operator=True, pmm_server=True, sysbench=False, backup=backups)
-operator = PerconaOperator("pxc-operator", OperatorArgs(engine="pxc", namespace=spec.namespace, target=target,
-                                                        depends_on=[namespace]))
-pmm = PmmServer("pxc-pmm", PmmServerArgs(namespace=spec.namespace, target=target, resources=plan.pmm_server,
-                                         protect=True, depends_on=[namespace]))
-backups, backup_ready = provision_backup_storage("pxc-backups", backups, namespace=spec.namespace,
-                                                 cluster_name=spec.name, engine=spec.engine, target=target,
-                                                 depends_on=[namespace])
+operator = PerconaOperator(
+    "pxc-operator", OperatorArgs(engine="pxc", namespace=spec.namespace, target=target, depends_on=[namespace])
+)
+pmm = PmmServer(
+    "pxc-pmm",
+    PmmServerArgs(namespace=spec.namespace, target=target, resources=plan.pmm_server, protect=True, depends_on=[namespace]),
+)
+backups, backup_ready = provision_backup_storage(
+    "pxc-backups",
+    backups,
+    namespace=spec.namespace,
+    cluster_name=spec.name,
+    engine=spec.engine,
+    target=target,
+    depends_on=[namespace],
+)
 # R6: the database pods accept only their members, proxies, the operator, PMM and backup Jobs; the proxies only
 # pods of the database namespace (add client namespaces to client_access)
-fences = NetworkPolicies("pxc-proxysql-network", NetworkPoliciesArgs(spec=spec, target=target, clients=client_access([], []),
-                                                          pmm_server=True, operator_installed=True,
-                                                          depends_on=[namespace])).ready
-cluster = DatabaseCluster("pxc-proxysql", DatabaseClusterArgs(spec=spec, target=target, operator=operator, pmm=pmm,
-                                                             depends_on=[namespace, *fences], backup=backups,
-                                                             backup_ready=backup_ready))
+fences = NetworkPolicies(
+    "pxc-proxysql-network",
+    NetworkPoliciesArgs(
+        spec=spec, target=target, clients=client_access([], []), pmm_server=True, operator_installed=True, depends_on=[namespace]
+    ),
+).ready
+cluster = DatabaseCluster(
+    "pxc-proxysql",
+    DatabaseClusterArgs(
+        spec=spec,
+        target=target,
+        operator=operator,
+        pmm=pmm,
+        depends_on=[namespace, *fences],
+        backup=backups,
+        backup_ready=backup_ready,
+    ),
+)
 
 pulumi.export("writer", f"{cluster.writer.host}:{cluster.writer.port}")
-pulumi.export("proxysql", {"cpu": cluster.sizing.containers["proxysql"].cpu_millicores,
-                           "memoryBytes": cluster.sizing.containers["proxysql"].memory_bytes})
+pulumi.export(
+    "proxysql",
+    {
+        "cpu": cluster.sizing.containers["proxysql"].cpu_millicores,
+        "memoryBytes": cluster.sizing.containers["proxysql"].memory_bytes,
+    },
+)
 pulumi.export("maxConnections", cluster.sizing.connections)
 pulumi.export("backups", {"bucket": backups.storage.bucket, "keep": backups.keep, "schedule": backups.schedule.text})

@@ -29,18 +29,30 @@ from percona_mysql_k8s.database import (
 config = pulumi.Config()
 machine = {key: value for key in ("kindHostCpu", "kindHostMemory", "kindHostShare") if (value := config.get(key))}
 try:
-    settings = cluster_settings_from_config({
-        "target": "kind",
-        "clusterName": "bench",
-        "clusterSize": 1,
-        "ephemeral": True,
-        "kindHostShare": "0.25",
-        **machine,
-    })
+    settings = cluster_settings_from_config(
+        {
+            "target": "kind",
+            "clusterName": "bench",
+            "clusterSize": 1,
+            "ephemeral": True,
+            "kindHostShare": "0.25",
+            **machine,
+        }
+    )
 except InputError as error:
     raise pulumi.RunError(f"config: {error}") from None
-spec = DatabaseSpec(name="bench", namespace="bench", engine="pxc", proxy="haproxy", cluster_size=1, ephemeral=True,
-                    log_collector=False, pmm_enabled=False, load="read-heavy", storage_size="16Gi")
+spec = DatabaseSpec(
+    name="bench",
+    namespace="bench",
+    engine="pxc",
+    proxy="haproxy",
+    cluster_size=1,
+    ephemeral=True,
+    log_collector=False,
+    pmm_enabled=False,
+    load="read-heavy",
+    storage_size="16Gi",
+)
 
 target = build_cluster(settings)
 namespace = create_namespace(spec.namespace, target)
@@ -48,12 +60,18 @@ try:
     plan = monitoring.plan(target.monitoring_pool.node, operator=True, pmm_server=False, sysbench=True)
 except InputError as error:
     raise pulumi.RunError(f"config: {error}") from None
-operator = PerconaOperator("bench-operator", OperatorArgs(engine="pxc", namespace=spec.namespace, target=target,
-                                                          depends_on=[namespace]))
+operator = PerconaOperator(
+    "bench-operator", OperatorArgs(engine="pxc", namespace=spec.namespace, target=target, depends_on=[namespace])
+)
 cluster = DatabaseCluster("bench", DatabaseClusterArgs(spec=spec, target=target, operator=operator, depends_on=[namespace]))
-bench = Sysbench("bench-sysbench", SysbenchArgs(cluster=cluster, target=target, threads=(1, 2, 4, 8),
-                                                duration_seconds=120, warmup_seconds=60, resources=plan.sysbench))
+bench = Sysbench(
+    "bench-sysbench",
+    SysbenchArgs(
+        cluster=cluster, target=target, threads=(1, 2, 4, 8), duration_seconds=120, warmup_seconds=60, resources=plan.sysbench
+    ),
+)
 
 pulumi.export("results", Sysbench.read_command(spec.namespace, bench.results_name))
-pulumi.export("dataset", {"tables": bench.plan.dataset.tables, "rows": bench.plan.dataset.table_size,
-                          "bound": bench.plan.dataset.bound})
+pulumi.export(
+    "dataset", {"tables": bench.plan.dataset.tables, "rows": bench.plan.dataset.table_size, "bound": bench.plan.dataset.bound}
+)

@@ -46,9 +46,8 @@ class MissingExtraError(ModuleNotFoundError):
 
 def install_hint(extras: tuple[str, ...]) -> str:
     if len(extras) == 1:
-        return f"pip install \"{DISTRIBUTION}[{extras[0]}]\""
-    return (f"pip install \"{DISTRIBUTION}[<target>]\" with the target you deploy to ({', '.join(extras)}), "
-            f"or \"{DISTRIBUTION}[all]\"")
+        return f'pip install "{DISTRIBUTION}[{extras[0]}]"'
+    return f'pip install "{DISTRIBUTION}[<target>]" with the target you deploy to ({", ".join(extras)}), or "{DISTRIBUTION}[all]"'
 
 
 def extras_for(missing_module: str, importer: str, extra: str | None = None) -> tuple[str, ...] | None:
@@ -68,5 +67,6 @@ def missing_extra(error: ModuleNotFoundError, importer: str, extra: str | None =
     extras = extras_for(name, importer, extra)
     if extras is None:
         return error
-    return MissingExtraError(f"{importer} needs {name.split('.')[0]}, which this installation lacks: {install_hint(extras)}",
-                             name=name)
+    return MissingExtraError(
+        f"{importer} needs {name.split('.')[0]}, which this installation lacks: {install_hint(extras)}", name=name
+    )

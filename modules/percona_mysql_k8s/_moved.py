@@ -42,13 +42,18 @@ def alias(spec: ModuleSpec, new: ModuleType, *, running: bool) -> None:
     old = spec.name
     if MOVED.get(old) != new.__name__:
         raise AssertionError(f"{old} -> {new.__name__} is not listed in percona_mysql_k8s._moved.MOVED")
-    warnings.warn(f"{old} moved to {new.__name__}: use the new path (the old one is removed in {REMOVED_IN})",
-                  DeprecationWarning, stacklevel=2 if running else 3)
+    warnings.warn(
+        f"{old} moved to {new.__name__}: use the new path (the old one is removed in {REMOVED_IN})",
+        DeprecationWarning,
+        stacklevel=2 if running else 3,
+    )
     if not running:
         sys.modules[old] = new
 
 
-def moved_to(old: str, homes: Sequence[str], renamed: Mapping[str, str] | None = None) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
+def moved_to(
+    old: str, homes: Sequence[str], renamed: Mapping[str, str] | None = None
+) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
     """``(__getattr__, __dir__)`` for the old module ``old``: a name is looked up in ``homes`` in order;
     ``renamed`` maps an old name to ``"module:new_name"`` (or ``":new_name"`` in the first home)."""
     renamed = dict(renamed or {})
@@ -67,8 +72,11 @@ def moved_to(old: str, homes: Sequence[str], renamed: Mapping[str, str] | None =
         if found is None:
             raise AttributeError(f"module {old!r} has no attribute {name!r}")
         module, new_name = found
-        warnings.warn(f"{old}.{name} moved to {module}.{new_name}; the old path is removed in {REMOVED_IN}",
-                      DeprecationWarning, stacklevel=2)
+        warnings.warn(
+            f"{old}.{name} moved to {module}.{new_name}; the old path is removed in {REMOVED_IN}",
+            DeprecationWarning,
+            stacklevel=2,
+        )
         return getattr(importlib.import_module(module), new_name)
 
     def __dir__() -> list[str]:

@@ -24,9 +24,19 @@ def token(component: str) -> str:
 # component -> the type it had before 0.3 (URNs of stacks deployed then hold it)
 PREVIOUS_TOKENS: dict[str, str] = {
     **{name: f"percona:clusters:{name}" for name in ("GkeCluster", "EksCluster", "KindCluster", "ExistingCluster")},
-    **{name: f"percona-mysql:database:{name}" for name in (
-        "DatabaseCluster", "NetworkPolicies", "PerconaOperator", "PmmServer", "PmmToken", "Sysbench",
-        "GcsBackupStorage", "S3BackupStorage")},
+    **{
+        name: f"percona-mysql:database:{name}"
+        for name in (
+            "DatabaseCluster",
+            "NetworkPolicies",
+            "PerconaOperator",
+            "PmmServer",
+            "PmmToken",
+            "Sysbench",
+            "GcsBackupStorage",
+            "S3BackupStorage",
+        )
+    },
 }
 
 

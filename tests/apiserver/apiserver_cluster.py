@@ -86,8 +86,9 @@ class Cluster:
     def delete(self, api_version: str, kind: str, name: str, namespace: str | None) -> None:
         resource = self.resource(api_version, kind)
         try:
-            self.dynamic.delete(resource, name=name, namespace=namespace if resource.namespaced else None,
-                                propagation_policy="Background")
+            self.dynamic.delete(
+                resource, name=name, namespace=namespace if resource.namespaced else None, propagation_policy="Background"
+            )
         except DynamicApiError as error:
             if error.status != 404:
                 raise
@@ -95,8 +96,13 @@ class Cluster:
     def set_finalizers(self, live: dict[str, Any], finalizers: list[str]) -> None:
         resource = self.resource(live["apiVersion"], live["kind"])
         metadata = live["metadata"]
-        self.dynamic.patch(resource, body={"metadata": {"finalizers": finalizers or None}}, name=metadata["name"],
-                           namespace=metadata.get("namespace"), content_type="application/merge-patch+json")
+        self.dynamic.patch(
+            resource,
+            body={"metadata": {"finalizers": finalizers or None}},
+            name=metadata["name"],
+            namespace=metadata.get("namespace"),
+            content_type="application/merge-patch+json",
+        )
 
     # ---------------------------------------------------------------------------------------------
     def wait_established(self, names: Iterable[str]) -> None:
@@ -163,7 +169,9 @@ class Report:
         lines = []
         for outcome in self.outcomes:
             state = "accepted" if outcome.accepted else "REJECTED"
-            lines.append(f"  {state:8} {outcome.obj.label()}" + (f"  [{'; '.join(outcome.obj.notes)}]" if outcome.obj.notes else ""))
+            lines.append(
+                f"  {state:8} {outcome.obj.label()}" + (f"  [{'; '.join(outcome.obj.notes)}]" if outcome.obj.notes else "")
+            )
             if outcome.defaulted:
                 shown = ", ".join(outcome.defaulted[:6]) + (" ..." if len(outcome.defaulted) > 6 else "")
                 lines.append(f"           {len(outcome.defaulted)} fields defaulted by the server: {shown}")
@@ -232,18 +240,23 @@ def apply_and_verify(cluster: Cluster, objects: Sequence[KubeObject], *, settle:
     return report
 
 
-def _wait_for_job_pods(cluster: Cluster, applied: list[tuple[KubeObject, dict[str, Any]]], settle: float,
-                       report: Report) -> None:
+def _wait_for_job_pods(cluster: Cluster, applied: list[tuple[KubeObject, dict[str, Any]]], settle: float, report: Report) -> None:
     jobs = {live["metadata"]["uid"]: obj for obj, live in applied if obj.kind == "Job" and obj.group == "batch"}
     deadline = time.monotonic() + settle
     while jobs:
-        owners = {ref.get("uid") for pod in _owned_in(cluster, {o.namespace for o in jobs.values()}, set(jobs))
-                  for ref in pod["metadata"].get("ownerReferences") or []}
+        owners = {
+            ref.get("uid")
+            for pod in _owned_in(cluster, {o.namespace for o in jobs.values()}, set(jobs))
+            for ref in pod["metadata"].get("ownerReferences") or []
+        }
         if set(jobs) <= owners:
             return
         if time.monotonic() > deadline:
-            report.cleanup += [f"the job controller made no Pod for {obj.label()} within {settle}s"
-                               for uid, obj in jobs.items() if uid not in owners]
+            report.cleanup += [
+                f"the job controller made no Pod for {obj.label()} within {settle}s"
+                for uid, obj in jobs.items()
+                if uid not in owners
+            ]
             return
         time.sleep(0.5)
 
@@ -264,8 +277,10 @@ def _clean_up(cluster: Cluster, applied: list[tuple[KubeObject, dict[str, Any]]]
     uids = {live["metadata"]["uid"] for _, live in applied}
     namespaces = {obj.namespace for obj, _ in applied if obj.namespace}
     created_namespaces = [obj.name for obj, _ in applied if obj.kind == "Namespace" and obj.api_version == "v1"]
-    dependents = {pod["metadata"]["uid"]: f"Pod {pod['metadata']['namespace']}/{pod['metadata']['name']}"
-                  for pod in _owned_in(cluster, namespaces, uids)}
+    dependents = {
+        pod["metadata"]["uid"]: f"Pod {pod['metadata']['namespace']}/{pod['metadata']['name']}"
+        for pod in _owned_in(cluster, namespaces, uids)
+    }
 
     for obj, live in reversed(applied):
         cluster.delete(obj.api_version, obj.kind, obj.name, live["metadata"].get("namespace"))

@@ -240,8 +240,9 @@ def collect(registrations: Sequence[Any]) -> Collected:
     return Collected(list(objects.values()), skipped, helm, manifests)
 
 
-def from_manifests(documents: Iterable[dict[str, Any]], *, source: str, namespace: str | None = None,
-                   depends_on: Sequence[str] = ()) -> list[KubeObject]:
+def from_manifests(
+    documents: Iterable[dict[str, Any]], *, source: str, namespace: str | None = None, depends_on: Sequence[str] = ()
+) -> list[KubeObject]:
     """Plain manifests (an operator's example CR, a secrets file) as objects in ``namespace``."""
     objects = []
     for index, document in enumerate(doc for doc in documents if doc):
@@ -316,10 +317,18 @@ def apply_order(objects: Sequence[KubeObject]) -> list[KubeObject]:
 # which Percona CRDs a stack needs
 
 FAMILIES = {
-    "ps": {"group": "ps.percona.com", "repo": "percona-server-mysql-operator", "chart": "ps-operator",
-           "default": "ps-operator-v1.2.0-crd.yaml"},
-    "pxc": {"group": "pxc.percona.com", "repo": "percona-xtradb-cluster-operator", "chart": "pxc-operator",
-            "default": "helm-pxc-operator-1.20.0-crds-crd.yaml"},
+    "ps": {
+        "group": "ps.percona.com",
+        "repo": "percona-server-mysql-operator",
+        "chart": "ps-operator",
+        "default": "ps-operator-v1.2.0-crd.yaml",
+    },
+    "pxc": {
+        "group": "pxc.percona.com",
+        "repo": "percona-xtradb-cluster-operator",
+        "chart": "pxc-operator",
+        "default": "helm-pxc-operator-1.20.0-crds-crd.yaml",
+    },
 }
 
 
@@ -337,8 +346,10 @@ def crd_files(collected: Collected, reference: Path) -> list[tuple[Path, str]]:
         charts = [rel for rel in collected.helm_releases if rel["chart"] == spec["chart"]]
         if not crs and not charts:
             continue
-        if any(obj.kind == "CustomResourceDefinition" and obj.body.get("spec", {}).get("group") == spec["group"]
-               for obj in collected.objects):
+        if any(
+            obj.kind == "CustomResourceDefinition" and obj.body.get("spec", {}).get("group") == spec["group"]
+            for obj in collected.objects
+        ):
             continue
         sources: list[tuple[str, list[str]]] = []  # (why, file names to try), most specific first
         for url in collected.manifest_sources:  # the operator repository's deploy/crd.yaml, or the chart's crds/
@@ -347,19 +358,32 @@ def crd_files(collected: Collected, reference: Path) -> list[tuple[Path, str]]:
             if operator:
                 sources.append((f"manifest {url}", [f"{family}-operator-v{operator[1]}-crd.yaml"]))
             elif chart:
-                sources.append((f"manifest {url}", [f"helm-{spec['chart']}-{chart[1]}-crds-crd.yaml", f"{family}-operator-v{chart[1]}-crd.yaml"]))
+                sources.append(
+                    (
+                        f"manifest {url}",
+                        [f"helm-{spec['chart']}-{chart[1]}-crds-crd.yaml", f"{family}-operator-v{chart[1]}-crd.yaml"],
+                    )
+                )
         for release in charts:
             if release["skipCrds"]:
                 continue
             version = release["version"]
             if version:  # Helm ships the operator's deploy/crd.yaml bytes in crds/
-                sources.append((f"Helm chart {spec['chart']} {version}",
-                                [f"helm-{spec['chart']}-{version}-crds-crd.yaml", f"{family}-operator-v{version}-crd.yaml"]))
+                sources.append(
+                    (
+                        f"Helm chart {spec['chart']} {version}",
+                        [f"helm-{spec['chart']}-{version}-crds-crd.yaml", f"{family}-operator-v{version}-crd.yaml"],
+                    )
+                )
         for obj in crs:
             version = obj.body.get("spec", {}).get("crVersion")
             if version:
-                sources.append((f"{obj.kind} {obj.name} crVersion {version}",
-                                [f"{family}-operator-v{version}-crd.yaml", f"helm-{spec['chart']}-{version}-crds-crd.yaml"]))
+                sources.append(
+                    (
+                        f"{obj.kind} {obj.name} crVersion {version}",
+                        [f"{family}-operator-v{version}-crd.yaml", f"helm-{spec['chart']}-{version}-crds-crd.yaml"],
+                    )
+                )
         sources.append(("no version named by the stack: the newest CRD here", [spec["default"]]))
         reason, names = sources[0]
         for name in names:
@@ -377,10 +401,22 @@ def crd_files(collected: Collected, reference: Path) -> list[tuple[Path, str]]:
 
 _QUANTITY = re.compile(r"^([+-]?(?:\d+\.?\d*|\.\d+))(Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E|[eE][+-]?\d+)?$")
 _SUFFIX = {
-    "": Decimal(1), "n": Decimal("1e-9"), "u": Decimal("1e-6"), "m": Decimal("1e-3"),
-    "k": Decimal("1e3"), "M": Decimal("1e6"), "G": Decimal("1e9"), "T": Decimal("1e12"), "P": Decimal("1e15"),
-    "E": Decimal("1e18"), "Ki": Decimal(2**10), "Mi": Decimal(2**20), "Gi": Decimal(2**30), "Ti": Decimal(2**40),
-    "Pi": Decimal(2**50), "Ei": Decimal(2**60),
+    "": Decimal(1),
+    "n": Decimal("1e-9"),
+    "u": Decimal("1e-6"),
+    "m": Decimal("1e-3"),
+    "k": Decimal("1e3"),
+    "M": Decimal("1e6"),
+    "G": Decimal("1e9"),
+    "T": Decimal("1e12"),
+    "P": Decimal("1e15"),
+    "E": Decimal("1e18"),
+    "Ki": Decimal(2**10),
+    "Mi": Decimal(2**20),
+    "Gi": Decimal(2**30),
+    "Ti": Decimal(2**40),
+    "Pi": Decimal(2**50),
+    "Ei": Decimal(2**60),
 }
 
 
@@ -408,8 +444,12 @@ def quantity(value: Any) -> Decimal | None:
 def _equal(sent: Any, live: Any) -> bool:
     if sent == live and type(sent) is type(live):
         return True
-    if isinstance(sent, (int, float)) and isinstance(live, (int, float)) and not isinstance(sent, bool) \
-            and not isinstance(live, bool):
+    if (
+        isinstance(sent, (int, float))
+        and isinstance(live, (int, float))
+        and not isinstance(sent, bool)
+        and not isinstance(live, bool)
+    ):
         return sent == live
     if isinstance(sent, str) or isinstance(live, str):
         left, right = quantity(sent), quantity(live)
@@ -447,7 +487,9 @@ def differences(sent: Any, live: Any, path: str = "") -> list[str]:
             return [f"{where}: sent a list, stored {live!r}"]
         if len(sent) != len(live):
             return [f"{where}: sent {len(sent)} items, stored {len(live)}"]
-        return [diff for index, (a, b) in enumerate(zip(sent, live, strict=True)) for diff in differences(a, b, f"{path}[{index}]")]
+        return [
+            diff for index, (a, b) in enumerate(zip(sent, live, strict=True)) for diff in differences(a, b, f"{path}[{index}]")
+        ]
     if not _equal(sent, live):
         return [f"{where}: sent {sent!r}, stored {live!r}"]
     return []

@@ -19,10 +19,15 @@ from reference_material.resolve import reference_dir
 # What the tier reads from the reference material (tests/reference_material/manifest.toml): every CRD a stack
 # may need (apiserver_objects.crd_files picks among them) and the operators' examples.
 REFERENCE_ITEMS = (
-    "ps-operator-v1.2.0-crd.yaml", "helm-ps-operator-1.1.0-crds-crd.yaml",
-    "pxc-operator-v1.19.0-crd.yaml", "helm-pxc-operator-1.20.0-crds-crd.yaml",
-    *(f"{prefix}-{suffix}.yaml" for prefix in ("ps-operator-v1.2.0", "pxc-operator-v1.19.0")
-      for suffix in ("secrets", "cr", "cr-minimal")),
+    "ps-operator-v1.2.0-crd.yaml",
+    "helm-ps-operator-1.1.0-crds-crd.yaml",
+    "pxc-operator-v1.19.0-crd.yaml",
+    "helm-pxc-operator-1.20.0-crds-crd.yaml",
+    *(
+        f"{prefix}-{suffix}.yaml"
+        for prefix in ("ps-operator-v1.2.0", "pxc-operator-v1.19.0")
+        for suffix in ("secrets", "cr", "cr-minimal")
+    ),
 )
 
 
@@ -44,8 +49,10 @@ def cluster(tmp_path_factory) -> Cluster:
     """The API server named by ``K8S_APISERVER_KUBECONFIG``; skips the tier when there is none."""
     kubeconfig = os.environ.get("K8S_APISERVER_KUBECONFIG")
     if not kubeconfig:
-        _unavailable("K8S_APISERVER_KUBECONFIG is not set: start a control plane with `scripts/apiserver.sh up` "
-                     "(docs/apiserver.md) or run `scripts/apiserver.sh run-tier`")
+        _unavailable(
+            "K8S_APISERVER_KUBECONFIG is not set: start a control plane with `scripts/apiserver.sh up` "
+            "(docs/apiserver.md) or run `scripts/apiserver.sh run-tier`"
+        )
     if not Path(kubeconfig).is_file():
         _unavailable(f"K8S_APISERVER_KUBECONFIG={kubeconfig} does not exist: is the control plane up?")
     timeout = float(os.environ.get("K8S_APISERVER_TIMEOUT", "180"))

@@ -44,15 +44,28 @@ def test_custom_resources_with_backups_and_the_restores_are_stored_as_written(cl
         _cluster_cr("gr-s3", "group-replication", S3_STORAGE, True),
         _cluster_cr("gr-minio", "group-replication", MINIO_STORAGE, False),
         restore_manifest("pxc", "pxc-s3", NAMESPACE, name="pxc-named", backup_name="cron-pxc-s3-offsite-2026112303"),
-        restore_manifest("pxc", "pxc-s3", NAMESPACE, name="pxc-pitr", backup_name="cron-pxc-s3-offsite-2026112303",
-                         point_in_time="2026-11-23 10:15:00"),
+        restore_manifest(
+            "pxc",
+            "pxc-s3",
+            NAMESPACE,
+            name="pxc-pitr",
+            backup_name="cron-pxc-s3-offsite-2026112303",
+            point_in_time="2026-11-23 10:15:00",
+        ),
         restore_manifest("group-replication", "gr-gcs", NAMESPACE, name="gr-named", backup_name="gr-gcs-full"),
-        restore_manifest("group-replication", "gr-gcs", NAMESPACE, name="gr-pitr", backup_name="gr-gcs-full",
-                         point_in_time="2026-11-23 10:15:00"),
+        restore_manifest(
+            "group-replication",
+            "gr-gcs",
+            NAMESPACE,
+            name="gr-pitr",
+            backup_name="gr-gcs-full",
+            point_in_time="2026-11-23 10:15:00",
+        ),
     ]
     namespace = _namespace()
-    report = apply_and_verify(cluster, namespace + from_manifests(documents, source="backups", namespace=NAMESPACE,
-                                                                   depends_on=[namespace[0].key]))
+    report = apply_and_verify(
+        cluster, namespace + from_manifests(documents, source="backups", namespace=NAMESPACE, depends_on=[namespace[0].key])
+    )
     print(report.summary())
     outcomes = {o.obj.name: o for o in report.outcomes}
     assert {"pxc-s3", "gr-gcs", "pxc-pitr", "gr-pitr"} <= set(outcomes)
@@ -69,12 +82,16 @@ def test_the_restore_crds_refuse_what_the_operators_could_not_run(cluster, refer
     good = restore_manifest("pxc", "pxc-s3", NAMESPACE, name="good-date", backup_name="b1", point_in_time="2026-11-23 10:15:00")
     iso = restore_manifest("pxc", "pxc-s3", NAMESPACE, name="iso-date", backup_name="b1", point_in_time="2026-11-23 10:15:00")
     iso["spec"]["pitr"]["date"] = "2026-11-23T10:15:00"
-    two = restore_manifest("group-replication", "gr-gcs", NAMESPACE, name="two-servers", backup_name="b1",
-                           point_in_time="2026-11-23 10:15:00")
+    two = restore_manifest(
+        "group-replication", "gr-gcs", NAMESPACE, name="two-servers", backup_name="b1", point_in_time="2026-11-23 10:15:00"
+    )
     two["spec"]["pitr"]["backupSource"] = {"binlogServer": {"size": 2, "image": versions.BINLOG_SERVER_IMAGE}}
     namespace = _namespace()
-    report = apply_and_verify(cluster, namespace + from_manifests([good, iso, two], source="restore-rejects", namespace=NAMESPACE,
-                                                                   depends_on=[namespace[0].key]))
+    report = apply_and_verify(
+        cluster,
+        namespace
+        + from_manifests([good, iso, two], source="restore-rejects", namespace=NAMESPACE, depends_on=[namespace[0].key]),
+    )
     print(report.summary())
     outcomes = {o.obj.name: o for o in report.outcomes}
     assert outcomes["good-date"].accepted, outcomes["good-date"].error

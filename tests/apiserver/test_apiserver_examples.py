@@ -51,7 +51,7 @@ def test_operator_example_custom_resources_are_accepted(cluster, reference: Path
     assert any("percona.com/delete-" in item for item in report.cleanup), report.cleanup
 
 
-PROGRAM = textwrap.dedent('''
+PROGRAM = textwrap.dedent("""
     import pulumi, pulumi_random as random, pulumi_kubernetes as k8s
     ns = k8s.core.v1.Namespace("ns", metadata={"name": "apiserver-tier-program"})
     password = random.RandomPassword("root", length=20, special=False)
@@ -78,7 +78,7 @@ PROGRAM = textwrap.dedent('''
         "template": {"spec": {"restartPolicy": "Never", "containers": [{
             "name": "sysbench", "image": "perconalab/sysbench:latest", "args": ["sysbench", "--version"],
             "resources": {"requests": {"cpu": 0.5, "memory": "256Mi"}, "limits": {"memory": "268435456"}}}]}}})
-''')
+""")
 
 
 def test_program_objects_are_applied_read_back_and_garbage_collected(cluster, reference: Path, tmp_path: Path):
@@ -97,4 +97,3 @@ def test_program_objects_are_applied_read_back_and_garbage_collected(cluster, re
     assert any(path.startswith(".spec.template.spec") for path in job.defaulted), job.defaulted
     # the job controller made a Pod for the Job; deleting the Job garbage-collected it
     assert any(item.startswith("Pod apiserver-tier-program/") for item in report.garbage_collected), report.summary()
-

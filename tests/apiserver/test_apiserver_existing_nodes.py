@@ -28,11 +28,25 @@ NODES = [(f"tier-db-{i}", DATABASE, [TAINT]) for i in range(3)] + [("tier-mon-0"
 
 def _heartbeat(core: k8s_client.CoreV1Api, name: str) -> None:
     now = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-    core.patch_node_status(name, {"status": {
-        "capacity": {"cpu": "8", "memory": "30Gi", "pods": "58"},
-        "allocatable": {"cpu": "7910m", "memory": "28Gi", "pods": "58"},
-        "conditions": [{"type": "Ready", "status": "True", "reason": "KubeletReady", "message": "tier",
-                        "lastHeartbeatTime": now, "lastTransitionTime": now}]}})
+    core.patch_node_status(
+        name,
+        {
+            "status": {
+                "capacity": {"cpu": "8", "memory": "30Gi", "pods": "58"},
+                "allocatable": {"cpu": "7910m", "memory": "28Gi", "pods": "58"},
+                "conditions": [
+                    {
+                        "type": "Ready",
+                        "status": "True",
+                        "reason": "KubeletReady",
+                        "message": "tier",
+                        "lastHeartbeatTime": now,
+                        "lastTransitionTime": now,
+                    }
+                ],
+            }
+        },
+    )
 
 
 @pytest.fixture(scope="module")

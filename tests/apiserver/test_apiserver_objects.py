@@ -23,7 +23,7 @@ from apiserver_objects import (
 )
 from percona_mysql_k8s.cli.offline import run_program
 
-PROGRAM = textwrap.dedent('''
+PROGRAM = textwrap.dedent("""
     import pulumi, pulumi_kubernetes as k8s, pulumi_random as random
 
     class Database(pulumi.ComponentResource):
@@ -44,7 +44,7 @@ PROGRAM = textwrap.dedent('''
         opts=pulumi.ResourceOptions(depends_on=[database]))
     k8s.core.v1.ConfigMap("settings", data={"a": "b"}, opts=pulumi.ResourceOptions(provider=provider, depends_on=[operator]))
     random.RandomPassword("pw", length=12)
-''')
+""")
 
 
 @pytest.fixture(scope="module")
@@ -61,9 +61,15 @@ def by_kind(collected, kind) -> KubeObject:
 def test_type_tokens_give_api_version_and_kind():
     assert api_version_kind("kubernetes:core/v1:Secret", {}) == ("v1", "Secret")
     assert api_version_kind("kubernetes:apps/v1:Deployment", {}) == ("apps/v1", "Deployment")
-    assert api_version_kind("kubernetes:pxc.percona.com/v1:PerconaXtraDBCluster", {}) == ("pxc.percona.com/v1", "PerconaXtraDBCluster")
+    assert api_version_kind("kubernetes:pxc.percona.com/v1:PerconaXtraDBCluster", {}) == (
+        "pxc.percona.com/v1",
+        "PerconaXtraDBCluster",
+    )
     legacy = {"apiVersion": "ps.percona.com/v1", "kind": "PerconaServerMySQL"}
-    assert api_version_kind("kubernetes:apiextensions.k8s.io:CustomResource", legacy) == ("ps.percona.com/v1", "PerconaServerMySQL")
+    assert api_version_kind("kubernetes:apiextensions.k8s.io:CustomResource", legacy) == (
+        "ps.percona.com/v1",
+        "PerconaServerMySQL",
+    )
     assert api_version_kind("kubernetes:apiextensions.k8s.io:CustomResource", {}) is None
     assert api_version_kind("random:index/randomPassword:RandomPassword", {}) is None
 
@@ -77,9 +83,18 @@ def test_collect_keeps_objects_and_records_what_it_skips(collected):
     assert reasons["random:index/randomPassword:RandomPassword"] == "not a Kubernetes object"
     assert reasons["tier:index:Database"] == "not a Kubernetes object"
     assert collected.helm_releases[0] | {"type": None} == {
-        "type": None, "name": "op", "chart": "ps-operator", "version": "1.1.0", "namespace": "ops", "repo": None,
-        "createNamespace": True, "skipCrds": False}
-    assert collected.manifest_sources == ["https://raw.githubusercontent.com/percona/percona-server-mysql-operator/v1.2.0/deploy/crd.yaml"]
+        "type": None,
+        "name": "op",
+        "chart": "ps-operator",
+        "version": "1.1.0",
+        "namespace": "ops",
+        "repo": None,
+        "createNamespace": True,
+        "skipCrds": False,
+    }
+    assert collected.manifest_sources == [
+        "https://raw.githubusercontent.com/percona/percona-server-mysql-operator/v1.2.0/deploy/crd.yaml"
+    ]
     assert "4 Kubernetes objects to apply" in collected.summary()
 
 
@@ -116,7 +131,9 @@ def _object(key, kind="ConfigMap", api_version="v1", namespace=None, depends_on=
 
 
 def test_order_puts_namespaces_and_crds_first_and_finds_cycles():
-    crd = _object("crd", "CustomResourceDefinition", "apiextensions.k8s.io/v1", spec={"group": "x.io", "names": {"kind": "Thing"}})
+    crd = _object(
+        "crd", "CustomResourceDefinition", "apiextensions.k8s.io/v1", spec={"group": "x.io", "names": {"kind": "Thing"}}
+    )
     thing = _object("thing", "Thing", "x.io/v1", namespace="ns")
     config = _object("config", namespace="ns")
     ns = _object("ns", "Namespace")
@@ -127,15 +144,21 @@ def test_order_puts_namespaces_and_crds_first_and_finds_cycles():
 
 @pytest.fixture
 def reference(tmp_path: Path) -> Path:
-    for name in ("ps-operator-v1.2.0-crd.yaml", "helm-ps-operator-1.1.0-crds-crd.yaml", "pxc-operator-v1.19.0-crd.yaml",
-                 "helm-pxc-operator-1.20.0-crds-crd.yaml"):
+    for name in (
+        "ps-operator-v1.2.0-crd.yaml",
+        "helm-ps-operator-1.1.0-crds-crd.yaml",
+        "pxc-operator-v1.19.0-crd.yaml",
+        "helm-pxc-operator-1.20.0-crds-crd.yaml",
+    ):
         (tmp_path / name).write_text("")
     return tmp_path
 
 
 def test_crd_files_follow_what_the_stack_installs(collected, reference):
     # a manifest URL naming the operator version wins over the Helm chart and the crVersion
-    assert [(p.name, why.split(" ")[0]) for p, why in crd_files(collected, reference)] == [("ps-operator-v1.2.0-crd.yaml", "manifest")]
+    assert [(p.name, why.split(" ")[0]) for p, why in crd_files(collected, reference)] == [
+        ("ps-operator-v1.2.0-crd.yaml", "manifest")
+    ]
     collected.manifest_sources, sources = [], collected.manifest_sources
     try:
         assert [p.name for p, _ in crd_files(collected, reference)] == ["helm-ps-operator-1.1.0-crds-crd.yaml"]
@@ -150,21 +173,42 @@ def test_crd_files_from_a_chart_crds_url(reference):
     from apiserver_objects import Collected
 
     url = "https://raw.githubusercontent.com/percona/percona-helm-charts/pxc-operator-1.20.0/charts/pxc-operator/crds/crd.yaml"
-    pxc = from_manifests([{"apiVersion": "pxc.percona.com/v1", "kind": "PerconaXtraDBCluster", "metadata": {"name": "c"},
-                           "spec": {"crVersion": "1.19.0"}}], source="t")
+    pxc = from_manifests(
+        [
+            {
+                "apiVersion": "pxc.percona.com/v1",
+                "kind": "PerconaXtraDBCluster",
+                "metadata": {"name": "c"},
+                "spec": {"crVersion": "1.19.0"},
+            }
+        ],
+        source="t",
+    )
     assert [(p.name, why) for p, why in crd_files(Collected(pxc, [], [], [url]), reference)] == [
-        ("helm-pxc-operator-1.20.0-crds-crd.yaml", f"manifest {url}")]
+        ("helm-pxc-operator-1.20.0-crds-crd.yaml", f"manifest {url}")
+    ]
 
 
 def test_crd_files_from_cr_version_or_newest(reference):
     from apiserver_objects import Collected
 
-    pxc = from_manifests([{"apiVersion": "pxc.percona.com/v1", "kind": "PerconaXtraDBCluster", "metadata": {"name": "c"},
-                           "spec": {"crVersion": "1.19.0"}}], source="t")
+    pxc = from_manifests(
+        [
+            {
+                "apiVersion": "pxc.percona.com/v1",
+                "kind": "PerconaXtraDBCluster",
+                "metadata": {"name": "c"},
+                "spec": {"crVersion": "1.19.0"},
+            }
+        ],
+        source="t",
+    )
     assert [p.name for p, _ in crd_files(Collected(pxc, [], [], []), reference)] == ["pxc-operator-v1.19.0-crd.yaml"]
     del pxc[0].body["spec"]["crVersion"]
     assert [p.name for p, _ in crd_files(Collected(pxc, [], [], []), reference)] == ["helm-pxc-operator-1.20.0-crds-crd.yaml"]
-    crd = _object("crd", "CustomResourceDefinition", "apiextensions.k8s.io/v1", spec={"group": "pxc.percona.com", "names": {"kind": "X"}})
+    crd = _object(
+        "crd", "CustomResourceDefinition", "apiextensions.k8s.io/v1", spec={"group": "pxc.percona.com", "names": {"kind": "X"}}
+    )
     assert crd_files(Collected(pxc + [crd], [], [], []), reference) == []  # the stack brings its own
 
 
@@ -177,12 +221,16 @@ def test_quantities():
 
 def test_differences_allow_defaults_and_normalised_quantities_only():
     sent = {"spec": {"cpu": 0.5, "memory": "1024Mi", "size": 3, "items": [{"a": 1}], "name": "x"}}
-    live = {"spec": {"cpu": "500m", "memory": "1Gi", "size": 3, "items": [{"a": 1, "b": 2}], "name": "x", "extra": True},
-            "status": {}}
+    live = {
+        "spec": {"cpu": "500m", "memory": "1Gi", "size": 3, "items": [{"a": 1, "b": 2}], "name": "x", "extra": True},
+        "status": {},
+    }
     assert differences(sent, live) == []
     assert defaulted(sent, live) == [".spec.items[0].b", ".spec.extra", ".status"]
     assert differences({"spec": {"size": 3, "gone": 1}}, {"spec": {"size": 5}}) == [
-        ".spec.size: sent 3, stored 5", ".spec.gone: sent 1, not stored (pruned or dropped)"]
+        ".spec.size: sent 3, stored 5",
+        ".spec.gone: sent 1, not stored (pruned or dropped)",
+    ]
     assert differences({"a": [1, 2]}, {"a": [1]}) == [".a: sent 2 items, stored 1"]
     assert differences({"a": "3"}, {"a": "three"}) == [".a: sent '3', stored 'three'"]
     assert differences({"a": True}, {"a": 1}) == [".a: sent True, stored 1"]
@@ -195,4 +243,9 @@ def test_a_secret_is_read_back_with_string_data_in_data():
 
 
 def test_wire_values_drop_unknowns_and_integral_floats():
-    assert wire_value({"a": 3.0, "b": 0.5, "c": None, "d": [1.0, None, {"e": None}], "f": True}) == {"a": 3, "b": 0.5, "d": [1, {}], "f": True}
+    assert wire_value({"a": 3.0, "b": 0.5, "c": None, "d": [1.0, None, {"e": None}], "f": True}) == {
+        "a": 3,
+        "b": 0.5,
+        "d": [1, {}],
+        "f": True,
+    }

@@ -20,23 +20,69 @@ from test_apiserver_rejects import good_spec
 pytestmark = pytest.mark.apiserver
 
 # Other people's notation, legal and not: each row is sent as written.
-QUANTITIES = ["1Gi", "1.5Gi", "1.", ".5Gi", "+2Gi", "007Mi", "1E", "1e9", "1E+9", "1e-3", "0.1n", "9Ei",
-              "1e4294967305", " 1Gi", "1Gi ", "1Gi\n", "\t1Gi", "\u00a01Gi", "\u30001Gi", "\x851Gi", "\u20281Gi",
-              "-", "Gi", "1e", "1K", "1ki", "8GB", "1KiB", "1e2.5", "1.2.3", "٣Gi", "３Gi", "1 Gi", "\x1f1Gi",
-              2147483648, 1.5, 1e9]
+QUANTITIES = [
+    "1Gi",
+    "1.5Gi",
+    "1.",
+    ".5Gi",
+    "+2Gi",
+    "007Mi",
+    "1E",
+    "1e9",
+    "1E+9",
+    "1e-3",
+    "0.1n",
+    "9Ei",
+    "1e4294967305",
+    " 1Gi",
+    "1Gi ",
+    "1Gi\n",
+    "\t1Gi",
+    "\u00a01Gi",
+    "\u30001Gi",
+    "\x851Gi",
+    "\u20281Gi",
+    "-",
+    "Gi",
+    "1e",
+    "1K",
+    "1ki",
+    "8GB",
+    "1KiB",
+    "1e2.5",
+    "1.2.3",
+    "٣Gi",
+    "３Gi",
+    "1 Gi",
+    "\x1f1Gi",
+    2147483648,
+    1.5,
+    1e9,
+]
 
 
 def _pod(memory) -> dict:
-    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "quantity", "namespace": "default"},
-            "spec": {"containers": [{"name": "c", "image": "busybox",
-                                     "resources": {"requests": {"memory": memory}, "limits": {"memory": memory}}}]}}
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "quantity", "namespace": "default"},
+        "spec": {
+            "containers": [
+                {"name": "c", "image": "busybox", "resources": {"requests": {"memory": memory}, "limits": {"memory": memory}}}
+            ]
+        },
+    }
 
 
 def _ps(memory) -> dict:
     spec = good_spec()
     spec["mysql"]["resources"] = {"requests": {"memory": memory}, "limits": {"memory": memory}}
-    return {"apiVersion": "ps.percona.com/v1", "kind": "PerconaServerMySQL",
-            "metadata": {"name": "quantity", "namespace": "default"}, "spec": spec}
+    return {
+        "apiVersion": "ps.percona.com/v1",
+        "kind": "PerconaServerMySQL",
+        "metadata": {"name": "quantity", "namespace": "default"},
+        "spec": spec,
+    }
 
 
 def _verdict(cluster, body) -> tuple[bool, dict | str]:

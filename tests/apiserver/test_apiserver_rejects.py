@@ -27,12 +27,20 @@ def good_spec() -> dict[str, Any]:
         "crVersion": "1.2.0",
         "secretsName": "rejects-secrets",
         "updateStrategy": "SmartUpdate",
-        "unsafeFlags": dict.fromkeys(("mysqlSize", "proxy", "proxySize", "orchestrator", "orchestratorSize", "backupNonReadyCluster"), False),
-        "mysql": {"clusterType": "group-replication", "size": 3, "image": "percona/percona-server:8.4.10-10.1",
-                  "resources": {"requests": {"cpu": "1", "memory": "2Gi"}, "limits": {"memory": "4Gi"}},
-                  "volumeSpec": {"persistentVolumeClaim": {"resources": {"requests": {"storage": "10Gi"}}}}},
-        "proxy": {"haproxy": {"enabled": True, "size": 3, "image": "percona/haproxy:2.8.18-1"},
-                  "router": {"enabled": False, "size": 3, "image": "percona/percona-mysql-router:8.4.10"}},
+        "unsafeFlags": dict.fromkeys(
+            ("mysqlSize", "proxy", "proxySize", "orchestrator", "orchestratorSize", "backupNonReadyCluster"), False
+        ),
+        "mysql": {
+            "clusterType": "group-replication",
+            "size": 3,
+            "image": "percona/percona-server:8.4.10-10.1",
+            "resources": {"requests": {"cpu": "1", "memory": "2Gi"}, "limits": {"memory": "4Gi"}},
+            "volumeSpec": {"persistentVolumeClaim": {"resources": {"requests": {"storage": "10Gi"}}}},
+        },
+        "proxy": {
+            "haproxy": {"enabled": True, "size": 3, "image": "percona/haproxy:2.8.18-1"},
+            "router": {"enabled": False, "size": 3, "image": "percona/percona-mysql-router:8.4.10"},
+        },
         "orchestrator": {"enabled": False, "size": 3, "image": "percona/percona-orchestrator:3.2.6-22"},
     }
 
@@ -59,15 +67,30 @@ def pxc_probe_names(spec):
 
 BAD = {  # case: (how to break the good spec, HTTP status, message)
     # rule 12: never both proxies
-    "router-and-haproxy": (both_proxies, 422, "Invalid configuration: MySQL Router and HAProxy can't be enabled at the same time"),
+    "router-and-haproxy": (
+        both_proxies,
+        422,
+        "Invalid configuration: MySQL Router and HAProxy can't be enabled at the same time",
+    ),
     # rule 6: group replication with an even size needs unsafeFlags.mysqlSize
-    "group-replication-size-4": (four_members, 422, "Invalid configuration: For 'group replication', using an even number of "
-                                               "MySQL replicas requires 'unsafeFlags.mysqlSize: true'"),
+    "group-replication-size-4": (
+        four_members,
+        422,
+        "Invalid configuration: For 'group replication', using an even number of "
+        "MySQL replicas requires 'unsafeFlags.mysqlSize: true'",
+    ),
     # INTERFACES §4.4, now checked live: a missing proxy.router block makes the unguarded rules error
-    "no-proxy-router-block": (no_router_block, 422, "no such key: router evaluating rule: Invalid configuration: MySQL Router and "
-                                               "HAProxy can't be enabled at the same time"),
+    "no-proxy-router-block": (
+        no_router_block,
+        422,
+        "no such key: router evaluating rule: Invalid configuration: MySQL Router and HAProxy can't be enabled at the same time",
+    ),
     # the Go provider sends 1.5 as a JSON number; the CRD's quantities are int-or-string
-    "fractional-cpu-as-number": (fractional_cpu_number, 422, "spec.mysql.resources.requests.cpu in body must be of type integer,string"),
+    "fractional-cpu-as-number": (
+        fractional_cpu_number,
+        422,
+        "spec.mysql.resources.requests.cpu in body must be of type integer,string",
+    ),
     # PXC spells probes in the plural; server-side apply refuses a field the PS schema does not declare
     # (not just a warning, as with a client-side update)
     "pxc-style-probe-name": (pxc_probe_names, 500, ".spec.mysql.readinessProbes: field not declared in schema"),
@@ -85,8 +108,9 @@ def test_ps_custom_resource_the_crd_forbids_is_rejected(cluster, reference: Path
     bad = copy.deepcopy(good_spec())
     break_it(bad)
     namespace = from_manifests([{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE}}], source="namespace")
-    objects = namespace + from_manifests([_cr("good", good_spec()), _cr("bad", bad)], source=case, namespace=NAMESPACE,
-                                         depends_on=[namespace[0].key])
+    objects = namespace + from_manifests(
+        [_cr("good", good_spec()), _cr("bad", bad)], source=case, namespace=NAMESPACE, depends_on=[namespace[0].key]
+    )
     report = apply_and_verify(cluster, objects)
     print(report.summary())
     outcomes = {o.obj.name: o for o in report.outcomes}
@@ -109,7 +133,9 @@ def test_a_field_the_pxc_crd_silently_prunes_is_reported(cluster, reference: Pat
     cr["spec"]["backup"] = {"enabled": False}
     cr["spec"]["pxc"]["readinessProbe"] = {"timeoutSeconds": 15}
     namespace = from_manifests([{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE}}], source="namespace")
-    report = apply_and_verify(cluster, namespace + from_manifests([cr], source="pruned", namespace=NAMESPACE, depends_on=[namespace[0].key]))
+    report = apply_and_verify(
+        cluster, namespace + from_manifests([cr], source="pruned", namespace=NAMESPACE, depends_on=[namespace[0].key])
+    )
     print(report.summary())
     outcome = next(o for o in report.outcomes if o.obj.name == "pruned")
     assert outcome.accepted, outcome.error

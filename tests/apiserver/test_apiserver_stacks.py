@@ -27,7 +27,7 @@ from percona_mysql_k8s.plan.clusters import kind as kind_plan
 pytestmark = pytest.mark.apiserver
 REPOSITORY = Path(__file__).resolve().parents[2]
 
-STACKS = sorted(path.name[len("Pulumi."):-len(".yaml")] for path in (REPOSITORY / "stacks").glob("Pulumi.*.yaml"))
+STACKS = sorted(path.name[len("Pulumi.") : -len(".yaml")] for path in (REPOSITORY / "stacks").glob("Pulumi.*.yaml"))
 assert STACKS, "stacks/Pulumi.*.yaml: the shipped stack configs are missing"
 _collected: dict[str, Collected] = {}
 
@@ -60,9 +60,16 @@ def collected_for(stack: str, repository: Path = REPOSITORY) -> Collected:
 def helm_namespaces(collected: Collected) -> list[KubeObject]:
     """Namespaces a Helm release would create (``createNamespace``) and no object of the stack creates."""
     created = {obj.name for obj in collected.objects if obj.kind == "Namespace"}
-    wanted = sorted({rel["namespace"] for rel in collected.helm_releases if rel["createNamespace"] and rel["namespace"]} - created)
-    return [obj for name in wanted for obj in from_manifests(
-        [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}], source="stand-in for Helm createNamespace")]
+    wanted = sorted(
+        {rel["namespace"] for rel in collected.helm_releases if rel["createNamespace"] and rel["namespace"]} - created
+    )
+    return [
+        obj
+        for name in wanted
+        for obj in from_manifests(
+            [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}], source="stand-in for Helm createNamespace"
+        )
+    ]
 
 
 def prerequisite_namespaces(stack: str) -> list[KubeObject]:
@@ -73,15 +80,20 @@ def prerequisite_namespaces(stack: str) -> list[KubeObject]:
     if str(config.get("percona-mysql:createNamespace", "true")).lower() != "false":
         return []
     name = str(config.get("percona-mysql:namespace", "mysql"))
-    return from_manifests([{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}],
-                          source="stand-in for the namespace the user creates (createNamespace false)")
+    return from_manifests(
+        [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}],
+        source="stand-in for the namespace the user creates (createNamespace false)",
+    )
 
 
-def check_objects_accepted(cluster: Cluster, reference: Path, stack: str, collected: Collected,
-                           prerequisites: list[KubeObject] = ()):
+def check_objects_accepted(
+    cluster: Cluster, reference: Path, stack: str, collected: Collected, prerequisites: list[KubeObject] = ()
+):
     print(f"\nstack {stack}\n{collected.summary()}")
     for release in collected.helm_releases:
-        print(f"  Helm {release['chart']} {release['version']} into {release['namespace']} ({release['repo']}): recorded, not rendered")
+        print(
+            f"  Helm {release['chart']} {release['version']} into {release['namespace']} ({release['repo']}): recorded, not rendered"
+        )
     assert collected.objects, f"stack {stack} registers no Kubernetes object the tier can apply"
     crds = crd_files(collected, reference)
     for path, reason in crds:
@@ -161,7 +173,7 @@ config:
   size: {type: integer, default: 3}
 """
 
-THROWAWAY_PROGRAM = textwrap.dedent('''
+THROWAWAY_PROGRAM = textwrap.dedent("""
     import pulumi, pulumi_kubernetes as k8s
     config = pulumi.Config()
     provider = k8s.Provider("cluster", kubeconfig="offline", namespace=config.require("namespace"))
@@ -186,7 +198,7 @@ THROWAWAY_PROGRAM = textwrap.dedent('''
               "haproxy": {"enabled": True, "size": 3, "image": "percona/haproxy:2.8.18-1"},
               "proxysql": {"enabled": False}},  # backup: absent turns it off (INTERFACES 2.12)
         opts=pulumi.ResourceOptions(provider=provider, depends_on=[operator, secrets]))
-''')
+""")
 
 
 @pytest.fixture
@@ -204,8 +216,9 @@ def test_the_per_stack_path_on_a_throwaway_stack(cluster, reference: Path, throw
     report = check_objects_accepted(cluster, reference, "demo", collected)
     labels = [o.obj.label() for o in report.outcomes]
     # the Helm release's namespace was stood in for, and the ConfigMap that depends on the release waited for it
-    assert labels.index("Namespace tier-demo-operator (stand-in for Helm createNamespace)") < \
-        next(i for i, label in enumerate(labels) if label.startswith("ConfigMap tier-demo-operator/"))
+    assert labels.index("Namespace tier-demo-operator (stand-in for Helm createNamespace)") < next(
+        i for i, label in enumerate(labels) if label.startswith("ConfigMap tier-demo-operator/")
+    )
     # the Secret without a namespace went into the provider's namespace
     assert any(label.startswith("Secret tier-demo-db/demo-secrets") for label in labels), labels
     assert crd_files(collected, reference)[0][0].name == "helm-pxc-operator-1.20.0-crds-crd.yaml"

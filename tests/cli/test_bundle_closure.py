@@ -37,8 +37,11 @@ def _vendored(module: str) -> bool:
         return "__init__.py" in bundle.VENDORED
     if parts[0] not in bundle.VENDORED:
         return False
-    return not any(fnmatch.fnmatch(part, pattern) or fnmatch.fnmatch(f"{part}.py", pattern)
-                   for part in parts[1:] for pattern in bundle.NOT_VENDORED)
+    return not any(
+        fnmatch.fnmatch(part, pattern) or fnmatch.fnmatch(f"{part}.py", pattern)
+        for part in parts[1:]
+        for pattern in bundle.NOT_VENDORED
+    )
 
 
 def test_every_module_the_pack_reaches_is_vendored(graph):
@@ -58,15 +61,19 @@ def test_every_package_the_pack_imports_is_a_requirement_of_the_pack(graph):
     foreign = {module.split(".")[0] for module in reached} - {"percona_mysql_k8s"} - set(sys.stdlib_module_names)
     unknown = foreign - set(DISTRIBUTIONS)
     assert not unknown, f"the pack imports {sorted(unknown)}: name their distributions here and pin them in requirements.txt"
-    required = {line.split("==")[0].strip().lower() for line in (SHELL / "requirements.txt").read_text().splitlines()
-                if line.strip() and not line.lstrip().startswith("#")}
+    required = {
+        line.split("==")[0].strip().lower()
+        for line in (SHELL / "requirements.txt").read_text().splitlines()
+        if line.strip() and not line.lstrip().startswith("#")
+    }
     assert {DISTRIBUTIONS[name].lower() for name in foreign} <= required, (foreign, required)
 
 
 def test_the_tools_stay_out_of_the_bundle(tmp_path):
     out = bundle.build(tmp_path / "pack")
-    vendored = {path.relative_to(out / "_vendor").with_suffix("").as_posix().replace("/", ".")
-                for path in (out / "_vendor").rglob("*.py")}
+    vendored = {
+        path.relative_to(out / "_vendor").with_suffix("").as_posix().replace("/", ".") for path in (out / "_vendor").rglob("*.py")
+    }
     assert not {name for name in vendored if name.startswith("percona_mysql_k8s.cli")}
     assert not set(MOVED) & vendored
     assert "percona_mysql_k8s.policies._catalog" in vendored and "percona_mysql_k8s.core.rules" in vendored

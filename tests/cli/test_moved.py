@@ -53,10 +53,16 @@ def test_python_dash_m_on_the_old_path_runs_the_command_and_says_where_it_went(o
 
 
 def test_every_shim_is_listed_and_every_listed_one_is_a_shim():
-    assert {old for old, _ in COMMANDS} == {"percona_mysql_k8s.policies.check", "percona_mysql_k8s.policies.bundle",
-                                            "percona_mysql_k8s.restore"}  # the three the docs ran with python -m
-    shims = {".".join(("percona_mysql_k8s", *path.relative_to(PACKAGE).with_suffix("").parts))
-             for path in PACKAGE.rglob("*.py") if "_moved.alias(" in path.read_text()}
+    assert {old for old, _ in COMMANDS} == {
+        "percona_mysql_k8s.policies.check",
+        "percona_mysql_k8s.policies.bundle",
+        "percona_mysql_k8s.restore",
+    }  # the three the docs ran with python -m
+    shims = {
+        ".".join(("percona_mysql_k8s", *path.relative_to(PACKAGE).with_suffix("").parts))
+        for path in PACKAGE.rglob("*.py")
+        if "_moved.alias(" in path.read_text()
+    }
     assert shims == set(_moved.MOVED)
     for old, new in MOVED:
         assert len(_module_file(old).read_text().splitlines()) <= 15, f"{old} is more than a shim"
@@ -72,4 +78,5 @@ def test_an_unlisted_alias_is_refused():
 
 def test_the_shims_go_in_the_release_they_announce():
     assert Version(percona_mysql_k8s.__version__) < Version(_moved.REMOVED_IN), (
-        f"version {percona_mysql_k8s.__version__}: delete the shims of percona_mysql_k8s._moved.MOVED (and MOVED, and this test)")
+        f"version {percona_mysql_k8s.__version__}: delete the shims of percona_mysql_k8s._moved.MOVED (and MOVED, and this test)"
+    )

@@ -28,7 +28,6 @@ with warnings.catch_warnings():
     pulumi_aws.ec2.Vpc  # noqa: B018 - pulumi_aws loads its modules lazily, on first use
 
 
-
 @dataclass(frozen=True)
 class Registered:
     type: str
@@ -81,9 +80,12 @@ class ClusterMocks(pulumi.runtime.Mocks):
         elif args.typ.startswith("gcp:"):
             state.setdefault("name", args.name)
         elif args.typ == "eks:index:Cluster":
-            state["kubeconfigJson"] = json.dumps({"apiVersion": "v1", "kind": "Config", "clusters": [{"name": args.inputs["name"]}]})
-            state["eksCluster"] = (args.inputs["name"] if self.degraded_eks_reference
-                                   else self._eks_cluster_reference(args.inputs["name"]))
+            state["kubeconfigJson"] = json.dumps(
+                {"apiVersion": "v1", "kind": "Config", "clusters": [{"name": args.inputs["name"]}]}
+            )
+            state["eksCluster"] = (
+                args.inputs["name"] if self.degraded_eks_reference else self._eks_cluster_reference(args.inputs["name"])
+            )
             state["oidcProviderArn"] = "arn:aws:iam::123456789012:oidc-provider/oidc.eks.eu-west-1.amazonaws.com/id/ABC"
             state["oidcProviderUrl"] = "https://oidc.eks.eu-west-1.amazonaws.com/id/ABC"
         elif args.typ == "aws:iam/role:Role":
@@ -142,9 +144,17 @@ class Mocked:
         for urn, registration in self.monitor.resources.items():
             qualified = urn.split("::")[2]
             types = qualified.split("$")
-            registered.append(Registered(types[-1], urn.split("::")[3], registration.state,
-                                         types[-2] if len(types) > 1 else None, urn,
-                                         self.monitor.dependencies.get(urn, frozenset()), self.monitor.options.get(urn)))
+            registered.append(
+                Registered(
+                    types[-1],
+                    urn.split("::")[3],
+                    registration.state,
+                    types[-2] if len(types) > 1 else None,
+                    urn,
+                    self.monitor.dependencies.get(urn, frozenset()),
+                    self.monitor.options.get(urn),
+                )
+            )
         return registered
 
     def of_type(self, typ: str) -> list[Registered]:

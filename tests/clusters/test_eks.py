@@ -94,8 +94,11 @@ def test_node_role_has_the_managed_policies_only(mocked):
     role = node_role.state
     policy = json.loads(role["assumeRolePolicy"])
     assert policy["Statement"] == [{"Effect": "Allow", "Principal": {"Service": "ec2.amazonaws.com"}, "Action": "sts:AssumeRole"}]
-    attached = sorted(r.state["policyArn"] for r in mocked.of_type("aws:iam/rolePolicyAttachment:RolePolicyAttachment")
-                      if not r.name.endswith("-ebs-csi"))
+    attached = sorted(
+        r.state["policyArn"]
+        for r in mocked.of_type("aws:iam/rolePolicyAttachment:RolePolicyAttachment")
+        if not r.name.endswith("-ebs-csi")
+    )
     assert attached == sorted(f"arn:aws:iam::aws:policy/{name}" for name in NODE_POLICIES)
     assert set(NODE_POLICIES) == {"AmazonEKSWorkerNodePolicy", "AmazonEKS_CNI_Policy", "AmazonEC2ContainerRegistryReadOnly"}
     assert "inlinePolicies" not in role and "managedPolicyArns" not in role
@@ -130,8 +133,17 @@ def test_monitoring_node_group(mocked):
 
 
 def test_existing_vpc_and_private_endpoint(mocked):
-    deploy(mocked, with_(EKS, eksVpcId="vpc-0abc", eksSubnetIds=["subnet-0a", "subnet-0b"], eksPrivateEndpoint=True,
-                         ephemeral=True, databaseNodeCount=5))
+    deploy(
+        mocked,
+        with_(
+            EKS,
+            eksVpcId="vpc-0abc",
+            eksSubnetIds=["subnet-0a", "subnet-0b"],
+            eksPrivateEndpoint=True,
+            ephemeral=True,
+            databaseNodeCount=5,
+        ),
+    )
     assert not mocked.of_type("aws:ec2/vpc:Vpc") and not mocked.of_type("aws:ec2/subnet:Subnet")
     assert not any(c.token == "aws:index/getAvailabilityZones:getAvailabilityZones" for c in mocked.mocks.calls)
     cluster = mocked.one(EKS_CLUSTER).state
@@ -161,15 +173,26 @@ def _assert_aws_kubeconfig(text: str) -> None:
     # What `aws eks update-kubeconfig --region eu-west-1 --name perf` writes: the cluster's endpoint and CA, and
     # the AWS CLI as the exec credential plugin (docs.aws.amazon.com/eks/latest/userguide/create-kubeconfig.html)
     kubeconfig = json.loads(text)
-    assert kubeconfig["clusters"] == [{"name": "perf", "cluster": {"server": EKS_ENDPOINT, "certificate-authority-data": FAKE_CA}}]
+    assert kubeconfig["clusters"] == [
+        {"name": "perf", "cluster": {"server": EKS_ENDPOINT, "certificate-authority-data": FAKE_CA}}
+    ]
     assert kubeconfig["current-context"] == "perf"
     assert kubeconfig["contexts"] == [{"name": "perf", "context": {"cluster": "perf", "user": "perf"}}]
     (user,) = kubeconfig["users"]
     assert user["name"] == "perf"
     plugin = user["user"]["exec"]
     assert plugin["apiVersion"] == "client.authentication.k8s.io/v1beta1"
-    assert [plugin["command"], *plugin["args"]] == ["aws", "--region", "eu-west-1", "eks", "get-token", "--cluster-name", "perf",
-                                                    "--output", "json"]
+    assert [plugin["command"], *plugin["args"]] == [
+        "aws",
+        "--region",
+        "eu-west-1",
+        "eks",
+        "get-token",
+        "--cluster-name",
+        "perf",
+        "--output",
+        "json",
+    ]
 
 
 def test_kubeconfig_when_the_cluster_reference_is_degraded_to_its_name(mocked):
@@ -185,8 +208,9 @@ def test_kubeconfig_when_the_cluster_reference_is_degraded_to_its_name(mocked):
 
 def test_node_groups_wait_for_their_role_policies_network_and_cluster(mocked):
     deploy(mocked)
-    attachments = {r.urn for r in mocked.of_type("aws:iam/rolePolicyAttachment:RolePolicyAttachment")
-                   if not r.name.endswith("-ebs-csi")}  # the node role's; the driver's comes after the nodes
+    attachments = {
+        r.urn for r in mocked.of_type("aws:iam/rolePolicyAttachment:RolePolicyAttachment") if not r.name.endswith("-ebs-csi")
+    }  # the node role's; the driver's comes after the nodes
     associations = {r.urn for r in mocked.of_type("aws:ec2/routeTableAssociation:RouteTableAssociation")}
     aws_cluster = mocked.one("aws:eks/cluster:Cluster").urn
     for group in mocked.of_type(NODE_GROUP):
@@ -217,7 +241,9 @@ def test_volumes_come_from_the_ebs_csi_driver_with_its_own_irsa_role(mocked):
         "oidc.eks.eu-west-1.amazonaws.com/id/ABC:sub": "system:serviceaccount:kube-system:ebs-csi-controller-sa",
         "oidc.eks.eu-west-1.amazonaws.com/id/ABC:aud": "sts.amazonaws.com",
     }
-    attachment = next(r for r in mocked.of_type("aws:iam/rolePolicyAttachment:RolePolicyAttachment") if r.name.endswith("-ebs-csi"))
+    attachment = next(
+        r for r in mocked.of_type("aws:iam/rolePolicyAttachment:RolePolicyAttachment") if r.name.endswith("-ebs-csi")
+    )
     assert attachment.state["policyArn"] == "arn:aws:iam::aws:policy/service-role/AmazonEBSCSIDriverPolicy"
     addon = mocked.one("aws:eks/addon:Addon")
     assert addon.state["addonName"] == "aws-ebs-csi-driver"
@@ -267,17 +293,21 @@ def test_every_control_plane_log_type_is_on(mocked):
     deploy(mocked)
     # the five log types EKS offers (aws eks update-cluster-config --logging)
     assert sorted(mocked.one(EKS_CLUSTER).state["enabledClusterLogTypes"]) == sorted(
-        ["api", "audit", "authenticator", "controllerManager", "scheduler"])
+        ["api", "audit", "authenticator", "controllerManager", "scheduler"]
+    )
 
 
-@pytest.mark.parametrize(("changes", "key", "fragment"), [
-    ({"eksPublicAccessCidrs": ["0.0.0.0/0"]}, "eksPublicAccessCidrs", "every address"),
-    ({"eksPublicAccessCidrs": ["203.0.113.9/24"]}, "eksPublicAccessCidrs", "not an IPv4 CIDR"),
-    ({"eksPublicAccessCidrs": [f"10.{i}.0.0/16" for i in range(41)]}, "eksPublicAccessCidrs", "at most 40"),
-    ({"eksPublicAccessCidrs": ["203.0.113.0/24"], "eksPrivateEndpoint": True}, "eksPublicAccessCidrs", "eksPrivateEndpoint"),
-    ({"eksSecretsKmsKeyArn": "alias/eks"}, "eksSecretsKmsKeyArn", "not a KMS key ARN"),
-    ({"eksSecretsKmsKeyArn": "arn:aws:kms:us-east-1:123456789012:key/1234abcd"}, "eksSecretsKmsKeyArn", "eu-west-1"),
-])
+@pytest.mark.parametrize(
+    ("changes", "key", "fragment"),
+    [
+        ({"eksPublicAccessCidrs": ["0.0.0.0/0"]}, "eksPublicAccessCidrs", "every address"),
+        ({"eksPublicAccessCidrs": ["203.0.113.9/24"]}, "eksPublicAccessCidrs", "not an IPv4 CIDR"),
+        ({"eksPublicAccessCidrs": [f"10.{i}.0.0/16" for i in range(41)]}, "eksPublicAccessCidrs", "at most 40"),
+        ({"eksPublicAccessCidrs": ["203.0.113.0/24"], "eksPrivateEndpoint": True}, "eksPublicAccessCidrs", "eksPrivateEndpoint"),
+        ({"eksSecretsKmsKeyArn": "alias/eks"}, "eksSecretsKmsKeyArn", "not a KMS key ARN"),
+        ({"eksSecretsKmsKeyArn": "arn:aws:kms:us-east-1:123456789012:key/1234abcd"}, "eksSecretsKmsKeyArn", "eu-west-1"),
+    ],
+)
 def test_bad_hardening_config_names_its_key(changes, key, fragment):
     from percona_mysql_k8s.core.errors import InputError
     from percona_mysql_k8s.plan.clusters import cluster_settings_from_config

@@ -15,7 +15,10 @@ def deploy(mocked, values=EXISTING):
 def test_only_providers_are_registered(mocked):
     deploy(mocked)
     assert sorted(r.type for r in mocked.resources()) == [
-        "percona-mysql:index:ExistingCluster", "pulumi:providers:kubernetes", "pulumi:providers:kubernetes"]
+        "percona-mysql:index:ExistingCluster",
+        "pulumi:providers:kubernetes",
+        "pulumi:providers:kubernetes",
+    ]
 
 
 def test_the_shared_provider_adopts_what_exists_and_the_other_does_not(mocked):
@@ -44,13 +47,22 @@ def test_kubeconfig_path_and_context(mocked, tmp_path):
 
 
 def test_pools_from_labels_and_taint(mocked):
-    target, _ = deploy(mocked, with_(EXISTING, databasePoolLabels="node.example.com/role=db,tier=mysql",
-                                     databasePoolTaint="dedicated=mysql:NoSchedule",
-                                     monitoringPoolLabels="node.example.com/role=tools", databaseNodeCount=5))
+    target, _ = deploy(
+        mocked,
+        with_(
+            EXISTING,
+            databasePoolLabels="node.example.com/role=db,tier=mysql",
+            databasePoolTaint="dedicated=mysql:NoSchedule",
+            monitoringPoolLabels="node.example.com/role=tools",
+            databaseNodeCount=5,
+        ),
+    )
     assert target.kind == "existing" and target.name == "perf"
     assert target.database_pool.node_selector() == {"node.example.com/role": "db", "tier": "mysql"}
     assert target.database_pool.taints == (Taint("dedicated", "mysql", "NoSchedule"),)
-    assert target.database_pool.tolerations() == [{"key": "dedicated", "operator": "Equal", "value": "mysql", "effect": "NoSchedule"}]
+    assert target.database_pool.tolerations() == [
+        {"key": "dedicated", "operator": "Equal", "value": "mysql", "effect": "NoSchedule"}
+    ]
     assert target.database_pool.node_count == 5
     assert target.monitoring_pool.node_selector() == {"node.example.com/role": "tools"}
     assert target.monitoring_pool.taints == ()
@@ -66,8 +78,14 @@ def test_allocatable_from_config_or_machine_type(mocked):
 
 
 def test_machine_type_of_an_existing_cloud_cluster(mocked):
-    values = with_(EXISTING, databaseNodeType="n2-highmem-8", existingNodeCpu=None, existingNodeMemory=None,
-                   daemonsetCpu="200m", daemonsetMemory="256Mi")
+    values = with_(
+        EXISTING,
+        databaseNodeType="n2-highmem-8",
+        existingNodeCpu=None,
+        existingNodeMemory=None,
+        daemonsetCpu="200m",
+        daemonsetMemory="256Mi",
+    )
     target, _ = deploy(mocked, values)
     assert target.database_pool.node == node_budget("n2-highmem-8", "gke", 200, 256 * 2**20)
     assert target.monitoring_pool.node == target.database_pool.node  # no monitoringNodeType: same nodes

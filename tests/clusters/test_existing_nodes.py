@@ -18,16 +18,22 @@ CLUSTER = with_(EXISTING, existingNodeSource="cluster", existingNodeCpu=None, ex
 
 
 def node(name, labels, *, cpu="7910m", memory="28Gi", taints=(), ready="True"):
-    return {"metadata": {"name": name, "labels": {**labels, "kubernetes.io/hostname": name}},
-            "spec": {"taints": list(taints)},
-            "status": {"allocatable": {"cpu": cpu, "memory": memory, "pods": "58"},
-                       "conditions": [{"type": "Ready", "status": ready}]}}
+    return {
+        "metadata": {"name": name, "labels": {**labels, "kubernetes.io/hostname": name}},
+        "spec": {"taints": list(taints)},
+        "status": {
+            "allocatable": {"cpu": cpu, "memory": memory, "pods": "58"},
+            "conditions": [{"type": "Ready", "status": ready}],
+        },
+    }
 
 
 def daemonset_pod(node_name, cpu="150m", memory="300Mi"):
-    return {"metadata": {"ownerReferences": [{"kind": "DaemonSet", "name": "aws-node"}]},
-            "spec": {"nodeName": node_name, "containers": [{"resources": {"requests": {"cpu": cpu, "memory": memory}}}]},
-            "status": {"phase": "Running"}}
+    return {
+        "metadata": {"ownerReferences": [{"kind": "DaemonSet", "name": "aws-node"}]},
+        "spec": {"nodeName": node_name, "containers": [{"resources": {"requests": {"cpu": cpu, "memory": memory}}}]},
+        "status": {"phase": "Running"},
+    }
 
 
 def cluster(database=3, monitoring=1, **database_node):
@@ -115,7 +121,9 @@ def test_monitoring_pool_taints_are_tolerated_by_its_pods():
     nodes, pods = reader("", "")
     nodes[-1]["spec"]["taints"] = [{"key": "dedicated", "value": "monitoring", "effect": "NoSchedule"}]
     result = settings(CLUSTER, lambda kubeconfig, context: (nodes, pods))
-    assert result.monitoring_pool.tolerations() == [{"key": "dedicated", "operator": "Equal", "value": "monitoring", "effect": "NoSchedule"}]
+    assert result.monitoring_pool.tolerations() == [
+        {"key": "dedicated", "operator": "Equal", "value": "monitoring", "effect": "NoSchedule"}
+    ]
 
 
 def test_a_node_in_both_pools_is_refused():
@@ -155,7 +163,8 @@ def test_an_unreachable_cluster_names_the_key_and_the_offline_override(tmp_path)
     kubeconfig.write_text(
         "apiVersion: v1\nkind: Config\ncurrent-context: c\n"
         "clusters: [{name: c, cluster: {server: 'https://127.0.0.1:1'}}]\n"
-        "contexts: [{name: c, context: {cluster: c, user: u}}]\nusers: [{name: u, user: {token: t}}]\n")
+        "contexts: [{name: c, context: {cluster: c, user: u}}]\nusers: [{name: u, user: {token: t}}]\n"
+    )
     with pytest.raises(InputError) as error:
         cluster_settings_from_config(with_(CLUSTER, kubeconfig=str(kubeconfig)))
     assert error.value.key == "kubeconfig" and error.value.rule == "K1"

@@ -31,10 +31,23 @@ def test_resources(mocked):
     deploy(mocked)
     # private nodes by default: the Cloud Router and NAT they reach registries through; the node service account
     assert sorted(r.type for r in mocked.resources()) == sorted(
-        ["percona-mysql:index:GkeCluster", CLUSTER, NODE_POOL, NODE_POOL, "pulumi:providers:kubernetes",
-         ROUTER, NAT, ACCOUNT, IAM_MEMBER]
+        [
+            "percona-mysql:index:GkeCluster",
+            CLUSTER,
+            NODE_POOL,
+            NODE_POOL,
+            "pulumi:providers:kubernetes",
+            ROUTER,
+            NAT,
+            ACCOUNT,
+            IAM_MEMBER,
+        ]
     )
-    assert all(r.parent_type == "percona-mysql:index:GkeCluster" for r in mocked.resources() if r.type != "percona-mysql:index:GkeCluster")
+    assert all(
+        r.parent_type == "percona-mysql:index:GkeCluster"
+        for r in mocked.resources()
+        if r.type != "percona-mysql:index:GkeCluster"
+    )
 
 
 def test_cluster(mocked):
@@ -127,8 +140,14 @@ def test_target(mocked):
 
 
 def _pool(**changes) -> PoolShape:
-    base = {"name": "perf-database", "labels": {POOL_LABEL: "database"}, "node_count": 3,
-            "node": node_budget("n2-standard-16", "gke"), "taints": (DATABASE_TAINT,), "machine_type": "n2-standard-16"}
+    base = {
+        "name": "perf-database",
+        "labels": {POOL_LABEL: "database"},
+        "node_count": 3,
+        "node": node_budget("n2-standard-16", "gke"),
+        "taints": (DATABASE_TAINT,),
+        "machine_type": "n2-standard-16",
+    }
     return PoolShape(**{**base, **changes})
 
 
@@ -189,7 +208,8 @@ def test_nodes_run_as_a_dedicated_least_privilege_account(mocked):
     email = "perf-nodes@perf-project-1.iam.gserviceaccount.com"
     grants = [r.state for r in mocked.of_type(IAM_MEMBER)]
     assert [(g["role"], g["member"], g["project"]) for g in grants] == [
-        ("roles/container.defaultNodeServiceAccount", f"serviceAccount:{email}", "perf-project-1")]
+        ("roles/container.defaultNodeServiceAccount", f"serviceAccount:{email}", "perf-project-1")
+    ]
     role_urn = mocked.one(IAM_MEMBER).urn
     for pool in mocked.of_type(NODE_POOL):
         assert pool.state["nodeConfig"]["serviceAccount"] == email  # never the Compute Engine default account
@@ -211,15 +231,18 @@ def test_no_authorized_networks_or_kms_unless_configured(mocked):
     assert "masterAuthorizedNetworksConfig" not in cluster and "databaseEncryption" not in cluster
 
 
-@pytest.mark.parametrize(("changes", "fragment"), [
-    ({"gkeMasterAuthorizedNetworks": ["203.0.113.1/24"]}, "not an IPv4 CIDR"),  # host bits set
-    ({"gkeMasterAuthorizedNetworks": ["office"]}, "not an IPv4 CIDR"),
-    ({"gkeMasterAuthorizedNetworks": ["0.0.0.0/0"]}, "every address"),
-    ({"gkeMasterAuthorizedNetworks": [f"10.0.{i}.0/24" for i in range(51)]}, "at most 50"),
-    ({"gkeSecretsKmsKey": "my-key"}, "not a Cloud KMS key name"),
-    ({"gkeSecretsKmsKey": "projects/perf-project-1/locations/us-central1/keyRings/r/cryptoKeys/k"}, "europe-west1"),
-    ({"gkeCloudNat": "maybe"}, "true or false"),
-])
+@pytest.mark.parametrize(
+    ("changes", "fragment"),
+    [
+        ({"gkeMasterAuthorizedNetworks": ["203.0.113.1/24"]}, "not an IPv4 CIDR"),  # host bits set
+        ({"gkeMasterAuthorizedNetworks": ["office"]}, "not an IPv4 CIDR"),
+        ({"gkeMasterAuthorizedNetworks": ["0.0.0.0/0"]}, "every address"),
+        ({"gkeMasterAuthorizedNetworks": [f"10.0.{i}.0/24" for i in range(51)]}, "at most 50"),
+        ({"gkeSecretsKmsKey": "my-key"}, "not a Cloud KMS key name"),
+        ({"gkeSecretsKmsKey": "projects/perf-project-1/locations/us-central1/keyRings/r/cryptoKeys/k"}, "europe-west1"),
+        ({"gkeCloudNat": "maybe"}, "true or false"),
+    ],
+)
 def test_bad_hardening_config_names_its_key(changes, fragment):
     from percona_mysql_k8s.core.errors import InputError
     from percona_mysql_k8s.plan.clusters import cluster_settings_from_config

@@ -94,7 +94,8 @@ def _machine(monkeypatch, *, kind_binary=True, docker_binary=True, docker_runnin
     paths = {"kind": "/usr/local/bin/kind" if kind_binary else None, "docker": "/usr/bin/docker" if docker_binary else None}
     monkeypatch.setattr(kind.shutil, "which", paths.get)
     monkeypatch.setattr(
-        kind.subprocess, "run",
+        kind.subprocess,
+        "run",
         lambda *args, **kwargs: subprocess.CompletedProcess(args, 0 if docker_running else 1, "", "Cannot connect"),
     )
     monkeypatch.setattr(kind, "_commands_will_run", lambda: True)

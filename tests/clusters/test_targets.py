@@ -25,7 +25,16 @@ def test_every_target_returns_the_same_shape(mocked, target_name):
     target, _ = mocked.run(lambda: cluster_from_config(ALL[target_name], host=lambda: HOST))
     assert isinstance(target, ClusterTarget)
     assert [f.name for f in dataclasses.fields(target)] == [
-        "name", "kind", "provider", "database_pool", "monitoring_pool", "ready", "kubeconfig", "gcp", "aws", "shared_provider"
+        "name",
+        "kind",
+        "provider",
+        "database_pool",
+        "monitoring_pool",
+        "ready",
+        "kubeconfig",
+        "gcp",
+        "aws",
+        "shared_provider",
     ]
     # the cloud facts the backup storage needs: set by the cloud targets only, each its own cloud's
     assert (target.gcp is not None, target.aws is not None) == (target_name == "gke", target_name == "eks")
@@ -66,19 +75,25 @@ def test_build_cluster_takes_validated_settings(mocked, values):
 
 def test_values_from_the_stack_config(mocked):
     """What the stack program reads: project config as the CLI passes it (strings, JSON for lists)."""
-    pulumi.runtime.set_all_config({
-        "percona-mysql:target": "gke",
-        "percona-mysql:gcpZones": '["europe-west1-b", "europe-west1-c"]',
-        "percona-mysql:databaseNodeCount": "5",
-        "percona-mysql:gkePrivateNodes": "true",
-        "percona-mysql:engine": "pxc",  # the database layer's key: not read here
-    })
+    pulumi.runtime.set_all_config(
+        {
+            "percona-mysql:target": "gke",
+            "percona-mysql:gcpZones": '["europe-west1-b", "europe-west1-c"]',
+            "percona-mysql:databaseNodeCount": "5",
+            "percona-mysql:gkePrivateNodes": "true",
+            "percona-mysql:engine": "pxc",  # the database layer's key: not read here
+        }
+    )
     try:
         values = cluster_values_from_pulumi_config()
     finally:
         pulumi.runtime.set_all_config({})
-    assert values == {"target": "gke", "gcpZones": ["europe-west1-b", "europe-west1-c"], "databaseNodeCount": 5,
-                      "gkePrivateNodes": True}
+    assert values == {
+        "target": "gke",
+        "gcpZones": ["europe-west1-b", "europe-west1-c"],
+        "databaseNodeCount": 5,
+        "gkePrivateNodes": True,
+    }
 
 
 def test_gke_total_is_told_to_the_database_layer(mocked):

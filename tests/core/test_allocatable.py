@@ -34,6 +34,7 @@ def gib(value: str) -> int:
 
 # ---- GKE ladders, values derived by hand ----
 
+
 @pytest.mark.parametrize(
     ("machine", "reserve_bytes"),
     [
@@ -85,6 +86,7 @@ def test_reserve_rounds_up():
 
 # ---- The seed's worked example (seed 000, "Step 1: Discover Your Actual Resources") ----
 
+
 def test_seed_example_with_daemonset_requests():
     # n2-standard-16 = 16 vCPU / 64 GiB; DaemonSet requests 702m / 645Mi.
     budget = node_budget("n2-standard-16", "gke", 702, 645 * MIB)
@@ -126,6 +128,7 @@ def test_terms_print_the_whole_subtraction():
 
 # ---- EKS ----
 
+
 def test_eks_m6i_4xlarge():
     budget = node_budget("m6i.4xlarge", "eks")
     # 8 ENIs × (30 IPv4 - 1) + 2 = 234 pods; memory reserve 255 + 11 × 234 = 255 + 2574 = 2829 MiB.
@@ -156,9 +159,8 @@ def test_eks_unknown_eni_limits_assume_110_with_a_note():
 
 # ---- Input errors ----
 
-@pytest.mark.parametrize(
-    ("machine", "provider"), [("n2-standard-16", "eks"), ("m6i.4xlarge", "gke"), ("n2-standard-16", "aks")]
-)
+
+@pytest.mark.parametrize(("machine", "provider"), [("n2-standard-16", "eks"), ("m6i.4xlarge", "gke"), ("n2-standard-16", "aks")])
 def test_provider_mismatch(machine, provider):
     with pytest.raises(InputError) as caught:
         node_budget(machine, provider)
@@ -192,6 +194,7 @@ def test_daemonsets_may_take_exactly_the_allocatable():
 
 
 # ---- Provider DaemonSet defaults and the scheduling margin (K1, K5; issue: the pod must schedule) ----
+
 
 @pytest.mark.parametrize(
     ("machine", "provider", "cpu", "memory"),
@@ -232,6 +235,7 @@ def test_kind_default_is_kindnet_without_margin():
 
 # ---- kind ----
 
+
 def test_kind_half_host():
     budget = kind_node_budget(8000, 32 * GIB, 0.5, 300, 200 * MIB)
     assert (budget.capacity_cpu_millicores, budget.capacity_memory_bytes) == (4000, 16 * GIB)
@@ -256,15 +260,23 @@ def test_kind_whole_host_is_allowed():
 
 # ---- Properties over the whole catalog ----
 
+
 def _provider_budgets():
     return st.sampled_from(catalog()).map(lambda machine: node_budget(machine, machine.provider))
 
 
 def _assert_sane(budget: NodeBudget):
     values = (
-        budget.capacity_cpu_millicores, budget.capacity_memory_bytes, budget.reserved_cpu_millicores,
-        budget.reserved_memory_bytes, budget.eviction_memory_bytes, budget.daemonset_cpu_millicores,
-        budget.daemonset_memory_bytes, budget.max_pods, budget.usable_cpu_millicores, budget.usable_memory_bytes,
+        budget.capacity_cpu_millicores,
+        budget.capacity_memory_bytes,
+        budget.reserved_cpu_millicores,
+        budget.reserved_memory_bytes,
+        budget.eviction_memory_bytes,
+        budget.daemonset_cpu_millicores,
+        budget.daemonset_memory_bytes,
+        budget.max_pods,
+        budget.usable_cpu_millicores,
+        budget.usable_memory_bytes,
     )
     assert all(isinstance(value, int) and value >= 0 for value in values)
     assert 0 <= budget.usable_cpu_millicores <= budget.allocatable_cpu_millicores <= budget.capacity_cpu_millicores

@@ -29,9 +29,7 @@ DAY = 86400
 
 def _plan(**overrides):
     """backup_plan as the stack's decoder calls it: the schedule parsed already (plan.config.backup)."""
-    arguments = dict(
-        engine=PXC, schedule="0 3 * * *", retention_days=7, min_retention_days=7, pitr=True, pitr_upload_seconds=60
-    )
+    arguments = dict(engine=PXC, schedule="0 3 * * *", retention_days=7, min_retention_days=7, pitr=True, pitr_upload_seconds=60)
     arguments.update(overrides)
     arguments["schedule"] = parse_schedule(arguments["schedule"])
     return backup_plan(STORAGE, **arguments)
@@ -49,8 +47,9 @@ def test_the_plan_keeps_the_parsed_schedule_it_was_given():
     schedule = parse_schedule("TZ=Europe/Paris 30 1 * * 1-5")
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        plan = backup_plan(STORAGE, engine=PXC, schedule=schedule, retention_days=7, min_retention_days=7, pitr=True,
-                           pitr_upload_seconds=60)
+        plan = backup_plan(
+            STORAGE, engine=PXC, schedule=schedule, retention_days=7, min_retention_days=7, pitr=True, pitr_upload_seconds=60
+        )
     assert plan.schedule is schedule
     with pytest.raises(TypeError, match="parsed schedule"):
         dataclasses.replace(plan, schedule="0 3 * * *")
@@ -61,11 +60,11 @@ def test_a_schedule_as_text_still_plans_for_one_release_warning(text):
     """The 0.2 signature (schedule as text): parsed here with a DeprecationWarning naming the new way, and a
     schedule the operators cannot run still names backupSchedule and R1."""
     with pytest.warns(DeprecationWarning, match=rf"parsed schedule .*removed in {backup.SCHEDULE_TEXT_REMOVED_IN}"):
-        assert backup_plan(STORAGE, engine=PXC, schedule="0 3 * * *", retention_days=7, min_retention_days=7, pitr=True,
-                           pitr_upload_seconds=60).schedule == parse_schedule("0 3 * * *")
+        assert backup_plan(
+            STORAGE, engine=PXC, schedule="0 3 * * *", retention_days=7, min_retention_days=7, pitr=True, pitr_upload_seconds=60
+        ).schedule == parse_schedule("0 3 * * *")
     with pytest.warns(DeprecationWarning), pytest.raises(InputError) as caught:
-        backup_plan(STORAGE, engine=PXC, schedule=text, retention_days=7, min_retention_days=7, pitr=True,
-                    pitr_upload_seconds=60)
+        backup_plan(STORAGE, engine=PXC, schedule=text, retention_days=7, min_retention_days=7, pitr=True, pitr_upload_seconds=60)
     assert (caught.value.key, caught.value.rule) == ("backupSchedule", "R1")
 
 
@@ -115,8 +114,15 @@ def test_bad_input_names_its_key_and_rule(overrides, key, rule):
 
 def test_storage_must_be_object_storage():
     with pytest.raises(InputError, match="R1: backup: "):
-        backup_plan(BackupStorage(kind="pvc", bucket="x"), engine=PXC, schedule=parse_schedule("@daily"), retention_days=7,
-                    min_retention_days=7, pitr=True, pitr_upload_seconds=60)
+        backup_plan(
+            BackupStorage(kind="pvc", bucket="x"),
+            engine=PXC,
+            schedule=parse_schedule("@daily"),
+            retention_days=7,
+            min_retention_days=7,
+            pitr=True,
+            pitr_upload_seconds=60,
+        )
 
 
 def test_upload_interval_bounds_are_accepted():
@@ -176,4 +182,5 @@ def test_the_text_schedule_goes_with_the_other_old_paths():
 
     assert backup.SCHEDULE_TEXT_REMOVED_IN == _moved.REMOVED_IN
     assert Version(percona_mysql_k8s.__version__) < Version(backup.SCHEDULE_TEXT_REMOVED_IN), (
-        "remove core.backup._schedule's text branch and SCHEDULE_TEXT_REMOVED_IN (and this test)")
+        "remove core.backup._schedule's text branch and SCHEDULE_TEXT_REMOVED_IN (and this test)"
+    )

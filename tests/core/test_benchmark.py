@@ -52,19 +52,40 @@ def test_bad_ladders_name_their_key(threads, duration, warmup, rate, key):
 
 def test_ladder_must_fit_max_connections():
     with pytest.raises(InputError, match="B3: sysbenchThreads.*max_connections=200"):
-        benchmark.plan(buffer_pool_bytes=GIB, load="light-oltp", max_connections=200, volume_bytes=100 * GIB,
-                       threads=[1, 16, 256], duration_seconds=60, warmup_seconds=10)
+        benchmark.plan(
+            buffer_pool_bytes=GIB,
+            load="light-oltp",
+            max_connections=200,
+            volume_bytes=100 * GIB,
+            threads=[1, 16, 256],
+            duration_seconds=60,
+            warmup_seconds=10,
+        )
 
 
 def test_data_must_fit_the_volume():
     with pytest.raises(InputError, match="B4: storageSize.*at least"):
-        benchmark.plan(buffer_pool_bytes=40 * GIB, load="write-heavy", max_connections=5000, volume_bytes=100 * GIB,
-                       threads=[1, 16], duration_seconds=60, warmup_seconds=10)
+        benchmark.plan(
+            buffer_pool_bytes=40 * GIB,
+            load="write-heavy",
+            max_connections=5000,
+            volume_bytes=100 * GIB,
+            threads=[1, 16],
+            duration_seconds=60,
+            warmup_seconds=10,
+        )
 
 
 def test_timeouts_cover_the_whole_phase():
-    plan = benchmark.plan(buffer_pool_bytes=8 * GIB, load="light-oltp", max_connections=2000, volume_bytes=100 * GIB,
-                          threads=[1, 4, 16, 64], duration_seconds=600, warmup_seconds=300)
+    plan = benchmark.plan(
+        buffer_pool_bytes=8 * GIB,
+        load="light-oltp",
+        max_connections=2000,
+        volume_bytes=100 * GIB,
+        threads=[1, 4, 16, 64],
+        duration_seconds=600,
+        warmup_seconds=300,
+    )
     assert benchmark.timeout_seconds(plan, "ladder") > 4 * 600
     assert benchmark.timeout_seconds(plan, "warmup") > 300
     assert plan.ladder.warmup_threads == 16
@@ -97,8 +118,11 @@ def test_too_small_monitoring_node_is_refused_naming_the_setting_to_change():
         monitoring.plan(node_budget("e2-standard-2", "gke"), operator=True, pmm_server=True, sysbench=True)
 
 
-@given(requested=st.integers(min_value=16 * 1000 * 230, max_value=64 * 2**40),
-       pool=st.integers(min_value=2**20, max_value=2**40), load=st.sampled_from(sorted(PROFILES)))
+@given(
+    requested=st.integers(min_value=16 * 1000 * 230, max_value=64 * 2**40),
+    pool=st.integers(min_value=2**20, max_value=2**40),
+    load=st.sampled_from(sorted(PROFILES)),
+)
 def test_a_requested_data_set_is_never_more_than_asked_nor_follows_the_buffer_pool(requested, pool, load):
     """R5: a production run prepares at most what was asked, whatever the database's buffer pool."""
     data = benchmark.dataset(pool, load, requested)

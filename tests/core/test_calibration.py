@@ -35,16 +35,21 @@ def test_a_running_connection_of_the_run_is_charged_the_measurement_with_its_saf
 def test_the_measured_figures_stay_below_what_the_model_charges_for_them():
     # the model's MySQL 8 server overhead (300 MiB) holds what MariaDB had resident at idle (168 MiB) and the
     # log buffer MariaDB allocates twice (32 MiB against the 16 MiB term): 300 >= 168 + 16
-    assert T["fixed_server_overhead_bytes"] >= (calibration.SERVER_OVERHEAD_IDLE.value_bytes
-                                                + calibration.LOG_BUFFER_WRITER.value_bytes - 16 * MIB)
+    assert T["fixed_server_overhead_bytes"] >= (
+        calibration.SERVER_OVERHEAD_IDLE.value_bytes + calibration.LOG_BUFFER_WRITER.value_bytes - 16 * MIB
+    )
 
 
 def test_the_tier_member_is_still_modelled_above_what_its_writer_held():
     # the 2 CPU / 2,560 MiB PXC member the tier runs: whatever this sizing now gives it, the model stays above
     # the largest writer peak measured (1,325 MiB); the tier itself asserts the same on the real servers
     result = size(SizingInput(engine="pxc", cpu_millicores=2000, memory_bytes=2560 * MIB))
-    peak = model({normalize_key(k): v for k, v in result.mysqld.items()}, engine="pxc",
-                 limit_bytes=result.mysqld_memory_bytes, thresholds=T).peak_bytes
+    peak = model(
+        {normalize_key(k): v for k, v in result.mysqld.items()},
+        engine="pxc",
+        limit_bytes=result.mysqld_memory_bytes,
+        thresholds=T,
+    ).peak_bytes
     assert peak >= calibration.WRITER_PEAK_RSS.value_bytes > calibration.APPLIER_PEAK_RSS.value_bytes
     assert peak <= result.mysqld_memory_bytes
 

@@ -30,8 +30,12 @@ def test_one_thread_per_connection_charges_every_connection_its_thread_and_a_sta
 
 
 def test_the_pool_bounds_running_statements_by_the_cores_and_threads_by_its_cap():
-    options = {"max_connections": "5000", "thread_handling": "pool-of-threads", "thread_pool_size": "12",
-               "thread_pool_max_threads": "96"}
+    options = {
+        "max_connections": "5000",
+        "thread_handling": "pool-of-threads",
+        "thread_pool_size": "12",
+        "thread_pool_max_threads": "96",
+    }
     costs = connection_costs(options, T)
     # 12 groups x (1 + 3) active threads run statements; max(96, 2 per group x 12) threads + min_connections (20)
     # for the admin port, which gets threads past the cap
@@ -41,26 +45,36 @@ def test_the_pool_bounds_running_statements_by_the_cores_and_threads_by_its_cap(
     assert costs.thread_total_bytes == 116 * THREAD
 
 
-@pytest.mark.parametrize(("options", "active", "threads"), [
-    # a cap below two threads a group: every group still gets two (create_worker)
-    ({"thread_pool_size": "40", "thread_pool_max_threads": "10"}, 80 + 20, 2 * 40 + 20),
-    # no size: mysqld counts the host's CPUs, unknown here, so the most groups (1024) are charged
-    ({"thread_pool_max_threads": "10"}, 2 * MAX_THREAD_GROUPS + 20, 2 * MAX_THREAD_GROUPS + 20),
-    # Percona's default cap (100000): a group never has more threads than connections + 1, and mysqld admits
-    # max_connections + 1: 5000 + 1 + 4 listeners, + 20 admin
-    ({"thread_pool_size": "4"}, 16, 5025),
-    # a larger oversubscription runs more statements at once
-    ({"thread_pool_size": "4", "thread_pool_oversubscribe": "9"}, 40, 5025),
-])
+@pytest.mark.parametrize(
+    ("options", "active", "threads"),
+    [
+        # a cap below two threads a group: every group still gets two (create_worker)
+        ({"thread_pool_size": "40", "thread_pool_max_threads": "10"}, 80 + 20, 2 * 40 + 20),
+        # no size: mysqld counts the host's CPUs, unknown here, so the most groups (1024) are charged
+        ({"thread_pool_max_threads": "10"}, 2 * MAX_THREAD_GROUPS + 20, 2 * MAX_THREAD_GROUPS + 20),
+        # Percona's default cap (100000): a group never has more threads than connections + 1, and mysqld admits
+        # max_connections + 1: 5000 + 1 + 4 listeners, + 20 admin
+        ({"thread_pool_size": "4"}, 16, 5025),
+        # a larger oversubscription runs more statements at once
+        ({"thread_pool_size": "4", "thread_pool_oversubscribe": "9"}, 40, 5025),
+    ],
+)
 def test_what_the_pool_bounds_and_what_it_does_not(options, active, threads):
     costs = connection_costs({"max_connections": "5000", "thread_handling": "pool-of-threads", **options}, T)
     assert (costs.active, costs.threads) == (active, threads)
 
 
-@pytest.mark.parametrize(("value", "pool"), [
-    ("pool-of-threads", True), ("POOL-OF-THREADS", True), (" 'pool-of-threads' ", True),
-    ("one-thread-per-connection", False), ("no-threads", False), ("loaded-dynamically", False),
-])
+@pytest.mark.parametrize(
+    ("value", "pool"),
+    [
+        ("pool-of-threads", True),
+        ("POOL-OF-THREADS", True),
+        (" 'pool-of-threads' ", True),
+        ("one-thread-per-connection", False),
+        ("no-threads", False),
+        ("loaded-dynamically", False),
+    ],
+)
 def test_only_pool_of_threads_is_read_as_the_pool(value, pool):
     assert uses_thread_pool({"thread_handling": value}) is pool
 
@@ -73,22 +87,28 @@ def test_thread_stack_is_reserved_address_space_not_charged_whole():
 def test_thread_pool_options_by_hand():
     # 12.2 cores -> 13 groups (mysqld's default would be the host's CPU count), Percona's oversubscription, and a
     # cap of one thread per connection mysqld admits (3000 + 1) and one listener per group (13)
-    assert thread_pool_options(12200, 3000) == {"thread_handling": "pool-of-threads", "thread_pool_size": "13",
-                                                "thread_pool_oversubscribe": "3", "thread_pool_max_threads": "3014"}
+    assert thread_pool_options(12200, 3000) == {
+        "thread_handling": "pool-of-threads",
+        "thread_pool_size": "13",
+        "thread_pool_oversubscribe": "3",
+        "thread_pool_max_threads": "3014",
+    }
     # the Galera tier's member: 2 groups, 70 connections
     assert thread_pool_options(2000, 70)["thread_pool_max_threads"] == "73"
     # Percona's range ends at 100000
     assert thread_cap(100_000, 16) == 100_000
 
 
-OPTIONS = st.fixed_dictionaries({
-    "max_connections": st.integers(1, 100_000).map(str),
-    "thread_pool_size": st.integers(1, MAX_THREAD_GROUPS).map(str),
-    "thread_pool_max_threads": st.integers(1, 100_000).map(str),
-    "thread_pool_oversubscribe": st.integers(0, 1000).map(str),
-    "sort_buffer_size": st.integers(32 * KIB, 64 * 1024 * KIB).map(str),
-    "thread_stack": st.integers(128 * KIB, 8 * 1024 * KIB).map(str),
-})
+OPTIONS = st.fixed_dictionaries(
+    {
+        "max_connections": st.integers(1, 100_000).map(str),
+        "thread_pool_size": st.integers(1, MAX_THREAD_GROUPS).map(str),
+        "thread_pool_max_threads": st.integers(1, 100_000).map(str),
+        "thread_pool_oversubscribe": st.integers(0, 1000).map(str),
+        "sort_buffer_size": st.integers(32 * KIB, 64 * 1024 * KIB).map(str),
+        "thread_stack": st.integers(128 * KIB, 8 * 1024 * KIB).map(str),
+    }
+)
 
 
 def _total(costs) -> int:

@@ -60,8 +60,9 @@ def test_runs_are_robfigs_in_utc(schedule, after):
 
 def test_robfig_runs_the_repeated_hour_twice():
     # the behaviour the daylight-saving bound accounts for: New York, 2026-11-01, 01:30 EDT then 01:30 EST
-    runs = go_runs(parse_schedule("TZ=America/New_York 30 1 * * *"),
-                   datetime(2026, 10, 31, tzinfo=UTC), datetime(2026, 11, 3, tzinfo=UTC))
+    runs = go_runs(
+        parse_schedule("TZ=America/New_York 30 1 * * *"), datetime(2026, 10, 31, tzinfo=UTC), datetime(2026, 11, 3, tzinfo=UTC)
+    )
     assert [runs[2] - runs[1], runs[3] - runs[2]] == [3600, 25 * 3600 - 3600]  # 1 h apart, then the next day
 
 
@@ -78,8 +79,9 @@ def _transitions(zone_name: str, year: int) -> list[datetime]:
 
 
 @pytest.mark.parametrize("zone", ["America/New_York", "Europe/London", "Europe/Paris", "Australia/Lord_Howe"])
-@pytest.mark.parametrize("expression", ["30 1 * * *", "30 2 * * *", "30 4 * * *", "0 * * * *", "*/20 0-3 * * *", "0 2 * * 0",
-                                        "15 1,2 * * *"])
+@pytest.mark.parametrize(
+    "expression", ["30 1 * * *", "30 2 * * *", "30 4 * * *", "0 * * * *", "*/20 0-3 * * *", "0 2 * * 0", "15 1,2 * * *"]
+)
 def test_the_daylight_saving_window_is_a_guarantee(zone, expression):
     # Lord Howe moves by 30 minutes, the others by an hour; the schedules sit in and around the moved hour
     schedule = parse_schedule(f"TZ={zone} {expression}")

@@ -21,9 +21,11 @@ from percona_mysql_k8s.core import libconfig
 
 ORACLE = Path(__file__).resolve().parent / "libconfig_oracle" / "dump.c"
 SOURCES = ("grammar.c", "scanner.c", "libconfig.c", "scanctx.c", "strbuf.c", "strvec.c", "util.c", "wincompat.c")
-REASON = ("needs libconfig 1.7.3's sources and a C compiler: git clone --branch v1.7.3 "
-          "https://github.com/hyperrealm/libconfig and set LIBCONFIG_SRC to its lib/ directory; an optional oracle: "
-          "no package registry the CI machines reach serves those sources, so CI skips it too")
+REASON = (
+    "needs libconfig 1.7.3's sources and a C compiler: git clone --branch v1.7.3 "
+    "https://github.com/hyperrealm/libconfig and set LIBCONFIG_SRC to its lib/ directory; an optional oracle: "
+    "no package registry the CI machines reach serves those sources, so CI skips it too"
+)
 
 
 @pytest.fixture(scope="module")
@@ -35,9 +37,25 @@ def dump(tmp_path_factory) -> Path:
     build = tmp_path_factory.mktemp("libconfig")
     (build / "xlocale.h").write_text("#include <locale.h>\n")  # glibc has no xlocale.h any more
     binary = build / "dump"
-    built = subprocess.run([compiler, "-O1", "-w", "-DHAVE_USELOCALE", "-DHAVE_NEWLOCALE", "-DHAVE_FREELOCALE",
-                            f"-I{build}", f"-I{source}", "-o", str(binary), str(ORACLE), *(str(source / n) for n in SOURCES)],
-                           capture_output=True, text=True, timeout=300)
+    built = subprocess.run(
+        [
+            compiler,
+            "-O1",
+            "-w",
+            "-DHAVE_USELOCALE",
+            "-DHAVE_NEWLOCALE",
+            "-DHAVE_FREELOCALE",
+            f"-I{build}",
+            f"-I{source}",
+            "-o",
+            str(binary),
+            str(ORACLE),
+            *(str(source / n) for n in SOURCES),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     if built.returncode != 0:
         oracle_missing(f"{REASON} ({built.stderr.strip()[:200]})", optional=True)
     return binary
@@ -55,6 +73,7 @@ def _ours(text: str):
         if isinstance(value, libconfig.Sequence):
             return [plain(item) for item in value.items]
         return {value.kind: value.value}
+
     return plain(root)
 
 
@@ -67,10 +86,50 @@ def _theirs(dump: Path, tmp: Path, text: str):
     return json.loads(out)
 
 
-PIECES = st.sampled_from(["a", "b", "admin_variables", "mysql_users", "=", ":", ";", ",", "{", "}", "(", ")", "[", "]",
-                          " ", "\n", "\t", '"x"', '"a\\"b"', '"\\x41"', '"\\q"', '"p#w"', "1", "-2", "010", "08", "0x1F",
-                          "5L", "1.5", ".", "1e3", "true", "FALSE", "# c\n", "// c\n", "/* c\n */", '"', "$", "'",
-                          "monitor_password"])
+PIECES = st.sampled_from(
+    [
+        "a",
+        "b",
+        "admin_variables",
+        "mysql_users",
+        "=",
+        ":",
+        ";",
+        ",",
+        "{",
+        "}",
+        "(",
+        ")",
+        "[",
+        "]",
+        " ",
+        "\n",
+        "\t",
+        '"x"',
+        '"a\\"b"',
+        '"\\x41"',
+        '"\\q"',
+        '"p#w"',
+        "1",
+        "-2",
+        "010",
+        "08",
+        "0x1F",
+        "5L",
+        "1.5",
+        ".",
+        "1e3",
+        "true",
+        "FALSE",
+        "# c\n",
+        "// c\n",
+        "/* c\n */",
+        '"',
+        "$",
+        "'",
+        "monitor_password",
+    ]
+)
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])

@@ -24,14 +24,30 @@ EXPECTED_SIZES = {
 }
 
 GIB_PER_VCPU = {
-    "e2-standard": 4, "n2-standard": 4, "n2-highmem": 8, "n2d-standard": 4, "c3-standard": 4,
-    "m5": 4, "m6i": 4, "m7i": 4, "r5": 8, "r6i": 8, "c5": 2, "c6i": 2,
+    "e2-standard": 4,
+    "n2-standard": 4,
+    "n2-highmem": 8,
+    "n2d-standard": 4,
+    "c3-standard": 4,
+    "m5": 4,
+    "m6i": 4,
+    "m7i": 4,
+    "r5": 8,
+    "r6i": 8,
+    "c5": 2,
+    "c6i": 2,
 }
 
 # EC2 size suffix -> (max ENIs, IPv4 per ENI), the same for the seven families.
 ENI_LIMITS = {
-    "large": (3, 10), "xlarge": (4, 15), "2xlarge": (4, 15), "4xlarge": (8, 30),
-    "8xlarge": (8, 30), "9xlarge": (8, 30), "12xlarge": (8, 30), "16xlarge": (15, 50),
+    "large": (3, 10),
+    "xlarge": (4, 15),
+    "2xlarge": (4, 15),
+    "4xlarge": (8, 30),
+    "8xlarge": (8, 30),
+    "9xlarge": (8, 30),
+    "12xlarge": (8, 30),
+    "16xlarge": (15, 50),
 }
 
 
@@ -73,9 +89,7 @@ def test_documented_spot_values():
     assert lookup("n2-highmem-64").memory_bytes == 512 * GIB
 
 
-@pytest.mark.parametrize(
-    "absent", ["c3-standard-2", "c3-standard-88", "c5.18xlarge", "m5.24xlarge", "n2-standard-80"]
-)
+@pytest.mark.parametrize("absent", ["c3-standard-2", "c3-standard-88", "c5.18xlarge", "m5.24xlarge", "n2-standard-80"])
 def test_sizes_outside_the_range_are_absent(absent):
     with pytest.raises(InputError):
         lookup(absent)

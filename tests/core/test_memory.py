@@ -48,24 +48,36 @@ def test_group_replication_terms_by_hand():
     # page of 256 threads, allocated whole (no performance_schema_max_thread_instances)
     assert terms["performance_schema"] == 128 * MIB + 256 * 384 * KIB
     # fragmentation: 10% of every heap term (all but pool, descriptors, page cache; no gcache on GR)
-    heap = sum(v for k, v in terms.items() if k not in ("buffer_pool", "buffer_pool_descriptors", "page_cache_reserve",
-                                                         "allocator_fragmentation"))
+    heap = sum(
+        v
+        for k, v in terms.items()
+        if k not in ("buffer_pool", "buffer_pool_descriptors", "page_cache_reserve", "allocator_fragmentation")
+    )
     assert terms["allocator_fragmentation"] == -(-heap // 10)
     assert "gcache" not in terms
 
 
 def test_certification_follows_the_queue_the_config_allows():
     base = {"max_connections": "100", "replica_parallel_workers": "32"}
-    strict = {**base, "group_replication_flow_control_applier_threshold": "500",
-              "group_replication_flow_control_certifier_threshold": "500"}
+    strict = {
+        **base,
+        "group_replication_flow_control_applier_threshold": "500",
+        "group_replication_flow_control_certifier_threshold": "500",
+    }
     loose = {**base, "group_replication_flow_control_applier_threshold": "25000"}  # certifier stays 25000 too
-    reserve = {name: model(o, engine="group-replication", limit_bytes=64 * GIB, thresholds=THRESHOLDS).terms["certification_info"]
-               for name, o in (("strict", strict), ("loose", loose))}
+    reserve = {
+        name: model(o, engine="group-replication", limit_bytes=64 * GIB, thresholds=THRESHOLDS).terms["certification_info"]
+        for name, o in (("strict", strict), ("loose", loose))
+    }
     # 32 x 50 = 1600 tps; strict: 1600 x 60 + 500 + 6400 = 102,900 trx; loose: 96,000 + 25,000 + 6,400 = 127,400
     assert reserve["strict"] == 102_900 * 4096
     assert reserve["loose"] == 127_400 * 4096
-    disabled = model({**strict, "group_replication_flow_control_mode": "DISABLED"}, engine="group-replication",
-                     limit_bytes=64 * GIB, thresholds=THRESHOLDS)
+    disabled = model(
+        {**strict, "group_replication_flow_control_mode": "DISABLED"},
+        engine="group-replication",
+        limit_bytes=64 * GIB,
+        thresholds=THRESHOLDS,
+    )
     assert disabled.terms["certification_info"] == 1536 * MIB  # unbounded queue: the cap
 
 
@@ -83,8 +95,12 @@ def test_performance_schema_off_costs_nothing():
 
 def test_descriptors_follow_buf_chunk_init_per_chunk():
     # 40 GiB in 128 MiB chunks: 320 chunks x 8192 pages x 512 bytes = 320 x 4 MiB = 1280 MiB (3.125%)
-    memory = model({"innodb_buffer_pool_size": str(40 * GIB), "innodb_buffer_pool_instances": "8"}, engine="pxc",
-                   limit_bytes=64 * GIB, thresholds=THRESHOLDS)
+    memory = model(
+        {"innodb_buffer_pool_size": str(40 * GIB), "innodb_buffer_pool_instances": "8"},
+        engine="pxc",
+        limit_bytes=64 * GIB,
+        thresholds=THRESHOLDS,
+    )
     assert memory.terms["buffer_pool_descriptors"] == 1280 * MIB
 
 
@@ -116,8 +132,12 @@ def test_unreadable_size_raises_value_error():
 
 
 def test_performance_schema_slots_come_in_pages_of_256_unless_bounded():
-    base = {"max_connections": "100", "thread_handling": "pool-of-threads", "thread_pool_size": "2",
-            "thread_pool_max_threads": "103"}
+    base = {
+        "max_connections": "100",
+        "thread_handling": "pool-of-threads",
+        "thread_pool_size": "2",
+        "thread_pool_max_threads": "103",
+    }
 
     def charged(**extra):
         options = {**base, **extra}
@@ -125,8 +145,7 @@ def test_performance_schema_slots_come_in_pages_of_256_unless_bounded():
 
     # demand: 100 + 1 connections, min(103, 100 + 1 + 2) pool threads + 20 admin, 64 background threads = 288;
     # autosized (unset or -1, or anything below -1, which mysqld raises to -1): two whole pages of 256 threads
-    for autosized in ({}, {"performance_schema_max_thread_instances": "-1"},
-                      {"performance_schema_max_thread_instances": " -7 "}):
+    for autosized in ({}, {"performance_schema_max_thread_instances": "-1"}, {"performance_schema_max_thread_instances": " -7 "}):
         assert charged(**autosized) == 512 * 384 * KIB
     # bounded: the last page holds only the remainder; threads beyond are lost to instrumentation, not charged
     assert charged(performance_schema_max_thread_instances="300") == 300 * 384 * KIB

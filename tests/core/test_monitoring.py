@@ -13,13 +13,21 @@ from percona_mysql_k8s.core.errors import InputError
 from percona_mysql_k8s.core.memory import GROUP_REPLICATION, PXC
 from percona_mysql_k8s.core.units import GIB
 
-STORAGE = BackupStorage(kind=S3_COMPATIBLE, bucket="backups", endpoint_url="https://minio.example:9000",
-                        credentials_secret="minio-keys")
+STORAGE = BackupStorage(
+    kind=S3_COMPATIBLE, bucket="backups", endpoint_url="https://minio.example:9000", credentials_secret="minio-keys"
+)
 
 
 def _backup(engine: str, pitr: bool = True):
-    return backup_plan(STORAGE, engine=engine, schedule=parse_schedule("0 2 * * *"), retention_days=7, min_retention_days=7,
-                       pitr=pitr, pitr_upload_seconds=60)
+    return backup_plan(
+        STORAGE,
+        engine=engine,
+        schedule=parse_schedule("0 2 * * *"),
+        retention_days=7,
+        min_retention_days=7,
+        pitr=pitr,
+        pitr_upload_seconds=60,
+    )
 
 
 def test_backup_containers_count_in_the_total_and_come_out_of_pmms_share():
@@ -34,8 +42,16 @@ def test_backup_containers_count_in_the_total_and_come_out_of_pmms_share():
     assert plan.pmm_server.memory_bytes == without.pmm_server.memory_bytes == monitoring.PMM_SERVER_MAX.memory_bytes
     assert plan.total.memory_bytes <= node.usable_memory_bytes
     assert plan.total.cpu_millicores <= node.usable_cpu_millicores
-    parts = [plan.operator, plan.pmm_server, plan.helper, plan.helper, plan.helper, plan.sysbench,
-             plan.backup_job, plan.pitr_collector]
+    parts = [
+        plan.operator,
+        plan.pmm_server,
+        plan.helper,
+        plan.helper,
+        plan.helper,
+        plan.sysbench,
+        plan.backup_job,
+        plan.pitr_collector,
+    ]
     assert plan.total.memory_bytes == sum(p.memory_bytes for p in parts)
 
 

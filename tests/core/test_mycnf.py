@@ -85,7 +85,6 @@ def test_normalize_key():
 # ---- mysqld's option-file rules (MySQL 8.0/8.4 manual "Using Option Files", mysys/my_default.cc) -------
 
 
-
 def test_semicolon_mid_line_is_part_of_the_value():
     # ';' starts a comment only as the first non-blank character of a line: this whole tail is the value,
     # so Galera sees gcs.fc_limit=1000 (the old reader cut it at ' ;' and missed the breach).
@@ -94,21 +93,24 @@ def test_semicolon_mid_line_is_part_of_the_value():
     assert parse_provider_options(options["wsrep_provider_options"])["gcs.fc_limit"] == "1000"
 
 
-@pytest.mark.parametrize("line", ["max_connections=500 #strict", "max_connections=500#strict",
-                                  "max_connections = 500   # strict, as sizing chose"])
+@pytest.mark.parametrize(
+    "line", ["max_connections=500 #strict", "max_connections=500#strict", "max_connections = 500   # strict, as sizing chose"]
+)
 def test_hash_mid_line_starts_a_comment(line):
     assert mysqld_options(line) == {"max_connections": "500"}
 
 
 def test_hash_inside_quotes_is_kept_and_escapes_are_decoded():
-    options = mysqld_options('xa="x # y"\nxb=\'p\\\'q\'\nxc=C:\\\\dir\\sname\nxd=\\q\n')
+    options = mysqld_options("xa=\"x # y\"\nxb='p\\'q'\nxc=C:\\\\dir\\sname\nxd=\\q\n")
     # \' inside single quotes is a quote; \\ is one backslash; \s a space; unknown \q keeps the backslash.
     assert options == {"xa": "x # y", "xb": "p'q", "xc": "C:\\dir name", "xd": "\\q"}
 
 
 def test_only_the_groups_mysqld_reads_count_and_last_in_file_order_wins():
-    text = ("[mysqld]\nmax_connections=100\n[client]\nmax_connections=5\n[server]\nmax_connections=200\n"
-            "[mysqld-8.0]\nmax_connections=300\n[mysqld-8.4]\nmax_connections=400\n[mysqld_safe]\nmax_connections=7\n")
+    text = (
+        "[mysqld]\nmax_connections=100\n[client]\nmax_connections=5\n[server]\nmax_connections=200\n"
+        "[mysqld-8.0]\nmax_connections=300\n[mysqld-8.4]\nmax_connections=400\n[mysqld_safe]\nmax_connections=7\n"
+    )
     assert effective_options("pxc", text, "8.0").values() == {"max_connections": "300"}
     assert effective_options("pxc", text, "8.4").values() == {"max_connections": "400"}
     # Unknown server version: every version group may be read, the last one in the file stands.
@@ -142,16 +144,23 @@ def test_user_file_is_read_after_the_operators_auto_config():
 
 
 def test_an_include_of_an_unseen_file_is_undecided_not_good():
-    effective = effective_options("pxc", "[mysqld]\nx=1\n!include /etc/mysql/extra.cnf\n!includedir /etc/more\n!nonsense\n", "8.0")
+    effective = effective_options(
+        "pxc", "[mysqld]\nx=1\n!include /etc/mysql/extra.cnf\n!includedir /etc/more\n!nonsense\n", "8.0"
+    )
     assert [(item.line, "extra.cnf" in item.reason or "/etc/more" in item.reason) for item in effective.undecided] == [
-        (3, True), (4, True)]
+        (3, True),
+        (4, True),
+    ]
     assert effective.values() == {"x": "1"}
 
 
 def test_includes_among_known_files_are_followed_in_place():
-    files = [OptionFile("/etc/my.cnf", "[mysqld]\nx=1\n!includedir /etc/d/\nx=3\n"),
-             OptionFile("/etc/d/b.cnf", "[mysqld]\nx=2\ny=b\n"), OptionFile("/etc/d/a.cnf", "[mysqld]\ny=a\n"),
-             OptionFile("/etc/d/skip.txt", "[mysqld]\ny=txt\nz=txt\n")]
+    files = [
+        OptionFile("/etc/my.cnf", "[mysqld]\nx=1\n!includedir /etc/d/\nx=3\n"),
+        OptionFile("/etc/d/b.cnf", "[mysqld]\nx=2\ny=b\n"),
+        OptionFile("/etc/d/a.cnf", "[mysqld]\ny=a\n"),
+        OptionFile("/etc/d/skip.txt", "[mysqld]\ny=txt\nz=txt\n"),
+    ]
     effective = read_files(files, mysqld_groups("8.0"))
     # a.cnf then b.cnf (sorted), x=3 after the directive; skip.txt is not *.cnf so the directive does not
     # read it: a file given but never included is read after the others, in the order given.
@@ -161,8 +170,10 @@ def test_includes_among_known_files_are_followed_in_place():
 
 
 def test_boolean_prefixes_and_loose():
-    options = mysqld_options("plugin_load_add=semisync_source.so\nloose-skip-rpl-semi-sync-source-enabled\n"
-                             "enable-performance-schema\nskip-name-resolve\nmaximum-xbar=3\n")
+    options = mysqld_options(
+        "plugin_load_add=semisync_source.so\nloose-skip-rpl-semi-sync-source-enabled\n"
+        "enable-performance-schema\nskip-name-resolve\nmaximum-xbar=3\n"
+    )
     assert options["rpl_semi_sync_source_enabled"] == "OFF"
     assert options["performance_schema"] == "ON"
     # skip_name_resolve is not catalogued: kept as written, no option invented from it
@@ -200,8 +211,12 @@ def test_render_then_read_gives_the_same_values(options):
 
 
 def test_plugin_load_resets_and_plugin_load_add_accumulates():
-    effective = effective_options("ps", "plugin_load_add=rpl_semi_sync_source=semisync_source.so\n"
-                                        "plugin-load=a.so;b=b.so\nloose-plugin-load-add=semisync_replica.so\n", "8.4")
+    effective = effective_options(
+        "ps",
+        "plugin_load_add=rpl_semi_sync_source=semisync_source.so\n"
+        "plugin-load=a.so;b=b.so\nloose-plugin-load-add=semisync_replica.so\n",
+        "8.4",
+    )
     assert effective.plugin_libraries() == ["a.so", "b.so", "semisync_replica.so"]
 
 
@@ -213,7 +228,9 @@ def _corpus_configurations() -> list[tuple[str, str, str]]:
     for entry in json.loads(reference_path("upstream-corpus.json").read_text())["entries"]:
         props, kind = entry["props"], entry["type"]
         helm = "helm.sh" in kind
-        operator = ("pxc" if "pxc" in str(props.get("chart")) else "ps") if helm else ("pxc" if "pxc.percona.com" in kind else "ps")
+        operator = (
+            ("pxc" if "pxc" in str(props.get("chart")) else "ps") if helm else ("pxc" if "pxc.percona.com" in kind else "ps")
+        )
         root = props.get("values" if helm else "spec") or {}
         component = root.get("pxc" if operator == "pxc" else "mysql") if isinstance(root, dict) else None
         text = component.get("configuration") if isinstance(component, dict) else None
@@ -231,7 +248,11 @@ def test_every_upstream_configuration_reads_as_mysqld_reads_it():
         assert effective.undecided == [], entry_id
         by_id[entry_id] = effective.values()
     one_pod = by_id["pxc-op:e2e-tests/one-pod/conf/one-pod.yml"]
-    assert parse_provider_options(one_pod["wsrep_provider_options"]) == {"pc.weight": "10", "gcache.size": "1G", "gcache.recover": "yes"}
+    assert parse_provider_options(one_pod["wsrep_provider_options"]) == {
+        "pc.weight": "10",
+        "gcache.size": "1G",
+        "gcache.recover": "yes",
+    }
     assert one_pod["log_slave_updates"] == "ON"  # a bare name
     # Only [sst] and [xtrabackup]: nothing for mysqld.
     assert by_id["pxc-op:e2e-tests/pitr-gap-errors/conf/pitr-gap-errors.yml"] == {}

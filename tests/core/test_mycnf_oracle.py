@@ -63,12 +63,25 @@ pytestmark = pytest.mark.mariadb
 @pytest.fixture(autouse=True)
 def _the_oracle_is_installed():
     if not (Path(MARIADBD).exists() and Path(PRINT_DEFAULTS).exists()):
-        oracle_missing("the oracle is absent: apt-get install -y mariadb-server (Debian 12: mariadbd and "
-                       "my_print_defaults 10.11; scripts/galera.sh install)")
-FUZZ = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+        oracle_missing(
+            "the oracle is absent: apt-get install -y mariadb-server (Debian 12: mariadbd and "
+            "my_print_defaults 10.11; scripts/galera.sh install)"
+        )
 
-NUMBERS = ("sort_buffer_size", "join_buffer_size", "read_rnd_buffer_size", "tmp_table_size",
-           "max_heap_table_size", "net_buffer_length", "innodb_buffer_pool_size")
+
+FUZZ = settings(
+    max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+)
+
+NUMBERS = (
+    "sort_buffer_size",
+    "join_buffer_size",
+    "read_rnd_buffer_size",
+    "tmp_table_size",
+    "max_heap_table_size",
+    "net_buffer_length",
+    "innodb_buffer_pool_size",
+)
 BOOLEANS = ("innodb_adaptive_hash_index", "log_bin_trust_function_creators", "performance_schema")
 ENUMS = ("binlog_format",)
 
@@ -81,8 +94,9 @@ def _write(tmp_path: Path, text: str) -> Path:
 
 def print_defaults(tmp_path: Path, text: str) -> list[str] | None:
     """my_print_defaults' arguments for [mysqld], or None when it refuses the file."""
-    done = subprocess.run([PRINT_DEFAULTS, f"--defaults-file={_write(tmp_path, text)}", "mysqld"],
-                          capture_output=True, timeout=30)
+    done = subprocess.run(
+        [PRINT_DEFAULTS, f"--defaults-file={_write(tmp_path, text)}", "mysqld"], capture_output=True, timeout=30
+    )
     if done.returncode:
         return None
     return done.stdout.decode("utf-8", "surrogateescape").split("\n")[:-1]
@@ -90,8 +104,11 @@ def print_defaults(tmp_path: Path, text: str) -> list[str] | None:
 
 def mariadbd_values(tmp_path: Path, text: str, names) -> dict[str, str] | None:
     """The value mariadbd keeps for each of ``names`` (TRUE/FALSE for booleans), None when it refuses."""
-    done = subprocess.run([MARIADBD, f"--defaults-file={_write(tmp_path, text)}", "--help", "--verbose",
-                           "--user=mysql"], capture_output=True, timeout=60)
+    done = subprocess.run(
+        [MARIADBD, f"--defaults-file={_write(tmp_path, text)}", "--help", "--verbose", "--user=mysql"],
+        capture_output=True,
+        timeout=60,
+    )
     if done.returncode:
         return None
     if b"Parsing options for plugin" in done.stderr:
@@ -109,19 +126,35 @@ def mariadbd_values(tmp_path: Path, text: str, names) -> dict[str, str] | None:
 
 # ---- 1. my_default: lines, groups, comments, quotes, escapes, long lines ---------------------------------
 
-_value_chars = st.sampled_from(list("abcXYZ019 \t#;='\"\\.-_\x00") + ["é", "à", "\u00a0", "ʠ", "\\s", "\\t", "\\\\", "\\q", "\\\"", "\\'"])
+_value_chars = st.sampled_from(
+    list("abcXYZ019 \t#;='\"\\.-_\x00") + ["é", "à", "\u00a0", "ʠ", "\\s", "\\t", "\\\\", "\\q", '\\"', "\\'"]
+)
 _values = st.lists(_value_chars, max_size=12).map("".join)
 _names = st.sampled_from(["xa", "xb", "x-c", "x_d", "loose-xe", "skip-xf", " xg", "xh "])
 _option_lines = st.tuples(_names, st.sampled_from(["=", " = ", "= ", " ="]), _values).map("".join)
 _bare_lines = _names
 _headers = st.sampled_from(["[mysqld]", "[MySQLd]", "[mysqld]  ", "[ mysqld]", "[client]", "[mysqld] trailing", "[mysqld"])
-_others = st.sampled_from(["", "   ", "# comment", "; comment", "  # indented", "!include /nonexistent/x.cnf",
-                           "!includedir /nonexistent/dir", "! include /nonexistent/y.cnf",
-                           "!includedir", "!include", "!nonsense", "\r"])
+_others = st.sampled_from(
+    [
+        "",
+        "   ",
+        "# comment",
+        "; comment",
+        "  # indented",
+        "!include /nonexistent/x.cnf",
+        "!includedir /nonexistent/dir",
+        "! include /nonexistent/y.cnf",
+        "!includedir",
+        "!include",
+        "!nonsense",
+        "\r",
+    ]
+)
 _long = st.integers(4080, 4110).map(lambda n: "xl=" + "v" * (n - 3) + "tail=2")
 _lines = st.one_of(_option_lines, _bare_lines, _headers, _others, _long)
-_files = st.tuples(st.sampled_from(["[mysqld]\n", "", "xz=1\n"]), st.lists(_lines, max_size=10),
-                   st.sampled_from(["\n", ""])).map(lambda parts: parts[0] + "\n".join(parts[1]) + parts[2])
+_files = st.tuples(st.sampled_from(["[mysqld]\n", "", "xz=1\n"]), st.lists(_lines, max_size=10), st.sampled_from(["\n", ""])).map(
+    lambda parts: parts[0] + "\n".join(parts[1]) + parts[2]
+)
 
 
 @pytest.mark.mariadb
@@ -157,8 +190,13 @@ def _calibrated(tmp_path: Path) -> dict[str, mysqld_catalog.Option]:
         maximum = int(top[name])
         power = 1 << min(40, maximum.bit_length() - 1)
         block = power - int(mariadbd_values(tmp_path, f"[mysqld]\n{name}={power - 1}\n", [name])[name])
-        options[name] = dataclasses.replace(mysqld_catalog.BY_NAME[name], kind=kind, minimum=int(lowest[name]),
-                                            maximum=maximum, block=block if 0 < block < power else 1)
+        options[name] = dataclasses.replace(
+            mysqld_catalog.BY_NAME[name],
+            kind=kind,
+            minimum=int(lowest[name]),
+            maximum=maximum,
+            block=block if 0 < block < power else 1,
+        )
     return options
 
 
@@ -173,9 +211,12 @@ _number_values = st.one_of(
     st.tuples(st.integers(0, 2**40), st.sampled_from(["", *_SHIFTS, " ", "x", ".5"]))
     .filter(lambda pair: pair[0] << _SHIFTS.get(pair[1], 0) < 2**63)  # difference 7
     .map(lambda pair: f"{pair[0]}{pair[1]}"),
-    st.sampled_from(["0", "G", "k", "1e3", "+5", "010", "0x10", "99999999999999999999", "٣", "1 000", "'5'"]))
+    st.sampled_from(["0", "G", "k", "1e3", "+5", "010", "0x10", "99999999999999999999", "٣", "1 000", "'5'"]),
+)
 _bool_values = st.sampled_from(["ON", "off", "True", "FALSE", "1", "0", "yes", "no", "", "2", "enable", "oN"])
-_enum_values = st.sampled_from(["ROW", "row", "ro", "r", "M", "mixed", "S", "0", "1", "2", "3", "-0", "+2", "x", "ROWS", "'ROW '"])
+_enum_values = st.sampled_from(
+    ["ROW", "row", "ro", "r", "M", "mixed", "S", "0", "1", "2", "3", "-0", "+2", "x", "ROWS", "'ROW '"]
+)
 
 
 def _assignment(names, values):
@@ -183,13 +224,18 @@ def _assignment(names, values):
     # reader proves only without skip-/disable- in front (mysqld has skip_* options of its own, not all
     # catalogued): that case is in tests/core/test_mysqld_options.py.
     spelled = st.tuples(st.sampled_from(["", "", "plugin-"]), st.sampled_from(names), st.sampled_from(["_", "-"])).map(
-        lambda parts: (parts[0] if parts[1].startswith("innodb_") else "") + parts[1].replace("_", parts[2]))
+        lambda parts: (parts[0] if parts[1].startswith("innodb_") else "") + parts[1].replace("_", parts[2])
+    )
     return st.tuples(_prefixes, spelled, st.sampled_from(["", "="]), values).map(
-        lambda parts: f"{parts[0]}{parts[1]}" if parts[2] == "" and parts[0] else f"{parts[0]}{parts[1]}={parts[3]}")
+        lambda parts: f"{parts[0]}{parts[1]}" if parts[2] == "" and parts[0] else f"{parts[0]}{parts[1]}={parts[3]}"
+    )
 
 
-_assignments = st.lists(st.one_of(_assignment(NUMBERS, _number_values), _assignment(BOOLEANS, _bool_values),
-                                  _assignment(ENUMS, _enum_values)), min_size=1, max_size=6)
+_assignments = st.lists(
+    st.one_of(_assignment(NUMBERS, _number_values), _assignment(BOOLEANS, _bool_values), _assignment(ENUMS, _enum_values)),
+    min_size=1,
+    max_size=6,
+)
 
 
 @pytest.mark.mariadb
@@ -213,13 +259,16 @@ def test_my_getopt_values_match_mariadbd(tmp_path, calibrated, lines):
 
 
 @pytest.mark.mariadb
-@pytest.mark.parametrize(("line", "name", "value"), [
-    ("skip-innodb_adaptive_hash_index=0", "innodb_adaptive_hash_index", "TRUE"),  # the issue's measurements
-    ("enable-log_bin_trust_function_creators=OFF", "log_bin_trust_function_creators", "TRUE"),
-    ("innodb_buffer_pool_size=8Gi", "innodb_buffer_pool_size", "8589934592"),
-    ("max_connections=1K", "max_connections", "1024"),
-    ("binlog_format=ro", "binlog_format", "ROW"),
-])
+@pytest.mark.parametrize(
+    ("line", "name", "value"),
+    [
+        ("skip-innodb_adaptive_hash_index=0", "innodb_adaptive_hash_index", "TRUE"),  # the issue's measurements
+        ("enable-log_bin_trust_function_creators=OFF", "log_bin_trust_function_creators", "TRUE"),
+        ("innodb_buffer_pool_size=8Gi", "innodb_buffer_pool_size", "8589934592"),
+        ("max_connections=1K", "max_connections", "1024"),
+        ("binlog_format=ro", "binlog_format", "ROW"),
+    ],
+)
 def test_the_measured_readings(tmp_path, line, name, value):
     assert mariadbd_values(tmp_path, f"[mysqld]\n{line}\n", [name]) == {name: value}
     setting = read_files([OptionFile("oracle.cnf", f"[mysqld]\n{line}\n")], ["mysqld"]).settings[name]

@@ -16,15 +16,30 @@ from percona_mysql_k8s.core.mycnf_files import READ_BYTES, default_arguments, ge
 from percona_mysql_k8s.core.mysqld_catalog import BY_NAME, OPTIONS, TYPE_MAX
 from percona_mysql_k8s.core.mysqld_options import Refused, eval_num_suffix, find_type, limit, prefixed_argument, set_value
 
-CONSISTENCY = BY_NAME["group_replication_consistency"].choices  # EVENTUAL, BEFORE_ON_PRIMARY_FAILOVER, BEFORE, AFTER, BEFORE_AND_AFTER
+CONSISTENCY = BY_NAME[
+    "group_replication_consistency"
+].choices  # EVENTUAL, BEFORE_ON_PRIMARY_FAILOVER, BEFORE, AFTER, BEFORE_AND_AFTER
 
 
-@pytest.mark.parametrize(("text", "found"), [
-    ("AFTER", 4), ("after", 4), ("AFTER  ", 4), ("A", 4), ("even", 1),
-    ("BEFORE", 3),  # exact beats the two longer names it prefixes
-    ("BEFORE_", -1), ("B", -1), ("BEFORE_AND", 5),
-    ("", 0), (" AFTER", 0), ("AFTERS", 0), ("3", 0), ("ÀFTER", 0),
-])
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("AFTER", 4),
+        ("after", 4),
+        ("AFTER  ", 4),
+        ("A", 4),
+        ("even", 1),
+        ("BEFORE", 3),  # exact beats the two longer names it prefixes
+        ("BEFORE_", -1),
+        ("B", -1),
+        ("BEFORE_AND", 5),
+        ("", 0),
+        (" AFTER", 0),
+        ("AFTERS", 0),
+        ("3", 0),
+        ("ÀFTER", 0),
+    ],
+)
 def test_find_type_as_typelib_does(text, found):
     assert find_type(text, CONSISTENCY) == found
 
@@ -35,8 +50,10 @@ def test_find_type_without_prefixes_wants_the_whole_name():
     assert find_type("client", ("MYSQLD", "SERVER"), no_prefix=True) == 0
 
 
-@pytest.mark.parametrize(("argument", "value"), [("3", "AFTER"), ("0", "EVENTUAL"), ("+4", "BEFORE_AND_AFTER"),
-                                                 ("-0", "EVENTUAL"), (" 2", "BEFORE"), ("a", "AFTER")])
+@pytest.mark.parametrize(
+    ("argument", "value"),
+    [("3", "AFTER"), ("0", "EVENTUAL"), ("+4", "BEFORE_AND_AFTER"), ("-0", "EVENTUAL"), (" 2", "BEFORE"), ("a", "AFTER")],
+)
 def test_enum_takes_names_prefixes_and_decimal_indexes(argument, value):
     assert set_value(BY_NAME["group_replication_consistency"], argument).text == value
 
@@ -50,8 +67,11 @@ def test_enum_refuses_what_is_neither(argument):
 _SUFFIXES = {"k": 10, "m": 20, "g": 30, "t": 40, "p": 50, "e": 60}
 
 
-@given(st.integers(0, 2**40), st.sampled_from(sorted(_SUFFIXES) + [s.upper() for s in _SUFFIXES]),
-       st.text(alphabet="ib B#x9", max_size=3))
+@given(
+    st.integers(0, 2**40),
+    st.sampled_from(sorted(_SUFFIXES) + [s.upper() for s in _SUFFIXES]),
+    st.text(alphabet="ib B#x9", max_size=3),
+)
 def test_a_suffix_is_a_power_of_1024_and_what_follows_it_is_not_read(number, suffix, tail):
     shifted = number << _SUFFIXES[suffix.lower()]
     text = f"{number}{suffix}{tail}"
@@ -95,18 +115,40 @@ def test_an_unsigned_negative_takes_the_minimum_with_a_warning():
     assert (value.text, "negative" in value.warning) == ("1", True)
 
 
-@pytest.mark.parametrize(("prefix", "value", "argument"), [
-    ("skip", None, "0"), ("skip", "0", "1"), ("skip", "OFF", "0"), ("skip", "00", "0"),
-    ("disable", "0", "1"), ("enable", None, "1"), ("enable", "0", "0"), ("enable", "OFF", "1"), ("enable", "", "1"),
-    ("loose", "7", "7"), ("maximum", "7", "7"), (None, None, None),
-])
+@pytest.mark.parametrize(
+    ("prefix", "value", "argument"),
+    [
+        ("skip", None, "0"),
+        ("skip", "0", "1"),
+        ("skip", "OFF", "0"),
+        ("skip", "00", "0"),
+        ("disable", "0", "1"),
+        ("enable", None, "1"),
+        ("enable", "0", "0"),
+        ("enable", "OFF", "1"),
+        ("enable", "", "1"),
+        ("loose", "7", "7"),
+        ("maximum", "7", "7"),
+        (None, None, None),
+    ],
+)
 def test_prefixes_turn_the_value_into_0_or_1(prefix, value, argument):
     assert prefixed_argument(prefix, value) == argument
 
 
-@pytest.mark.parametrize(("word", "value", "warned"), [("ON", "ON", False), ("tRuE", "ON", False), ("1", "ON", False),
-                                                       ("off", "OFF", False), ("0", "OFF", False), ("yes", "OFF", True),
-                                                       ("", "OFF", True), ("2", "OFF", True)])
+@pytest.mark.parametrize(
+    ("word", "value", "warned"),
+    [
+        ("ON", "ON", False),
+        ("tRuE", "ON", False),
+        ("1", "ON", False),
+        ("off", "OFF", False),
+        ("0", "OFF", False),
+        ("yes", "OFF", True),
+        ("", "OFF", True),
+        ("2", "OFF", True),
+    ],
+)
 def test_booleans(word, value, warned):
     result = set_value(BY_NAME["ssl"], word)
     assert (result.text, result.warning is not None) == (value, warned)
@@ -134,11 +176,27 @@ def test_any_text_is_read_or_refused_with_a_named_error(text, operator):
         assert " line " in str(error) or "must be" in str(error)
 
 
-_lines = st.lists(st.one_of(
-    st.sampled_from(["[mysqld]", "[server]", "[client]", "# c", "", "!x", "skip-ssl", "ssl=0", "loose-x=1"]),
-    st.tuples(st.sampled_from(["max_connections", "sort_buffer_size", "group_replication_consistency", "ssl",
-                               "replica_parallel_workers", "slave_parallel_workers", "binlog_format", "xfoo"]),
-              st.text(alphabet="0123456789kKmMgGaAbBfFtT =#'\"", max_size=8)).map("=".join)), max_size=12)
+_lines = st.lists(
+    st.one_of(
+        st.sampled_from(["[mysqld]", "[server]", "[client]", "# c", "", "!x", "skip-ssl", "ssl=0", "loose-x=1"]),
+        st.tuples(
+            st.sampled_from(
+                [
+                    "max_connections",
+                    "sort_buffer_size",
+                    "group_replication_consistency",
+                    "ssl",
+                    "replica_parallel_workers",
+                    "slave_parallel_workers",
+                    "binlog_format",
+                    "xfoo",
+                ]
+            ),
+            st.text(alphabet="0123456789kKmMgGaAbBfFtT =#'\"", max_size=8),
+        ).map("=".join),
+    ),
+    max_size=12,
+)
 
 
 @given(_lines)
@@ -149,8 +207,16 @@ def test_generated_option_files_never_crash(lines):
         assert "line" in str(error)
 
 
-@given(st.lists(st.tuples(st.sampled_from(["replica_parallel_workers", "slave_parallel_workers", "slave-parallel-workers"]),
-                          st.integers(0, 1024)), min_size=1, max_size=6))
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["replica_parallel_workers", "slave_parallel_workers", "slave-parallel-workers"]),
+            st.integers(0, 1024),
+        ),
+        min_size=1,
+        max_size=6,
+    )
+)
 def test_an_alias_and_its_variable_are_one_setting_and_the_last_wins(assignments):
     text = "".join(f"{name}={value}\n" for name, value in assignments)
     assert mysqld_options(text)["replica_parallel_workers"] == str(assignments[-1][1])
@@ -161,12 +227,21 @@ def test_reads_are_fgets_pieces_of_at_most_4094_bytes(text):
     pieces = list(reads(text))
     assert "".join(piece for _, _, piece in pieces) == text
     assert all(len(piece) <= READ_BYTES for _, _, piece in pieces)
-    assert all(piece.endswith("\n") or len(piece) == READ_BYTES or index == len(pieces) - 1
-               for index, (_, _, piece) in enumerate(pieces))
+    assert all(
+        piece.endswith("\n") or len(piece) == READ_BYTES or index == len(pieces) - 1 for index, (_, _, piece) in enumerate(pieces)
+    )
 
 
-@pytest.mark.parametrize(("rest", "argument"), [(" /etc/a.cnf\n", "/etc/a.cnf"), ("   /etc/a.cnf  \r\n", "/etc/a.cnf"),
-                                                (" /etc/a.cnf", "/etc/a.cn"), ("\n", None), (" x", None)])
+@pytest.mark.parametrize(
+    ("rest", "argument"),
+    [
+        (" /etc/a.cnf\n", "/etc/a.cnf"),
+        ("   /etc/a.cnf  \r\n", "/etc/a.cnf"),
+        (" /etc/a.cnf", "/etc/a.cn"),
+        ("\n", None),
+        (" x", None),
+    ],
+)
 def test_include_arguments_lose_their_last_byte(rest, argument):
     assert get_argument(rest) == argument
 
@@ -206,8 +281,10 @@ def test_any_provider_string_is_parsed_or_refused(text):
         pass
 
 
-@pytest.mark.parametrize(("text", "value"), [("100", 100), ("0x64", 100), ("0144", 100), ("1k", 1024), ("2G", 2 * 2**30),
-                                             ("-1K", -1024), ("0", 0), ("1T", 2**40)])
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [("100", 100), ("0x64", 100), ("0144", 100), ("1k", 1024), ("2G", 2 * 2**30), ("-1K", -1024), ("0", 0), ("1T", 2**40)],
+)
 def test_galera_integers(text, value):
     assert galera_options.integer("gcs.fc_limit", text) == value
 

@@ -8,21 +8,24 @@ from percona_mysql_k8s.core.operator_labels import mysqld_pod_labels, proxy_pod_
 POD = {"app.kubernetes.io/instance": "shop", "app.kubernetes.io/component": "pxc", "tier": "db"}
 
 
-@pytest.mark.parametrize(("selector", "expected"), [
-    (None, True),
-    ({}, True),  # an empty selector selects every pod
-    ({"matchLabels": {"tier": "db"}}, True),
-    ({"matchLabels": {"tier": "web"}}, False),
-    ({"matchExpressions": [{"key": "tier", "operator": "In", "values": ["db", "cache"]}]}, True),
-    ({"matchExpressions": [{"key": "zone", "operator": "NotIn", "values": ["a"]}]}, True),  # absent key: NotIn holds
-    ({"matchExpressions": [{"key": "tier", "operator": "NotIn", "values": ["db"]}]}, False),
-    ({"matchExpressions": [{"key": "tier", "operator": "Exists"}]}, True),
-    ({"matchExpressions": [{"key": "tier", "operator": "DoesNotExist"}]}, False),
-    # matchLabels AND matchExpressions
-    ({"matchLabels": {"tier": "db"}, "matchExpressions": [{"key": "zone", "operator": "Exists"}]}, False),
-    ({"matchExpressions": [{"key": "tier", "operator": "Gt", "values": ["1"]}]}, False),  # not a LabelSelector operator
-    ("tier=db", False),  # a string selector is not the API's object form
-])
+@pytest.mark.parametrize(
+    ("selector", "expected"),
+    [
+        (None, True),
+        ({}, True),  # an empty selector selects every pod
+        ({"matchLabels": {"tier": "db"}}, True),
+        ({"matchLabels": {"tier": "web"}}, False),
+        ({"matchExpressions": [{"key": "tier", "operator": "In", "values": ["db", "cache"]}]}, True),
+        ({"matchExpressions": [{"key": "zone", "operator": "NotIn", "values": ["a"]}]}, True),  # absent key: NotIn holds
+        ({"matchExpressions": [{"key": "tier", "operator": "NotIn", "values": ["db"]}]}, False),
+        ({"matchExpressions": [{"key": "tier", "operator": "Exists"}]}, True),
+        ({"matchExpressions": [{"key": "tier", "operator": "DoesNotExist"}]}, False),
+        # matchLabels AND matchExpressions
+        ({"matchLabels": {"tier": "db"}, "matchExpressions": [{"key": "zone", "operator": "Exists"}]}, False),
+        ({"matchExpressions": [{"key": "tier", "operator": "Gt", "values": ["1"]}]}, False),  # not a LabelSelector operator
+        ("tier=db", False),  # a string selector is not the API's object form
+    ],
+)
 def test_selector_matches_as_apimachinery_reads_it(selector, expected):
     assert selector_matches(selector, POD) is expected
 

@@ -16,23 +16,35 @@ def _literal(credentials):
 
 
 PROXYSQL_WRITTEN = [  # (configuration, the credential ProxySQL takes in plain text, why)
-    ('mysql_variables=\n{\n  monitor_password = "monitor"\n}\n', "mysql_variables.monitor_password",
-     "blanks around '=': the entrypoint's sed matches monitor_password=\"monitor\" byte for byte, so this stays"),
+    (
+        'mysql_variables=\n{\n  monitor_password = "monitor"\n}\n',
+        "mysql_variables.monitor_password",
+        "blanks around '=': the entrypoint's sed matches monitor_password=\"monitor\" byte for byte, so this stays",
+    ),
     ('mysql_variables:\n{\n  monitor_password: "monitor";\n}\n', "mysql_variables.monitor_password", "':' is '=' to libconfig"),
-    ('admin_variables={ admin_credentials="admin:admin;radmin:r4dm1n" }', "admin_variables.admin_credentials, user admin",
-     "two pairs: \"admin:admin\" with its quotes is not in the text, so no pair is a placeholder"),
+    (
+        'admin_variables={ admin_credentials="admin:admin;radmin:r4dm1n" }',
+        "admin_variables.admin_credentials, user admin",
+        'two pairs: "admin:admin" with its quotes is not in the text, so no pair is a placeholder',
+    ),
     ('admin_variables={ stats_credentials="stats:st4ts" }', "admin_variables.stats_credentials, user stats", "stats credentials"),
     ('admin_variables={ cluster_password = "Tr0" "ub4dor" }', "admin_variables.cluster_password", "adjacent strings concatenate"),
     ('admin_variables={ cluster_password="p\\x41ss" }', "admin_variables.cluster_password", "\\x41 is an escape"),
     ('admin_variables={ cluster_password="$CLUSTER_PASSWORD" }', "admin_variables.cluster_password", "nothing expands $"),
     ('admin_variables={ cluster_password="{{ .Values.pw }}" }', "admin_variables.cluster_password", "nor {{ }}"),
     ('admin_variables={ cluster_password="pa#ss" }', "admin_variables.cluster_password", "# inside a string"),
-    ('admin_variables={ cluster_password=12345 }', "admin_variables.cluster_password", "a number is stored as its digits"),
+    ("admin_variables={ cluster_password=12345 }", "admin_variables.cluster_password", "a number is stored as its digits"),
     ('mysql_variables={ MONITOR_PASSWORD="m0n" }', "mysql_variables.MONITOR_PASSWORD", "set_variable ignores case"),
-    ('mysql_users=\n(\n  { username="app", password="s3cret", default_hostgroup=10 },\n)\n', "mysql_users[0].password, user app",
-     "a mysql_users entry, trailing comma included"),
-    ('mysql_users : ( { username = "a" ; password = "b" ; } , { username = "c" , password = "d" } )',
-     "mysql_users[0].password, user a", "':' and ';' terminators"),
+    (
+        'mysql_users=\n(\n  { username="app", password="s3cret", default_hostgroup=10 },\n)\n',
+        "mysql_users[0].password, user app",
+        "a mysql_users entry, trailing comma included",
+    ),
+    (
+        'mysql_users : ( { username = "a" ; password = "b" ; } , { username = "c" , password = "d" } )',
+        "mysql_users[0].password, user a",
+        "':' and ';' terminators",
+    ),
 ]
 
 
@@ -63,14 +75,17 @@ def test_what_proxysql_does_not_take_as_a_written_password_is_not_one(text, why)
     assert _literal(proxysql_credentials(text)) == [], why
 
 
-@pytest.mark.parametrize(("text", "line"), [
-    ('a=1\na=2\n', 2),  # a duplicate setting
-    ('admin_variables={\n cluster_password="x\n', 3),  # a string still open at the end of the file
-    ('x = 08\n', 1),  # strtoll base 0: 08 is no octal number
-    ('x = [1, "a"]\n', 1),  # an array holds one type
-    ('@include "/etc/proxysql/more.cnf"\n', 1),
-    ('x = $y\n', 1),
-])
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [
+        ("a=1\na=2\n", 2),  # a duplicate setting
+        ('admin_variables={\n cluster_password="x\n', 3),  # a string still open at the end of the file
+        ("x = 08\n", 1),  # strtoll base 0: 08 is no octal number
+        ('x = [1, "a"]\n', 1),  # an array holds one type
+        ('@include "/etc/proxysql/more.cnf"\n', 1),
+        ("x = $y\n", 1),
+    ],
+)
 def test_what_libconfig_refuses_is_unreadable_with_its_line(text, line):
     with pytest.raises(UnreadableConfiguration) as error:
         proxysql_credentials(text)
@@ -92,8 +107,11 @@ HAPROXY_WRITTEN = [
     ('listen stats\n    stats auth "admin:\\$P"\n', "stats auth, user admin", "an escaped dollar is a dollar"),
     ("listen stats\n    stats auth admin:pa\\#ss  # the real one\n", "stats auth, user admin", "\\# is not a comment"),
     ("defaults\n\tstats auth a:b\n", "stats auth, user a", "a defaults section is a proxy section"),
-    ("userlist ops\n  user alice insecure-password w0nderland groups admins\n", "userlist user alice insecure-password",
-     "a userlist password in plain text"),
+    (
+        "userlist ops\n  user alice insecure-password w0nderland groups admins\n",
+        "userlist user alice insecure-password",
+        "a userlist password in plain text",
+    ),
     ('listen s\n  stats auth "admin:{{ .Values.statsPassword }}"\n', "stats auth, user admin", "{{ }} is text to HAProxy"),
 ]
 
@@ -123,12 +141,15 @@ def test_what_haproxy_does_not_take_as_a_written_password_is_not_one(text, why):
     assert _literal(haproxy_credentials(text)) == [], why
 
 
-@pytest.mark.parametrize(("text", "line"), [
-    ('listen s\n  stats auth "admin:x\n', 2),  # unmatched quote
-    ('listen s\n  stats auth "admin:${P"\n', 2),  # unmatched brace
-    ('listen s\n  stats auth "admin:$1"\n', 2),  # a variable name starts with a letter, _ or .
-    ('listen s\n  stats auth admin:\\xZZ\n', 2),  # bad hex escape
-])
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [
+        ('listen s\n  stats auth "admin:x\n', 2),  # unmatched quote
+        ('listen s\n  stats auth "admin:${P"\n', 2),  # unmatched brace
+        ('listen s\n  stats auth "admin:$1"\n', 2),  # a variable name starts with a letter, _ or .
+        ("listen s\n  stats auth admin:\\xZZ\n", 2),  # bad hex escape
+    ],
+)
 def test_what_haproxy_refuses_is_unreadable_with_its_line(text, line):
     with pytest.raises(UnreadableConfiguration) as error:
         haproxy_credentials(text)
@@ -136,7 +157,7 @@ def test_what_haproxy_refuses_is_unreadable_with_its_line(text, line):
 
 
 def test_haproxy_words_in_other_peoples_notation():
-    words = parse_line('bind "*:3306" \'a b\' c\\ d e\\tf # comment')
+    words = parse_line("bind \"*:3306\" 'a b' c\\ d e\\tf # comment")
     assert [w.text for w in words] == ["bind", "*:3306", "a b", "c d", "e\tf"]
     cut = parse_line("stats auth a:b\rignored")  # a carriage return ends the line
     assert [w.text for w in cut] == ["stats", "auth", "a:b"]

@@ -29,38 +29,48 @@ def test_a_share_by_hand():
     assert limits_for_share("router", 100).settings == {"max_total_connections": 75, "max_idle_server_connections": 25}
 
 
-@pytest.mark.parametrize(("text", "expected"), [
-    ("global\n  maxconn 326\n", 326),
-    ("    global\n\tlog stdout format raw local0\n\tmaxconn\t326\t# per pod\n", 326),  # tabs, a comment
-    ('global\n  maxconn "326"\n', 326),  # quotes group a word
-    ("global\n  maxconn +326\n", 326),  # strtol takes a sign
-    ("global\n  maxconn 300\n  maxconn 99999\n", 300),  # a second one is an alert: the first stays
-    ("defaults\n  maxconn 100\nfrontend x\n  maxconn 50\nglobal\n  maxconn 326\n", 326),  # only global counts
-    ("global\n  log stdout\nfrontend x\n  maxconn 50\n", None),  # none in global: the descriptor limit decides
-    ("global\n  # maxconn 326\n", None),  # commented out
-    ("global\n  log 'a # b' local0\n  maxconn 7\n", 7),  # a quoted '#' is no comment
-])
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("global\n  maxconn 326\n", 326),
+        ("    global\n\tlog stdout format raw local0\n\tmaxconn\t326\t# per pod\n", 326),  # tabs, a comment
+        ('global\n  maxconn "326"\n', 326),  # quotes group a word
+        ("global\n  maxconn +326\n", 326),  # strtol takes a sign
+        ("global\n  maxconn 300\n  maxconn 99999\n", 300),  # a second one is an alert: the first stays
+        ("defaults\n  maxconn 100\nfrontend x\n  maxconn 50\nglobal\n  maxconn 326\n", 326),  # only global counts
+        ("global\n  log stdout\nfrontend x\n  maxconn 50\n", None),  # none in global: the descriptor limit decides
+        ("global\n  # maxconn 326\n", None),  # commented out
+        ("global\n  log 'a # b' local0\n  maxconn 7\n", 7),  # a quoted '#' is no comment
+    ],
+)
 def test_haproxy_reads_its_global_maxconn(text, expected):
     assert haproxy_global_maxconn(text) == expected
 
 
-@pytest.mark.parametrize("text", [
-    "global\n  maxconn 326k\n",  # strtol with trailing characters: HAProxy refuses it
-    "global\n  maxconn\n",  # no value
-    "global\n  maxconn 1 2\n",  # too many
-    "global\n  maxconn 0\n",
-    "global\n  maxconn ３２６\n",  # non-ASCII digits are no digits to HAProxy
-    "global\n  log 'unterminated\n",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "global\n  maxconn 326k\n",  # strtol with trailing characters: HAProxy refuses it
+        "global\n  maxconn\n",  # no value
+        "global\n  maxconn 1 2\n",  # too many
+        "global\n  maxconn 0\n",
+        "global\n  maxconn ３２６\n",  # non-ASCII digits are no digits to HAProxy
+        "global\n  log 'unterminated\n",
+    ],
+)
 def test_haproxy_refuses(text):
     with pytest.raises(ValueError):
         haproxy_global_maxconn(text)
 
 
 def test_router_reads_as_its_harness_does():
-    text = "; a comment\n# another\n[DEFAULT]\nMax_Total_Connections = 245\n\n[Connection_Pool]\nmax_idle_server_connections: 81\n"
-    assert router_options(text) == {"default": {"max_total_connections": "245"},
-                                    "connection_pool": {"max_idle_server_connections": "81"}}
+    text = (
+        "; a comment\n# another\n[DEFAULT]\nMax_Total_Connections = 245\n\n[Connection_Pool]\nmax_idle_server_connections: 81\n"
+    )
+    assert router_options(text) == {
+        "default": {"max_total_connections": "245"},
+        "connection_pool": {"max_idle_server_connections": "81"},
+    }
     limits = router_configured_limits(text)
     assert (limits.client_limit, limits.backend_limit) == (245, 326)
     # unset: Router's default 512 and the bootstrap's pool of 64
@@ -68,14 +78,17 @@ def test_router_reads_as_its_harness_does():
     assert router_configured_limits("[routing:rw]\nmax_connections=10\n").backend_limit == 576
 
 
-@pytest.mark.parametrize("text", [
-    "[DEFAULT]\nmax_total_connections=1\nmax_total_connections=2\n",  # already defined
-    "[logger]\nlevel=INFO\n[logger]\n",  # a section twice in one file
-    "[DEFAULT\nx=1\n",  # malformed header
-    "x=1\n",  # option before any section
-    "[DEFAULT]\nmax_total_connections\n",  # no separator
-    "[DEFAULT]\nmax_total_connections=5k\n",  # not a count
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[DEFAULT]\nmax_total_connections=1\nmax_total_connections=2\n",  # already defined
+        "[logger]\nlevel=INFO\n[logger]\n",  # a section twice in one file
+        "[DEFAULT\nx=1\n",  # malformed header
+        "x=1\n",  # option before any section
+        "[DEFAULT]\nmax_total_connections\n",  # no separator
+        "[DEFAULT]\nmax_total_connections=5k\n",  # not a count
+    ],
+)
 def test_router_refuses(text):
     with pytest.raises(ValueError):
         router_configured_limits(text)
@@ -92,8 +105,10 @@ def test_a_pod_never_opens_more_than_its_share_and_wastes_at_most_one(proxy, sha
     assert limits.client_limit >= 1
 
 
-@given(st.sampled_from([("pxc", "haproxy"), ("group-replication", "haproxy"), ("group-replication", "router")]),
-       st.integers(1, 100_000))
+@given(
+    st.sampled_from([("pxc", "haproxy"), ("group-replication", "haproxy"), ("group-replication", "router")]),
+    st.integers(1, 100_000),
+)
 def test_what_sizing_writes_is_what_the_proxy_reads(engine_proxy, share):
     engine, proxy = engine_proxy
     limits = limits_for_share(proxy, share)

@@ -74,17 +74,20 @@ def test_what_parse_quantity_refuses_is_refused(text, why):
             parse_quantity(text, schema)
 
 
-@pytest.mark.parametrize(("text", "builtin"), [
-    (" 1Gi", 2**30),  # UnmarshalJSON trims Go's unicode.IsSpace
-    ("1Gi ", 2**30),
-    ("\u00a01Gi", 2**30),  # NBSP is a space to Go, and the JSON encoder leaves it as it is
-    ("\u30001Gi", 2**30),  # so is the ideographic space
-    ("\x851Gi", 2**30),  # and NEL
-    ("-", 0),  # a bare sign is zero to ParseQuantity; the pattern wants a digit
-    (".", 0),
-    ("Gi", 0),  # no digits at all: the numerator defaults to "0"
-    ("e3", 0),
-])
+@pytest.mark.parametrize(
+    ("text", "builtin"),
+    [
+        (" 1Gi", 2**30),  # UnmarshalJSON trims Go's unicode.IsSpace
+        ("1Gi ", 2**30),
+        ("\u00a01Gi", 2**30),  # NBSP is a space to Go, and the JSON encoder leaves it as it is
+        ("\u30001Gi", 2**30),  # so is the ideographic space
+        ("\x851Gi", 2**30),  # and NEL
+        ("-", 0),  # a bare sign is zero to ParseQuantity; the pattern wants a digit
+        (".", 0),
+        ("Gi", 0),  # no digits at all: the numerator defaults to "0"
+        ("e3", 0),
+    ],
+)
 def test_a_custom_resource_refuses_what_a_pod_takes(text, builtin):
     assert memory_to_bytes(text, Schema.BUILTIN) == builtin
     with pytest.raises(QuantityError, match="pattern"):
@@ -140,13 +143,20 @@ def test_every_text_is_read_or_refused_never_crashes(text):
 
 def _oracle(tmp_path_factory) -> Path:
     go = shutil.which("go")
-    reason = ("the Go differential needs Go and k8s.io/apimachinery v0.36.3 in the module cache "
-              f"(cd {GO_ORACLE} && go mod download)")
+    reason = (
+        f"the Go differential needs Go and k8s.io/apimachinery v0.36.3 in the module cache (cd {GO_ORACLE} && go mod download)"
+    )
     if go is None:
         oracle_missing(reason)
     binary = tmp_path_factory.mktemp("go-quantity") / "oracle"
-    built = subprocess.run([go, "build", "-o", str(binary), "."], cwd=GO_ORACLE, capture_output=True, text=True,
-                           env={**_go_env(), "GOFLAGS": "-mod=mod", "GOPROXY": "off"}, timeout=600)
+    built = subprocess.run(
+        [go, "build", "-o", str(binary), "."],
+        cwd=GO_ORACLE,
+        capture_output=True,
+        text=True,
+        env={**_go_env(), "GOFLAGS": "-mod=mod", "GOPROXY": "off"},
+        timeout=600,
+    )
     if built.returncode != 0:
         oracle_missing(f"{reason}: {built.stderr.strip()[:200]}")
     return binary
@@ -164,8 +174,9 @@ def oracle(tmp_path_factory) -> Path:
 
 
 def _owner_reads(oracle: Path, texts: list[str]) -> list[Decimal | None]:
-    answer = subprocess.run([str(oracle)], input="".join(json.dumps(t) + "\n" for t in texts), capture_output=True,
-                            text=True, timeout=120, check=True).stdout.splitlines()
+    answer = subprocess.run(
+        [str(oracle)], input="".join(json.dumps(t) + "\n" for t in texts), capture_output=True, text=True, timeout=120, check=True
+    ).stdout.splitlines()
     amounts: list[Decimal | None] = []
     for line in answer:
         if line == "ERR":

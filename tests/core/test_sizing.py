@@ -29,7 +29,10 @@ def test_pxc_member_split_by_hand():
     assert c["haproxy"].memory_bytes == 128 * MIB
     # mysqld limit: 8 GiB - 2 x 237.5 MB - 2 x 100 MB - 64 MiB - 128 MiB = 7,713,608,000 B -> 7356 MiB
     assert c["mysqld"].memory_bytes == 7356 * MIB
-    assert result.pods == {"mysqld": ("mysqld", "pmm-client", "logs", "logrotate"), "proxy": ("haproxy", "pxc-monit", "pmm-client")}
+    assert result.pods == {
+        "mysqld": ("mysqld", "pmm-client", "logs", "logrotate"),
+        "proxy": ("haproxy", "pxc-monit", "pmm-client"),
+    }
 
 
 def test_pxc_mysqld_terms_by_hand():
@@ -76,8 +79,11 @@ def test_pxc_mysqld_terms_by_hand():
 
 
 def test_without_the_thread_pool_every_connection_is_a_thread_that_may_run():
-    result = size(SizingInput(engine="pxc", cpu_millicores=4000, memory_bytes=8 * GIB, load="light-oltp",
-                              connections=100, thread_pool=False))
+    result = size(
+        SizingInput(
+            engine="pxc", cpu_millicores=4000, memory_bytes=8 * GIB, load="light-oltp", connections=100, thread_pool=False
+        )
+    )
     terms = result.memory.terms
     assert "thread_handling" not in result.mysqld  # mysqld's default, one thread per connection
     # idle: 160 KiB of session per connection; active: all 100 with 1536 KiB of buffers; a thread each
@@ -106,13 +112,18 @@ def test_pxc_flow_control_by_hand():
 
 
 def test_group_replication_settings():
-    result = size(SizingInput(engine="group-replication", cpu_millicores=16000, memory_bytes=64 * GIB, load="heavy-oltp", connections=500))
+    result = size(
+        SizingInput(engine="group-replication", cpu_millicores=16000, memory_bytes=64 * GIB, load="heavy-oltp", connections=500)
+    )
     m = result.mysqld
     assert m["loose_group_replication_flow_control_mode"] == "QUOTA"  # F1
     assert m["loose_group_replication_flow_control_applier_threshold"] == "500"  # F2 strict value
     assert m["loose_group_replication_flow_control_certifier_threshold"] == "500"  # F3 equal
-    assert (m["loose_group_replication_flow_control_min_quota"], m["loose_group_replication_flow_control_hold_percent"],
-            m["loose_group_replication_flow_control_release_percent"]) == ("0", "100", "5")  # F4
+    assert (
+        m["loose_group_replication_flow_control_min_quota"],
+        m["loose_group_replication_flow_control_hold_percent"],
+        m["loose_group_replication_flow_control_release_percent"],
+    ) == ("0", "100", "5")  # F4
     workers = int(m["replica_parallel_workers"])
     assert workers == int(result.mysqld_cpu_millicores / 1000 * 2.5)  # F6
     assert m["loose_group_replication_message_cache_size"] == str(GIB)  # limit > 16 GiB: the 1 GiB default
@@ -204,8 +215,14 @@ def test_a_one_core_two_gib_member_is_answered():
     # for mysqld + HAProxy at max(10% of mysqld, 100m / 2): 550m + 60m.
     result = size(SizingInput(engine="pxc", cpu_millicores=1000, memory_bytes=2 * GIB, load="light-oltp"))
     c = result.containers
-    assert [c[name].cpu_millicores for name in ("pmm-client", "logs", "logrotate", "pxc-monit", "mysqld", "haproxy")] == \
-        [80, 100, 100, 30, 550, 60]
+    assert [c[name].cpu_millicores for name in ("pmm-client", "logs", "logrotate", "pxc-monit", "mysqld", "haproxy")] == [
+        80,
+        100,
+        100,
+        30,
+        550,
+        60,
+    ]
     assert result.memory.fits and result.memory.buffer_pool_rounded >= 5 * MIB
     # The floor on 2 GiB (1 GiB) is out of reach beside the sidecars, and so is half the 1337 MiB mysqld
     # limit: at the fewest connections (23) the fixed terms alone take 300 MiB of server overhead,
@@ -217,8 +234,9 @@ def test_a_one_core_two_gib_member_is_answered():
     assert result.connections == 23
     assert result.mysqld["thread_pool_max_threads"] == "25" and result.memory.connections.active == 4
     assert 0.35 * result.mysqld_memory_bytes < result.memory.buffer_pool_rounded < 0.5 * result.mysqld_memory_bytes
-    assert any("cannot keep 50% of its budget" in note and "even the fewest (23) leave the pool 37%" in note
-               for note in result.notes)
+    assert any(
+        "cannot keep 50% of its budget" in note and "even the fewest (23) leave the pool 37%" in note for note in result.notes
+    )
 
 
 def test_the_refusal_names_the_nearest_input_that_runs():
@@ -292,8 +310,13 @@ def test_node_sizing_leaves_the_daemonsets_and_the_margin(node_type, provider, e
     assert member.cpu_millicores + node.daemonset_cpu_millicores + node.margin_cpu_millicores <= node.allocatable_cpu_millicores
     assert member.memory_bytes + node.daemonset_memory_bytes + node.margin_memory_bytes <= node.allocatable_memory_bytes
     # the margin is really left: at least 2% of the allocatable is unrequested
-    assert node.allocatable_cpu_millicores - member.cpu_millicores - node.daemonset_cpu_millicores >= node.allocatable_cpu_millicores * 0.02
-    assert node.allocatable_memory_bytes - member.memory_bytes - node.daemonset_memory_bytes >= node.allocatable_memory_bytes * 0.02
+    assert (
+        node.allocatable_cpu_millicores - member.cpu_millicores - node.daemonset_cpu_millicores
+        >= node.allocatable_cpu_millicores * 0.02
+    )
+    assert (
+        node.allocatable_memory_bytes - member.memory_bytes - node.daemonset_memory_bytes >= node.allocatable_memory_bytes * 0.02
+    )
 
 
 def test_r6i_8xlarge_terms_the_issue_names():
@@ -343,7 +366,10 @@ def test_the_package_keeps_every_name_the_single_module_exported():
     assert all(hasattr(sizing, name) for name in sizing.__all__)
     assert {"SizingInput", "SizingResult", "size", "validate", "CLUSTER_SIZES", "DEFAULT_DISK_IOPS"} <= set(sizing.__all__)
     assert (sizing.MAX_CONNECTIONS_LIMIT, sizing.GALERA_MAX_APPLIERS, sizing.MAX_REPLICA_WORKERS) == (
-        rules.MYSQLD_MAX_CONNECTIONS, rules.MAX_WSREP_APPLIER_THREADS, rules.MAX_REPLICA_PARALLEL_WORKERS)
+        rules.MYSQLD_MAX_CONNECTIONS,
+        rules.MAX_WSREP_APPLIER_THREADS,
+        rules.MAX_REPLICA_PARALLEL_WORKERS,
+    )
     assert (sizing.MIN_BUFFER_POOL, sizing.BUFFER_MINIMUMS["sort_buffer_size"]) == (5 * MIB, 32 * 1024)
 
 

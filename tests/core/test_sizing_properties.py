@@ -195,7 +195,9 @@ def test_derived_connections_give_up_the_buffer_pool_share_only_where_the_fewest
         assert costs.active == min(result.connections + 1, 4 * int(result.mysqld["thread_pool_size"]))
     if result.memory.buffer_pool_rounded < t["derived_min_buffer_pool_share"] * result.mysqld_memory_bytes:
         fewest = _sized(replace(inp, connections=fewest_connections(inp.proxy, inp.cluster_size, t)))
-        assert fewest is None or fewest.memory.buffer_pool_rounded < t["derived_min_buffer_pool_share"] * fewest.mysqld_memory_bytes
+        assert (
+            fewest is None or fewest.memory.buffer_pool_rounded < t["derived_min_buffer_pool_share"] * fewest.mysqld_memory_bytes
+        )
 
 
 @settings(max_examples=200, deadline=None)
@@ -213,8 +215,15 @@ def test_more_memory_never_gives_a_smaller_buffer_pool(inp, extra):
 @given(inputs())
 def test_group_replication_gets_a_smaller_buffer_pool_than_pxc(inp):
     # Same budget and connections, HAProxy, no PXC-only sidecars: only M4/M5 differ (and gcache, far smaller).
-    common = dict(cpu_millicores=inp.cpu_millicores, memory_bytes=inp.memory_bytes, load=inp.load, pmm=inp.pmm,
-                  connections=inp.connections or 100, mysql_version=inp.mysql_version, proxy="haproxy")
+    common = dict(
+        cpu_millicores=inp.cpu_millicores,
+        memory_bytes=inp.memory_bytes,
+        load=inp.load,
+        pmm=inp.pmm,
+        connections=inp.connections or 100,
+        mysql_version=inp.mysql_version,
+        proxy="haproxy",
+    )
     pxc = _sized(SizingInput(engine="pxc", log_collector=False, **common))
     group = _sized(SizingInput(engine="group-replication", **common))
     assume(pxc is not None and group is not None)
@@ -231,7 +240,9 @@ def test_certification_reserve_within_floor_and_cap(inp):
     t = result.thresholds
     assert t["certification_min_bytes"] <= reserve <= t["certification_max_bytes"]  # M5
     # and never below what one GC period at the apply rate plus the queue bound needs, unless capped
-    needed = (result.apply_rate_tps * t["certification_gc_period_seconds"] + result.queue_bound) * t["certification_bytes_per_transaction"]
+    needed = (result.apply_rate_tps * t["certification_gc_period_seconds"] + result.queue_bound) * t[
+        "certification_bytes_per_transaction"
+    ]
     assert reserve >= min(needed, t["certification_max_bytes"])
 
 
@@ -267,8 +278,14 @@ def _threshold_values(threshold):
         low = low + 1 if threshold.exclusive_minimum else low
         high = high - 1 if threshold.exclusive_maximum else high
         return st.integers(int(low), int(high))
-    return st.floats(low, high, exclude_min=threshold.exclusive_minimum, exclude_max=threshold.exclusive_maximum,
-                     allow_nan=False, allow_infinity=False)
+    return st.floats(
+        low,
+        high,
+        exclude_min=threshold.exclusive_minimum,
+        exclude_max=threshold.exclusive_maximum,
+        allow_nan=False,
+        allow_infinity=False,
+    )
 
 
 SIZING_THRESHOLDS = sorted(name for name in THRESHOLDS if name not in ("min_proxy_pods", "min_backup_retention_days"))

@@ -34,7 +34,7 @@ def _tokens(text: str) -> list[tuple[str, Any]]:
     while pos < len(text):
         match = _TOKEN.match(text, pos)
         if not match or match.end() == pos:
-            raise Unsupported(f"cannot read {text[pos:pos + 20]!r}")
+            raise Unsupported(f"cannot read {text[pos : pos + 20]!r}")
         number, single, double, op, ident = match.groups()
         if number is not None:
             out.append(("num", int(number)))

@@ -45,7 +45,11 @@ def strict(node: Any) -> Any:
 
     def close(item: Any) -> None:
         if isinstance(item, dict):
-            if "properties" in item and "additionalProperties" not in item and not item.get("x-kubernetes-preserve-unknown-fields"):
+            if (
+                "properties" in item
+                and "additionalProperties" not in item
+                and not item.get("x-kubernetes-preserve-unknown-fields")
+            ):
                 item["additionalProperties"] = False
             for value in item.values():
                 close(value)

@@ -32,8 +32,9 @@ def collect(program: Callable[[], object], *, stack: str = "test", project: str 
 def target(database: PoolShape, monitoring: PoolShape, kind: str = "gke", ready: Sequence[pulumi.Resource] = ()) -> ClusterTarget:
     """A ClusterTarget built by hand (call inside ``collect``)."""
     provider = k8s.Provider("k8s", kubeconfig="{}")
-    return ClusterTarget(name="test", kind=kind, provider=provider, database_pool=database, monitoring_pool=monitoring,
-                         ready=tuple(ready))
+    return ClusterTarget(
+        name="test", kind=kind, provider=provider, database_pool=database, monitoring_pool=monitoring, ready=tuple(ready)
+    )
 
 
 def by_type(registrations: list[Registration], type_: str) -> list[Registration]:

@@ -25,8 +25,12 @@ def selects(selector: Mapping | None, labels: Mapping[str, str]) -> bool:
         return False
     for expression in selector.get("matchExpressions") or []:
         key, operator, values = expression["key"], expression["operator"], expression.get("values") or []
-        ok = {"In": key in labels and labels[key] in values, "NotIn": key not in labels or labels[key] not in values,
-              "Exists": key in labels, "DoesNotExist": key not in labels}[operator]
+        ok = {
+            "In": key in labels and labels[key] in values,
+            "NotIn": key not in labels or labels[key] not in values,
+            "Exists": key in labels,
+            "DoesNotExist": key not in labels,
+        }[operator]
         if not ok:
             return False
     return True
@@ -48,13 +52,18 @@ def _port(ports: Sequence[Mapping] | None, port: int) -> bool:
 
 
 def allowed(policies: Sequence[Mapping], source: Pod, destination: Pod, port: int) -> bool:
-    selecting = [p for p in policies if p["metadata"]["namespace"] == destination.namespace
-                 and "Ingress" in p["spec"].get("policyTypes", ["Ingress"])
-                 and selects(p["spec"]["podSelector"], destination.labels)]
+    selecting = [
+        p
+        for p in policies
+        if p["metadata"]["namespace"] == destination.namespace
+        and "Ingress" in p["spec"].get("policyTypes", ["Ingress"])
+        and selects(p["spec"]["podSelector"], destination.labels)
+    ]
     if not selecting:
         return True
     return any(
         (not rule.get("from") or any(_peer(peer, source, p["metadata"]["namespace"]) for peer in rule["from"]))
         and _port(rule.get("ports"), port)
-        for p in selecting for rule in p["spec"].get("ingress") or []
+        for p in selecting
+        for rule in p["spec"].get("ingress") or []
     )

@@ -23,12 +23,26 @@ def test_bucket_names_both_clouds_accept(name, kind):
     assert bb.check_bucket_name(name, kind) == name
 
 
-@pytest.mark.parametrize(("name", "kind"), [
-    ("ab", S3), ("a" * 64, GCS), ("Perf-Backups", S3), ("perf.backups", GCS), ("perf_backups", GCS),
-    ("-perf", S3), ("perf-", GCS), ("", S3), (None, GCS),
-    ("my-google-backups", GCS), ("goog-backups", GCS),  # GCS naming rules
-    ("xn--backups", S3), ("sthree-backups", S3), ("backups-s3alias", S3), ("backups--ol-s3", S3),  # S3 reserved
-])
+@pytest.mark.parametrize(
+    ("name", "kind"),
+    [
+        ("ab", S3),
+        ("a" * 64, GCS),
+        ("Perf-Backups", S3),
+        ("perf.backups", GCS),
+        ("perf_backups", GCS),
+        ("-perf", S3),
+        ("perf-", GCS),
+        ("", S3),
+        (None, GCS),
+        ("my-google-backups", GCS),
+        ("goog-backups", GCS),  # GCS naming rules
+        ("xn--backups", S3),
+        ("sthree-backups", S3),
+        ("backups-s3alias", S3),
+        ("backups--ol-s3", S3),  # S3 reserved
+    ],
+)
 def test_bad_bucket_names_name_the_key_and_r1(name, kind):
     with pytest.raises(InputError) as error:
         bb.check_bucket_name(name, kind)
@@ -40,23 +54,29 @@ def test_names_reserved_by_one_cloud_only_pass_the_other():
     assert bb.check_bucket_name("my-google-backups", S3_COMPATIBLE) == "my-google-backups"
 
 
-@pytest.mark.parametrize(("key", "kind"), [
-    ("arn:aws:kms:eu-west-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab", S3),
-    ("arn:aws-us-gov:kms:us-gov-west-1:123456789012:key/mrk-1234", S3),
-    ("projects/p1/locations/europe-west1/keyRings/backups/cryptoKeys/db", GCS),
-    ("", S3),
-])
+@pytest.mark.parametrize(
+    ("key", "kind"),
+    [
+        ("arn:aws:kms:eu-west-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab", S3),
+        ("arn:aws-us-gov:kms:us-gov-west-1:123456789012:key/mrk-1234", S3),
+        ("projects/p1/locations/europe-west1/keyRings/backups/cryptoKeys/db", GCS),
+        ("", S3),
+    ],
+)
 def test_kms_keys_in_their_cloud_form(key, kind):
     assert bb.check_kms_key(key, kind) == key
 
 
-@pytest.mark.parametrize(("key", "kind"), [
-    ("arn:aws:kms:eu-west-1:123456789012:alias/backups", S3),  # an alias cannot be named in the IAM policy
-    ("1234abcd-12ab-34cd-56ef-1234567890ab", S3),
-    ("projects/p1/locations/europe-west1/keyRings/backups/cryptoKeys/db", S3),
-    ("arn:aws:kms:eu-west-1:123456789012:key/abc", GCS),
-    ("projects/p1/keyRings/backups/cryptoKeys/db", GCS),
-])
+@pytest.mark.parametrize(
+    ("key", "kind"),
+    [
+        ("arn:aws:kms:eu-west-1:123456789012:alias/backups", S3),  # an alias cannot be named in the IAM policy
+        ("1234abcd-12ab-34cd-56ef-1234567890ab", S3),
+        ("projects/p1/locations/europe-west1/keyRings/backups/cryptoKeys/db", S3),
+        ("arn:aws:kms:eu-west-1:123456789012:key/abc", GCS),
+        ("projects/p1/keyRings/backups/cryptoKeys/db", GCS),
+    ],
+)
 def test_bad_kms_keys_name_the_key(key, kind):
     with pytest.raises(InputError) as error:
         bb.check_kms_key(key, kind)
@@ -100,9 +120,17 @@ def test_secret_keys_are_the_ones_each_operator_reads():
     assert bb.credentials_keys(S3, "group-replication") == ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY")
     assert bb.credentials_keys(GCS, "pxc") == ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY")
     assert bb.credentials_keys(GCS, "group-replication") == (
-        "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "ACCESS_KEY_ID", "SECRET_ACCESS_KEY")
+        "AWS_ACCESS_KEY_ID",
+        "AWS_SECRET_ACCESS_KEY",
+        "ACCESS_KEY_ID",
+        "SECRET_ACCESS_KEY",
+    )
     assert bb.credentials_data(GCS, "group-replication", "id1", "s1") == {
-        "AWS_ACCESS_KEY_ID": "id1", "AWS_SECRET_ACCESS_KEY": "s1", "ACCESS_KEY_ID": "id1", "SECRET_ACCESS_KEY": "s1"}
+        "AWS_ACCESS_KEY_ID": "id1",
+        "AWS_SECRET_ACCESS_KEY": "s1",
+        "ACCESS_KEY_ID": "id1",
+        "SECRET_ACCESS_KEY": "s1",
+    }
     with pytest.raises(InputError) as error:
         bb.credentials_keys(S3, "mariadb")
     assert error.value.key == "engine"
@@ -143,16 +171,19 @@ def test_secret_name_is_the_clusters():
     assert bb.credentials_secret_name("db") == "db-backup-storage"
 
 
-@pytest.mark.parametrize(("schedule", "keep", "days"), [
-    # daily, keep 8: right before the 9th run the oldest of the 8 kept is 8 days old; + 1 day margin
-    ("0 3 * * *", 8, 9),
-    # weekly, keep 2: the oldest reaches back 2 weeks = 14 days; + 1
-    ("0 3 * * 0", 2, 15),
-    # every 6 hours, keep 28: 28 gaps of 6 h = 7 days; + 1
-    ("0 */6 * * *", 28, 8),
-    # weekdays at 03:00, keep 5: the longest 5 gaps hold a weekend (Thu, Fri->Mon 3 days, Tue, Wed, Thu) = 7 days; + 1
-    ("0 3 * * 1-5", 5, 8),
-])
+@pytest.mark.parametrize(
+    ("schedule", "keep", "days"),
+    [
+        # daily, keep 8: right before the 9th run the oldest of the 8 kept is 8 days old; + 1 day margin
+        ("0 3 * * *", 8, 9),
+        # weekly, keep 2: the oldest reaches back 2 weeks = 14 days; + 1
+        ("0 3 * * 0", 2, 15),
+        # every 6 hours, keep 28: 28 gaps of 6 h = 7 days; + 1
+        ("0 */6 * * *", 28, 8),
+        # weekdays at 03:00, keep 5: the longest 5 gaps hold a weekend (Thu, Fri->Mon 3 days, Tue, Wed, Thu) = 7 days; + 1
+        ("0 3 * * 1-5", 5, 8),
+    ],
+)
 def test_binlog_expiry_covers_the_oldest_kept_backup(schedule, keep, days):
     assert bb.binlog_expiry_days(parse_schedule(schedule), keep) == days
 

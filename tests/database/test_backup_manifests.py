@@ -64,8 +64,14 @@ def test_pxc_backup_storage_schedule_retention_and_pitr():
     assert storage["nodeSelector"] == dict(monitoring.placement().node_selector)
     assert "tolerations" not in storage  # the monitoring pool of gke_pools has no taint
     assert _pair(storage["resources"]) == (BACKUP_JOB.cpu_millicores, BACKUP_JOB.memory_bytes)
-    assert backup["schedule"] == [{"name": "daily", "schedule": "0 3 * * *", "storageName": STORAGE_NAME,
-                                   "retention": {"type": "count", "count": 8, "deleteFromStorage": True}}]
+    assert backup["schedule"] == [
+        {
+            "name": "daily",
+            "schedule": "0 3 * * *",
+            "storageName": STORAGE_NAME,
+            "retention": {"type": "count", "count": 8, "deleteFromStorage": True},
+        }
+    ]
     assert "keep" not in backup["schedule"][0]  # deprecated in 1.19 (pxc_types.go)
     pitr = backup["pitr"]
     assert pitr["enabled"] is True and pitr["storageName"] == STORAGE_NAME and pitr["timeBetweenUploads"] == 60
@@ -87,17 +93,29 @@ def test_ps_backup_gcs_storage_keep_full_and_binlog_server():
     assert _pair(backup["resources"]) == (sidecar.cpu_millicores, sidecar.memory_bytes)
     storage = backup["storages"][STORAGE_NAME]
     assert storage["type"] == "gcs"
-    assert storage["gcs"] == {"bucket": "acme-db-backups", "prefix": "db1", "credentialsSecret": "db1-backup-hmac",
-                              "endpointUrl": GCS_ENDPOINT}
+    assert storage["gcs"] == {
+        "bucket": "acme-db-backups",
+        "prefix": "db1",
+        "credentialsSecret": "db1-backup-hmac",
+        "endpointUrl": GCS_ENDPOINT,
+    }
     assert _pair(storage["resources"]) == (BACKUP_JOB.cpu_millicores, BACKUP_JOB.memory_bytes)
     assert storage["nodeSelector"] == dict(monitoring.placement().node_selector)
-    assert backup["schedule"] == [{"name": "daily", "schedule": "0 3 * * *", "keep": 8, "storageName": STORAGE_NAME, "type": "full"}]
+    assert backup["schedule"] == [
+        {"name": "daily", "schedule": "0 3 * * *", "keep": 8, "storageName": STORAGE_NAME, "type": "full"}
+    ]
     server = backup["pitr"]["binlogServer"]
     assert backup["pitr"]["enabled"] is True
     assert server["image"] == versions.BINLOG_SERVER_IMAGE and server["size"] == 1
     # S3 only (config.go s3URI): GCS through its XML API with the same HMAC keys
-    assert server["storage"] == {"s3": {"bucket": "acme-db-backups", "prefix": "db1/binlogs", "credentialsSecret": "db1-backup-hmac",
-                                        "endpointUrl": GCS_ENDPOINT}}
+    assert server["storage"] == {
+        "s3": {
+            "bucket": "acme-db-backups",
+            "prefix": "db1/binlogs",
+            "credentialsSecret": "db1-backup-hmac",
+            "endpointUrl": GCS_ENDPOINT,
+        }
+    }
     assert server["checkpointInterval"] == "60s"
     assert _pair(server["resources"]) == (COLLECTOR.cpu_millicores, COLLECTOR.memory_bytes)
     assert server["nodeSelector"] == dict(monitoring.placement().node_selector)
@@ -178,13 +196,16 @@ def test_ps_refuses_a_storage_without_credentials_secret():
     assert (caught.value.key, caught.value.rule) == ("backup", "R4")
 
 
-@pytest.mark.parametrize("storage,match", [
-    (BackupStorage(kind="s3", bucket="", credentials_secret="k"), "no bucket"),
-    (BackupStorage(kind="s3-compatible", bucket="b", credentials_secret="k"), "endpoint"),
-    (BackupStorage(kind="s3", bucket="b", region="eu-west-1", credentials_secret="Bad_Name"), "Secret name"),
-    (BackupStorage(kind="s3", bucket="b", credentials_secret="k"), "region"),  # s3.amazonaws.com would mean us-east-1
-    (BackupStorage(kind="azure", bucket="b", credentials_secret="k"), "storage kind"),
-])
+@pytest.mark.parametrize(
+    "storage,match",
+    [
+        (BackupStorage(kind="s3", bucket="", credentials_secret="k"), "no bucket"),
+        (BackupStorage(kind="s3-compatible", bucket="b", credentials_secret="k"), "endpoint"),
+        (BackupStorage(kind="s3", bucket="b", region="eu-west-1", credentials_secret="Bad_Name"), "Secret name"),
+        (BackupStorage(kind="s3", bucket="b", credentials_secret="k"), "region"),  # s3.amazonaws.com would mean us-east-1
+        (BackupStorage(kind="azure", bucket="b", credentials_secret="k"), "storage kind"),
+    ],
+)
 def test_incomplete_storages_are_refused(storage, match):
     spec = DatabaseSpec(name="db1", namespace="mysql", engine="pxc", backup=True)
     with pytest.raises(InputError, match=match) as caught:
@@ -218,27 +239,41 @@ def assert_valid_restore(obj: dict, engine: str) -> None:
 @pytest.mark.parametrize("engine", ["pxc", "group-replication"])
 @pytest.mark.parametrize("when", [None, "2026-11-23 10:15:00"])
 def test_restore_objects_validate_against_the_restore_crds(engine, when):
-    obj = restore_manifest(engine, "db1", "mysql", name="restore-1", backup_name="cron-db1-offsite-2026112303", point_in_time=when)
+    obj = restore_manifest(
+        engine, "db1", "mysql", name="restore-1", backup_name="cron-db1-offsite-2026112303", point_in_time=when
+    )
     assert_valid_restore(obj, engine)
 
 
 def test_pxc_restore_fields():
     named = restore_manifest("pxc", "db1", "mysql", name="r1", backup_name="b1")
-    assert named == {"apiVersion": "pxc.percona.com/v1", "kind": "PerconaXtraDBClusterRestore",
-                     "metadata": {"name": "r1", "namespace": "mysql"}, "spec": {"pxcCluster": "db1", "backupName": "b1"}}
+    assert named == {
+        "apiVersion": "pxc.percona.com/v1",
+        "kind": "PerconaXtraDBClusterRestore",
+        "metadata": {"name": "r1", "namespace": "mysql"},
+        "spec": {"pxcCluster": "db1", "backupName": "b1"},
+    }
     timed = restore_manifest("pxc", "db1", "mysql", name="r1", backup_name="b1", point_in_time="2026-11-23 10:15:00")
     assert timed["spec"]["pitr"] == {"type": "date", "date": "2026-11-23 10:15:00", "backupSource": {"storageName": STORAGE_NAME}}
-    other = restore_manifest("pxc", "db1", "mysql", name="r1", backup_name="b1", point_in_time="2026-11-23 10:15:00", storage=S3_STORAGE)
-    assert other["spec"]["pitr"]["backupSource"] == {"s3": {"bucket": "acme-db-backups/db1", "credentialsSecret": "db1-backup-s3",
-                                                            "region": "eu-west-1"}}
+    other = restore_manifest(
+        "pxc", "db1", "mysql", name="r1", backup_name="b1", point_in_time="2026-11-23 10:15:00", storage=S3_STORAGE
+    )
+    assert other["spec"]["pitr"]["backupSource"] == {
+        "s3": {"bucket": "acme-db-backups/db1", "credentialsSecret": "db1-backup-s3", "region": "eu-west-1"}
+    }
     assert_valid_restore(other, "pxc")
 
 
 def test_ps_restore_fields():
-    timed = restore_manifest("group-replication", "db1", "mysql", name="r1", backup_name="b1", point_in_time="2026-11-23 10:15:00")
-    assert timed == {"apiVersion": "ps.percona.com/v1", "kind": "PerconaServerMySQLRestore",
-                     "metadata": {"name": "r1", "namespace": "mysql"},
-                     "spec": {"clusterName": "db1", "backupName": "b1", "pitr": {"type": "date", "date": "2026-11-23 10:15:00"}}}
+    timed = restore_manifest(
+        "group-replication", "db1", "mysql", name="r1", backup_name="b1", point_in_time="2026-11-23 10:15:00"
+    )
+    assert timed == {
+        "apiVersion": "ps.percona.com/v1",
+        "kind": "PerconaServerMySQLRestore",
+        "metadata": {"name": "r1", "namespace": "mysql"},
+        "spec": {"clusterName": "db1", "backupName": "b1", "pitr": {"type": "date", "date": "2026-11-23 10:15:00"}},
+    }
 
 
 def test_the_pxc_crd_rule_would_reject_another_date_format():
@@ -248,14 +283,17 @@ def test_the_pxc_crd_rule_would_reject_another_date_format():
     assert crd.cel_violations(obj, PXC_CRD, "PerconaXtraDBClusterRestore")
 
 
-@pytest.mark.parametrize("kwargs,key", [
-    ({"backup_name": None}, "backup"),
-    ({"backup_name": "B_1"}, "backup"),
-    ({"point_in_time": "2026-11-23T10:15:00"}, "time"),
-    ({"point_in_time": "2026-02-30 10:15:00"}, "time"),
-    ({"point_in_time": "2026-11-23 24:00:00"}, "time"),
-    ({"name": "Restore"}, "name"),
-])
+@pytest.mark.parametrize(
+    "kwargs,key",
+    [
+        ({"backup_name": None}, "backup"),
+        ({"backup_name": "B_1"}, "backup"),
+        ({"point_in_time": "2026-11-23T10:15:00"}, "time"),
+        ({"point_in_time": "2026-02-30 10:15:00"}, "time"),
+        ({"point_in_time": "2026-11-23 24:00:00"}, "time"),
+        ({"name": "Restore"}, "name"),
+    ],
+)
 def test_bad_restore_input_names_its_key(kwargs, key):
     args = {"name": "r1", "backup_name": "b1", **kwargs}
     with pytest.raises(InputError) as caught:
@@ -268,8 +306,15 @@ def test_restore_refuses_an_unknown_engine_and_a_ps_storage():
         restore_manifest("mongodb", "db1", "mysql", name="r1", backup_name="b1")
     assert caught.value.key == "engine"
     with pytest.raises(InputError) as caught:
-        restore_manifest("group-replication", "db1", "mysql", name="r1", backup_name="b1", point_in_time="2026-11-23 10:15:00",
-                         storage=S3_STORAGE)
+        restore_manifest(
+            "group-replication",
+            "db1",
+            "mysql",
+            name="r1",
+            backup_name="b1",
+            point_in_time="2026-11-23 10:15:00",
+            storage=S3_STORAGE,
+        )
     assert caught.value.key == "storage"
 
 

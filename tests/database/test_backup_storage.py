@@ -41,11 +41,21 @@ def eks_target():
     return tgt.__class__(**{**tgt.__dict__, "aws": facts})
 
 
-def args(tgt, *, engine="pxc", kms_key="", protect=True, depends_on=(), bucket="perf-backups", retention_days=7,
-         binlog_expiry_days=0):
-    return BackupStorageArgs(bucket=bucket, namespace="mysql", cluster_name="db", engine=engine, target=tgt,
-                             retention_days=retention_days, kms_key=kms_key, protect=protect, depends_on=depends_on,
-                             binlog_expiry_days=binlog_expiry_days)
+def args(
+    tgt, *, engine="pxc", kms_key="", protect=True, depends_on=(), bucket="perf-backups", retention_days=7, binlog_expiry_days=0
+):
+    return BackupStorageArgs(
+        bucket=bucket,
+        namespace="mysql",
+        cluster_name="db",
+        engine=engine,
+        target=tgt,
+        retention_days=retention_days,
+        kms_key=kms_key,
+        protect=protect,
+        depends_on=depends_on,
+        binlog_expiry_days=binlog_expiry_days,
+    )
 
 
 def build(make_target, **kwargs):
@@ -91,7 +101,9 @@ def test_gke_bucket_follows_the_restore_window_and_a_customer_key():
     _, registrations, _ = build(gke_target, kms_key=key, retention_days=30, protect=False)
     bucket = one(registrations, "gcp:storage/bucket:Bucket")
     assert bucket.inputs["encryption"] == {"defaultKmsKeyName": key}
-    assert {r["action"]["type"]: r["condition"] for r in bucket.inputs["lifecycleRules"]}["Delete"]["daysSinceNoncurrentTime"] == 30
+    assert {r["action"]["type"]: r["condition"] for r in bucket.inputs["lifecycleRules"]}["Delete"][
+        "daysSinceNoncurrentTime"
+    ] == 30
     assert bucket.protect is False
 
 
@@ -111,10 +123,13 @@ def test_gke_identity_is_one_service_account_with_roles_on_this_bucket_only():
     assert all(depends_on(registrations, hmac, m) for m in members)  # the key works from its first use
 
 
-@pytest.mark.parametrize(("engine", "keys"), [
-    ("pxc", {"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"}),  # PXC: type s3 towards GCS_ENDPOINT
-    ("group-replication", {"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "ACCESS_KEY_ID", "SECRET_ACCESS_KEY"}),
-])
+@pytest.mark.parametrize(
+    ("engine", "keys"),
+    [
+        ("pxc", {"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"}),  # PXC: type s3 towards GCS_ENDPOINT
+        ("group-replication", {"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "ACCESS_KEY_ID", "SECRET_ACCESS_KEY"}),
+    ],
+)
 def test_gke_secret_holds_the_hmac_key_as_a_pulumi_secret_under_the_names_the_operator_reads(engine, keys):
     component, registrations, monitor = build(gke_target, engine=engine)
     secret = one(registrations, SECRET, "backups-credentials")
@@ -128,8 +143,9 @@ def test_gke_secret_holds_the_hmac_key_as_a_pulumi_secret_under_the_names_the_op
     raw = monitor.raw_inputs[secret.urn]["stringData"]
     assert raw.get(pulumi.runtime.rpc._special_sig_key) == pulumi.runtime.rpc._special_secret_sig  # S1
     assert plaintext_secrets(monitor) == []  # and nowhere else in plain text
-    assert component.storage == BackupStorage(kind=GCS, bucket="perf-backups", region="europe-west1",
-                                              endpoint_url=GCS_ENDPOINT, credentials_secret="db-backup-storage")
+    assert component.storage == BackupStorage(
+        kind=GCS, bucket="perf-backups", region="europe-west1", endpoint_url=GCS_ENDPOINT, credentials_secret="db-backup-storage"
+    )
 
 
 def test_gke_secret_goes_through_the_cluster_provider_after_the_namespace():
@@ -152,17 +168,26 @@ def test_eks_creates_a_private_encrypted_versioned_tls_only_bucket():
     assert not by_type(registrations, "aws:s3/bucketV2:BucketV2")  # deprecated in pulumi_aws 7
     bucket_id = "backups-offline-id"
     block = one(registrations, "aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock").inputs
-    assert block == {"bucket": bucket_id, "blockPublicAcls": True, "blockPublicPolicy": True, "ignorePublicAcls": True,
-                     "restrictPublicBuckets": True}
+    assert block == {
+        "bucket": bucket_id,
+        "blockPublicAcls": True,
+        "blockPublicPolicy": True,
+        "ignorePublicAcls": True,
+        "restrictPublicBuckets": True,
+    }
     ownership = one(registrations, "aws:s3/bucketOwnershipControls:BucketOwnershipControls").inputs
     assert ownership["rule"] == {"objectOwnership": "BucketOwnerEnforced"}  # ACLs off
     key = one(registrations, "aws:kms/key:Key")
     assert key.inputs["enableKeyRotation"] is True and key.protect
     key_arn = "arn:aws:kms:offline-1:000000000000:key/backups-backups"  # the mocks' ARN of the key named so
-    (rule,) = one(registrations, "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration").inputs["rules"]
+    (rule,) = one(registrations, "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration").inputs[
+        "rules"
+    ]
     assert rule["applyServerSideEncryptionByDefault"] == {"sseAlgorithm": "aws:kms", "kmsMasterKeyId": key_arn}
     assert rule["bucketKeyEnabled"] is True
-    assert one(registrations, "aws:s3/bucketVersioning:BucketVersioning").inputs["versioningConfiguration"] == {"status": "Enabled"}
+    assert one(registrations, "aws:s3/bucketVersioning:BucketVersioning").inputs["versioningConfiguration"] == {
+        "status": "Enabled"
+    }
     policy = json.loads(one(registrations, "aws:s3/bucketPolicy:BucketPolicy").inputs["policy"])
     (deny,) = policy["Statement"]
     assert deny["Effect"] == "Deny" and deny["Condition"] == {"Bool": {"aws:SecureTransport": "false"}}
@@ -190,7 +215,9 @@ def test_binary_logs_expire_after_the_reach_back_of_the_kept_backups_on_both_clo
     ages = [rule["condition"] for rule in rules if rule["action"]["type"] == "Delete" and "age" in rule["condition"]]
     assert ages == [{"age": 9, "matchesPrefixes": [prefix]}]
     _, eks, _ = build(eks_target, engine=engine, binlog_expiry_days=9)
-    rules = {rule["id"]: rule for rule in one(eks, "aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration").inputs["rules"]}
+    rules = {
+        rule["id"]: rule for rule in one(eks, "aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration").inputs["rules"]
+    }
     assert rules["binlogs"]["filter"] == {"prefix": prefix} and rules["binlogs"]["expiration"] == {"days": 9}
     # the other rules still never expire a live object
     assert all("expiration" not in rule for rule_id, rule in rules.items() if rule_id != "binlogs")
@@ -203,8 +230,11 @@ def test_eks_identity_is_an_iam_user_scoped_to_the_bucket_and_its_key():
     (policy,) = by_type(registrations, "aws:iam/userPolicy:UserPolicy")
     document = json.loads(policy.inputs["policy"])
     resources = {s["Resource"] for s in document["Statement"]}
-    assert resources == {"arn:aws:s3:::perf-backups", "arn:aws:s3:::perf-backups/*",
-                         "arn:aws:kms:offline-1:000000000000:key/backups-backups"}
+    assert resources == {
+        "arn:aws:s3:::perf-backups",
+        "arn:aws:s3:::perf-backups/*",
+        "arn:aws:kms:offline-1:000000000000:key/backups-backups",
+    }
     assert not by_type(registrations, "aws:iam/userPolicyAttachment:UserPolicyAttachment")  # no managed policy
     assert not by_type(registrations, "aws:iam/role:Role")  # no IRSA role: the operators would not use it
     access_key = one(registrations, "aws:iam/accessKey:AccessKey")
@@ -215,7 +245,9 @@ def test_eks_with_a_given_key_creates_none_and_scopes_the_policy_to_it():
     key = "arn:aws:kms:eu-west-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab"
     _, registrations, _ = build(eks_target, kms_key=key)
     assert not by_type(registrations, "aws:kms/key:Key")
-    (rule,) = one(registrations, "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration").inputs["rules"]
+    (rule,) = one(registrations, "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration").inputs[
+        "rules"
+    ]
     assert rule["applyServerSideEncryptionByDefault"]["kmsMasterKeyId"] == key
     statements = json.loads(one(registrations, "aws:iam/userPolicy:UserPolicy").inputs["policy"])["Statement"]
     assert {s["Sid"]: s["Resource"] for s in statements}["Key"] == key
@@ -226,22 +258,31 @@ def test_eks_secret_holds_the_access_key_as_a_pulumi_secret(engine):
     component, registrations, monitor = build(eks_target, engine=engine)
     secret = one(registrations, SECRET, "backups-credentials")
     data = secret.inputs["stringData"]
-    assert data == {"AWS_ACCESS_KEY_ID": "backups-backup-offline-id",  # the access key's id (the mocks' resource id)
-                    "AWS_SECRET_ACCESS_KEY": data["AWS_SECRET_ACCESS_KEY"]}
+    assert data == {
+        "AWS_ACCESS_KEY_ID": "backups-backup-offline-id",  # the access key's id (the mocks' resource id)
+        "AWS_SECRET_ACCESS_KEY": data["AWS_SECRET_ACCESS_KEY"],
+    }
     assert data["AWS_SECRET_ACCESS_KEY"].startswith("offline")
     raw = monitor.raw_inputs[secret.urn]["stringData"]
     assert raw.get(pulumi.runtime.rpc._special_sig_key) == pulumi.runtime.rpc._special_secret_sig  # S1
     assert plaintext_secrets(monitor) == []
-    assert component.storage == BackupStorage(kind=S3, bucket="perf-backups", region="eu-west-1",
-                                              credentials_secret="db-backup-storage")
+    assert component.storage == BackupStorage(
+        kind=S3, bucket="perf-backups", region="eu-west-1", credentials_secret="db-backup-storage"
+    )
 
 
 def test_eks_custom_resource_waits_for_the_secret_and_every_bucket_setting():
     component, _, _ = build(eks_target)
     names = {type(resource).__name__ for resource in component.ready}
-    assert names == {"Secret", "BucketOwnershipControls", "BucketPublicAccessBlock",
-                     "BucketServerSideEncryptionConfiguration", "BucketVersioning", "BucketLifecycleConfiguration",
-                     "BucketPolicy"}
+    assert names == {
+        "Secret",
+        "BucketOwnershipControls",
+        "BucketPublicAccessBlock",
+        "BucketServerSideEncryptionConfiguration",
+        "BucketVersioning",
+        "BucketLifecycleConfiguration",
+        "BucketPolicy",
+    }
 
 
 # ---- choice and bad input --------------------------------------------------------------------------
@@ -275,15 +316,21 @@ def collect_until_error(program):
     return error.value, monitor.registrations
 
 
-@pytest.mark.parametrize(("changes", "key", "rule"), [
-    ({"bucket": "Perf_Backups"}, "backupBucket", "R1"),
-    ({"kms_key": "alias/backups"}, "backupKmsKey", "R4"),
-    ({"retention_days": 0}, "backupRetentionDays", "R3"),
-    ({"engine": "mariadb"}, "engine", None),
-])
+@pytest.mark.parametrize(
+    ("changes", "key", "rule"),
+    [
+        ({"bucket": "Perf_Backups"}, "backupBucket", "R1"),
+        ({"kms_key": "alias/backups"}, "backupKmsKey", "R4"),
+        ({"retention_days": 0}, "backupRetentionDays", "R3"),
+        ({"engine": "mariadb"}, "engine", None),
+    ],
+)
 @pytest.mark.parametrize("make_target", [gke_target, eks_target])
 def test_bad_input_names_its_key_and_registers_no_cloud_resource(make_target, changes, key, rule):
     error, registrations = collect_until_error(lambda: backup_storage("backups", args(make_target(), **changes)))
     assert (error.key, error.rule) == (key, rule)
-    assert not [r.type for r in registrations if r.custom and r.type.split(":")[0] in ("gcp", "aws", "kubernetes")
-                and not r.type.startswith("pulumi:providers")]
+    assert not [
+        r.type
+        for r in registrations
+        if r.custom and r.type.split(":")[0] in ("gcp", "aws", "kubernetes") and not r.type.startswith("pulumi:providers")
+    ]

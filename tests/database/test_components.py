@@ -42,8 +42,17 @@ def the_cr(registrations):
     return found[0]
 
 
-def _stack(spec: DatabaseSpec, pools, *, install_operator=True, pmm="server", sysbench=True, threads=(1, 4, 16),
-           cleanup=False, backup=None):
+def _stack(
+    spec: DatabaseSpec,
+    pools,
+    *,
+    install_operator=True,
+    pmm="server",
+    sysbench=True,
+    threads=(1, 4, 16),
+    cleanup=False,
+    backup=None,
+):
     database, monitoring_pool = pools
 
     def program():
@@ -52,23 +61,55 @@ def _stack(spec: DatabaseSpec, pools, *, install_operator=True, pmm="server", sy
         plan = monitoring.plan(monitoring_pool.node, operator=install_operator, pmm_server=pmm == "server", sysbench=sysbench)
         operator = (
             PerconaOperator("op", OperatorArgs(engine=spec.engine, namespace=spec.namespace, target=tgt, depends_on=[namespace]))
-            if install_operator else None
+            if install_operator
+            else None
         )
         server = None
         if pmm == "server":
-            server = PmmServer("pmm", PmmServerArgs(namespace=spec.namespace, target=tgt, resources=plan.pmm_server,
-                                                     depends_on=[namespace], protect=not spec.ephemeral))
+            server = PmmServer(
+                "pmm",
+                PmmServerArgs(
+                    namespace=spec.namespace,
+                    target=tgt,
+                    resources=plan.pmm_server,
+                    depends_on=[namespace],
+                    protect=not spec.ephemeral,
+                ),
+            )
         elif pmm == "external":
             server = ExternalPmm(host="monitoring-service.pmm", token=pulumi.Output.secret("offline-token"))
         backup_ready = []
         if backup is not None:  # the storage component's credentials Secret stands for everything the backups need
-            backup_ready.append(k8s.core.v1.Secret("backup-keys", metadata={"name": backup.storage.credentials_secret,
-                                                                             "namespace": spec.namespace}))
-        cluster = DatabaseCluster("db", DatabaseClusterArgs(spec=spec, target=tgt, operator=operator, pmm=server,
-                                                            depends_on=[namespace], backup=backup, backup_ready=backup_ready))
+            backup_ready.append(
+                k8s.core.v1.Secret(
+                    "backup-keys", metadata={"name": backup.storage.credentials_secret, "namespace": spec.namespace}
+                )
+            )
+        cluster = DatabaseCluster(
+            "db",
+            DatabaseClusterArgs(
+                spec=spec,
+                target=tgt,
+                operator=operator,
+                pmm=server,
+                depends_on=[namespace],
+                backup=backup,
+                backup_ready=backup_ready,
+            ),
+        )
         if sysbench:
-            Sysbench("sb", SysbenchArgs(cluster=cluster, target=tgt, threads=threads, duration_seconds=60, warmup_seconds=30,
-                                        resources=plan.sysbench, cleanup=cleanup))
+            Sysbench(
+                "sb",
+                SysbenchArgs(
+                    cluster=cluster,
+                    target=tgt,
+                    threads=threads,
+                    duration_seconds=60,
+                    warmup_seconds=30,
+                    resources=plan.sysbench,
+                    cleanup=cleanup,
+                ),
+            )
 
     return program
 
@@ -102,8 +143,12 @@ def test_custom_resource_is_the_engines_answer_and_waits_for_operator_and_pmm_to
     assert crd._ints(cr.inputs["spec"]) == expected["spec"]
     assert cr.inputs["metadata"]["finalizers"] == ["percona.com/delete-pxc-pods-in-order"]
     assert cr.protect is True  # S4: persistent stack
-    for dependency in (one(registrations, RELEASE, "op-release"), one(registrations, CONFIG_FILE), one(registrations, SECRET, "db-secrets"),
-                       one(registrations, JOB, "pmm-token")):
+    for dependency in (
+        one(registrations, RELEASE, "op-release"),
+        one(registrations, CONFIG_FILE),
+        one(registrations, SECRET, "db-secrets"),
+        one(registrations, JOB, "pmm-token"),
+    ):
         assert depends_on(registrations, cr, dependency), dependency.name
     assert crd.schema_errors(cr.inputs, versions.PXC.reference_crd, "PerconaXtraDBCluster") == []
 
@@ -143,7 +188,9 @@ def test_pmm_token_job_is_narrowly_allowed_and_runs_on_the_monitoring_pool(gke_p
     assert env["CREDENTIALS_FIELD"]["value"] == "pmmservertoken" and env["CREDENTIALS_NAME"]["value"] == spec.secret_name
     assert pod["containers"][0]["image"] == versions.KUBECTL_IMAGE
     role = one(registrations, "kubernetes:rbac.authorization.k8s.io/v1:Role", "pmm-token").inputs
-    assert role["rules"] == [{"apiGroups": [""], "resources": ["secrets"], "resourceNames": ["db1-secrets"], "verbs": ["get", "patch"]}]
+    assert role["rules"] == [
+        {"apiGroups": [""], "resources": ["secrets"], "resourceNames": ["db1-secrets"], "verbs": ["get", "patch"]}
+    ]
 
 
 def _benchmark(registrations):
@@ -167,19 +214,27 @@ def test_sysbench_phases_run_in_order_in_one_job_on_the_monitoring_pool(gke_pxc)
         assert (env["MYSQL_HOST"], env["MYSQL_PORT"]) == ("db1-haproxy.mysql.svc", "3306")  # T3
         assert container["resources"]["requests"] == container["resources"]["limits"]
     # no root in the benchmark pod: neither in an env var nor in a volume (least privilege)
-    assert not [c["name"] for c in pod["initContainers"] + pod["containers"]
-                if any("secretKeyRef" in e.get("valueFrom", {}) and e["valueFrom"]["secretKeyRef"]["name"] == "db1-secrets"
-                       for e in c.get("env", []))]
+    assert not [
+        c["name"]
+        for c in pod["initContainers"] + pod["containers"]
+        if any(
+            "secretKeyRef" in e.get("valueFrom", {}) and e["valueFrom"]["secretKeyRef"]["name"] == "db1-secrets"
+            for e in c.get("env", [])
+        )
+    ]
     # no Secret volume but the operator's CA certificate, projected alone (not a credential)
     assert [v for v in pod.get("volumes", []) if "secret" in v or "projected" in v] == [
-        {"name": "mysql-ca", "secret": {"secretName": "db1-ssl", "items": [{"key": "ca.crt", "path": "ca.crt"}]}}]
+        {"name": "mysql-ca", "secret": {"secretName": "db1-ssl", "items": [{"key": "ca.crt", "path": "ca.crt"}]}}
+    ]
     # root only in the one-shot setup Job, which the benchmark waits for
     setup = one(registrations, JOB, "sb-user-job")
     assert setup.inputs["metadata"]["name"] == "db1-sysbench-user"
     (user,) = setup.inputs["spec"]["template"]["spec"]["containers"]
     refs = {e["name"]: e["valueFrom"]["secretKeyRef"] for e in user["env"] if "valueFrom" in e}
-    assert refs == {"ROOT_PASSWORD": {"name": "db1-secrets", "key": "root"},
-                    "SYSBENCH_PASSWORD": {"name": "db1-sysbench", "key": "password"}}
+    assert refs == {
+        "ROOT_PASSWORD": {"name": "db1-secrets", "key": "root"},
+        "SYSBENCH_PASSWORD": {"name": "db1-sysbench", "key": "password"},
+    }
     assert user["command"][-1] == scripts.USER_SETUP
     assert setup.inputs["spec"]["template"]["spec"]["automountServiceAccountToken"] is False
     assert setup.inputs["spec"]["template"]["spec"]["nodeSelector"] == monitoring_pool.node_selector()  # B1
@@ -207,8 +262,10 @@ def test_the_benchmark_pod_requests_the_largest_phase_and_fits_the_monitoring_no
 
 
 def test_the_proxysql_and_router_writers():
-    for engine, proxy, host, port in (("pxc", "proxysql", "db1-proxysql.mysql.svc", "3306"),
-                                      ("group-replication", "router", "db1-router.mysql.svc", "6446")):
+    for engine, proxy, host, port in (
+        ("pxc", "proxysql", "db1-proxysql.mysql.svc", "3306"),
+        ("group-replication", "router", "db1-router.mysql.svc", "6446"),
+    ):
         spec = DatabaseSpec(name="db1", namespace="mysql", engine=engine, proxy=proxy)
         registrations = collect(_stack(spec, eks_pools()))
         _, pod = _benchmark(registrations)

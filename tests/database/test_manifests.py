@@ -74,7 +74,12 @@ def assert_valid(cr: dict) -> None:
 
 COMBINATIONS = [
     (engine, proxy, version, backup, pmm)
-    for engine, proxy in (("pxc", "haproxy"), ("pxc", "proxysql"), ("group-replication", "haproxy"), ("group-replication", "router"))
+    for engine, proxy in (
+        ("pxc", "haproxy"),
+        ("pxc", "proxysql"),
+        ("group-replication", "haproxy"),
+        ("group-replication", "router"),
+    )
     for version, backup, pmm in itertools.product(("8.0", "8.4"), (False, True), (False, True))
 ]
 
@@ -82,18 +87,29 @@ COMBINATIONS = [
 @pytest.mark.parametrize("engine,proxy,version,backup,pmm", COMBINATIONS)
 def test_every_combination_validates_against_its_crd(engine, proxy, version, backup, pmm):
     database, monitoring = gke_pools()
-    spec = DatabaseSpec(name="db1", namespace="mysql", engine=engine, proxy=proxy, mysql_version=version, backup=backup,
-                        pmm_enabled=pmm, storage_class="premium-rwo")
+    spec = DatabaseSpec(
+        name="db1",
+        namespace="mysql",
+        engine=engine,
+        proxy=proxy,
+        mysql_version=version,
+        backup=backup,
+        pmm_enabled=pmm,
+        storage_class="premium-rwo",
+    )
     place, sizing = size_for_pool(spec, database)
     plan = backup_plan() if backup else None
     assert_valid(custom_resource(spec, sizing, place, "monitoring-service", plan, monitoring.placement() if backup else None))
 
 
-@pytest.mark.parametrize("engine,proxy", [("pxc", "haproxy"), ("pxc", "proxysql"), ("group-replication", "haproxy"), ("group-replication", "router")])
+@pytest.mark.parametrize(
+    "engine,proxy", [("pxc", "haproxy"), ("pxc", "proxysql"), ("group-replication", "haproxy"), ("group-replication", "router")]
+)
 def test_ephemeral_single_member_uses_the_unsafe_flags_and_still_validates(engine, proxy):
     database, _ = kind_pools(nodes=1)
-    spec = DatabaseSpec(name="kind", namespace="mysql", engine=engine, proxy=proxy, cluster_size=1, ephemeral=True,
-                        log_collector=engine == "pxc")
+    spec = DatabaseSpec(
+        name="kind", namespace="mysql", engine=engine, proxy=proxy, cluster_size=1, ephemeral=True, log_collector=engine == "pxc"
+    )
     place, sizing = size_for_pool(spec, database)
     cr = custom_resource(spec, sizing, place, "monitoring-service")
     assert_valid(cr)
@@ -171,7 +187,14 @@ def test_ps_sizes_are_the_engines():
     assert "readinessProbes" not in body["mysql"]
     assert body["proxy"]["haproxy"]["livenessProbe"] == sizing.probes["haproxy"]["liveness"].as_dict()
     # INTERFACES §4.4: every block the v1.2.0 CEL rules dereference is present
-    assert set(body["unsafeFlags"]) == {"mysqlSize", "backupNonReadyCluster", "proxy", "proxySize", "orchestrator", "orchestratorSize"}
+    assert set(body["unsafeFlags"]) == {
+        "mysqlSize",
+        "backupNonReadyCluster",
+        "proxy",
+        "proxySize",
+        "orchestrator",
+        "orchestratorSize",
+    }
     for block in (body["proxy"]["haproxy"], body["proxy"]["router"], body["orchestrator"]):
         assert {"enabled", "size", "image"} <= set(block)
     assert body["proxy"]["router"]["enabled"] is False and body["orchestrator"]["enabled"] is False
@@ -322,8 +345,10 @@ def _backend_limit(block: dict, proxy: str) -> int:
     return router_configured_limits(block["configuration"]).backend_limit  # Router: clients + the idle pool
 
 
-@pytest.mark.parametrize(("engine", "proxy"), [("pxc", "haproxy"), ("pxc", "proxysql"),
-                                                ("group-replication", "haproxy"), ("group-replication", "router")])
+@pytest.mark.parametrize(
+    ("engine", "proxy"),
+    [("pxc", "haproxy"), ("pxc", "proxysql"), ("group-replication", "haproxy"), ("group-replication", "router")],
+)
 @pytest.mark.parametrize("connections", [0, 500])
 def test_the_proxies_limits_and_max_connections_agree(engine, proxy, connections):
     # T5: mysqld accepts every backend connection the proxy pods can open plus min_connections (20) of its own;

@@ -19,57 +19,111 @@ from .netpol_eval import Pod, allowed
 NS = "mysql"
 STS = {"controller-revision-hash": "db-pxc-7c9f", "statefulset.kubernetes.io/pod-name": "db-pxc-0"}
 JOB = {"batch.kubernetes.io/job-name": "xb-daily", "job-name": "xb-daily", "batch.kubernetes.io/controller-uid": "u1"}
-PXC_CLUSTER = {"app.kubernetes.io/name": "percona-xtradb-cluster", "app.kubernetes.io/instance": "db",
-               "app.kubernetes.io/managed-by": "percona-xtradb-cluster-operator",
-               "app.kubernetes.io/part-of": "percona-xtradb-cluster"}
+PXC_CLUSTER = {
+    "app.kubernetes.io/name": "percona-xtradb-cluster",
+    "app.kubernetes.io/instance": "db",
+    "app.kubernetes.io/managed-by": "percona-xtradb-cluster-operator",
+    "app.kubernetes.io/part-of": "percona-xtradb-cluster",
+}
 PXC_MEMBER = Pod(NS, {**PXC_CLUSTER, "app.kubernetes.io/component": "pxc", **STS})
 PXC_HAPROXY = Pod(NS, {**PXC_CLUSTER, "app.kubernetes.io/component": "haproxy", **STS})
 PXC_PROXYSQL = Pod(NS, {**PXC_CLUSTER, "app.kubernetes.io/component": "proxysql", **STS})
 OTHER_CLUSTER_MEMBER = Pod(NS, {**PXC_CLUSTER, "app.kubernetes.io/instance": "other", "app.kubernetes.io/component": "pxc"})
-PXC_BACKUP_JOB = Pod(NS, {**PXC_CLUSTER, "percona.com/backup-type": "xtrabackup", "percona.com/cluster": "db",
-                          "percona.com/backup-name": "daily", "percona.com/backup-job-name": "xb-daily", **JOB})
+PXC_BACKUP_JOB = Pod(
+    NS,
+    {
+        **PXC_CLUSTER,
+        "percona.com/backup-type": "xtrabackup",
+        "percona.com/cluster": "db",
+        "percona.com/backup-name": "daily",
+        "percona.com/backup-job-name": "xb-daily",
+        **JOB,
+    },
+)
 PXC_RESTORE_JOB = Pod(NS, {**PXC_CLUSTER, "percona.com/restore-job-name": "restore-job-r1-db", **JOB})
-PXC_OPERATOR = Pod(NS, {"app.kubernetes.io/component": "operator", "app.kubernetes.io/name": "pxc-operator",
-                        "app.kubernetes.io/instance": "pxc-operator", "app.kubernetes.io/part-of": "pxc-operator",
-                        "pod-template-hash": "5d8f"})
-PMM_SERVER = Pod(NS, {"app.kubernetes.io/name": "pmm", "app.kubernetes.io/instance": "pmm",
-                      "app.kubernetes.io/component": "pmm-server", "app.kubernetes.io/part-of": "percona-platform"})
-SYSBENCH = Pod(NS, {"app.kubernetes.io/name": "sysbench", "app.kubernetes.io/instance": "db",
-                    "app.kubernetes.io/part-of": "percona-mysql", "app.kubernetes.io/managed-by": "pulumi",
-                    "app.kubernetes.io/component": "load-generator", **JOB})
+PXC_OPERATOR = Pod(
+    NS,
+    {
+        "app.kubernetes.io/component": "operator",
+        "app.kubernetes.io/name": "pxc-operator",
+        "app.kubernetes.io/instance": "pxc-operator",
+        "app.kubernetes.io/part-of": "pxc-operator",
+        "pod-template-hash": "5d8f",
+    },
+)
+PMM_SERVER = Pod(
+    NS,
+    {
+        "app.kubernetes.io/name": "pmm",
+        "app.kubernetes.io/instance": "pmm",
+        "app.kubernetes.io/component": "pmm-server",
+        "app.kubernetes.io/part-of": "percona-platform",
+    },
+)
+SYSBENCH = Pod(
+    NS,
+    {
+        "app.kubernetes.io/name": "sysbench",
+        "app.kubernetes.io/instance": "db",
+        "app.kubernetes.io/part-of": "percona-mysql",
+        "app.kubernetes.io/managed-by": "pulumi",
+        "app.kubernetes.io/component": "load-generator",
+        **JOB,
+    },
+)
 NEIGHBOUR = Pod(NS, {"app.kubernetes.io/name": "pmm-token", "app.kubernetes.io/instance": "db"})
 WEB = Pod("apps", {"app": "web"})
 API = Pod("apps", {"app": "api"})
 
-PS = {"app.kubernetes.io/instance": "gr", "app.kubernetes.io/managed-by": "percona-server-mysql-operator",
-      "app.kubernetes.io/part-of": "percona-server"}
+PS = {
+    "app.kubernetes.io/instance": "gr",
+    "app.kubernetes.io/managed-by": "percona-server-mysql-operator",
+    "app.kubernetes.io/part-of": "percona-server",
+}
 PS_MEMBER = Pod(NS, {**PS, "app.kubernetes.io/name": "mysql", "app.kubernetes.io/component": "database", **STS})
 PS_ROUTER = Pod(NS, {**PS, "app.kubernetes.io/name": "router", "app.kubernetes.io/component": "proxy"})
 PS_HAPROXY = Pod(NS, {**PS, "app.kubernetes.io/name": "haproxy", "app.kubernetes.io/component": "proxy", **STS})
-PS_BACKUP_JOB = Pod(NS, {"app.kubernetes.io/name": "xtrabackup", "app.kubernetes.io/instance": "daily",
-                         "app.kubernetes.io/managed-by": "percona-server-mysql-operator",
-                         "app.kubernetes.io/part-of": "percona-server-backup", "app.kubernetes.io/component": "backup", **JOB})
+PS_BACKUP_JOB = Pod(
+    NS,
+    {
+        "app.kubernetes.io/name": "xtrabackup",
+        "app.kubernetes.io/instance": "daily",
+        "app.kubernetes.io/managed-by": "percona-server-mysql-operator",
+        "app.kubernetes.io/part-of": "percona-server-backup",
+        "app.kubernetes.io/component": "backup",
+        **JOB,
+    },
+)
 PS_OPERATOR = Pod(NS, {"app.kubernetes.io/name": "ps-operator", "app.kubernetes.io/instance": "ps-operator"})
 # PS v1.2.0 binlogserver.MatchLabels: cr.Labels("binlog-server", "pitr") (+ the StatefulSet's labels)
 PS_BINLOG_SERVER = Pod(NS, {**PS, "app.kubernetes.io/name": "binlog-server", "app.kubernetes.io/component": "pitr", **STS})
 OTHER_BINLOG_SERVER = Pod(NS, {**PS_BINLOG_SERVER.labels, "app.kubernetes.io/instance": "other"})
 # PS v1.2.0 pkg/pitr: the PITR restore Job, restore.Labels("pitr", "pitr")
-PS_PITR_RESTORE = Pod(NS, {"app.kubernetes.io/name": "pitr", "app.kubernetes.io/instance": "r1",
-                           "app.kubernetes.io/managed-by": "percona-server-mysql-operator",
-                           "app.kubernetes.io/part-of": "percona-server-restore", "app.kubernetes.io/component": "pitr",
-                           **JOB})
+PS_PITR_RESTORE = Pod(
+    NS,
+    {
+        "app.kubernetes.io/name": "pitr",
+        "app.kubernetes.io/instance": "r1",
+        "app.kubernetes.io/managed-by": "percona-server-mysql-operator",
+        "app.kubernetes.io/part-of": "percona-server-restore",
+        "app.kubernetes.io/component": "pitr",
+        **JOB,
+    },
+)
 # PXC v1.19.0 naming.LabelsPITR: LabelsCluster + component pitr (the binlog collector Deployment)
 PXC_PITR_COLLECTOR = Pod(NS, {**PXC_CLUSTER, "app.kubernetes.io/component": "pitr", "pod-template-hash": "6b7c"})
 
 
 def pxc(proxy="haproxy", clients=None, pmm=True):
-    return network_policies(DatabaseSpec(name="db", namespace=NS, engine="pxc", proxy=proxy), clients or ClientAccess(),
-                            pmm_server=pmm)
+    return network_policies(
+        DatabaseSpec(name="db", namespace=NS, engine="pxc", proxy=proxy), clients or ClientAccess(), pmm_server=pmm
+    )
 
 
 def gr(proxy="router"):
-    return network_policies(DatabaseSpec(name="gr", namespace=NS, engine="group-replication", proxy=proxy),
-                            ClientAccess(), pmm_server=True)
+    return network_policies(
+        DatabaseSpec(name="gr", namespace=NS, engine="group-replication", proxy=proxy), ClientAccess(), pmm_server=True
+    )
 
 
 def test_two_ingress_policies_select_the_database_pods_and_the_proxies():
@@ -183,16 +237,19 @@ def test_group_replication_flows():
     assert not allowed(haproxy, PS_ROUTER, PS_MEMBER, 3306)
 
 
-@pytest.mark.parametrize(("namespaces", "labels", "key"), [
-    (["Apps"], [], "clientNamespaces"),
-    (["a" * 64], [], "clientNamespaces"),
-    ([7], [], "clientNamespaces"),
-    ([], ["app"], "clientPodLabels"),
-    ([], ["app=we b"], "clientPodLabels"),
-    ([], ["-app=web"], "clientPodLabels"),
-    ([], ["app=web", "app=api"], "clientPodLabels"),
-    ([], ["example.com/" + "n" * 64 + "=x"], "clientPodLabels"),
-])
+@pytest.mark.parametrize(
+    ("namespaces", "labels", "key"),
+    [
+        (["Apps"], [], "clientNamespaces"),
+        (["a" * 64], [], "clientNamespaces"),
+        ([7], [], "clientNamespaces"),
+        ([], ["app"], "clientPodLabels"),
+        ([], ["app=we b"], "clientPodLabels"),
+        ([], ["-app=web"], "clientPodLabels"),
+        ([], ["app=web", "app=api"], "clientPodLabels"),
+        ([], ["example.com/" + "n" * 64 + "=x"], "clientPodLabels"),
+    ],
+)
 def test_bad_client_settings_name_their_key_and_r6(namespaces, labels, key):
     with pytest.raises(InputError) as error:
         client_access(namespaces, labels)
@@ -207,9 +264,14 @@ def test_client_settings_in_kubernetes_style():
 
 def test_an_operator_installed_elsewhere_is_let_in_by_its_chart_or_bundle_name():
     # deploy/operator.yaml (PXC v1.19.0) labels its pod app.kubernetes.io/name=percona-xtradb-cluster-operator
-    bundle = Pod("percona-system", {"app.kubernetes.io/component": "operator",
-                                    "app.kubernetes.io/instance": "percona-xtradb-cluster-operator",
-                                    "app.kubernetes.io/name": "percona-xtradb-cluster-operator"})
+    bundle = Pod(
+        "percona-system",
+        {
+            "app.kubernetes.io/component": "operator",
+            "app.kubernetes.io/instance": "percona-xtradb-cluster-operator",
+            "app.kubernetes.io/name": "percona-xtradb-cluster-operator",
+        },
+    )
     chart_elsewhere = Pod("operators", dict(PXC_OPERATOR.labels))
     spec = DatabaseSpec(name="db", namespace=NS, engine="pxc", proxy="haproxy")
     elsewhere = network_policies(spec, ClientAccess(), pmm_server=False, operator_installed=False)
@@ -219,8 +281,12 @@ def test_an_operator_installed_elsewhere_is_let_in_by_its_chart_or_bundle_name()
     assert not allowed(here, bundle, PXC_MEMBER, 3306)  # installed here: only the release in this namespace
     assert not allowed(here, chart_elsewhere, PXC_MEMBER, 3306)
     ps_bundle = Pod("percona-system", {"app.kubernetes.io/name": "percona-server-mysql-operator"})  # PS v1.2.0
-    ps = network_policies(DatabaseSpec(name="gr", namespace=NS, engine="group-replication", proxy="router"),
-                          ClientAccess(), pmm_server=False, operator_installed=False)
+    ps = network_policies(
+        DatabaseSpec(name="gr", namespace=NS, engine="group-replication", proxy="router"),
+        ClientAccess(),
+        pmm_server=False,
+        operator_installed=False,
+    )
     assert allowed(ps, ps_bundle, PS_MEMBER, 6450)
 
 

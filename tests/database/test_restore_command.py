@@ -76,14 +76,16 @@ def test_the_default_name_comes_from_the_point_in_time_or_now(capsys):
 
 
 def test_a_point_in_time_without_backup_takes_the_latest_succeeded_one_before_it(capsys):
-    api = FakeApi([
-        _backup("early", completed="2026-11-22T03:04:05Z"),
-        _backup("chosen", completed="2026-11-23T03:04:05Z"),
-        _backup("after", completed="2026-11-23T10:15:01Z"),  # one second too late
-        _backup("failed", state="Failed", completed="2026-11-23T09:00:00Z"),
-        _backup("other-cluster", cluster="db2", completed="2026-11-23T09:00:00Z"),
-        _backup("running", state="Running", completed=None),
-    ])
+    api = FakeApi(
+        [
+            _backup("early", completed="2026-11-22T03:04:05Z"),
+            _backup("chosen", completed="2026-11-23T03:04:05Z"),
+            _backup("after", completed="2026-11-23T10:15:01Z"),  # one second too late
+            _backup("failed", state="Failed", completed="2026-11-23T09:00:00Z"),
+            _backup("other-cluster", cluster="db2", completed="2026-11-23T09:00:00Z"),
+            _backup("running", state="Running", completed=None),
+        ]
+    )
     code, out, err = _run(["--engine", "pxc", *BASE, "--time", "2026-11-23 10:15:00"], capsys, api)
     assert code == 0
     assert yaml.safe_load(out)["spec"]["backupName"] == "chosen"
@@ -122,19 +124,22 @@ def test_a_refusal_by_the_api_server_is_one_line_exit_1(capsys):
     assert err.count("\n") == 1
 
 
-@pytest.mark.parametrize("argv,flag", [
-    (["--cluster", "db1", "--namespace", "mysql", "--backup", "b1"], "--engine"),  # argparse: required
-    (["--engine", "mongodb", *BASE, "--backup", "b1"], "--engine"),
-    (["--engine", "pxc", *BASE], "--backup"),
-    (["--engine", "pxc", *BASE, "--backup", "B_1"], "--backup"),
-    (["--engine", "pxc", *BASE, "--backup", "b1", "--time", "23/11/2026 10:15"], "--time"),
-    (["--engine", "pxc", *BASE, "--backup", "b1", "--time", "2026-02-30 10:15:00"], "--time"),
-    (["--engine", "pxc", "--cluster", "DB1", "--namespace", "mysql", "--backup", "b1"], "--cluster"),
-    (["--engine", "pxc", "--cluster", "db1", "--namespace", "my_sql", "--backup", "b1"], "--namespace"),
-    (["--engine", "pxc", *BASE, "--backup", "b1", "--name", "-r1"], "--name"),
-    (["--engine", "pxc", *BASE, "--backup", "b1", "--frobnicate"], "--frobnicate"),
-    (["--engine", "pxc", *BASE, "--time", "2026-11-23 10:15:00", "--kubeconfig", "/nonexistent/kubeconfig"], "--kubeconfig"),
-])
+@pytest.mark.parametrize(
+    "argv,flag",
+    [
+        (["--cluster", "db1", "--namespace", "mysql", "--backup", "b1"], "--engine"),  # argparse: required
+        (["--engine", "mongodb", *BASE, "--backup", "b1"], "--engine"),
+        (["--engine", "pxc", *BASE], "--backup"),
+        (["--engine", "pxc", *BASE, "--backup", "B_1"], "--backup"),
+        (["--engine", "pxc", *BASE, "--backup", "b1", "--time", "23/11/2026 10:15"], "--time"),
+        (["--engine", "pxc", *BASE, "--backup", "b1", "--time", "2026-02-30 10:15:00"], "--time"),
+        (["--engine", "pxc", "--cluster", "DB1", "--namespace", "mysql", "--backup", "b1"], "--cluster"),
+        (["--engine", "pxc", "--cluster", "db1", "--namespace", "my_sql", "--backup", "b1"], "--namespace"),
+        (["--engine", "pxc", *BASE, "--backup", "b1", "--name", "-r1"], "--name"),
+        (["--engine", "pxc", *BASE, "--backup", "b1", "--frobnicate"], "--frobnicate"),
+        (["--engine", "pxc", *BASE, "--time", "2026-11-23 10:15:00", "--kubeconfig", "/nonexistent/kubeconfig"], "--kubeconfig"),
+    ],
+)
 def test_bad_input_is_one_line_naming_the_flag_exit_2(argv, flag, capsys):
     code = restore.main(argv)
     out, err = capsys.readouterr()
@@ -145,24 +150,37 @@ def test_bad_input_is_one_line_naming_the_flag_exit_2(argv, flag, capsys):
 
 def test_the_module_and_the_console_script_run(tmp_path):
     env = {**os.environ, "PYTHONPATH": str(MODULES)}
-    result = subprocess.run([sys.executable, "-m", "percona_mysql_k8s.cli.restore", "--engine", "gr", *BASE, "--backup", "b1"],
-                            capture_output=True, text=True, env=env, timeout=60)
+    result = subprocess.run(
+        [sys.executable, "-m", "percona_mysql_k8s.cli.restore", "--engine", "gr", *BASE, "--backup", "b1"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
     assert result.returncode == 0, result.stderr
     assert yaml.safe_load(result.stdout)["kind"] == "PerconaServerMySQLRestore"
-    bad = subprocess.run([sys.executable, "-m", "percona_mysql_k8s.cli.restore", "--engine", "gr", *BASE],
-                         capture_output=True, text=True, env=env, timeout=60)
+    bad = subprocess.run(
+        [sys.executable, "-m", "percona_mysql_k8s.cli.restore", "--engine", "gr", *BASE],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
     assert bad.returncode == 2 and "Traceback" not in bad.stderr and bad.stderr.startswith("error: --backup")
 
 
-@pytest.mark.parametrize(("argv", "flag", "why"), [
-    (["--namespace", "n" * 64], "--namespace", "at most 63"),  # a namespace is a DNS-1123 label
-    (["--namespace", "my.space"], "--namespace", "DNS-1123 label"),
-    (["--cluster", "a..b"], "--cluster", "DNS-1123 subdomain"),
-    (["--cluster", "db1\n"], "--cluster", "DNS-1123 subdomain"),  # Go's $ is the end of the text
-    (["--cluster", "c" * 240], "--name", "give --name"),  # the default name would pass 253 characters
-    (["--time", "0001-01-01 00:00:00"], "--time", "1970"),
-    (["--time", "2026-11-23 12:00:01"], "--time", "in the future"),
-])
+@pytest.mark.parametrize(
+    ("argv", "flag", "why"),
+    [
+        (["--namespace", "n" * 64], "--namespace", "at most 63"),  # a namespace is a DNS-1123 label
+        (["--namespace", "my.space"], "--namespace", "DNS-1123 label"),
+        (["--cluster", "a..b"], "--cluster", "DNS-1123 subdomain"),
+        (["--cluster", "db1\n"], "--cluster", "DNS-1123 subdomain"),  # Go's $ is the end of the text
+        (["--cluster", "c" * 240], "--name", "give --name"),  # the default name would pass 253 characters
+        (["--time", "0001-01-01 00:00:00"], "--time", "1970"),
+        (["--time", "2026-11-23 12:00:01"], "--time", "in the future"),
+    ],
+)
 def test_names_and_times_are_checked_as_kubernetes_and_the_binary_logs_allow(argv, flag, why, capsys):
     args = {"--engine": "pxc", "--cluster": "db1", "--namespace": "mysql", "--backup": "cron-db1-offsite-2026112303"}
     args.update(dict(zip(argv[::2], argv[1::2], strict=True)))

@@ -26,21 +26,38 @@ class Backups:
 
     def list_namespaced_custom_object(self, group, version, namespace, plural, _request_timeout=None):
         field = {"perconaxtradbclusterbackups": "pxcCluster", "perconaservermysqlbackups": "clusterName"}[plural]
-        return {"items": [{"metadata": {"name": "cron-db1-offsite-2026112303"}, "spec": {field: "db1"},
-                           "status": {"state": "Succeeded", "completed": "2026-11-23T03:04:05Z"}}]}
+        return {
+            "items": [
+                {
+                    "metadata": {"name": "cron-db1-offsite-2026112303"},
+                    "spec": {field: "db1"},
+                    "status": {"state": "Succeeded", "completed": "2026-11-23T03:04:05Z"},
+                }
+            ]
+        }
 
 
 NAMES = st.one_of(
-    st.text(max_size=20), st.text(alphabet="abc-.9", min_size=1, max_size=12),
-    st.integers(1, 300).map(lambda n: "a" * n), st.sampled_from(["db1\n", "a..b", "-a", "a-", "A", "a.b", "٣", ""]),
+    st.text(max_size=20),
+    st.text(alphabet="abc-.9", min_size=1, max_size=12),
+    st.integers(1, 300).map(lambda n: "a" * n),
+    st.sampled_from(["db1\n", "a..b", "-a", "a-", "A", "a.b", "٣", ""]),
 )
 TIMES = st.one_of(
     st.datetimes(min_value=datetime(1, 1, 1), max_value=datetime(9999, 12, 31)).map(lambda d: d.strftime("%Y-%m-%d %H:%M:%S")),
-    st.text(max_size=20), st.sampled_from(["0001-01-01 00:00:00", "2026-02-30 10:00:00", "2026-11-23 12:00:01",
-                                           "2026-11-23 10:15:00\n", "2026-11-23T10:15:00"]),
+    st.text(max_size=20),
+    st.sampled_from(
+        ["0001-01-01 00:00:00", "2026-02-30 10:00:00", "2026-11-23 12:00:01", "2026-11-23 10:15:00\n", "2026-11-23T10:15:00"]
+    ),
 )
-FLAGS = {"--engine": st.one_of(st.text(max_size=8), st.sampled_from(["pxc", "gr", "group-replication"])),
-         "--cluster": NAMES, "--namespace": NAMES, "--backup": NAMES, "--name": NAMES, "--time": TIMES}
+FLAGS = {
+    "--engine": st.one_of(st.text(max_size=8), st.sampled_from(["pxc", "gr", "group-replication"])),
+    "--cluster": NAMES,
+    "--namespace": NAMES,
+    "--backup": NAMES,
+    "--name": NAMES,
+    "--time": TIMES,
+}
 
 
 def _run(argv):

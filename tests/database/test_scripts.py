@@ -20,8 +20,10 @@ from percona_mysql_k8s.core import benchmark
 from percona_mysql_k8s.core.units import GIB
 from percona_mysql_k8s.plan.database import scripts
 
-pytestmark = pytest.mark.skipif(not (shutil.which("bash") and shutil.which("awk") and shutil.which("jq")),
-                                reason="needs bash, awk and jq to run the Job scripts")
+pytestmark = pytest.mark.skipif(
+    not (shutil.which("bash") and shutil.which("awk") and shutil.which("jq")),
+    reason="needs bash, awk and jq to run the Job scripts",
+)
 
 PASSWORD = "Sb0secret0PW"
 ROOT = "R00tsecretPW"
@@ -85,8 +87,15 @@ def sandbox(tmp_path):
         "SYSBENCH_PASSWORD": PASSWORD,
         "ROOT_PASSWORD": ROOT,
     }
-    plan = benchmark.plan(buffer_pool_bytes=GIB, load="light-oltp", max_connections=500, volume_bytes=50 * GIB,
-                          threads=[1, 8], duration_seconds=2, warmup_seconds=3)
+    plan = benchmark.plan(
+        buffer_pool_bytes=GIB,
+        load="light-oltp",
+        max_connections=500,
+        volume_bytes=50 * GIB,
+        threads=[1, 8],
+        duration_seconds=2,
+        warmup_seconds=3,
+    )
     env.update(scripts.sysbench_env(plan))
     env["RESULTS_DIR"] = str(tmp_path / "results")
     common = """
@@ -96,11 +105,16 @@ def sandbox(tmp_path):
             log.write(json.dumps({"argv": sys.argv, "stdin": stdin}) + "\\n")
     """
     _fake(bin_dir, "mysql", common)
-    _fake(bin_dir, "sysbench", common + """
+    _fake(
+        bin_dir,
+        "sysbench",
+        common
+        + """
         threads = next((a.split("=", 1)[1] for a in sys.argv if a.startswith("--threads=")), "1")
         if sys.argv[-1] == "run":
             print(open(os.environ["SAMPLE"]).read().format(t=threads))
-    """)
+    """,
+    )
     sample = tmp_path / "sample.txt"
     sample.write_text(SYSBENCH_OUTPUT)
     env["SAMPLE"] = str(sample)
@@ -190,7 +204,10 @@ def test_prepare_and_warmup_use_the_b4_data_size(sandbox):
 
 def test_pmm_token_job_patches_only_the_token_key(sandbox):
     tmp_path, bin_dir, _, log = sandbox
-    _fake(bin_dir, "curl", """
+    _fake(
+        bin_dir,
+        "curl",
+        """
         import json, os, sys
         args = sys.argv[1:]
         url = next(a for a in args if a.startswith("https://"))
@@ -204,8 +221,12 @@ def test_pmm_token_job_patches_only_the_token_key(sandbox):
             print(json.dumps({"id": 3, "name": "t", "key": "glsa_secret_token"}))
         else:
             sys.exit(22)
-    """)
-    _fake(bin_dir, "kubectl", """
+    """,
+    )
+    _fake(
+        bin_dir,
+        "kubectl",
+        """
         import json, os, sys
         args = sys.argv[1:]
         patch = ""
@@ -213,11 +234,18 @@ def test_pmm_token_job_patches_only_the_token_key(sandbox):
             patch = open(args[args.index("--patch-file") + 1]).read()
         with open(os.environ["CALLS"], "a") as log:
             log.write(json.dumps({"argv": sys.argv, "stdin": patch}) + "\\n")
-    """)
+    """,
+    )
     env = {
-        "PATH": f"{bin_dir}:{os.environ['PATH']}", "TMPDIR": str(tmp_path), "CALLS": str(log),
-        "PMM_URL": "https://monitoring-service.mysql.svc", "PMM_ADMIN_PASSWORD": "AdminPW1",
-        "CREDENTIALS_NAME": "db1-secrets", "CLUSTER_NAMESPACE": "mysql", "SERVICE_ACCOUNT": "pmm-mysql-db1", "CREDENTIALS_FIELD": "pmmservertoken",
+        "PATH": f"{bin_dir}:{os.environ['PATH']}",
+        "TMPDIR": str(tmp_path),
+        "CALLS": str(log),
+        "PMM_URL": "https://monitoring-service.mysql.svc",
+        "PMM_ADMIN_PASSWORD": "AdminPW1",
+        "CREDENTIALS_NAME": "db1-secrets",
+        "CLUSTER_NAMESPACE": "mysql",
+        "SERVICE_ACCOUNT": "pmm-mysql-db1",
+        "CREDENTIALS_FIELD": "pmmservertoken",
     }
     result = subprocess.run(["sh", "-c", scripts.PMM_TOKEN], env=env, capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
@@ -239,14 +267,18 @@ def test_publish_writes_the_results_configmap(sandbox):
     (results / "summary.csv").write_text(scripts.SUMMARY_HEADER + "\n1,1,1,1,0,0\n")
     (results / "intervals-1.csv").write_text(scripts.INTERVAL_HEADER + "\n")
     (results / "done").write_text("0\n")  # the ladder's exit status
-    _fake(bin_dir, "kubectl", """
+    _fake(
+        bin_dir,
+        "kubectl",
+        """
         import json, os, sys
         stdin = "" if sys.stdin.isatty() else sys.stdin.read()
         with open(os.environ["CALLS"], "a") as log:
             log.write(json.dumps({"argv": sys.argv, "stdin": stdin}) + "\\n")
         if "create" in sys.argv:
             print("kind: ConfigMap")
-    """)
+    """,
+    )
     run_env = {**env, "CONFIGMAP": "db1-sysbench-results", "NAMESPACE": "mysql", "RUN_ID": "abc"}
     result = subprocess.run(["sh", "-c", scripts.PUBLISH], env=run_env, capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr

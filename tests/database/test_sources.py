@@ -44,8 +44,10 @@ def chart_archive(root: Path, name: str = PXC.chart, version: str = PXC.chart_ve
     """A .tgz laid out as `helm package` writes it: <name>/Chart.yaml, <name>/templates/..."""
     path = root / (file or f"{name}-{version}.tgz")
     with tarfile.open(path, "w:gz") as archive:
-        for member, text in ((f"{name}/Chart.yaml", CHART_YAML.format(name=name, version=version)),
-                             (f"{name}/values.yaml", "replicaCount: 1\n")):
+        for member, text in (
+            (f"{name}/Chart.yaml", CHART_YAML.format(name=name, version=version)),
+            (f"{name}/values.yaml", "replicaCount: 1\n"),
+        ):
             data = text.encode()
             info = tarfile.TarInfo(member)
             info.size = len(data)
@@ -55,13 +57,23 @@ def chart_archive(root: Path, name: str = PXC.chart, version: str = PXC.chart_ve
 
 def crd_file(root: Path, kind: str = PXC.kind, group: str = "pxc.percona.com") -> Path:
     documents = [
-        {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
-         "metadata": {"name": f"{kind.lower()}s.{group}"},
-         "spec": {"group": group, "names": {"kind": kind, "plural": f"{kind.lower()}s"}, "scope": "Namespaced",
-                  "versions": [{"name": "v1", "served": True, "storage": True}]}},
-        {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
-         "metadata": {"name": f"{kind.lower()}backups.{group}"},
-         "spec": {"group": group, "names": {"kind": f"{kind}Backup"}, "scope": "Namespaced", "versions": []}},
+        {
+            "apiVersion": "apiextensions.k8s.io/v1",
+            "kind": "CustomResourceDefinition",
+            "metadata": {"name": f"{kind.lower()}s.{group}"},
+            "spec": {
+                "group": group,
+                "names": {"kind": kind, "plural": f"{kind.lower()}s"},
+                "scope": "Namespaced",
+                "versions": [{"name": "v1", "served": True, "storage": True}],
+            },
+        },
+        {
+            "apiVersion": "apiextensions.k8s.io/v1",
+            "kind": "CustomResourceDefinition",
+            "metadata": {"name": f"{kind.lower()}backups.{group}"},
+            "spec": {"group": group, "names": {"kind": f"{kind}Backup"}, "scope": "Namespaced", "versions": []},
+        },
     ]
     path = root / "crd.yaml"
     path.write_text(yaml.safe_dump_all(documents))
@@ -79,7 +91,11 @@ def test_empty_is_the_public_pinned_chart():
 def test_an_https_repository_mirror_keeps_the_pinned_chart_and_version():
     source = chart_source("operatorChart", "https://nexus.corp.local/repository/percona-helm/", PXC.chart, PXC.chart_version)
     assert (source.chart, source.version, source.repository, source.origin) == (
-        PXC.chart, PXC.chart_version, "https://nexus.corp.local/repository/percona-helm/", "mirror")
+        PXC.chart,
+        PXC.chart_version,
+        "https://nexus.corp.local/repository/percona-helm/",
+        "mirror",
+    )
 
 
 def test_an_archive_url_is_the_chart_itself():
@@ -91,7 +107,11 @@ def test_an_archive_url_is_the_chart_itself():
 def test_an_oci_reference_goes_in_chart_with_the_pinned_version():
     source = chart_source("pmmChart", "oci://harbor.corp.local:8443/percona/pmm", "pmm", "1.8.1")
     assert (source.chart, source.version, source.repository, source.origin) == (
-        "oci://harbor.corp.local:8443/percona/pmm", "1.8.1", None, "oci")
+        "oci://harbor.corp.local:8443/percona/pmm",
+        "1.8.1",
+        None,
+        "oci",
+    )
 
 
 def test_a_local_directory_and_archive_of_the_pinned_chart(tmp_path):
@@ -103,14 +123,17 @@ def test_a_local_directory_and_archive_of_the_pinned_chart(tmp_path):
         assert chart_name({"chart": source.chart}) == PXC.chart  # the policy pack still sees which chart it is
 
 
-@pytest.mark.parametrize(("text", "says"), [
-    ("ftp://mirror.local/charts", "not ftp://"),
-    ("s3://bucket/charts/pxc-operator-1.20.0.tgz", "not s3://"),
-    ("oci://harbor.corp.local/percona", "must end with the chart's name, /pxc-operator"),
-    ("oci://harbor corp/percona/pxc-operator", "not an OCI chart reference"),
-    ("charts/pxc-operator", "relative path"),
-    ("/nonexistent/charts/pxc-operator-1.20.0.tgz", "does not exist"),
-])
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        ("ftp://mirror.local/charts", "not ftp://"),
+        ("s3://bucket/charts/pxc-operator-1.20.0.tgz", "not s3://"),
+        ("oci://harbor.corp.local/percona", "must end with the chart's name, /pxc-operator"),
+        ("oci://harbor corp/percona/pxc-operator", "not an OCI chart reference"),
+        ("charts/pxc-operator", "relative path"),
+        ("/nonexistent/charts/pxc-operator-1.20.0.tgz", "does not exist"),
+    ],
+)
 def test_bad_chart_sources_name_the_key(text, says):
     with pytest.raises(InputError) as error:
         chart_source("operatorChart", text, PXC.chart, PXC.chart_version)
@@ -150,8 +173,13 @@ def test_crds_from_the_public_url_a_mirror_or_a_local_file(tmp_path):
 
 def test_bad_crd_sources_name_the_key(tmp_path):
     wrong = crd_file(tmp_path, kind="PerconaServerMySQL", group="ps.percona.com")
-    cases = [(str(wrong), "does not define PerconaXtraDBCluster"), ("git://host/crd.yaml", "not git://"),
-             ("crd.yaml", "relative path"), (str(tmp_path / "missing.yaml"), "does not exist"), (str(tmp_path), "directory")]
+    cases = [
+        (str(wrong), "does not define PerconaXtraDBCluster"),
+        ("git://host/crd.yaml", "not git://"),
+        ("crd.yaml", "relative path"),
+        (str(tmp_path / "missing.yaml"), "does not exist"),
+        (str(tmp_path), "directory"),
+    ]
     for text, says in cases:
         with pytest.raises(InputError) as error:
             crd_source("operatorCrds", text, PXC)
@@ -181,8 +209,14 @@ def gke_values():
 def test_stack_settings_carry_the_sources(tmp_path, gke_values):
     archive = chart_archive(tmp_path)
     crds = crd_file(tmp_path)
-    result = stack_settings_from_config({**gke_values, "operatorChart": str(archive), "operatorCrds": str(crds),
-                                         "pmmChart": "oci://harbor.corp.local/percona/pmm"})
+    result = stack_settings_from_config(
+        {
+            **gke_values,
+            "operatorChart": str(archive),
+            "operatorCrds": str(crds),
+            "pmmChart": "oci://harbor.corp.local/percona/pmm",
+        }
+    )
     assert result.sources.operator_chart.chart == str(archive)
     assert result.sources.operator_crds == str(crds)
     assert result.sources.pmm_chart.chart == "oci://harbor.corp.local/percona/pmm"
@@ -205,8 +239,9 @@ def test_the_releases_are_registered_from_the_source(kind, tmp_path):
     }[kind]
     pmm_chart = str(chart_archive(tmp_path, name="pmm", version=versions.PMM.chart_version))
     crds = str(crd_file(tmp_path))
-    registrations = offline.run_stack("gke", overrides={"operatorChart": operator_chart, "pmmChart": pmm_chart,
-                                                        "operatorCrds": crds})
+    registrations = offline.run_stack(
+        "gke", overrides={"operatorChart": operator_chart, "pmmChart": pmm_chart, "operatorCrds": crds}
+    )
     operator = next(r for r in registrations if r.type == RELEASE and "operator-release" in r.name).inputs
     pmm = next(r for r in registrations if r.type == RELEASE and "pmm-release" in r.name).inputs
     config_file = next(r for r in registrations if r.type == CONFIG_FILE).inputs
@@ -222,11 +257,14 @@ def test_the_releases_are_registered_from_the_source(kind, tmp_path):
         assert operator["chart"] == operator_chart and "version" not in operator and "repositoryOpts" not in operator
 
 
-@pytest.mark.parametrize(("overrides", "message"), [
-    ({"operatorChart": "ftp://mirror.local/charts"}, "operatorChart"),
-    ({"pmmChart": "/nonexistent/pmm-1.8.1.tgz"}, "pmmChart: /nonexistent/pmm-1.8.1.tgz does not exist"),
-    ({"operatorCrds": "relative/crd.yaml"}, "operatorCrds: .*relative path"),
-])
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [
+        ({"operatorChart": "ftp://mirror.local/charts"}, "operatorChart"),
+        ({"pmmChart": "/nonexistent/pmm-1.8.1.tgz"}, "pmmChart: /nonexistent/pmm-1.8.1.tgz does not exist"),
+        ({"operatorCrds": "relative/crd.yaml"}, "operatorCrds: .*relative path"),
+    ],
+)
 def test_a_bad_source_stops_the_stack_before_any_resource(overrides, message):
     with pytest.raises(pulumi.RunError, match=message):
         offline.run_stack("gke", overrides=overrides)
@@ -255,11 +293,16 @@ def test_images_already_naming_a_registry_are_left_alone():
     assert mirrored("percona/haproxy:2.8.18-1", "registry.corp.local:5000") == "registry.corp.local:5000/percona/haproxy:2.8.18-1"
     assert mirrored("quay.io/jetstack/cert-manager:v1", "registry.corp.local") == "quay.io/jetstack/cert-manager:v1"
     assert mirrored("localhost/sysbench:1", "registry.corp.local") == "localhost/sysbench:1"
-    values = {"image": {"repository": "percona/pmm-server", "tag": "3.8.1"}, "containers": [{"image": "alpine/k8s:1.33.4"}],
-              "imagePullPolicy": "IfNotPresent"}
+    values = {
+        "image": {"repository": "percona/pmm-server", "tag": "3.8.1"},
+        "containers": [{"image": "alpine/k8s:1.33.4"}],
+        "imagePullPolicy": "IfNotPresent",
+    }
     assert mirror_images(values, "mirror.local") == {
         "image": {"repository": "mirror.local/percona/pmm-server", "tag": "3.8.1"},
-        "containers": [{"image": "mirror.local/alpine/k8s:1.33.4"}], "imagePullPolicy": "IfNotPresent"}
+        "containers": [{"image": "mirror.local/alpine/k8s:1.33.4"}],
+        "imagePullPolicy": "IfNotPresent",
+    }
     assert mirror_images(values, "") is values
 
 

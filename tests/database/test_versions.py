@@ -52,7 +52,11 @@ def test_ps_images_come_from_the_release_list():
 
 def test_pmm_chart_and_client_majors_match():
     chart = yaml.safe_load(crd.reference_file("helm-pmm-1.8.1-Chart.yaml").read_text())
-    assert (chart["name"], chart["version"], str(chart["appVersion"])) == (versions.PMM.chart, versions.PMM.chart_version, versions.PMM.server_tag)
+    assert (chart["name"], chart["version"], str(chart["appVersion"])) == (
+        versions.PMM.chart,
+        versions.PMM.chart_version,
+        versions.PMM.server_tag,
+    )
     for release in versions.OPERATORS.values():
         for version in release.images:
             assert versions.image_major(release.image(version, "pmm-client")) == versions.PMM.major  # S5

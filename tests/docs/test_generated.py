@@ -19,8 +19,9 @@ _spec.loader.exec_module(generate)
 
 
 def test_the_rule_catalogue_page_is_current():
-    assert generate.rules_page() == (ROOT / "docs" / "rules.md").read_text(), \
+    assert generate.rules_page() == (ROOT / "docs" / "rules.md").read_text(), (
         "docs/rules.md is stale: run .venv/bin/python docs/generate.py"
+    )
 
 
 def test_every_rule_and_source_is_on_the_page():
@@ -37,7 +38,9 @@ def test_every_rule_and_source_is_on_the_page():
 
 def test_the_worked_example_is_current():
     current = (ROOT / "docs" / "sizing.md").read_text()
-    assert generate.sizing_page(current) == current, "docs/sizing.md's worked example is stale: run .venv/bin/python docs/generate.py"
+    assert generate.sizing_page(current) == current, (
+        "docs/sizing.md's worked example is stale: run .venv/bin/python docs/generate.py"
+    )
 
 
 def test_a_stale_number_is_put_back():

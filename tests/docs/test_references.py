@@ -17,8 +17,15 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-PAGES = sorted({ROOT / "README.md", ROOT / "CHANGELOG.md", *ROOT.glob("docs/*.md"), *ROOT.glob("examples/*/README.md"),
-                *ROOT.glob("provider/*.md")})
+PAGES = sorted(
+    {
+        ROOT / "README.md",
+        ROOT / "CHANGELOG.md",
+        *ROOT.glob("docs/*.md"),
+        *ROOT.glob("examples/*/README.md"),
+        *ROOT.glob("provider/*.md"),
+    }
+)
 LINK = re.compile(r"(?<!!)\[[^\]]*\]\(([^)\s]+)\)")
 CODE = re.compile(r"`([^`\n]+)`")
 FENCE = re.compile(r"^```.*?^```", re.M | re.S)
@@ -36,8 +43,10 @@ TOP_LEVEL = _tracked_top_level()
 
 def _ignored(path: str) -> bool:
     """Git ignores it (as a file, or as a directory: ``policies/venv/`` matches only a directory)."""
-    return any(subprocess.run(["git", "-C", str(ROOT), "check-ignore", "-q", candidate], check=False).returncode == 0
-               for candidate in (path, f"{path}/"))
+    return any(
+        subprocess.run(["git", "-C", str(ROOT), "check-ignore", "-q", candidate], check=False).returncode == 0
+        for candidate in (path, f"{path}/")
+    )
 
 
 def slug(heading: str) -> str:
@@ -107,13 +116,19 @@ def test_the_references_are_found():
 
 
 def test_the_slug_is_githubs():
-    assert slug("Any manifests, with the same rules (GitOps: Argo CD, Flux)") == "any-manifests-with-the-same-rules-gitops-argo-cd-flux"
+    assert (
+        slug("Any manifests, with the same rules (GitOps: Argo CD, Flux)")
+        == "any-manifests-with-the-same-rules-gitops-argo-cd-flux"
+    )
     assert slug("`percona-mysql-sizing` and `--plot`") == "percona-mysql-sizing-and---plot"
 
 
 def test_the_policy_pack_cites_pages_of_this_repository():
     # The pack's description is what `pulumi policy publish` shows: every page it names is one of ours.
-    for shell in (ROOT / "policies" / "PulumiPolicy.yaml", ROOT / "modules" / "percona_mysql_k8s" / "policies" / "pack" / "PulumiPolicy.yaml"):
+    for shell in (
+        ROOT / "policies" / "PulumiPolicy.yaml",
+        ROOT / "modules" / "percona_mysql_k8s" / "policies" / "pack" / "PulumiPolicy.yaml",
+    ):
         cited = re.findall(r"[\w./-]+\.md\b", shell.read_text())
         assert cited, f"{shell.relative_to(ROOT)} names no page"
         assert [page for page in cited if not (ROOT / page).is_file()] == [], f"{shell.relative_to(ROOT)} cites {cited}"

@@ -72,8 +72,10 @@ def kubeconfig() -> str:
     """The kubeconfig of the tier's control plane: what the stack's `kubeconfig` key is set to."""
     path = os.environ.get("ENGINE_KUBECONFIG")
     if not path:
-        unavailable("ENGINE_KUBECONFIG is not set: start the tier's control plane with `scripts/engine.sh up` or run "
-                    "`scripts/engine.sh run-tier` (docs/engine.md)")
+        unavailable(
+            "ENGINE_KUBECONFIG is not set: start the tier's control plane with `scripts/engine.sh up` or run "
+            "`scripts/engine.sh run-tier` (docs/engine.md)"
+        )
     if not Path(path).is_file():
         unavailable(f"ENGINE_KUBECONFIG={path} does not exist: is the control plane up?")
     return str(Path(path).resolve())

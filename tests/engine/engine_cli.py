@@ -39,8 +39,15 @@ class Result:
 
 def copy_clone(repository: Path, destination: Path) -> Path:
     """The clone's files as a fresh clone with the working tree's edits would have them."""
-    listed = subprocess.run(["git", "-C", str(repository), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-                            check=True, capture_output=True).stdout.decode().split("\0")
+    listed = (
+        subprocess.run(
+            ["git", "-C", str(repository), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+            check=True,
+            capture_output=True,
+        )
+        .stdout.decode()
+        .split("\0")
+    )
     for name in filter(None, listed):
         source = repository / name
         if not source.is_file():  # deleted in the working tree, not yet in the index
@@ -66,23 +73,31 @@ class PulumiCli:
         # the test runner's virtualenv must not leak into the program's: the language host picks the project's
         for key in ("VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME"):
             env.pop(key, None)
-        env.update(PULUMI_BACKEND_URL=f"file://{self.backend}", PULUMI_CONFIG_PASSPHRASE=self.passphrase,
-                   PULUMI_SKIP_UPDATE_CHECK="true", NO_COLOR="1")
+        env.update(
+            PULUMI_BACKEND_URL=f"file://{self.backend}",
+            PULUMI_CONFIG_PASSPHRASE=self.passphrase,
+            PULUMI_SKIP_UPDATE_CHECK="true",
+            NO_COLOR="1",
+        )
         return env
 
     def _command(self, args: list[str], stack: str | None) -> list[str]:
         stack_args = ["--stack", stack] if stack else []
         return [self.binary, *args, *stack_args, "--non-interactive", "--color", "never"]
 
-    def run(self, *args: str, stack: str | None = None, timeout: float = 900, check: bool = True,
-            cwd: Path | None = None) -> Result:
+    def run(
+        self, *args: str, stack: str | None = None, timeout: float = 900, check: bool = True, cwd: Path | None = None
+    ) -> Result:
         command = self._command(list(args), stack)
         start = time.monotonic()
         try:
-            done = subprocess.run(command, cwd=cwd or self.project, env=self.env(), capture_output=True, text=True,
-                                  timeout=timeout)
+            done = subprocess.run(
+                command, cwd=cwd or self.project, env=self.env(), capture_output=True, text=True, timeout=timeout
+            )
         except subprocess.TimeoutExpired as error:
-            raise PulumiFailed(f"pulumi {' '.join(args)} did not finish in {timeout} s:\n{error.stdout}\n{error.stderr}") from None
+            raise PulumiFailed(
+                f"pulumi {' '.join(args)} did not finish in {timeout} s:\n{error.stdout}\n{error.stderr}"
+            ) from None
         result = Result(list(args), done.returncode, done.stdout, done.stderr, time.monotonic() - start)
         self._record(result)
         if check and done.returncode != 0:
@@ -92,16 +107,24 @@ class PulumiCli:
     def start(self, *args: str, stack: str | None = None, output: Path) -> subprocess.Popen:
         """Start a long command in the background (its own session, so it can be killed alone or with its plugins)."""
         with output.open("w") as handle:  # the child keeps its own descriptor
-            return subprocess.Popen(self._command(list(args), stack), cwd=self.project, env=self.env(), stdout=handle,
-                                    stderr=subprocess.STDOUT, text=True, start_new_session=True)
+            return subprocess.Popen(
+                self._command(list(args), stack),
+                cwd=self.project,
+                env=self.env(),
+                stdout=handle,
+                stderr=subprocess.STDOUT,
+                text=True,
+                start_new_session=True,
+            )
 
     def program(self, source: Path, directory: Path, name: str) -> PulumiCli:
         """A small hand-written program (``source``/__main__.py) as its own project in ``directory``, on the same
         backend and passphrase, run by the test environment's Python (it needs pulumi and pulumi_kubernetes only)."""
         directory.mkdir(parents=True, exist_ok=True)
         shutil.copy2(source / "__main__.py", directory / "__main__.py")
-        (directory / "Pulumi.yaml").write_text(json.dumps({
-            "name": name, "runtime": {"name": "python", "options": {"toolchain": "pip", "virtualenv": sys.prefix}}}))
+        (directory / "Pulumi.yaml").write_text(
+            json.dumps({"name": name, "runtime": {"name": "python", "options": {"toolchain": "pip", "virtualenv": sys.prefix}}})
+        )
         return PulumiCli(self.binary, directory, self.backend, self.passphrase, self.log)
 
     def _record(self, result: Result) -> None:

@@ -47,10 +47,14 @@ class PoolNode:
     def body(self) -> dict[str, Any]:
         taints = [{"key": POOL_LABEL, "value": self.pool, "effect": "NoSchedule"}] if self.tainted else []
         resources = {"cpu": self.cpu, "memory": self.memory, "pods": "110"}
-        return {"metadata": {"name": self.name, "labels": {POOL_LABEL: self.pool, "kubernetes.io/hostname": self.name,
-                                                           "type": "kwok"}},
-                "spec": {"taints": taints},
-                "status": {"capacity": resources, "allocatable": resources}}
+        return {
+            "metadata": {
+                "name": self.name,
+                "labels": {POOL_LABEL: self.pool, "kubernetes.io/hostname": self.name, "type": "kwok"},
+            },
+            "spec": {"taints": taints},
+            "status": {"capacity": resources, "allocatable": resources},
+        }
 
 
 def wait_for(what: str, check, timeout: float = 60.0, interval: float = 0.5):
@@ -77,7 +81,9 @@ def create_pool_nodes(core: k8s_client.CoreV1Api, nodes: Iterable[PoolNode]) -> 
         core.create_node(node.body())
     for node in nodes:
         live = wait_for(f"kwok makes Node {node.name} Ready", lambda name=node.name: _ready_node(core, name))
-        assert live.status.allocatable["memory"] == node.memory, f"kwok replaced {node.name}'s allocatable: {live.status.allocatable}"
+        assert live.status.allocatable["memory"] == node.memory, (
+            f"kwok replaced {node.name}'s allocatable: {live.status.allocatable}"
+        )
         kept = [t.to_dict() for t in live.spec.taints or [] if t.key != NOT_READY]
         core.patch_node(node.name, {"spec": {"taints": kept or None}})
 
@@ -108,13 +114,19 @@ def pmm_volume(core: k8s_client.CoreV1Api, name: str, namespace: str, claim: str
     Assumes the claim asks for ReadWriteOnce and at most ``size`` with no storage class (the pmm chart's
     ``storage.storageClassName: ""`` and no default StorageClass), as the stack's PMM values make it. Pre-bound to
     the claim, as a provisioner binds what it created; a hostPath nobody mounts (kwok runs no container)."""
-    core.create_persistent_volume({
-        "metadata": {"name": name, "labels": {"engine-tier/stand-in": "pmm-volume"}},
-        "spec": {"capacity": {"storage": size}, "accessModes": ["ReadWriteOnce"],
-                 "persistentVolumeReclaimPolicy": "Retain", "storageClassName": "",
-                 "claimRef": {"namespace": namespace, "name": claim},
-                 "hostPath": {"path": f"/var/lib/engine-tier/{name}"}},
-    })
+    core.create_persistent_volume(
+        {
+            "metadata": {"name": name, "labels": {"engine-tier/stand-in": "pmm-volume"}},
+            "spec": {
+                "capacity": {"storage": size},
+                "accessModes": ["ReadWriteOnce"],
+                "persistentVolumeReclaimPolicy": "Retain",
+                "storageClassName": "",
+                "claimRef": {"namespace": namespace, "name": claim},
+                "hostPath": {"path": f"/var/lib/engine-tier/{name}"},
+            },
+        }
+    )
 
 
 class OperatorStandIn:
@@ -160,13 +172,19 @@ class OperatorStandIn:
                 owned = [f for f in meta.get("finalizers") or [] if f in OPERATOR_FINALIZERS]
                 if owned:
                     keep = [f for f in meta["finalizers"] if f not in OPERATOR_FINALIZERS]
-                    self.custom.patch_namespaced_custom_object(group, version, self.namespace, plural, meta["name"],
-                                                               {"metadata": {"finalizers": keep or None,
-                                                                             "resourceVersion": meta["resourceVersion"]}})
+                    self.custom.patch_namespaced_custom_object(
+                        group,
+                        version,
+                        self.namespace,
+                        plural,
+                        meta["name"],
+                        {"metadata": {"finalizers": keep or None, "resourceVersion": meta["resourceVersion"]}},
+                    )
                     self.actions.append(f"removed {owned} from deleted {plural}/{meta['name']}")
             elif (item.get("status") or {}).get("state") != "ready":
-                self.custom.patch_namespaced_custom_object_status(group, version, self.namespace, plural, meta["name"],
-                                                                  {"status": {"state": "ready"}})
+                self.custom.patch_namespaced_custom_object_status(
+                    group, version, self.namespace, plural, meta["name"], {"status": {"state": "ready"}}
+                )
                 self.actions.append(f"status.state=ready on {plural}/{meta['name']} (generation {meta.get('generation')})")
 
 
@@ -217,10 +235,12 @@ class SchedulingWatch:
 
 def scheduled_by_the_scheduler(core: k8s_client.CoreV1Api, pod: k8s_client.V1Pod) -> bool:
     """The pod's Scheduled event comes from the real scheduler (default-scheduler), not from a nodeName set by hand."""
-    events = core.list_namespaced_event(pod.metadata.namespace,
-                                        field_selector=f"involvedObject.uid={pod.metadata.uid},reason=Scheduled").items
-    return any((e.source and e.source.component == "default-scheduler") or e.reporting_component == "default-scheduler"
-               for e in events)
+    events = core.list_namespaced_event(
+        pod.metadata.namespace, field_selector=f"involvedObject.uid={pod.metadata.uid},reason=Scheduled"
+    ).items
+    return any(
+        (e.source and e.source.component == "default-scheduler") or e.reporting_component == "default-scheduler" for e in events
+    )
 
 
 def now() -> str:

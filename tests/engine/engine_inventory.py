@@ -88,8 +88,12 @@ def rendered_objects(release: dict[str, Any]) -> list[tuple[str, str, str | None
     return objects
 
 
-def unaccounted(objects: Iterable[Live], state_resources: list[dict[str, Any]], releases: dict[str, dict[str, Any]],
-                stand_ins: set[tuple[str, str]]) -> list[str]:
+def unaccounted(
+    objects: Iterable[Live],
+    state_resources: list[dict[str, Any]],
+    releases: dict[str, dict[str, Any]],
+    stand_ins: set[tuple[str, str]],
+) -> list[str]:
     """Objects in a namespace that nothing explains: not a resource of the stack's state, not rendered by one of
     its Helm releases, not owned (ownerReferences, transitively) by an explained object, not a namespace default,
     not a stand-in of the test. An object an interrupted run created and a later run created again under another
@@ -100,9 +104,17 @@ def unaccounted(objects: Iterable[Live], state_resources: list[dict[str, Any]], 
     rendered = {(kind, name) for release in releases.values() for kind, name, _ in rendered_objects(release)}
     for obj in objects:
         key = (obj.kind, obj.name)
-        if (key in NAMESPACE_DEFAULTS or key in stand_ins or key in rendered or f"{obj.namespace}/{obj.name}" in state_ids
-                or (obj.kind == "Secret" and obj.body["metadata"].get("labels", {}).get("owner") == "helm"
-                    and obj.body["metadata"]["labels"].get("name") in releases)):
+        if (
+            key in NAMESPACE_DEFAULTS
+            or key in stand_ins
+            or key in rendered
+            or f"{obj.namespace}/{obj.name}" in state_ids
+            or (
+                obj.kind == "Secret"
+                and obj.body["metadata"].get("labels", {}).get("owner") == "helm"
+                and obj.body["metadata"]["labels"].get("name") in releases
+            )
+        ):
             explained.add(obj.body["metadata"]["uid"])
     changed = True
     while changed:  # ownership chains: Deployment -> ReplicaSet -> Pod, StatefulSet -> Pod, Job -> Pod, ...

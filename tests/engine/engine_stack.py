@@ -43,9 +43,17 @@ def user_namespace(core: k8s_client.CoreV1Api) -> None:
     A leftover of an interrupted run is removed first."""
     remove_namespace(core)
     core.create_namespace({"metadata": {"name": NAMESPACE}})
-    core.create_namespaced_secret(NAMESPACE, {"metadata": {"name": BACKUP_SECRET}, "type": "Opaque",
-                                              "stringData": {"AWS_ACCESS_KEY_ID": "AKIAENGINETIERSTANDIN",
-                                                             "AWS_SECRET_ACCESS_KEY": "engine-tier-stand-in-not-a-key"}})
+    core.create_namespaced_secret(
+        NAMESPACE,
+        {
+            "metadata": {"name": BACKUP_SECRET},
+            "type": "Opaque",
+            "stringData": {
+                "AWS_ACCESS_KEY_ID": "AKIAENGINETIERSTANDIN",
+                "AWS_SECRET_ACCESS_KEY": "engine-tier-stand-in-not-a-key",
+            },
+        },
+    )
 
 
 def remove_namespace(core: k8s_client.CoreV1Api) -> None:
@@ -69,8 +77,16 @@ def existing_stack(cli: PulumiCli, repository: Path, kubeconfig: str, material) 
     """A fresh `existing` stack with what the user of an air-gapped cluster sets: the kubeconfig, the charts as
     local archives and the operator's CRDs as a local file (Pulumi.yaml: operatorChart, pmmChart, operatorCrds)."""
     fresh_stack(cli, EXISTING, EXISTING, repository)
-    set_config(cli, EXISTING, {"kubeconfig": kubeconfig, "operatorChart": str(material.operator_chart),
-                               "pmmChart": str(material.pmm_chart), "operatorCrds": str(material.operator_crds)})
+    set_config(
+        cli,
+        EXISTING,
+        {
+            "kubeconfig": kubeconfig,
+            "operatorChart": str(material.operator_chart),
+            "pmmChart": str(material.pmm_chart),
+            "operatorCrds": str(material.operator_crds),
+        },
+    )
 
 
 def set_config(cli: PulumiCli, stack: str, values: dict[str, str], project: str = PROJECT) -> None:
@@ -88,8 +104,11 @@ def up(cli: PulumiCli, stack: str, core: k8s_client.CoreV1Api, *args: str, timeo
         while process.poll() is None:
             if watch.failures:
                 kill_with_plugins(process)
-                raise SchedulingFailed("a pod fits no Node, `pulumi up` stopped:\n" + "\n".join(
-                    f"  {f.pod}: {f.message}" for f in watch.failures) + f"\n{output.read_text()[-3000:]}")
+                raise SchedulingFailed(
+                    "a pod fits no Node, `pulumi up` stopped:\n"
+                    + "\n".join(f"  {f.pod}: {f.message}" for f in watch.failures)
+                    + f"\n{output.read_text()[-3000:]}"
+                )
             if time.monotonic() - start > timeout:
                 kill_with_plugins(process)
                 raise PulumiFailed(f"pulumi up did not finish in {timeout} s:\n{output.read_text()[-5000:]}")
@@ -119,8 +138,15 @@ def preview_steps(cli: PulumiCli, stack: str, *args: str) -> tuple[list[Step], R
     steps = []
     for step in document.get("steps") or []:
         urn = step["urn"]
-        steps.append(Step(step["op"], urn, urn.split("::")[2].rsplit("$", 1)[-1], urn.rsplit("::", 1)[1],
-                          tuple(sorted(step.get("detailedDiff") or ()))))
+        steps.append(
+            Step(
+                step["op"],
+                urn,
+                urn.split("::")[2].rsplit("$", 1)[-1],
+                urn.rsplit("::", 1)[1],
+                tuple(sorted(step.get("detailedDiff") or ())),
+            )
+        )
     return steps, result
 
 
@@ -129,8 +155,13 @@ def tear_down(cli: PulumiCli, stack: str) -> list[str]:
     (cancel the lock, refresh dropping pending creates, unprotect, destroy), then the stack itself. Returns what
     did not work, for the report."""
     problems = []
-    for args in (["cancel", "--yes"], ["refresh", "--yes", "--clear-pending-creates"], ["state", "unprotect", "--all", "--yes"],
-                 ["destroy", "--yes", "--skip-preview"], ["stack", "rm", "--yes", "--force"]):
+    for args in (
+        ["cancel", "--yes"],
+        ["refresh", "--yes", "--clear-pending-creates"],
+        ["state", "unprotect", "--all", "--yes"],
+        ["destroy", "--yes", "--skip-preview"],
+        ["stack", "rm", "--yes", "--force"],
+    ):
         result = cli.run(*args, stack=stack, check=False, timeout=900)
         if result.returncode != 0 and args[0] != "cancel":
             problems.append(result.text()[-2000:])

@@ -51,15 +51,23 @@ def _unavailable(reason: str):
 def pulumi() -> str:
     binary = shutil.which("pulumi")
     if not binary or not shutil.which("pulumi-language-python"):
-        _unavailable("no `pulumi` with its Python language host on PATH: run `scripts/engine.sh run-tier` "
-                     "(it builds them, or uses yours)")
+        _unavailable(
+            "no `pulumi` with its Python language host on PATH: run `scripts/engine.sh run-tier` (it builds them, or uses yours)"
+        )
     return binary
 
 
 def _env(home: Path, **extra: str) -> dict[str, str]:
     env = {key: value for key, value in os.environ.items() if key not in ("VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME")}
-    env.update(PULUMI_HOME=str(home), PULUMI_SKIP_UPDATE_CHECK="true", PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION="true",
-               NO_COLOR="1", PIP_NO_COMPILE="1", PIP_DISABLE_PIP_VERSION_CHECK="1", **extra)
+    env.update(
+        PULUMI_HOME=str(home),
+        PULUMI_SKIP_UPDATE_CHECK="true",
+        PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION="true",
+        NO_COLOR="1",
+        PIP_NO_COMPILE="1",
+        PIP_DISABLE_PIP_VERSION_CHECK="1",
+        **extra,
+    )
     return env
 
 
@@ -113,8 +121,14 @@ def package(pulumi, tmp_path_factory) -> tuple[Path, Path]:
     # provider/), so the provider packages' versions are known before the CLI asks for their plugins.
     subprocess.run([sys.executable, "-m", "venv", str(plugin / "venv")], check=True, timeout=300)
     python = plugin / "venv" / "bin" / "python"
-    installed = subprocess.run([str(python), "-m", "pip", "install", "--quiet", "-r", "requirements.txt"], cwd=plugin,
-                               env=_env(home), capture_output=True, text=True, timeout=1800)
+    installed = subprocess.run(
+        [str(python), "-m", "pip", "install", "--quiet", "-r", "requirements.txt"],
+        cwd=plugin,
+        env=_env(home),
+        capture_output=True,
+        text=True,
+        timeout=1800,
+    )
     assert installed.returncode == 0, installed.stderr[-3000:]
     plugins = _provider_plugins(python)
     assert {"kubernetes", "random", "gcp", "aws", "eks", "command"} <= set(plugins)
@@ -127,8 +141,14 @@ def package(pulumi, tmp_path_factory) -> tuple[Path, Path]:
 def schema(pulumi, package) -> dict:
     """``pulumi package get-schema provider``."""
     repository, home = package
-    result = subprocess.run([pulumi, "package", "get-schema", "./provider"], cwd=repository, env=_env(home),
-                            capture_output=True, text=True, timeout=900)
+    result = subprocess.run(
+        [pulumi, "package", "get-schema", "./provider"],
+        cwd=repository,
+        env=_env(home),
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert result.returncode == 0, result.stderr[-4000:]
     return json.loads(result.stdout)
 
@@ -138,7 +158,9 @@ def test_get_schema_lists_every_public_component_with_its_inputs_and_outputs(sch
     assert sorted(schema["resources"]) == sorted(f"percona-mysql:index:{name}" for name in COMPONENTS)
     for token, resource in schema["resources"].items():
         assert resource["isComponent"] is True and resource["description"], token
-        assert len(resource["inputProperties"]) > 40 and {"clusterName", "engine", "storageSize"} <= set(resource["inputProperties"])
+        assert len(resource["inputProperties"]) > 40 and {"clusterName", "engine", "storageSize"} <= set(
+            resource["inputProperties"]
+        )
         assert {"writerEndpoint", "database", "sizing"} <= set(resource["properties"])
 
 
@@ -164,10 +186,20 @@ pulumi.export("writerEndpoint", database.writer_endpoint)
 """
 # An existing cluster planned from declared nodes, without the operator, PMM or backups: every resource it registers
 # is one the kit's kubernetes and random providers preview without a cluster (unreachable: the provider defers).
-CONSUMER_ARGS = {"cluster_name": "orders", "database_pool_labels": "pool=db", "database_pool_taint": "pool=db:NoSchedule",
-                 "monitoring_pool_labels": "pool=mon", "existing_node_source": "config", "existing_node_cpu": "7910m",
-                 "existing_node_memory": "28Gi", "install_operator": False, "install_pmm": False, "pmm_enabled": False,
-                 "backup": False, "ephemeral": True}
+CONSUMER_ARGS = {
+    "cluster_name": "orders",
+    "database_pool_labels": "pool=db",
+    "database_pool_taint": "pool=db:NoSchedule",
+    "monitoring_pool_labels": "pool=mon",
+    "existing_node_source": "config",
+    "existing_node_cpu": "7910m",
+    "existing_node_memory": "28Gi",
+    "install_operator": False,
+    "install_pmm": False,
+    "pmm_enabled": False,
+    "backup": False,
+    "ephemeral": True,
+}
 
 
 def _registered_under_mocks(tmp_path: Path, args: dict) -> list[tuple[str, str]]:
@@ -177,8 +209,8 @@ def _registered_under_mocks(tmp_path: Path, args: dict) -> list[tuple[str, str]]
     program = tmp_path / "mocked"
     program.mkdir()
     (program / "__main__.py").write_text(
-        "from percona_mysql_k8s.stack.components import MysqlOnExistingCluster\n"
-        f"MysqlOnExistingCluster('orders', {args!r})\n")
+        f"from percona_mysql_k8s.stack.components import MysqlOnExistingCluster\nMysqlOnExistingCluster('orders', {args!r})\n"
+    )
     return sorted((r.type, r.name) for r in offline.run_program(program, stack="dev", config={}, project="consumer"))
 
 
@@ -190,22 +222,31 @@ def test_a_program_adds_the_package_and_the_engine_constructs_the_component(pulu
     project = tmp_path / "consumer"
     project.mkdir()
     kubeconfig = tmp_path / "kubeconfig"
-    kubeconfig.write_text("apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: 'https://127.0.0.1:9'}}]\n"
-                          "contexts: [{name: c, context: {cluster: c, user: u}}]\ncurrent-context: c\n"
-                          "users: [{name: u, user: {token: not-a-token}}]\n")
+    kubeconfig.write_text(
+        "apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: 'https://127.0.0.1:9'}}]\n"
+        "contexts: [{name: c, context: {cluster: c, user: u}}]\ncurrent-context: c\n"
+        "users: [{name: u, user: {token: not-a-token}}]\n"
+    )
     args = {**CONSUMER_ARGS, "kubeconfig": str(kubeconfig)}
-    (project / "Pulumi.yaml").write_text("name: consumer\nruntime:\n  name: python\n  options:\n    toolchain: pip\n"
-                                         "    virtualenv: venv\n")
+    (project / "Pulumi.yaml").write_text(
+        "name: consumer\nruntime:\n  name: python\n  options:\n    toolchain: pip\n    virtualenv: venv\n"
+    )
     (project / "requirements.txt").write_text("pulumi>=3.237\n")
     env = _env(home, PULUMI_BACKEND_URL=f"file://{tmp_path / 'state'}", PULUMI_CONFIG_PASSPHRASE="consumer")
     (tmp_path / "state").mkdir()
     subprocess.run([sys.executable, "-m", "venv", str(project / "venv")], check=True, timeout=300)
-    subprocess.run([str(project / "venv" / "bin" / "python"), "-m", "pip", "install", "--quiet", "-r", "requirements.txt"],
-                   cwd=project, env=env, check=True, timeout=900)
+    subprocess.run(
+        [str(project / "venv" / "bin" / "python"), "-m", "pip", "install", "--quiet", "-r", "requirements.txt"],
+        cwd=project,
+        env=env,
+        check=True,
+        timeout=900,
+    )
 
     def pulumi_run(*command: str) -> subprocess.CompletedProcess:
-        result = subprocess.run([pulumi, *command, "--non-interactive"], cwd=project, env=env, capture_output=True,
-                                text=True, timeout=900)
+        result = subprocess.run(
+            [pulumi, *command, "--non-interactive"], cwd=project, env=env, capture_output=True, text=True, timeout=900
+        )
         assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
         return result
 
@@ -214,8 +255,11 @@ def test_a_program_adds_the_package_and_the_engine_constructs_the_component(pulu
     (project / "__main__.py").write_text(_CONSUMER.format(args=args))
     pulumi_run("stack", "init", "dev")
     preview = json.loads(pulumi_run("preview", "--json").stdout)
-    steps = [(step["urn"].split("::")[2].rsplit("$", 1)[-1], step["urn"].split("::")[3]) for step in preview["steps"]
-             if not step["urn"].split("::")[2].endswith("pulumi:pulumi:Stack")]
+    steps = [
+        (step["urn"].split("::")[2].rsplit("$", 1)[-1], step["urn"].split("::")[3])
+        for step in preview["steps"]
+        if not step["urn"].split("::")[2].endswith("pulumi:pulumi:Stack")
+    ]
     assert all(step["op"] == "create" for step in preview["steps"])
     # Expected: what the component registers under the SDK's mocks, in this process, from the same inputs
     assert sorted(steps) == _registered_under_mocks(tmp_path, args)
@@ -259,22 +303,26 @@ def test_a_stack_deployed_with_the_previous_type_keeps_its_resources(pulumi, tmp
     project.mkdir()
     # no cluster: the provider resource is created from its config alone (the kubernetes provider defers contact)
     kubeconfig = tmp_path / "kubeconfig"
-    kubeconfig.write_text(textwrap.dedent("""
+    kubeconfig.write_text(
+        textwrap.dedent("""
         apiVersion: v1
         kind: Config
         clusters: [{name: c, cluster: {server: "https://127.0.0.1:9"}}]
         contexts: [{name: c, context: {cluster: c, user: u}}]
         current-context: c
         users: [{name: u, user: {token: not-a-token}}]
-    """))
+    """)
+    )
     (project / "Pulumi.yaml").write_text(
-        f"name: rename\nruntime:\n  name: python\n  options:\n    virtualenv: {Path(sys.prefix)}\n")
+        f"name: rename\nruntime:\n  name: python\n  options:\n    virtualenv: {Path(sys.prefix)}\n"
+    )
     env = _env(tmp_path / "home", PULUMI_BACKEND_URL=f"file://{tmp_path / 'state'}", PULUMI_CONFIG_PASSPHRASE="rename")
     (tmp_path / "state").mkdir()
 
     def pulumi_run(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run([pulumi, *args, "--non-interactive"], cwd=project, env=env, capture_output=True, text=True,
-                              timeout=600)
+        return subprocess.run(
+            [pulumi, *args, "--non-interactive"], cwd=project, env=env, capture_output=True, text=True, timeout=600
+        )
 
     assert pulumi_run("stack", "init", "dev").returncode == 0
 
@@ -301,4 +349,6 @@ def test_a_stack_deployed_with_the_previous_type_keeps_its_resources(pulumi, tmp
     deploy(after, "up", "--yes", "--skip-preview")
     state = json.loads(pulumi_run("stack", "export").stdout)["deployment"]["resources"]
     types = sorted(resource["urn"].split("::")[2] for resource in state if resource["type"] != "pulumi:pulumi:Stack")
-    assert types == ["percona-mysql:index:ExistingCluster"] + ["percona-mysql:index:ExistingCluster$pulumi:providers:kubernetes"] * 2
+    assert (
+        types == ["percona-mysql:index:ExistingCluster"] + ["percona-mysql:index:ExistingCluster$pulumi:providers:kubernetes"] * 2
+    )

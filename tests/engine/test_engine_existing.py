@@ -61,8 +61,7 @@ def deployment(project, kubeconfig, kube, core, pool_nodes, material):
         with OperatorStandIn(kube, NAMESPACE):
             try:
                 output = up(project, STACK, core)
-                yield {"output": output, "venv_existed": venv_existed, "baseline": baseline,
-                       "cluster_baseline": cluster_baseline}
+                yield {"output": output, "venv_existed": venv_existed, "baseline": baseline, "cluster_baseline": cluster_baseline}
             finally:
                 problems = tear_down(project, STACK)
     finally:
@@ -88,9 +87,12 @@ def test_up_from_a_fresh_stack_init_creates_the_stack(deployment, project):
     # user's first `up` from a clone, and the program ran this clone's library from it: without the library in
     # stacks/requirements.txt the program cannot start (ModuleNotFoundError: percona_mysql_k8s).
     assert not deployment["venv_existed"]
-    library = subprocess.run([str(project.project / ".venv" / "bin" / "python"), "-c",
-                              "import percona_mysql_k8s; print(percona_mysql_k8s.__file__)"],
-                             capture_output=True, text=True, check=True).stdout.strip()
+    library = subprocess.run(
+        [str(project.project / ".venv" / "bin" / "python"), "-c", "import percona_mysql_k8s; print(percona_mysql_k8s.__file__)"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
     assert library.startswith(str(project.project / "modules")), library
     resources = project.resources(STACK)
     types = sorted(r["type"] for r in resources)
@@ -108,8 +110,9 @@ def test_no_secret_in_plain_text_in_the_state_or_any_object_but_a_secret(deploym
     plain, state = project.export(STACK)
     assert len(generated) == 7, [r["urn"] for r in generated]  # six for the cluster's users, one for PMM's admin
     for resource in generated:
-        assert resource["outputs"]["result"].get("4dabf18193072939515e22adb298388d") == "1b47061264138c4ac30d75fd1eb44270", \
+        assert resource["outputs"]["result"].get("4dabf18193072939515e22adb298388d") == "1b47061264138c4ac30d75fd1eb44270", (
             f"{resource['urn']}: result is not a secret in the state"
+        )
     values = {v for k, v in passwords.items() if not k.endswith("pmmservertoken")}
     assert len(values) >= 7 and all(v in shown for v in values)
 
@@ -132,8 +135,10 @@ def test_no_secret_in_plain_text_in_the_state_or_any_object_but_a_secret(deploym
         text = json.dumps(obj.body, default=str)
         leaks += [f"{key} in {obj.label}" for key, value in passwords.items() if value in text]
     assert not leaks, leaks
-    print(f"\n{len(passwords)} secret values, none in the state ({len(plain)} characters), the outputs, `up`'s output "
-          f"or {len(objects)} objects that are not Secrets")
+    print(
+        f"\n{len(passwords)} secret values, none in the state ({len(plain)} characters), the outputs, `up`'s output "
+        f"or {len(objects)} objects that are not Secrets"
+    )
 
 
 def test_charts_render_and_apply_from_the_local_archives(deployment, kube, core):
@@ -207,8 +212,11 @@ def test_bigger_database_nodes_update_the_custom_resource_in_place(deployment, p
 
 def _readme_pack_install() -> str:
     """The README's command that installs the pack for `pulumi preview --policy-pack policies`."""
-    lines = [line.split("  #")[0].strip() for line in (REPOSITORY / "README.md").read_text().splitlines()
-             if line.startswith("(cd policies &&") and "pip install" in line]
+    lines = [
+        line.split("  #")[0].strip()
+        for line in (REPOSITORY / "README.md").read_text().splitlines()
+        if line.startswith("(cd policies &&") and "pip install" in line
+    ]
     assert len(lines) == 1, f"README.md should tell users one way to install the pack, found {lines}"
     return lines[0]
 
@@ -216,8 +224,9 @@ def _readme_pack_install() -> str:
 @pytest.fixture(scope="module")
 def pack(project) -> str:
     command = _readme_pack_install()
-    done = subprocess.run(["bash", "-c", command], cwd=project.project, env=project.env(), capture_output=True, text=True,
-                          timeout=900)
+    done = subprocess.run(
+        ["bash", "-c", command], cwd=project.project, env=project.env(), capture_output=True, text=True, timeout=900
+    )
     assert done.returncode == 0, f"{command}\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
     return "policies"
 
@@ -283,7 +292,11 @@ def test_destroy_after_the_documented_unprotect_leaves_nothing_of_the_stack(depl
     # S4); docs/database.md tells the user to delete it by hand when the namespace is not the stack's
     assert left == [f"PersistentVolumeClaim {NAMESPACE}/{PMM_CLAIM}"], left
     cluster_scoped = {obj.label for obj in everything(kube, None, cluster_scoped=True)}
-    documents = [doc for doc in yaml.safe_load_all(material.operator_crds.read_text()) if doc and doc.get("kind") == "CustomResourceDefinition"]
+    documents = [
+        doc
+        for doc in yaml.safe_load_all(material.operator_crds.read_text())
+        if doc and doc.get("kind") == "CustomResourceDefinition"
+    ]
     crds = {f"CustomResourceDefinition {doc['metadata']['name']}" for doc in documents}
     assert crds <= cluster_scoped  # the CRDs are retained on purpose (retainOnDelete, S4; docs/database.md)
     # with them, the APIServices the API server registers for each of their group versions

@@ -122,8 +122,11 @@ def interrupted(project, kubeconfig, kube, core, pool_nodes, material):
             try:
                 process = project.start("up", "--yes", "--skip-preview", stack=STACK, output=output)
                 try:
-                    wait_for("Helm's install of PMM the only operation in flight",
-                             lambda: _only_pmm_in_flight(project, core), timeout=900)
+                    wait_for(
+                        "Helm's install of PMM the only operation in flight",
+                        lambda: _only_pmm_in_flight(project, core),
+                        timeout=900,
+                    )
                     assert process.poll() is None, f"pulumi up ended before the fault:\n{output.read_text()[-4000:]}"
                     before = _secret_values(core)
                 finally:
@@ -161,14 +164,22 @@ def test_the_documented_recovery_converges(interrupted, project, kube, core, kub
     project.run("cancel", "--yes", stack=STACK, timeout=120)  # a self-managed backend: deletes the lock file
     # the provider's truth for the pending create: Helm's record of the release
     assert helm_releases(core, NAMESPACE)["pmm"]["info"]["status"] == "pending-install"
-    subprocess.run([helm_binary, "uninstall", "pmm", "--namespace", NAMESPACE, "--kubeconfig", kubeconfig, "--wait"],
-                   check=True, capture_output=True, text=True, timeout=300)
+    subprocess.run(
+        [helm_binary, "uninstall", "pmm", "--namespace", NAMESPACE, "--kubeconfig", kubeconfig, "--wait"],
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     project.run("refresh", "--yes", "--clear-pending-creates", stack=STACK, timeout=900)
     assert not _pending(project)
 
     pmm_volume(core, PMM_VOLUME, NAMESPACE, PMM_CLAIM, PMM_STORAGE)  # the late provisioner catches up
-    wait_for("PMM's claim bound", lambda: core.read_namespaced_persistent_volume_claim(PMM_CLAIM, NAMESPACE).status.phase == "Bound",
-             timeout=180)
+    wait_for(
+        "PMM's claim bound",
+        lambda: core.read_namespaced_persistent_volume_claim(PMM_CLAIM, NAMESPACE).status.phase == "Bound",
+        timeout=180,
+    )
     with OperatorStandIn(kube, NAMESPACE):
         up(project, STACK, core)
         up(project, STACK, core, "--expect-no-changes")  # converged: a further run changes nothing

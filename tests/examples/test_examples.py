@@ -93,7 +93,13 @@ def test_kind_pxc_benchmark(run):
     jobs = [r.inputs for r in registrations if r.type == "kubernetes:batch/v1:Job"]
     assert [j["metadata"]["name"] for j in jobs] == ["bench-sysbench-user", "bench-sysbench"]  # setup as root, then the run
     phases = jobs[1]["spec"]["template"]["spec"]
-    assert [c["name"] for c in phases["initContainers"] + phases["containers"]] == ["schema", "prepare", "warmup", "ladder", "publish"]
+    assert [c["name"] for c in phases["initContainers"] + phases["containers"]] == [
+        "schema",
+        "prepare",
+        "warmup",
+        "ladder",
+        "publish",
+    ]
     for job in jobs:
         pod = job["spec"]["template"]["spec"]
         assert pod["nodeSelector"] == {POOL_LABEL: "monitoring"}
@@ -120,9 +126,20 @@ def test_kind_benchmark_sizes_for_the_machine_its_config_declares(run):
     # Expected: the core's answer for the example's member on a quarter of the declared machine
     settings = plan_clusters.cluster_settings_from_config(
         {"target": "kind", "clusterName": "bench", "clusterSize": 1, "ephemeral": True, "kindHostShare": "0.25", **declared},
-        measured)
-    spec = DatabaseSpec(name="bench", namespace="bench", engine="pxc", proxy="haproxy", cluster_size=1, ephemeral=True,
-                        log_collector=False, pmm_enabled=False, load="read-heavy", storage_size="10Gi")
+        measured,
+    )
+    spec = DatabaseSpec(
+        name="bench",
+        namespace="bench",
+        engine="pxc",
+        proxy="haproxy",
+        cluster_size=1,
+        ephemeral=True,
+        log_collector=False,
+        pmm_enabled=False,
+        load="read-heavy",
+        storage_size="10Gi",
+    )
     _placement, sizing = size_for_pool(spec, settings.database_pool)
     assert _members_budget(registrations)["limits"]["memory"] == format_memory(sizing.mysqld_memory_bytes)
     on_this_machine, _ = run("kind-pxc-benchmark")
@@ -134,10 +151,13 @@ def test_kind_benchmark_on_too_small_a_machine_names_the_setting_to_change(run):
         run("kind-pxc-benchmark", {"kind-pxc-benchmark:kindHostCpu": "2", "kind-pxc-benchmark:kindHostMemory": "4Gi"})
 
 
-@pytest.mark.parametrize(("example", "config"), [
-    ("gke-group-replication-router", {"gke-group-replication-router:gcpProject": "my-project-1"}),
-    ("eks-pxc-proxysql", {}),
-])
+@pytest.mark.parametrize(
+    ("example", "config"),
+    [
+        ("gke-group-replication-router", {"gke-group-replication-router:gcpProject": "my-project-1"}),
+        ("eks-pxc-proxysql", {}),
+    ],
+)
 def test_the_production_examples_pass_the_whole_pack(run, example, config):
     # a production stack name (not one of ephemeral_stacks): backups (R1-R4), NetworkPolicies (R6) and every
     # sizing rule hold, advisories included

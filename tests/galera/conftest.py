@@ -46,8 +46,9 @@ def out_dir() -> Path:
 @pytest.fixture(scope="session")
 def sizing_file(out_dir) -> Path:
     """The sizing command's own JSON, as a user would write it (the grader reads the same file)."""
-    result = subprocess.run([sys.executable, "-m", "percona_mysql_k8s.sizing", *SIZING_ARGS],
-                            capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [sys.executable, "-m", "percona_mysql_k8s.sizing", *SIZING_ARGS], capture_output=True, text=True, timeout=120
+    )
     assert result.returncode == 0, result.stderr
     path = out_dir / "sizing.json"
     path.write_text(result.stdout)

@@ -26,8 +26,11 @@ from pathlib import Path
 import pymysql
 from percona_mysql_k8s.core.mycnf import render
 
-GALERA_LIBRARY_CANDIDATES = ("/usr/lib/galera/libgalera_smm.so", "/usr/lib/libgalera_smm.so",
-                             "/usr/lib/x86_64-linux-gnu/galera/libgalera_smm.so")
+GALERA_LIBRARY_CANDIDATES = (
+    "/usr/lib/galera/libgalera_smm.so",
+    "/usr/lib/libgalera_smm.so",
+    "/usr/lib/x86_64-linux-gnu/galera/libgalera_smm.so",
+)
 QUERY_TIMEOUT = 30  # seconds: every read and write on a connection
 START_TIMEOUT = 180  # seconds for one member to start and reach Synced (a joiner copies the datadir by rsync)
 STOP_TIMEOUT = 90  # seconds between SIGTERM and SIGKILL
@@ -121,8 +124,10 @@ class GaleraCluster:
 
     def __post_init__(self) -> None:
         ports = free_ports(PORTS_PER_MEMBER * self.size)
-        self.members = [Member(i, self.workdir / f"node{i + 1}", *ports[PORTS_PER_MEMBER * i:PORTS_PER_MEMBER * (i + 1)])
-                        for i in range(self.size)]
+        self.members = [
+            Member(i, self.workdir / f"node{i + 1}", *ports[PORTS_PER_MEMBER * i : PORTS_PER_MEMBER * (i + 1)])
+            for i in range(self.size)
+        ]
         self._os_user = "mysql" if os.geteuid() == 0 else None  # mariadbd refuses to run as root
         self.pid_ledger = self.workdir / "pids"  # scripts/galera.sh kills whatever is still listed here
 
@@ -130,12 +135,16 @@ class GaleraCluster:
 
     def option_file(self, member: Member) -> str:
         gcomm = ",".join(f"127.0.0.1:{other.gcomm_port}" for other in self.members)
-        provider = "; ".join(part for part in (
-            self.provider_options.strip().rstrip(";"),
-            f"gmcast.listen_addr=tcp://127.0.0.1:{member.gcomm_port}",
-            f"ist.recv_addr=127.0.0.1:{member.ist_port}",
-            f"base_host=127.0.0.1; base_port={member.gcomm_port}",
-        ) if part)
+        provider = "; ".join(
+            part
+            for part in (
+                self.provider_options.strip().rstrip(";"),
+                f"gmcast.listen_addr=tcp://127.0.0.1:{member.gcomm_port}",
+                f"ist.recv_addr=127.0.0.1:{member.ist_port}",
+                f"base_host=127.0.0.1; base_port={member.gcomm_port}",
+            )
+            if part
+        )
         own = {
             "datadir": str(member.datadir),
             "socket": str(member.socket),
@@ -186,8 +195,13 @@ class GaleraCluster:
             member.defaults_file.write_text(self.option_file(member))
             member.defaults_file.chmod(0o644)
         first = self.members[0]
-        command = ["mariadb-install-db", "--no-defaults", f"--datadir={first.datadir}", "--skip-test-db",
-                   "--auth-root-authentication-method=normal"]
+        command = [
+            "mariadb-install-db",
+            "--no-defaults",
+            f"--datadir={first.datadir}",
+            "--skip-test-db",
+            "--auth-root-authentication-method=normal",
+        ]
         if self._os_user:
             command.append(f"--user={self._os_user}")
         result = subprocess.run(command, capture_output=True, text=True, timeout=300)
@@ -214,8 +228,11 @@ class GaleraCluster:
                 raise RuntimeError(f"{member.name} exited with {member.process.returncode}:\n{member.log_tail()}")
             try:
                 with self.connect(member, via_socket=True, timeout=5) as connection:
-                    state = dict(self.rows(connection, "SHOW GLOBAL STATUS WHERE Variable_name IN "
-                                                       "('wsrep_local_state_comment', 'wsrep_ready')"))
+                    state = dict(
+                        self.rows(
+                            connection, "SHOW GLOBAL STATUS WHERE Variable_name IN ('wsrep_local_state_comment', 'wsrep_ready')"
+                        )
+                    )
                 if state.get("wsrep_local_state_comment") == "Synced" and state.get("wsrep_ready") == "ON":
                     return
                 last = str(state)
@@ -256,11 +273,26 @@ class GaleraCluster:
     def connect(self, member: Member, via_socket: bool = False, timeout: float = QUERY_TIMEOUT, admin: bool = False):
         """A connection whose every read and write gives up after ``timeout`` seconds."""
         if via_socket:  # root over the socket: the only account before the tier's own exists
-            return pymysql.connect(unix_socket=str(member.socket), user="root", password="", connect_timeout=timeout,
-                                   read_timeout=timeout, write_timeout=timeout, autocommit=True)
+            return pymysql.connect(
+                unix_socket=str(member.socket),
+                user="root",
+                password="",
+                connect_timeout=timeout,
+                read_timeout=timeout,
+                write_timeout=timeout,
+                autocommit=True,
+            )
         port = member.admin_port if admin else member.sql_port
-        return pymysql.connect(host="127.0.0.1", port=port, user=self.user, password=self.password,
-                               connect_timeout=timeout, read_timeout=timeout, write_timeout=timeout, autocommit=True)
+        return pymysql.connect(
+            host="127.0.0.1",
+            port=port,
+            user=self.user,
+            password=self.password,
+            connect_timeout=timeout,
+            read_timeout=timeout,
+            write_timeout=timeout,
+            autocommit=True,
+        )
 
     @staticmethod
     def rows(connection, sql: str, args=None) -> list[tuple]:

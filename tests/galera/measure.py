@@ -111,11 +111,24 @@ class Sampler:
         proc = Path("/proc") / str(member.pid)
         status = status_bytes((proc / "status").read_text())
         gcache, dontdump = mapping_rss((proc / "smaps").read_text())
-        pages = {name: int(value) for name, value in self.cluster.query(
-            member, "SHOW GLOBAL STATUS WHERE Variable_name IN ('Innodb_buffer_pool_pages_total', 'Innodb_buffer_pool_pages_free')",
-            timeout=10)}
-        return Sample(self.elapsed(), status["VmRSS"], status["VmHWM"], gcache, dontdump,
-                      pages["Innodb_buffer_pool_pages_total"], pages["Innodb_buffer_pool_pages_free"], self.pool_bytes)
+        pages = {
+            name: int(value)
+            for name, value in self.cluster.query(
+                member,
+                "SHOW GLOBAL STATUS WHERE Variable_name IN ('Innodb_buffer_pool_pages_total', 'Innodb_buffer_pool_pages_free')",
+                timeout=10,
+            )
+        }
+        return Sample(
+            self.elapsed(),
+            status["VmRSS"],
+            status["VmHWM"],
+            gcache,
+            dontdump,
+            pages["Innodb_buffer_pool_pages_total"],
+            pages["Innodb_buffer_pool_pages_free"],
+            self.pool_bytes,
+        )
 
     def _run(self) -> None:
         while not self._stop.is_set():
@@ -150,8 +163,16 @@ CONNECTION_TERMS = ("connections_idle", "connections_active", "connection_thread
 HEAP_TERMS_EXCLUDED = ("buffer_pool", "buffer_pool_descriptors", "gcache", "page_cache_reserve", "log_buffer")
 
 
-def member_figures(samples: list[Sample], idle_end: float, oltp_end: float, clients: int, final_hwm: int,
-                   model_terms: dict[str, int], max_connections: int, model_peak: int) -> dict[str, dict]:
+def member_figures(
+    samples: list[Sample],
+    idle_end: float,
+    oltp_end: float,
+    clients: int,
+    final_hwm: int,
+    model_terms: dict[str, int],
+    max_connections: int,
+    model_peak: int,
+) -> dict[str, dict]:
     """Measured figure, model figure and their ratio for every term of :data:`TERMS`, for one member.
 
     ``clients``: the sysbench threads this member served (0 for a member that only applies: it has no
@@ -172,14 +193,21 @@ def member_figures(samples: list[Sample], idle_end: float, oltp_end: float, clie
         "heap_side": max(s.remainder for s in samples),
         "total": max(final_hwm, *(s.hwm for s in samples)),
     }
-    model = {name: model_terms.get(name, 0) for name in ("buffer_pool", "buffer_pool_descriptors", "log_buffer", "gcache",
-                                                        "server_overhead")}
+    model = {
+        name: model_terms.get(name, 0)
+        for name in ("buffer_pool", "buffer_pool_descriptors", "log_buffer", "gcache", "server_overhead")
+    }
     # a connection's session, its share of the running statements' buffers and a thread of its own
     model["per_active_connection"] = sum(model_terms.get(term, 0) for term in CONNECTION_TERMS) / max_connections
     model["heap_side"] = sum(value for name, value in model_terms.items() if name not in HEAP_TERMS_EXCLUDED)
     model["total"] = model_peak
-    return {name: {"measured_bytes": None if measured[name] is None else round(measured[name]),
-                   "model_bytes": round(model[name]),
-                   "ratio": round(measured[name] / model[name], 3) if model[name] and measured[name] is not None else None,
-                   "build_independent": TERMS[name][0], "how": TERMS[name][1]}
-            for name in TERMS}
+    return {
+        name: {
+            "measured_bytes": None if measured[name] is None else round(measured[name]),
+            "model_bytes": round(model[name]),
+            "ratio": round(measured[name] / model[name], 3) if model[name] and measured[name] is not None else None,
+            "build_independent": TERMS[name][0],
+            "how": TERMS[name][1],
+        }
+        for name in TERMS
+    }

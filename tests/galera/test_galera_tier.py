@@ -37,34 +37,67 @@ def workload(cluster, sizing, sizing_file, out_dir):
 def figures(workload, cluster, sizing, sizing_json, out_dir):
     """Per member and per memory term: measured, modelled, ratio; written to measured.json for issue 21."""
     per_member = {
-        member.name: measure.member_figures(workload.sampler.samples[member.name], workload.idle_end, workload.oltp_end,
-                                            workload.threads if member is cluster.members[0] else 0,
-                                            workload.final_hwm[member.name], sizing.model_terms,
-                                            sizing.max_connections, sizing.model_peak_bytes)
+        member.name: measure.member_figures(
+            workload.sampler.samples[member.name],
+            workload.idle_end,
+            workload.oltp_end,
+            workload.threads if member is cluster.members[0] else 0,
+            workload.final_hwm[member.name],
+            sizing.model_terms,
+            sizing.max_connections,
+            sizing.model_peak_bytes,
+        )
         for member in cluster.members
     }
-    provider = dict(cluster.query(cluster.members[0], "SHOW GLOBAL STATUS WHERE Variable_name IN "
-                                                      "('wsrep_provider_name', 'wsrep_provider_version')"))
+    provider = dict(
+        cluster.query(
+            cluster.members[0], "SHOW GLOBAL STATUS WHERE Variable_name IN ('wsrep_provider_name', 'wsrep_provider_version')"
+        )
+    )
     version = cluster.query(cluster.members[0], "SELECT VERSION()")[0][0]
-    sysbench_summary = [line.strip() for line in workload.sysbench_log.read_text().splitlines()
-                        if line.strip().startswith(("transactions:", "queries:", "ignored errors:"))]
+    sysbench_summary = [
+        line.strip()
+        for line in workload.sysbench_log.read_text().splitlines()
+        if line.strip().startswith(("transactions:", "queries:", "ignored errors:"))
+    ]
     document = {
         "server": {"version": version, "provider": f"{provider['wsrep_provider_name']} {provider['wsrep_provider_version']}"},
-        "sizing": {"command": "percona-mysql-sizing " + " ".join(load.SIZING_ARGS),
-                   "memory_model": sizing_json["memory_model"], "max_connections": sizing.max_connections,
-                   "mysqld_limit_bytes": sizing.model_limit_bytes},
-        "sysbench": {"threads": workload.threads, "seconds": load.SYSBENCH_SECONDS, "writer": cluster.members[0].name,
-                     "summary": sysbench_summary, "login_during_load_seconds": round(workload.login_seconds, 1),
-                     "flow_control_phase": {"seconds": load.FLOW_CONTROL_SECONDS, "big_rows": load.BIG_ROWS,
-                                            "big_update_seconds": [round(x, 2) for x in workload.big_update_seconds]}},
-        "fill": {"batches": workload.fill_batches, "bytes_per_batch": load.FILL_ROWS * load.FILL_ROW_BYTES,
-                 "seconds": round(workload.fill_seconds, 1), "pages_free_share": workload.pages_free_share},
+        "sizing": {
+            "command": "percona-mysql-sizing " + " ".join(load.SIZING_ARGS),
+            "memory_model": sizing_json["memory_model"],
+            "max_connections": sizing.max_connections,
+            "mysqld_limit_bytes": sizing.model_limit_bytes,
+        },
+        "sysbench": {
+            "threads": workload.threads,
+            "seconds": load.SYSBENCH_SECONDS,
+            "writer": cluster.members[0].name,
+            "summary": sysbench_summary,
+            "login_during_load_seconds": round(workload.login_seconds, 1),
+            "flow_control_phase": {
+                "seconds": load.FLOW_CONTROL_SECONDS,
+                "big_rows": load.BIG_ROWS,
+                "big_update_seconds": [round(x, 2) for x in workload.big_update_seconds],
+            },
+        },
+        "fill": {
+            "batches": workload.fill_batches,
+            "bytes_per_batch": load.FILL_ROWS * load.FILL_ROW_BYTES,
+            "seconds": round(workload.fill_seconds, 1),
+            "pages_free_share": workload.pages_free_share,
+        },
         "flow_control": {
             "modelled_interval": list(modelled_interval(sizing)),
             "logged_interval": {m.name: list(m.logged_intervals()[-1]) for m in cluster.members},
-            "members": {name: {key: workload.fc_after[name][key] - workload.fc_before[name][key]
-                               if key != "wsrep_local_recv_queue_max" else workload.fc_after[name][key]
-                               for key in workload.fc_after[name]} for name in workload.fc_after},
+            "members": {
+                name: {
+                    key: workload.fc_after[name][key] - workload.fc_before[name][key]
+                    if key != "wsrep_local_recv_queue_max"
+                    else workload.fc_after[name][key]
+                    for key in workload.fc_after[name]
+                }
+                for name in workload.fc_after
+            },
         },
         "memory": per_member,
         "sampler_errors": workload.sampler.errors[:20],
@@ -92,11 +125,18 @@ def test_every_member_starts_and_joins_with_the_generated_options(cluster, trans
     sized_provider = parse_provider_options(translation.options[PROVIDER_OPTIONS])
     for member in cluster.members:
         status = cluster.status(member)
-        assert (status["wsrep_cluster_size"], status["wsrep_cluster_status"], status["wsrep_local_state_comment"],
-                status["wsrep_ready"]) == (str(sizing.cluster_size), "Primary", "Synced", "ON"), member.name
+        assert (
+            status["wsrep_cluster_size"],
+            status["wsrep_cluster_status"],
+            status["wsrep_local_state_comment"],
+            status["wsrep_ready"],
+        ) == (str(sizing.cluster_size), "Primary", "Synced", "ON"), member.name
         variables = cluster.variables(member)
-        differ = {name: (value, variables.get(name)) for name, value in translation.options.items()
-                  if name != PROVIDER_OPTIONS and not same_value(value, variables.get(name))}
+        differ = {
+            name: (value, variables.get(name))
+            for name, value in translation.options.items()
+            if name != PROVIDER_OPTIONS and not same_value(value, variables.get(name))
+        }
         assert differ == {}, f"{member.name} runs other values than the sizing's: {differ}"
         live = _live_provider(variables)
         assert {k: live.get(k) for k in sized_provider if not same_value(sized_provider[k], live.get(k))} == {}
@@ -108,8 +148,9 @@ def test_every_member_starts_and_joins_with_the_generated_options(cluster, trans
 
 def test_galera_logs_the_interval_the_model_predicts(cluster, sizing):
     provider = parse_provider_options(sizing.mysqld[PROVIDER_OPTIONS])
-    expected = flow_control.galera_fc_interval(int(provider["gcs.fc_limit"]), float(provider["gcs.fc_factor"]),
-                                               sizing.cluster_size)
+    expected = flow_control.galera_fc_interval(
+        int(provider["gcs.fc_limit"]), float(provider["gcs.fc_factor"]), sizing.cluster_size
+    )
     assert expected == modelled_interval(sizing) == (173, 173)  # 100 x sqrt(3) + .5, truncated (gcs.cpp)
     for member in cluster.members:
         logged = member.logged_intervals()
@@ -117,8 +158,8 @@ def test_galera_logs_the_interval_the_model_predicts(cluster, sizing):
         assert logged[-1] == expected, f"{member.name} logged {logged}"
     # the first member saw the cluster grow: one interval per member count, each Galera's formula
     assert cluster.members[0].logged_intervals()[-3:] == [
-        flow_control.galera_fc_interval(int(provider["gcs.fc_limit"]), float(provider["gcs.fc_factor"]), n)
-        for n in (1, 2, 3)]
+        flow_control.galera_fc_interval(int(provider["gcs.fc_limit"]), float(provider["gcs.fc_factor"]), n) for n in (1, 2, 3)
+    ]
 
 
 def test_flow_control_engages_at_the_modelled_interval(workload, figures, sizing):
@@ -126,15 +167,22 @@ def test_flow_control_engages_at_the_modelled_interval(workload, figures, sizing
     members = figures["flow_control"]["members"]
     writer = members["node1"]
     senders = {name: m for name, m in members.items() if m["wsrep_flow_control_sent"] > 0}
-    print(f"\nflow control under sysbench ({workload.threads} threads, {len(workload.big_update_seconds)} updates of "
-          f"{load.BIG_ROWS} rows beside it): "
-          f"modelled interval [{low}, {high}]; "
-          + "; ".join(f"{name}: sent {m['wsrep_flow_control_sent']}, queue peak {m['wsrep_local_recv_queue_max']} "
-                      f"({m['wsrep_local_recv_queue_max'] / high:.2f} x the interval), paused "
-                      f"{m['wsrep_flow_control_paused_ns'] / 1e9:.2f} s" for name, m in members.items()))
-    assert senders, (f"flow control never engaged: no member sent FC_STOP under {workload.threads} sysbench threads "
-                     f"(queue peaks {[m['wsrep_local_recv_queue_max'] for m in members.values()]}); the interval "
-                     "could not be observed")
+    print(
+        f"\nflow control under sysbench ({workload.threads} threads, {len(workload.big_update_seconds)} updates of "
+        f"{load.BIG_ROWS} rows beside it): "
+        f"modelled interval [{low}, {high}]; "
+        + "; ".join(
+            f"{name}: sent {m['wsrep_flow_control_sent']}, queue peak {m['wsrep_local_recv_queue_max']} "
+            f"({m['wsrep_local_recv_queue_max'] / high:.2f} x the interval), paused "
+            f"{m['wsrep_flow_control_paused_ns'] / 1e9:.2f} s"
+            for name, m in members.items()
+        )
+    )
+    assert senders, (
+        f"flow control never engaged: no member sent FC_STOP under {workload.threads} sysbench threads "
+        f"(queue peaks {[m['wsrep_local_recv_queue_max'] for m in members.values()]}); the interval "
+        "could not be observed"
+    )
     assert writer["wsrep_flow_control_paused_ns"] > 0 and writer["wsrep_flow_control_recv"] > 0
     for name, member in members.items():
         peak = member["wsrep_local_recv_queue_max"]
@@ -158,25 +206,31 @@ def test_blocked_statements_never_starve_the_server(workload, cluster, sizing):
     assert cap >= sizing.max_connections + 1 + groups, (cap, sizing.max_connections, groups)
     login = workload.login
     assert login is not None and login.returncode in (0, 1), (
-        f"percona-mysql-grade could not log in during the load (exit {login.returncode}): {login.stderr.strip()}")
+        f"percona-mysql-grade could not log in during the load (exit {login.returncode}): {login.stderr.strip()}"
+    )
     assert "member(s)" in login.stdout and not login.stderr.strip(), login.stdout + login.stderr
     transactions, per_second = workload.throughput()
-    print(f"\nunder {workload.threads} sysbench threads: {transactions} transactions ({per_second:.1f}/s, the sizing "
-          f"assumes the appliers drain {sizing.apply_rate_tps:.0f}/s); a login took {workload.login_seconds:.1f} s")
+    print(
+        f"\nunder {workload.threads} sysbench threads: {transactions} transactions ({per_second:.1f}/s, the sizing "
+        f"assumes the appliers drain {sizing.apply_rate_tps:.0f}/s); a login took {workload.login_seconds:.1f} s"
+    )
     assert per_second >= sizing.apply_rate_tps, (
         f"{per_second:.1f} transactions/s under {workload.threads} threads, below the {sizing.apply_rate_tps:.0f}/s "
-        "the sizing's flow control assumes (F5): statements are starving")
+        "the sizing's flow control assumes (F5): statements are starving"
+    )
     assert transactions >= sizing.apply_rate_tps * load.SYSBENCH_SECONDS
 
 
 def test_peak_resident_memory_is_within_the_model(workload, figures, sizing):
     assert all(workload.pools_full.values()), (
-        f"the buffer pools did not fill in {workload.fill_batches} batches: free share {workload.pages_free_share}")
+        f"the buffer pools did not fill in {workload.fill_batches} batches: free share {workload.pages_free_share}"
+    )
     for name, terms in figures["memory"].items():
         total = terms["total"]
         assert total["measured_bytes"] <= sizing.model_peak_bytes, (
             f"{name}: peak RSS {total['measured_bytes'] / MIB:.0f} MiB exceeds the modelled "
-            f"{sizing.model_peak_bytes / MIB:.0f} MiB")
+            f"{sizing.model_peak_bytes / MIB:.0f} MiB"
+        )
         # the build-independent terms are what the model says they are
         assert terms["gcache"]["ratio"] == pytest.approx(1.0, abs=0.01), name  # the ring wrapped: all resident
         assert 0.97 <= terms["buffer_pool"]["ratio"] <= 1.0, name  # frames within the configured pool
@@ -199,13 +253,20 @@ def _stop(process):
 def test_grade_holds_on_the_healthy_cluster(cluster, workload, sizing, sizing_file, out_dir):
     # a write rate a quarter of the apply rate the sizing assumes (F5): flow control has no reason to pause
     rate = max(1, int(sizing.apply_rate_tps / 4))
-    background = load.sysbench(cluster, cluster.members[0], workload.password, 4, f"--rate={rate}",
-                               seconds=GRADE_WINDOW + 20, log=out_dir / "sysbench-healthy.log", background=True)
+    background = load.sysbench(
+        cluster,
+        cluster.members[0],
+        workload.password,
+        4,
+        f"--rate={rate}",
+        seconds=GRADE_WINDOW + 20,
+        log=out_dir / "sysbench-healthy.log",
+        background=True,
+    )
     try:
         time.sleep(3)
         # through the SQL ports, the peers discovered from the member itself
-        result = _grade(cluster, cluster.members[0], "--sizing", str(sizing_file), "--window", str(GRADE_WINDOW),
-                        admin=False)
+        result = _grade(cluster, cluster.members[0], "--sizing", str(sizing_file), "--window", str(GRADE_WINDOW), admin=False)
     finally:
         _stop(background)
     (out_dir / "grade-healthy.txt").write_text(result.stdout + result.stderr)
@@ -229,14 +290,30 @@ def test_grade_names_the_rules_when_flow_control_is_forced(cluster, workload, si
     password_file = tmp_path / "password"
     password_file.write_text(cluster.password + "\n")
     password_file.chmod(0o600)
-    background = load.sysbench(cluster, cluster.members[0], workload.password, workload.threads,
-                               seconds=GRADE_WINDOW + 30, log=out_dir / "sysbench-forced.log", background=True)
+    background = load.sysbench(
+        cluster,
+        cluster.members[0],
+        workload.password,
+        workload.threads,
+        seconds=GRADE_WINDOW + 30,
+        log=out_dir / "sysbench-forced.log",
+        background=True,
+    )
     try:
         # large write-sets keep the appliers' queues past the interval (workload.FORCED_PERIOD_SECONDS)
         with load.large_transactions(cluster, period=load.FORCED_PERIOD_SECONDS):
             time.sleep(3)
-            result = _grade(cluster, cluster.members[0], "--sizing", str(sizing_file), "--window", str(GRADE_WINDOW),
-                            "--password-file", str(password_file), env={"MYSQL_PWD": "not-the-password"})
+            result = _grade(
+                cluster,
+                cluster.members[0],
+                "--sizing",
+                str(sizing_file),
+                "--window",
+                str(GRADE_WINDOW),
+                "--password-file",
+                str(password_file),
+                env={"MYSQL_PWD": "not-the-password"},
+            )
     finally:
         _stop(background)
         for member in appliers:
@@ -247,10 +324,8 @@ def test_grade_names_the_rules_when_flow_control_is_forced(cluster, workload, si
     breached = [line for line in result.stdout.splitlines() if "BREACHED" in line]
     for member in appliers:
         address = f"127.0.0.1:{member.admin_port}"
-        assert any(address in line and f"gcs.fc_limit: {load.FORCED_FC_LIMIT}, sized 100" in line
-                   for line in breached), address
-        assert any(address in line and f"flow-control interval: [{forced[0]}, {forced[1]}]" in line
-                   for line in breached), address
+        assert any(address in line and f"gcs.fc_limit: {load.FORCED_FC_LIMIT}, sized 100" in line for line in breached), address
+        assert any(address in line and f"flow-control interval: [{forced[0]}, {forced[1]}]" in line for line in breached), address
     assert any("time paused by flow control" in line for line in breached), "G3 did not see the pauses"
     summary = result.stdout.splitlines()[-1]
     assert summary.startswith("summary:") and "G1" in summary and "G3" in summary
@@ -261,8 +336,7 @@ def test_grade_gives_up_on_a_stopped_member(cluster, sizing_file):
     os.kill(stopped.pid, signal.SIGSTOP)  # queries against it now hang: the grader must time out, not hang
     try:
         started = time.monotonic()
-        result = _grade(cluster, cluster.members[0], "--sizing", str(sizing_file), "--window", "1", "--timeout", "2",
-                        timeout=60)
+        result = _grade(cluster, cluster.members[0], "--sizing", str(sizing_file), "--window", "1", "--timeout", "2", timeout=60)
         elapsed = time.monotonic() - started
     finally:
         os.kill(stopped.pid, signal.SIGCONT)

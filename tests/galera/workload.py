@@ -54,8 +54,13 @@ BIG_PERIOD_SECONDS = 3
 FORCED_FC_LIMIT = 10
 FORCED_PERIOD_SECONDS = 0
 _TRANSACTIONS = re.compile(r"^\s*transactions:\s+(\d+)\s+\(([0-9.]+) per sec\.\)", re.MULTILINE)
-FC_STATUS = ("wsrep_flow_control_paused_ns", "wsrep_flow_control_sent", "wsrep_flow_control_recv",
-             "wsrep_local_recv_queue_max", "wsrep_last_committed")
+FC_STATUS = (
+    "wsrep_flow_control_paused_ns",
+    "wsrep_flow_control_sent",
+    "wsrep_flow_control_recv",
+    "wsrep_local_recv_queue_max",
+    "wsrep_last_committed",
+)
 
 
 @dataclass
@@ -86,13 +91,33 @@ class Workload:
         return int(match.group(1)), float(match.group(2))
 
 
-def sysbench(cluster, member, password: str, threads: int, *extra: str, command: str = "run",
-             seconds: float | None = None, log: Path | None = None, background: bool = False):
+def sysbench(
+    cluster,
+    member,
+    password: str,
+    threads: int,
+    *extra: str,
+    command: str = "run",
+    seconds: float | None = None,
+    log: Path | None = None,
+    background: bool = False,
+):
     """sysbench oltp_read_write as the ``sbtest`` account; the password goes in the environment, not argv."""
-    argv = ["sysbench", "oltp_read_write", "--db-driver=mysql", "--mysql-host=127.0.0.1",
-            f"--mysql-port={member.sql_port}", "--mysql-user=sbtest", "--mysql-db=sbtest",
-            f"--tables={SYSBENCH_TABLES}", f"--table-size={SYSBENCH_TABLE_SIZE}", f"--threads={threads}",
-            "--db-ps-mode=disable", "--mysql-ignore-errors=all", *extra]
+    argv = [
+        "sysbench",
+        "oltp_read_write",
+        "--db-driver=mysql",
+        "--mysql-host=127.0.0.1",
+        f"--mysql-port={member.sql_port}",
+        "--mysql-user=sbtest",
+        "--mysql-db=sbtest",
+        f"--tables={SYSBENCH_TABLES}",
+        f"--table-size={SYSBENCH_TABLE_SIZE}",
+        f"--threads={threads}",
+        "--db-ps-mode=disable",
+        "--mysql-ignore-errors=all",
+        *extra,
+    ]
     if seconds is not None:
         argv.append(f"--time={seconds:g}")
     argv.append(command)
@@ -121,9 +146,25 @@ def grade(cluster, member, *extra: str, admin: bool = True, env=None, timeout: f
     environment = {**os.environ, "MYSQL_PWD": cluster.password, **(env or {})}
     port = member.admin_port if admin else member.sql_port
     peers = [f"--peer=127.0.0.1:{other.admin_port}" for other in cluster.members if other is not member] if admin else []
-    return subprocess.run([sys.executable, "-m", "percona_mysql_k8s.grade", "--host", "127.0.0.1", "--port",
-                           str(port), "--user", cluster.user, *peers, *extra],
-                          capture_output=True, text=True, timeout=timeout, env=environment)
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "percona_mysql_k8s.grade",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--user",
+            cluster.user,
+            *peers,
+            *extra,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=environment,
+    )
 
 
 @contextlib.contextmanager
@@ -163,18 +204,26 @@ def prepare(cluster, out_dir: Path) -> str:
 
 def fc_status(cluster) -> dict[str, dict[str, int]]:
     names = ", ".join(f"'{name}'" for name in FC_STATUS)
-    return {member.name: {name.lower(): int(value) for name, value in
-                          cluster.query(member, f"SHOW GLOBAL STATUS WHERE Variable_name IN ({names})")}
-            for member in cluster.members}
+    return {
+        member.name: {
+            name.lower(): int(value)
+            for name, value in cluster.query(member, f"SHOW GLOBAL STATUS WHERE Variable_name IN ({names})")
+        }
+        for member in cluster.members
+    }
 
 
 def fill_buffer_pools(cluster, max_batches: int) -> tuple[int, dict[str, float], dict[str, bool]]:
     """Insert on the writer until every buffer pool is full (:data:`FILLED_FREE_SHARE`, :data:`LRU_FREE_MARGIN`):
     (batches, each member's free share, whether each is full)."""
     writer = cluster.members[0]
-    cluster.query(writer, "CREATE TABLE IF NOT EXISTS sbtest.fill (id BIGINT AUTO_INCREMENT PRIMARY KEY, pad VARCHAR(4000)) ENGINE=InnoDB")
-    insert = (f"INSERT INTO sbtest.fill (pad) SELECT REPEAT(CHAR(65 + seq % 26), {FILL_ROW_BYTES}) "
-              f"FROM sbtest.seq_1_to_{FILL_ROWS}")  # MariaDB's Sequence engine
+    cluster.query(
+        writer, "CREATE TABLE IF NOT EXISTS sbtest.fill (id BIGINT AUTO_INCREMENT PRIMARY KEY, pad VARCHAR(4000)) ENGINE=InnoDB"
+    )
+    insert = (
+        f"INSERT INTO sbtest.fill (pad) SELECT REPEAT(CHAR(65 + seq % 26), {FILL_ROW_BYTES}) "
+        f"FROM sbtest.seq_1_to_{FILL_ROWS}"
+    )  # MariaDB's Sequence engine
     kept_free = {member.name: int(cluster.query(member, "SELECT @@innodb_lru_scan_depth")[0][0]) for member in cluster.members}
     shares: dict[str, float] = {}
     full: dict[str, bool] = {}
@@ -182,8 +231,13 @@ def fill_buffer_pools(cluster, max_batches: int) -> tuple[int, dict[str, float],
         cluster.query(writer, insert, timeout=300)
         if batch % 10 == 0 or batch == max_batches:
             for member in cluster.members:
-                pages = dict(cluster.query(member, "SHOW GLOBAL STATUS WHERE Variable_name IN "
-                                                   "('Innodb_buffer_pool_pages_total', 'Innodb_buffer_pool_pages_free')"))
+                pages = dict(
+                    cluster.query(
+                        member,
+                        "SHOW GLOBAL STATUS WHERE Variable_name IN "
+                        "('Innodb_buffer_pool_pages_total', 'Innodb_buffer_pool_pages_free')",
+                    )
+                )
                 free, total = int(pages["Innodb_buffer_pool_pages_free"]), int(pages["Innodb_buffer_pool_pages_total"])
                 shares[member.name] = free / total
                 full[member.name] = free < FILLED_FREE_SHARE * total or free <= LRU_FREE_MARGIN * kept_free[member.name]
@@ -203,14 +257,32 @@ def run(cluster, sizing, sizing_file: Path, out_dir: Path) -> Workload:
     try:
         time.sleep(3)  # idle samples: the server before any client
         workload.idle_end = sampler.elapsed()
-        load = sysbench(cluster, cluster.members[0], password, threads, "--report-interval=10", seconds=SYSBENCH_SECONDS,
-                        log=workload.sysbench_log, background=True)
+        load = sysbench(
+            cluster,
+            cluster.members[0],
+            password,
+            threads,
+            "--report-interval=10",
+            seconds=SYSBENCH_SECONDS,
+            log=workload.sysbench_log,
+            background=True,
+        )
         try:
             time.sleep(LOGIN_AFTER_SECONDS)
             started = time.monotonic()
             # through the SQL port, behind the pool with sysbench's clients: the cap must leave it a thread
-            workload.login = grade(cluster, cluster.members[0], "--sizing", str(sizing_file), "--window", "1",
-                                   "--timeout", str(LOGIN_TIMEOUT_SECONDS), admin=False, timeout=120)
+            workload.login = grade(
+                cluster,
+                cluster.members[0],
+                "--sizing",
+                str(sizing_file),
+                "--window",
+                "1",
+                "--timeout",
+                str(LOGIN_TIMEOUT_SECONDS),
+                admin=False,
+                timeout=120,
+            )
             workload.login_seconds = time.monotonic() - started
             (out_dir / "grade-during-load.txt").write_text(workload.login.stdout + workload.login.stderr)
         finally:
@@ -225,8 +297,15 @@ def run(cluster, sizing, sizing_file: Path, out_dir: Path) -> Workload:
         workload.fc_log = out_dir / "sysbench-flow-control.log"
         workload.fc_log.unlink(missing_ok=True)
         with large_transactions(cluster) as big:
-            sysbench(cluster, cluster.members[0], password, threads, "--report-interval=5",
-                     seconds=FLOW_CONTROL_SECONDS, log=workload.fc_log)
+            sysbench(
+                cluster,
+                cluster.members[0],
+                password,
+                threads,
+                "--report-interval=5",
+                seconds=FLOW_CONTROL_SECONDS,
+                log=workload.fc_log,
+            )
         workload.big_update_seconds = big
         workload.fc_after = fc_status(cluster)
         started = time.monotonic()

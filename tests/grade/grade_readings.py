@@ -14,10 +14,11 @@ from percona_mysql_k8s.grade.dialect import MARIADB, translate
 MEMBER = SizingInput(engine="pxc", cpu_millicores=2000, memory_bytes=2560 * MIB)
 MARIADB_VERSION = "10.11.19-MariaDB-0+deb12u1"
 # Galera prints every provider option, "name = value; ..."; these are the sized ones among a few others.
-LIVE_PROVIDER = ("base_host = 127.0.0.1; base_port = 4567; gcache.recover = yes; gcache.size = 134217728; "
-                 "gcs.fc_debug = 0; gcs.fc_factor = 1.0; gcs.fc_limit = 100; gcs.fc_master_slave = no; "
-                 "gcs.fc_single_primary = no; pc.weight = 1")
-
+LIVE_PROVIDER = (
+    "base_host = 127.0.0.1; base_port = 4567; gcache.recover = yes; gcache.size = 134217728; "
+    "gcs.fc_debug = 0; gcs.fc_factor = 1.0; gcs.fc_limit = 100; gcs.fc_master_slave = no; "
+    "gcs.fc_single_primary = no; pc.weight = 1"
+)
 
 
 def live_variables(sizing) -> dict[str, str]:
@@ -29,10 +30,16 @@ def live_variables(sizing) -> dict[str, str]:
 
 
 def reading(sizing, *, variables=None, before=None, after=None, window=10.0, resident=None, note="", version=MARIADB_VERSION):
-    status = {"wsrep_cluster_size": "3", "wsrep_cluster_status": "Primary", "wsrep_local_state_comment": "Synced",
-              "wsrep_flow_control_paused_ns": "1000000000", "wsrep_local_recv_queue_max": "231"}
+    status = {
+        "wsrep_cluster_size": "3",
+        "wsrep_cluster_status": "Primary",
+        "wsrep_local_state_comment": "Synced",
+        "wsrep_flow_control_paused_ns": "1000000000",
+        "wsrep_local_recv_queue_max": "231",
+    }
     return MemberReading(
-        address="127.0.0.1:3306", version=version,
+        address="127.0.0.1:3306",
+        version=version,
         variables={**live_variables(sizing), **(variables or {})},
         before={**status, **(before or {})},
         after={**status, "wsrep_flow_control_paused_ns": "1500000000", **(after or {})},

@@ -21,11 +21,25 @@ def verdicts(findings, subject_part: str) -> list[str]:
     return [f.verdict for f in findings if subject_part in f.subject]
 
 
-@pytest.mark.parametrize("sized, live, same", [
-    ("134217728", "128M", True), ("128M", "134217728", True), ("1G", "1073741824", True), ("1.0", "1", True),
-    ("ON", "1", True), ("OFF", "0", True), ("yes", "ON", True), ("O_DIRECT", "o_direct", True), ("100", "100", True),
-    ("100", "1", False), ("ON", "OFF", False), ("O_DIRECT", "fsync", False), ("1", None, False), ("0.5", "1.0", False),
-])
+@pytest.mark.parametrize(
+    "sized, live, same",
+    [
+        ("134217728", "128M", True),
+        ("128M", "134217728", True),
+        ("1G", "1073741824", True),
+        ("1.0", "1", True),
+        ("ON", "1", True),
+        ("OFF", "0", True),
+        ("yes", "ON", True),
+        ("O_DIRECT", "o_direct", True),
+        ("100", "100", True),
+        ("100", "1", False),
+        ("ON", "OFF", False),
+        ("O_DIRECT", "fsync", False),
+        ("1", None, False),
+        ("0.5", "1.0", False),
+    ],
+)
 def test_values_compare_as_the_server_means_them(sized, live, same):
     assert checks.same_value(sized, live) is same
 
@@ -36,8 +50,13 @@ def test_the_matching_reading_holds_everywhere(sizing):
     assert checks.exit_status(findings) == 0
     # what MariaDB cannot show is listed with the reason, not passed
     skipped = {f.subject for f in findings if f.verdict == NOT_GRADED}
-    assert skipped == {"temptable_max_ram", "temptable_max_mmap", "innodb_buffer_pool_instances",
-                       "innodb_buffer_pool_chunk_size", "innodb_parallel_read_threads"}
+    assert skipped == {
+        "temptable_max_ram",
+        "temptable_max_mmap",
+        "innodb_buffer_pool_instances",
+        "innodb_buffer_pool_chunk_size",
+        "innodb_parallel_read_threads",
+    }
 
 
 def test_a_variable_off_its_size_breaches_its_rules(sizing):
@@ -72,8 +91,10 @@ def test_a_value_no_rule_covers_is_reported_but_never_fails(sizing):
 
 
 def test_provider_options_are_graded_one_by_one(sizing):
-    live = reading(sizing, variables={"wsrep_provider_options": "gcache.size = 256M; gcs.fc_limit = 100; gcs.fc_factor = 0.5; "
-                                                                  "gcache.recover = yes"})
+    live = reading(
+        sizing,
+        variables={"wsrep_provider_options": "gcache.size = 256M; gcs.fc_limit = 100; gcs.fc_factor = 0.5; gcache.recover = yes"},
+    )
     findings = {f.subject: f for f in checks.variables_as_sized(sizing, live) if f.subject.startswith("wsrep_provider")}
     assert findings["wsrep_provider_options: gcache.size"].verdict == BREACHED
     assert findings["wsrep_provider_options: gcache.size"].rules == ("M1",)
@@ -135,13 +156,21 @@ def test_the_queue_peak_drained_at_the_apply_rate_fits_the_brownout_budget(sizin
     [held] = checks.queue_peak(sizing, reading(sizing), THRESHOLDS)  # 231 / 200 tps = 1.2 s
     assert held.verdict == HOLDS and "231 write-sets" in held.detail and "1.2 s brownout" in held.detail
     # 30 s x 200 tps = 6000 write-sets is the budget
-    assert verdicts(checks.queue_peak(sizing, reading(sizing, after={"wsrep_local_recv_queue_max": "6000"}), THRESHOLDS), "queue") == [HOLDS]
-    assert verdicts(checks.queue_peak(sizing, reading(sizing, after={"wsrep_local_recv_queue_max": "6001"}), THRESHOLDS), "queue") == [BREACHED]
+    assert verdicts(
+        checks.queue_peak(sizing, reading(sizing, after={"wsrep_local_recv_queue_max": "6000"}), THRESHOLDS), "queue"
+    ) == [HOLDS]
+    assert verdicts(
+        checks.queue_peak(sizing, reading(sizing, after={"wsrep_local_recv_queue_max": "6001"}), THRESHOLDS), "queue"
+    ) == [BREACHED]
 
 
 def test_membership_needs_the_sized_count_primary_and_synced(sizing):
     assert verdicts(checks.membership(sizing, reading(sizing)), "cluster size") == [HOLDS]
-    for change in ({"wsrep_cluster_size": "2"}, {"wsrep_cluster_status": "non-Primary"}, {"wsrep_local_state_comment": "Donor/Desynced"}):
+    for change in (
+        {"wsrep_cluster_size": "2"},
+        {"wsrep_cluster_status": "non-Primary"},
+        {"wsrep_local_state_comment": "Donor/Desynced"},
+    ):
         assert verdicts(checks.membership(sizing, reading(sizing, after=change)), "cluster size") == [BREACHED], change
 
 
@@ -154,13 +183,16 @@ def test_resident_memory_against_the_modelled_total(sizing):
     allocated = reading(sizing, resident=Resident(peak + 1, None, "performance_schema"))
     assert "current" in checks.resident_memory(sizing, allocated)[0].detail
     remote = checks.MemberReading("10.0.0.5:3306", "8.0.36", {}, {}, {}, 1.0, None, "not on this machine")
-    assert checks.resident_memory(sizing, remote) == [Finding(("M1",), "10.0.0.5:3306", "resident memory", NOT_GRADED,
-                                                              "not on this machine")]
+    assert checks.resident_memory(sizing, remote) == [
+        Finding(("M1",), "10.0.0.5:3306", "resident memory", NOT_GRADED, "not on this machine")
+    ]
 
 
 def test_group_replication_membership_counts_online_members():
-    gr = read_sizing(json.dumps(to_json(size(SizingInput(engine="group-replication", cpu_millicores=4000,
-                                                              memory_bytes=8192 * MIB)))), "gr.json")
+    gr = read_sizing(
+        json.dumps(to_json(size(SizingInput(engine="group-replication", cpu_millicores=4000, memory_bytes=8192 * MIB)))),
+        "gr.json",
+    )
     live = checks.MemberReading("127.0.0.1:3306", "8.0.36-28", {}, {}, {}, 1.0, None, "remote", group_members=2)
     assert verdicts(checks.membership(gr, live), "cluster size") == [BREACHED]
     # group replication is not graded on Galera's flow control

@@ -35,16 +35,19 @@ def test_the_sizing_commands_json_reads_back(sizing, sizing_text):
     assert sizing.apply_rate_tps == 200.0 and sizing.max_connections == document["connections"]["max_connections"]
 
 
-@pytest.mark.parametrize("change, key", [
-    (lambda d: d.pop("memory_model"), "memory_model.terms"),
-    (lambda d: d["input"].update(engine="galera"), "input.engine"),
-    (lambda d: d["input"].update(cluster_size=0), "input.cluster_size"),
-    (lambda d: d["memory_model"].update(peak_bytes="1G"), "memory_model.peak_bytes"),
-    (lambda d: d["mysqld"].update(max_connections=[1]), "mysqld.max_connections"),
-    (lambda d: d.update(rules={"x": "M1"}), "rules"),
-    (lambda d: d["flow_control"].update(apply_rate_tps=float("nan")), "flow_control.apply_rate_tps"),
-    (lambda d: d["connections"].pop("max_connections"), "connections.max_connections"),
-])
+@pytest.mark.parametrize(
+    "change, key",
+    [
+        (lambda d: d.pop("memory_model"), "memory_model.terms"),
+        (lambda d: d["input"].update(engine="galera"), "input.engine"),
+        (lambda d: d["input"].update(cluster_size=0), "input.cluster_size"),
+        (lambda d: d["memory_model"].update(peak_bytes="1G"), "memory_model.peak_bytes"),
+        (lambda d: d["mysqld"].update(max_connections=[1]), "mysqld.max_connections"),
+        (lambda d: d.update(rules={"x": "M1"}), "rules"),
+        (lambda d: d["flow_control"].update(apply_rate_tps=float("nan")), "flow_control.apply_rate_tps"),
+        (lambda d: d["connections"].pop("max_connections"), "connections.max_connections"),
+    ],
+)
 def test_a_bad_sizing_file_names_the_key(sizing_text, change, key):
     document = json.loads(sizing_text)
     change(document)
@@ -75,7 +78,9 @@ def test_mariadb_gets_every_key_applied_renamed_or_skipped_with_a_reason(sizing)
 
 
 @settings(max_examples=40, deadline=None)
-@given(cpu=st.integers(1500, 64_000), memory_mib=st.integers(2048, 256 * 1024), engine=st.sampled_from(["pxc", "group-replication"]))
+@given(
+    cpu=st.integers(1500, 64_000), memory_mib=st.integers(2048, 256 * 1024), engine=st.sampled_from(["pxc", "group-replication"])
+)
 def test_no_sized_key_is_lost_on_mariadb(cpu, memory_mib, engine):
     try:
         result = size(SizingInput(engine=engine, cpu_millicores=cpu, memory_bytes=memory_mib * MIB))
@@ -98,10 +103,15 @@ def test_flavour_and_unknown_flavour():
 
 
 def test_status_and_listening_tables_parse():
-    assert proc.status_bytes("Name:\tmariadbd\nVmHWM:\t 1024 kB\nVmRSS:\t   512 kB\nThreads:\t22\n") == {"VmHWM": 1 << 20, "VmRSS": 1 << 19}
-    table = ("  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n"
-             "   0: 0100007F:0CEA 00000000:0000 0A 00000000:00000000 00:00000000 00000000   102        0 4242 1\n"
-             "   1: 0100007F:0CEA 0100007F:9C40 01 00000000:00000000 00:00000000 00000000   102        0 4343 1\n")
+    assert proc.status_bytes("Name:\tmariadbd\nVmHWM:\t 1024 kB\nVmRSS:\t   512 kB\nThreads:\t22\n") == {
+        "VmHWM": 1 << 20,
+        "VmRSS": 1 << 19,
+    }
+    table = (
+        "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n"
+        "   0: 0100007F:0CEA 00000000:0000 0A 00000000:00000000 00:00000000 00000000   102        0 4242 1\n"
+        "   1: 0100007F:0CEA 0100007F:9C40 01 00000000:00000000 00:00000000 00000000   102        0 4343 1\n"
+    )
     assert proc.listening_inodes(table, 3306) == {4242}  # 0x0CEA = 3306, only the LISTEN row
     assert proc.listening_inodes(table, 3307) == set()
 
@@ -130,9 +140,16 @@ def test_local_resident_reads_this_process_only_when_it_owns_the_port(tmp_path):
 # ---- addresses, report -----------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("text, address", [("db", Address("db", 3306)), ("db:3307", Address("db", 3307)),
-                                           ("[::1]:3308", Address("::1", 3308)), ("[fe80::1]", Address("fe80::1", 3306)),
-                                           ("::1", Address("::1", 3306))])
+@pytest.mark.parametrize(
+    "text, address",
+    [
+        ("db", Address("db", 3306)),
+        ("db:3307", Address("db", 3307)),
+        ("[::1]:3308", Address("::1", 3308)),
+        ("[fe80::1]", Address("fe80::1", 3306)),
+        ("::1", Address("::1", 3306)),
+    ],
+)
 def test_addresses(text, address):
     assert parse_address(text, "--peer") == address
 
@@ -145,11 +162,15 @@ def test_bad_addresses_name_the_input(text):
 
 
 def test_the_report_goes_rule_by_rule_in_catalogue_order(sizing):
-    findings = checks.grade(sizing, [reading(sizing, after={"wsrep_flow_control_paused_ns": "9000000000"})], resolve_thresholds({}))
+    findings = checks.grade(
+        sizing, [reading(sizing, after={"wsrep_flow_control_paused_ns": "9000000000"})], resolve_thresholds({})
+    )
     text = render(findings)
     headers = [line for line in text.splitlines() if line and not line.startswith(" ")]
     assert headers[0].startswith("M1 ") and headers[-1].startswith("summary: ")
-    assert headers.index(next(h for h in headers if h.startswith("G1 "))) < headers.index(next(h for h in headers if h.startswith("G3 ")))
+    assert headers.index(next(h for h in headers if h.startswith("G1 "))) < headers.index(
+        next(h for h in headers if h.startswith("G3 "))
+    )
     assert "sized values no rule covers (reported, never a breach)" in headers
     assert summary(findings).startswith("summary: ") and "1 breached (G3)" in summary(findings)
 
@@ -165,22 +186,31 @@ def _free_port() -> int:
     return port
 
 
-@pytest.mark.parametrize("args, env, message", [
-    (["--user", "u"], {}, "error: usage: "),
-    (["--sizing", "{sizing}", "--user", "u", "--window", "0"], {"MYSQL_PWD": "x"}, "error: --window: must be within 1..3600"),
-    (["--sizing", "{sizing}", "--user", "u", "--port", "0"], {"MYSQL_PWD": "x"}, "error: --port: must be within 1..65535"),
-    (["--sizing", "{sizing}", "--user", "u", "--timeout", "inf"], {"MYSQL_PWD": "x"}, "error: --timeout: "),
-    (["--sizing", "{missing}", "--user", "u"], {"MYSQL_PWD": "x"}, "error: --sizing: "),
-    (["--sizing", "{sizing}", "--user", "u"], {}, "error: --password-env: the environment variable MYSQL_PWD is not set"),
-    (["--sizing", "{sizing}", "--user", "u", "--password-env", "DB_PASSWORD"], {"MYSQL_PWD": "x"}, "DB_PASSWORD is not set"),
-    (["--sizing", "{sizing}", "--user", "u", "--password-file", "{missing}"], {}, "error: --password-file: "),
-    (["--sizing", "{sizing}", "--user", "u", "--threshold", "max_fc_limit"], {"MYSQL_PWD": "x"}, "error: --threshold: "),
-    (["--sizing", "{sizing}", "--user", "u", "--threshold", "no_such=1"], {"MYSQL_PWD": "x"}, "unknown threshold 'no_such'"),
-    (["--sizing", "{sizing}", "--user", "u", "--threshold", "max_flow_control_paused_fraction=2"], {"MYSQL_PWD": "x"},
-     "max_flow_control_paused_fraction"),
-    (["--sizing", "{sizing}", "--user", "u", "--port", "{port}", "--timeout", "2"], {"MYSQL_PWD": "x"},
-     "error: --host: 127.0.0.1:{port}: cannot connect as 'u'"),
-])
+@pytest.mark.parametrize(
+    "args, env, message",
+    [
+        (["--user", "u"], {}, "error: usage: "),
+        (["--sizing", "{sizing}", "--user", "u", "--window", "0"], {"MYSQL_PWD": "x"}, "error: --window: must be within 1..3600"),
+        (["--sizing", "{sizing}", "--user", "u", "--port", "0"], {"MYSQL_PWD": "x"}, "error: --port: must be within 1..65535"),
+        (["--sizing", "{sizing}", "--user", "u", "--timeout", "inf"], {"MYSQL_PWD": "x"}, "error: --timeout: "),
+        (["--sizing", "{missing}", "--user", "u"], {"MYSQL_PWD": "x"}, "error: --sizing: "),
+        (["--sizing", "{sizing}", "--user", "u"], {}, "error: --password-env: the environment variable MYSQL_PWD is not set"),
+        (["--sizing", "{sizing}", "--user", "u", "--password-env", "DB_PASSWORD"], {"MYSQL_PWD": "x"}, "DB_PASSWORD is not set"),
+        (["--sizing", "{sizing}", "--user", "u", "--password-file", "{missing}"], {}, "error: --password-file: "),
+        (["--sizing", "{sizing}", "--user", "u", "--threshold", "max_fc_limit"], {"MYSQL_PWD": "x"}, "error: --threshold: "),
+        (["--sizing", "{sizing}", "--user", "u", "--threshold", "no_such=1"], {"MYSQL_PWD": "x"}, "unknown threshold 'no_such'"),
+        (
+            ["--sizing", "{sizing}", "--user", "u", "--threshold", "max_flow_control_paused_fraction=2"],
+            {"MYSQL_PWD": "x"},
+            "max_flow_control_paused_fraction",
+        ),
+        (
+            ["--sizing", "{sizing}", "--user", "u", "--port", "{port}", "--timeout", "2"],
+            {"MYSQL_PWD": "x"},
+            "error: --host: 127.0.0.1:{port}: cannot connect as 'u'",
+        ),
+    ],
+)
 def test_bad_input_is_one_error_line_and_exit_2(tmp_path, sizing_text, monkeypatch, capsys, args, env, message):
     sizing_file = tmp_path / "sizing.json"
     sizing_file.write_text(sizing_text)
@@ -195,7 +225,9 @@ def test_bad_input_is_one_error_line_and_exit_2(tmp_path, sizing_text, monkeypat
 
 
 def test_the_password_is_never_a_flag():
-    result = subprocess.run([sys.executable, "-m", "percona_mysql_k8s.grade", "--help"], capture_output=True, text=True, timeout=60)
+    result = subprocess.run(
+        [sys.executable, "-m", "percona_mysql_k8s.grade", "--help"], capture_output=True, text=True, timeout=60
+    )
     assert result.returncode == 0 and "--password-file" in result.stdout and "--password-env" in result.stdout
     assert "--password " not in result.stdout and "--password=" not in result.stdout
     # no flag takes a password, and no abbreviation stands in for --password-file
@@ -205,16 +237,35 @@ def test_the_password_is_never_a_flag():
 
 # ---- any input: a result or the one error, never a traceback ----------------------------------------------
 
-_JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True) | st.text(max_size=8),
-                     lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4),
-                     max_leaves=20)
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True) | st.text(max_size=8),
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4),
+    max_leaves=20,
+)
 
 
 @settings(max_examples=300, deadline=None)
-@given(document=st.fixed_dictionaries({}, optional={
-    "input": st.fixed_dictionaries({}, optional={"engine": st.sampled_from(["pxc", "group-replication", "x"]) | _JSON,
-                                                  "cluster_size": _JSON, "thresholds": _JSON}),
-    "mysqld": _JSON, "rules": _JSON, "memory_model": _JSON, "flow_control": _JSON, "connections": _JSON}) | _JSON)
+@given(
+    document=st.fixed_dictionaries(
+        {},
+        optional={
+            "input": st.fixed_dictionaries(
+                {},
+                optional={
+                    "engine": st.sampled_from(["pxc", "group-replication", "x"]) | _JSON,
+                    "cluster_size": _JSON,
+                    "thresholds": _JSON,
+                },
+            ),
+            "mysqld": _JSON,
+            "rules": _JSON,
+            "memory_model": _JSON,
+            "flow_control": _JSON,
+            "connections": _JSON,
+        },
+    )
+    | _JSON
+)
 def test_any_sizing_document_reads_or_names_what_is_wrong(document):
     try:
         read_sizing(json.dumps(document), "s.json")

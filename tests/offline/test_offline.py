@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 from percona_mysql_k8s.cli.offline import run_program, stack_config
 
-PROGRAM = '''
+PROGRAM = """
 import pulumi, pulumi_random as random, pulumi_kubernetes as k8s
 config = pulumi.Config()
 password = random.RandomPassword("root", length=20, special=False)
@@ -13,7 +13,7 @@ ns = k8s.core.v1.Namespace("ns", metadata={"name": config.require("namespace")})
 k8s.core.v1.Secret("creds", metadata={"namespace": "db"}, string_data={"root": password.result},
                    opts=pulumi.ResourceOptions(depends_on=[ns], parent=ns))
 pulumi.export("size", config.require_int("size"))
-'''
+"""
 
 
 @pytest.fixture
@@ -25,7 +25,11 @@ def program(tmp_path: Path) -> Path:
 def test_collects_every_registration_with_parent_and_dependencies(program):
     records = run_program(program, stack="t", project="p", config={"p:namespace": "db", "p:size": "3"})
     by_type = {record.type: record for record in records}
-    assert set(by_type) == {"random:index/randomPassword:RandomPassword", "kubernetes:core/v1:Namespace", "kubernetes:core/v1:Secret"}
+    assert set(by_type) == {
+        "random:index/randomPassword:RandomPassword",
+        "kubernetes:core/v1:Namespace",
+        "kubernetes:core/v1:Secret",
+    }
     namespace, secret = by_type["kubernetes:core/v1:Namespace"], by_type["kubernetes:core/v1:Secret"]
     assert namespace.inputs["metadata"]["name"] == "db"
     assert secret.parent == namespace.urn

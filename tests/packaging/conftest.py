@@ -45,8 +45,9 @@ class Venv:
         return env
 
     def run(self, *args: str, cwd: Path | None = None, timeout: float = 300, **extra: str) -> subprocess.CompletedProcess:
-        return subprocess.run(list(args), cwd=cwd, env=self.env(**extra), capture_output=True, text=True, timeout=timeout,
-                              check=False)
+        return subprocess.run(
+            list(args), cwd=cwd, env=self.env(**extra), capture_output=True, text=True, timeout=timeout, check=False
+        )
 
     def has(self, module: str) -> bool:
         probe = self.run(self.python, "-c", f"import importlib.util, sys; sys.exit(importlib.util.find_spec({module!r}) is None)")
@@ -59,13 +60,17 @@ def _create(root: Path, *pip_args: str) -> Venv:
     venv = Venv(root)
     # --no-compile: Python compiles what it imports when it imports it; compiling all of pulumi_aws/pulumi_gcp here
     # would take most of the install's time (benchmarks/install_bench.py measures the user's install, compiled)
-    install = venv.run(venv.python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-compile",
-                       *pip_args, timeout=900)
+    install = venv.run(
+        venv.python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-compile", *pip_args, timeout=900
+    )
     if install.returncode != 0:
         pytest.fail(f"pip install {' '.join(pip_args)} failed in a clean venv:\n{install.stdout[-3000:]}{install.stderr[-3000:]}")
     size = sum(path.stat().st_size for path in root.rglob("*") if path.is_file() and not path.is_symlink())
-    print(f"\n[clean venv] {root.parent.name}: {time.monotonic() - started:.0f} s, {size / 2**20:.0f} MiB without .pyc "
-          f"(benchmarks/install_bench.py measures the compiled install)", file=sys.stderr)
+    print(
+        f"\n[clean venv] {root.parent.name}: {time.monotonic() - started:.0f} s, {size / 2**20:.0f} MiB without .pyc "
+        f"(benchmarks/install_bench.py measures the compiled install)",
+        file=sys.stderr,
+    )
     return venv
 
 
@@ -84,8 +89,18 @@ def pack_venv(tmp_path_factory, bundle_dir) -> Venv:
     subprocess.run([sys.executable, "-m", "venv", str(root)], check=True, capture_output=True)
     venv = Venv(root)
     started = time.monotonic()
-    install = venv.run(venv.python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "-r", "requirements.txt",
-                       cwd=bundle_dir, timeout=600)
+    install = venv.run(
+        venv.python,
+        "-m",
+        "pip",
+        "install",
+        "--quiet",
+        "--disable-pip-version-check",
+        "-r",
+        "requirements.txt",
+        cwd=bundle_dir,
+        timeout=600,
+    )
     if install.returncode != 0:
         pytest.fail(f"pip install -r requirements.txt of the pack failed in a clean venv:\n{install.stderr[-3000:]}")
     print(f"\n[clean venv] pack: {time.monotonic() - started:.0f} s", file=sys.stderr)
@@ -110,8 +125,24 @@ def distribution_source(tmp_path_factory) -> Path:
 def wheel(tmp_path_factory, distribution_source) -> Path:
     """The distribution's wheel, built as pip builds it for ``pip install <source>``."""
     out = tmp_path_factory.mktemp("wheel")
-    built = subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--disable-pip-version-check",
-                            "-w", str(out), str(distribution_source)], capture_output=True, text=True, check=False, timeout=600)
+    built = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--quiet",
+            "--no-deps",
+            "--disable-pip-version-check",
+            "-w",
+            str(out),
+            str(distribution_source),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=600,
+    )
     if built.returncode != 0:
         pytest.fail(f"pip wheel failed:\n{built.stdout[-3000:]}{built.stderr[-3000:]}")
     (found,) = out.glob("percona_mysql_k8s-*.whl")

@@ -48,8 +48,7 @@ def main() -> None:
     path = list(sys.path)  # what the program starts with, plus the "." run_path inserts while it runs
     _sync_await(run_pulumi_func(lambda: runpy.run_path(args.PROGRAM, run_name="__main__")))
     library = sys.modules.get("percona_mysql_k8s")
-    print(json.dumps({"cwd": os.getcwd(), "sys_path": path, "types": mocks.types,
-                      "library": getattr(library, "__file__", None)}))
+    print(json.dumps({"cwd": os.getcwd(), "sys_path": path, "types": mocks.types, "library": getattr(library, "__file__", None)}))
 
 
 if __name__ == "__main__":

@@ -19,8 +19,13 @@ pytestmark = pytest.mark.clean_venv
 @pytest.fixture(scope="module")
 def dist(distribution_source, tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("dist")
-    built = subprocess.run([sys.executable, "-m", "build", "--outdir", str(out), str(distribution_source)],
-                           capture_output=True, text=True, timeout=900, check=False)
+    built = subprocess.run(
+        [sys.executable, "-m", "build", "--outdir", str(out), str(distribution_source)],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
     assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
     return out
 
@@ -29,8 +34,13 @@ def test_build_makes_a_wheel_and_an_sdist_that_twine_accepts(dist):
     version = percona_mysql_k8s.__version__
     names = sorted(path.name for path in dist.iterdir())
     assert names == [f"percona_mysql_k8s-{version}-py3-none-any.whl", f"percona_mysql_k8s-{version}.tar.gz"]
-    checked = subprocess.run([sys.executable, "-m", "twine", "check", "--strict", *map(str, sorted(dist.iterdir()))],
-                             capture_output=True, text=True, timeout=300, check=False)
+    checked = subprocess.run(
+        [sys.executable, "-m", "twine", "check", "--strict", *map(str, sorted(dist.iterdir()))],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     assert checked.returncode == 0, checked.stdout + checked.stderr
     assert checked.stdout.count("PASSED") == 2
 
@@ -38,9 +48,13 @@ def test_build_makes_a_wheel_and_an_sdist_that_twine_accepts(dist):
 def test_the_wheel_holds_the_package_its_type_hints_and_the_packs_shell(dist):
     (wheel,) = dist.glob("*.whl")
     files = set(zipfile.ZipFile(wheel).namelist())
-    assert {"percona_mysql_k8s/py.typed", "percona_mysql_k8s/policies/pack/PulumiPolicy.yaml",
-            "percona_mysql_k8s/policies/pack/__main__.py", "percona_mysql_k8s/policies/pack/requirements.txt",
-            "percona_mysql_k8s/stack/components/__init__.py"} <= files
+    assert {
+        "percona_mysql_k8s/py.typed",
+        "percona_mysql_k8s/policies/pack/PulumiPolicy.yaml",
+        "percona_mysql_k8s/policies/pack/__main__.py",
+        "percona_mysql_k8s/policies/pack/requirements.txt",
+        "percona_mysql_k8s/stack/components/__init__.py",
+    } <= files
     assert not [name for name in files if name.startswith("tests/") or name.endswith(".pyc")]
     metadata = zipfile.ZipFile(wheel).read(f"percona_mysql_k8s-{percona_mysql_k8s.__version__}.dist-info/METADATA").decode()
     assert "Description-Content-Type: text/markdown" in metadata
@@ -53,5 +67,11 @@ def test_the_sdist_holds_the_sources_license_and_readme(dist):
     (sdist,) = dist.glob("*.tar.gz")
     root = f"percona_mysql_k8s-{percona_mysql_k8s.__version__}"
     names = set(tarfile.open(sdist).getnames())
-    assert {f"{root}/pyproject.toml", f"{root}/README.md", f"{root}/LICENSE", f"{root}/PKG-INFO",
-            f"{root}/modules/percona_mysql_k8s/__init__.py", f"{root}/modules/percona_mysql_k8s/py.typed"} <= names
+    assert {
+        f"{root}/pyproject.toml",
+        f"{root}/README.md",
+        f"{root}/LICENSE",
+        f"{root}/PKG-INFO",
+        f"{root}/modules/percona_mysql_k8s/__init__.py",
+        f"{root}/modules/percona_mysql_k8s/py.typed",
+    } <= names

@@ -71,8 +71,7 @@ def test_grade_without_the_grade_extra_names_the_extra(library_venv, tmp_path):
     # PyMySQL is the `grade` extra: the plain install reads the sizing, then says how to get the driver.
     sizing = tmp_path / "sizing.json"
     sizing.write_text(library_venv.run(library_venv.bin("percona-mysql-sizing"), *SIZING_ARGS).stdout)
-    result = library_venv.run(library_venv.bin("percona-mysql-grade"), "--sizing", str(sizing), "--user", "root",
-                              MYSQL_PWD="")
+    result = library_venv.run(library_venv.bin("percona-mysql-grade"), "--sizing", str(sizing), "--user", "root", MYSQL_PWD="")
     assert not library_venv.has("pymysql")
     assert result.returncode == 2 and "percona-mysql-k8s[grade]" in result.stderr and "Traceback" not in result.stderr
 
@@ -83,18 +82,31 @@ TARGETS = {
     "gke": ({"pulumi_kubernetes", "pulumi_random", "pulumi_gcp"}, ()),
     "eks": ({"pulumi_kubernetes", "pulumi_random", "pulumi_aws", "pulumi_eks"}, ()),
     "kind": ({"pulumi_kubernetes", "pulumi_random", "pulumi_command"}, tuple(f"--set={k}={v}" for k, v in KIND_HOST.items())),
-    "existing": ({"pulumi_kubernetes", "pulumi_random"}, ("--set=existingNodeSource=config", "--set=existingNodeCpu=7910m",
-                                                         "--set=existingNodeMemory=28Gi")),
+    "existing": (
+        {"pulumi_kubernetes", "pulumi_random"},
+        ("--set=existingNodeSource=config", "--set=existingNodeCpu=7910m", "--set=existingNodeMemory=28Gi"),
+    ),
 }
 
 
 def test_the_base_install_has_the_commands_and_no_provider(library_venv):
     assert [module for module in PROVIDERS if library_venv.has(module)] == []
     assert all(library_venv.has(module) for module in ("pulumi", "pulumi_policy", "kubernetes", "yaml", "rich"))
-    restore = library_venv.run(library_venv.bin("percona-mysql-restore"), "--engine", "pxc", "--cluster", "db1",
-                               "--namespace", "mysql", "--backup", "cron-db1-1")
+    restore = library_venv.run(
+        library_venv.bin("percona-mysql-restore"),
+        "--engine",
+        "pxc",
+        "--cluster",
+        "db1",
+        "--namespace",
+        "mysql",
+        "--backup",
+        "cron-db1-1",
+    )
     assert restore.returncode == 0 and "kind: PerconaXtraDBClusterRestore" in restore.stdout, restore.stderr
-    manifests = library_venv.run(library_venv.bin("percona-mysql-policy-check"), "--manifests", str(REPOSITORY / "tests" / "policies" / "_manifests"))
+    manifests = library_venv.run(
+        library_venv.bin("percona-mysql-policy-check"), "--manifests", str(REPOSITORY / "tests" / "policies" / "_manifests")
+    )
     assert manifests.returncode in (0, 1) and "violation(s) in" in manifests.stdout, manifests.stderr[-2000:]
     # a component of a target: one line naming the extra, not a traceback
     component = library_venv.run(library_venv.python, "-c", "import percona_mysql_k8s.clusters.gke")
@@ -118,8 +130,9 @@ def test_each_targets_extra_installs_its_providers_alone_and_runs_its_stack(inst
 def test_installed_package_is_not_the_checkout_and_ships_the_packs_shell(library_venv):
     site = _site_packages(library_venv)
     assert (site / "percona_mysql_k8s" / "py.typed").is_file()
-    where = library_venv.run(library_venv.python, "-c", "import percona_mysql_k8s; print(percona_mysql_k8s.__file__)",
-                             cwd=HERE).stdout.strip()
+    where = library_venv.run(
+        library_venv.python, "-c", "import percona_mysql_k8s; print(percona_mysql_k8s.__file__)", cwd=HERE
+    ).stdout.strip()
     assert Path(where).parent == site / "percona_mysql_k8s"
     shipped = yaml.safe_load((site / "percona_mysql_k8s" / "policies" / "pack" / "PulumiPolicy.yaml").read_text())
     assert shipped == yaml.safe_load((REPOSITORY / "policies" / "PulumiPolicy.yaml").read_text())
@@ -134,7 +147,9 @@ def test_installed_policy_check_finds_the_project_from_its_working_directory(ins
     assert inside.returncode == 0, inside.stdout[-3000:] + inside.stderr[-3000:]
     assert "0 mandatory" in inside.stdout
     # From outside any project: a clear error naming the way out, not a traceback.
-    outside = library_venv.run(library_venv.bin("percona-mysql-policy-check"), "--stack", "kind", cwd=_site_packages(library_venv))
+    outside = library_venv.run(
+        library_venv.bin("percona-mysql-policy-check"), "--stack", "kind", cwd=_site_packages(library_venv)
+    )
     assert outside.returncode == 2
     assert "no Pulumi.yaml" in outside.stderr and "--cwd" in outside.stderr and "Traceback" not in outside.stderr
 
@@ -154,9 +169,24 @@ def _start_like_the_language_host(venv, tmp_path, stack: str):
     shutil.copyfile(HERE / "language_host.py", bin_dir / "pulumi-language-python-exec")
     config = offline.stack_config(stack, REPOSITORY)
     config.update({f"percona-mysql:{key}": value for key, value in KIND_HOST.items()})
-    return venv.run(venv.python, str(bin_dir / "pulumi-language-python-exec"), "--project", "percona-mysql", "--stack", stack,
-                    "--root_directory", str(REPOSITORY), "--pwd", str(REPOSITORY / "stacks"), "--dry_run", "true", ".",
-                    cwd=REPOSITORY, PULUMI_CONFIG=json.dumps(config), PULUMI_CONFIG_SECRET_KEYS="[]")
+    return venv.run(
+        venv.python,
+        str(bin_dir / "pulumi-language-python-exec"),
+        "--project",
+        "percona-mysql",
+        "--stack",
+        stack,
+        "--root_directory",
+        str(REPOSITORY),
+        "--pwd",
+        str(REPOSITORY / "stacks"),
+        "--dry_run",
+        "true",
+        ".",
+        cwd=REPOSITORY,
+        PULUMI_CONFIG=json.dumps(config),
+        PULUMI_CONFIG_SECRET_KEYS="[]",
+    )
 
 
 def test_stack_program_starts_as_the_language_host_starts_it(installed, tmp_path):
@@ -165,7 +195,9 @@ def test_stack_program_starts_as_the_language_host_starts_it(installed, tmp_path
     assert result.returncode == 0, result.stderr[-4000:]
     started = json.loads(result.stdout.strip().splitlines()[-1])
     assert started["cwd"] == str(REPOSITORY / "stacks")
-    assert not {str(REPOSITORY), str(REPOSITORY / "modules")} & {str(Path(entry).resolve()) for entry in started["sys_path"] if entry}
+    assert not {str(REPOSITORY), str(REPOSITORY / "modules")} & {
+        str(Path(entry).resolve()) for entry in started["sys_path"] if entry
+    }
     assert Path(started["library"]).parent.parent == _site_packages(library_venv)
     # Expected: what the same program registers in this process (percona_mysql_k8s.cli.offline), same config;
     # the SDK's mocks see components as well as custom resources, as the offline runner records them.

@@ -39,8 +39,10 @@ def test_modules_and_functions_stay_small(path: Path):
     lines = text.count("\n")
     assert lines <= MAX_MODULE_LINES, f"{path.relative_to(PACKAGE)}: {lines} lines; split it (at most {MAX_MODULE_LINES})"
     long = _long_functions(ast.parse(text))
-    assert not long, (f"{path.relative_to(PACKAGE)}: {long} over {MAX_FUNCTION_LINES} lines; split them or say why "
-                      f"in the docstring ('{REASON} ...')")
+    assert not long, (
+        f"{path.relative_to(PACKAGE)}: {long} over {MAX_FUNCTION_LINES} lines; split them or say why "
+        f"in the docstring ('{REASON} ...')"
+    )
 
 
 def test_a_long_function_without_a_reason_is_found():

@@ -35,8 +35,12 @@ _spec.loader.exec_module(generate)
 TARGETS = {target: component for component, (target, _summary) in generate.COMPONENTS.items()}
 LAPTOP = (8000, 32 * GIB)
 # stacks/Pulumi.<target>.yaml, plus what the offline run needs (the kind machine, the existing cluster's nodes)
-OVERRIDES = {"gke": {}, "eks": {}, "kind": {"kindHostCpu": "8", "kindHostMemory": "32Gi"},
-             "existing": {"existingNodeSource": "config", "existingNodeCpu": "7910m", "existingNodeMemory": "28Gi"}}
+OVERRIDES = {
+    "gke": {},
+    "eks": {},
+    "kind": {"kindHostCpu": "8", "kindHostMemory": "32Gi"},
+    "existing": {"existingNodeSource": "config", "existingNodeCpu": "7910m", "existingNodeMemory": "28Gi"},
+}
 
 
 def inferred_schema() -> dict:
@@ -53,8 +57,14 @@ def test_the_generated_components_are_current():
 
 def _property(schema: dict) -> tuple:
     items = schema.get("items") or schema.get("additionalProperties") or {}
-    return (schema.get("type"), schema.get("$ref"), schema.get("plain", False), schema.get("description"),
-            items.get("type"), items.get("$ref"))
+    return (
+        schema.get("type"),
+        schema.get("$ref"),
+        schema.get("plain", False),
+        schema.get("description"),
+        items.get("type"),
+        items.get("$ref"),
+    )
 
 
 def essence(schema: dict) -> dict:
@@ -110,15 +120,25 @@ def test_names_map_to_config_keys_both_ways():
 def _minimal(target: str) -> dict:
     """The least a component of ``target`` needs (every REQUIRED key, and the existing cluster's declared nodes)."""
     return {
-        "gke": {"gcp_project": "perf-1", "gcp_region": "europe-west1", "gcp_zones": ["europe-west1-b", "europe-west1-c"],
-                "database_node_type": "n2-standard-16"},
+        "gke": {
+            "gcp_project": "perf-1",
+            "gcp_region": "europe-west1",
+            "gcp_zones": ["europe-west1-b", "europe-west1-c"],
+            "database_node_type": "n2-standard-16",
+        },
         "eks": {"aws_region": "eu-west-1", "database_node_type": "m6i.4xlarge"},
         "kind": {"kind_host_cpu": "8", "kind_host_memory": "32Gi", "ephemeral": True},
-        "existing": {"database_pool_labels": "pool=db", "database_pool_taint": "pool=db:NoSchedule",
-                     "monitoring_pool_labels": "pool=mon", "existing_node_source": "config",
-                     "existing_node_cpu": "7910m", "existing_node_memory": "28Gi",
-                     "backup_endpoint": "https://s3.backup.example.com", "backup_bucket": "db-backups",
-                     "backup_credentials_secret": "db-backup-keys"},
+        "existing": {
+            "database_pool_labels": "pool=db",
+            "database_pool_taint": "pool=db:NoSchedule",
+            "monitoring_pool_labels": "pool=mon",
+            "existing_node_source": "config",
+            "existing_node_cpu": "7910m",
+            "existing_node_memory": "28Gi",
+            "backup_endpoint": "https://s3.backup.example.com",
+            "backup_bucket": "db-backups",
+            "backup_credentials_secret": "db-backup-keys",
+        },
     }[target]
 
 
@@ -141,14 +161,16 @@ def test_an_input_of_another_target_is_refused_naming_it():
 def _component_program(tmp_path: Path, target: str, args: dict) -> Path:
     program = tmp_path / f"{target}-program"
     program.mkdir()
-    (program / "__main__.py").write_text(textwrap.dedent(f"""
+    (program / "__main__.py").write_text(
+        textwrap.dedent(f"""
         import pulumi
         from percona_mysql_k8s.stack.components import {TARGETS[target]}
 
         database = {TARGETS[target]}("db", {args!r})
         pulumi.export("kubeconfigIsSecret", database.kubeconfig.is_secret() if getattr(database, "kubeconfig", None) else None)
         pulumi.export("writerEndpoint", database.writer_endpoint)
-    """))
+    """)
+    )
     return program
 
 
@@ -169,8 +191,9 @@ def test_each_component_deploys_what_its_stack_deploys_under_itself(target, tmp_
     from pulumi.runtime.settings import get_root_resource
 
     stack_outputs = dict(get_root_resource().outputs)
-    registered = offline.run_program(_component_program(tmp_path, target, _stack_args(target)), stack=target,
-                                     config={}, project="consumer")
+    registered = offline.run_program(
+        _component_program(tmp_path, target, _stack_args(target)), stack=target, config={}, project="consumer"
+    )
     component = [r for r in registered if r.type == _tokens.token(TARGETS[target])]
     assert len(component) == 1 and component[0].name == "db"
     below = [r for r in registered if r is not component[0]]
@@ -207,7 +230,7 @@ def test_the_readmes_typescript_program_uses_the_schemas_names_and_a_valid_confi
 
     schema = json.loads((PROVIDER / "schema.json").read_text())
     (program,) = _fenced("typescript")
-    (variable, component, body), = re.findall(r"const (\w+) = new perconaMysql\.(\w+)\(\"[\w-]+\", \{(.*?)\}\);", program, re.S)
+    ((variable, component, body),) = re.findall(r"const (\w+) = new perconaMysql\.(\w+)\(\"[\w-]+\", \{(.*?)\}\);", program, re.S)
     resource = schema["resources"][_tokens.token(component)]
     values = {}
     for key, literal in re.findall(r"^\s*(\w+): (.+?),?$", body, re.M):
@@ -223,13 +246,19 @@ def test_the_readmes_typescript_program_uses_the_schemas_names_and_a_valid_confi
 
 def _nodes(properties: dict) -> list[dict]:
     """Three database Nodes and one monitoring Node carrying the pools' labels (and the taint), 8 vCPU / 32 GiB."""
+
     def node(name: str, labels: str, taint: str = "") -> dict:
         key_value, _, effect = taint.partition(":")
         key, _, value = key_value.partition("=")
-        return {"metadata": {"name": name, "labels": dict(item.split("=") for item in labels.split(","))},
-                "spec": {"taints": [{"key": key, "value": value, "effect": effect}] if taint else []},
-                "status": {"allocatable": {"cpu": "7910m", "memory": "28Gi", "pods": "110"},
-                           "conditions": [{"type": "Ready", "status": "True"}]}}
+        return {
+            "metadata": {"name": name, "labels": dict(item.split("=") for item in labels.split(","))},
+            "spec": {"taints": [{"key": key, "value": value, "effect": effect}] if taint else []},
+            "status": {
+                "allocatable": {"cpu": "7910m", "memory": "28Gi", "pods": "110"},
+                "conditions": [{"type": "Ready", "status": "True"}],
+            },
+        }
+
     database = [node(f"db-{i}", properties["databasePoolLabels"], properties["databasePoolTaint"]) for i in range(3)]
     return [*database, node("mon-0", properties["monitoringPoolLabels"])]
 
@@ -250,7 +279,7 @@ def test_the_readmes_yaml_program_uses_the_schemas_names_and_a_valid_config(monk
         target = generate.COMPONENTS[component][0]
         stack_settings_from_config(config_values(target, {python_name(key): value for key, value in properties.items()}))
         for output in program["outputs"].values():
-            assert output.startswith(f"${{{name}.") and output[len(name) + 3:-1] in resource["properties"]
+            assert output.startswith(f"${{{name}.") and output[len(name) + 3 : -1] in resource["properties"]
 
 
 def test_the_provider_host_constructs_a_component_from_schema_inputs(tmp_path):
@@ -261,7 +290,8 @@ def test_the_provider_host_constructs_a_component_from_schema_inputs(tmp_path):
     inputs["clusterSize"] = 3.0
     program = tmp_path / "host"
     program.mkdir()
-    (program / "__main__.py").write_text(textwrap.dedent(f"""
+    (program / "__main__.py").write_text(
+        textwrap.dedent(f"""
         import pulumi
         from pulumi.provider.experimental.component import ComponentProvider
         from percona_mysql_k8s import __version__
@@ -272,12 +302,25 @@ def test_the_provider_host_constructs_a_component_from_schema_inputs(tmp_path):
         pulumi.export("state", sorted(result.state))
         pulumi.export("writerEndpoint", result.state["writerEndpoint"])
         pulumi.export("kubeconfigIsSecret", result.state["kubeconfig"].is_secret())
-    """))
+    """)
+    )
     registered = offline.run_program(program, stack="gke", config={}, project="consumer")
     from database.harness import stack_outputs as resolved
 
     outputs = resolved()
-    assert outputs["state"] == sorted(["kubeconfig", "clusterName", "namespace", "writerEndpoint", "secretName", "database",
-                                       "sizing", "monitoringPool", "backups", "pmm"])  # no sysbench: off by default
+    assert outputs["state"] == sorted(
+        [
+            "kubeconfig",
+            "clusterName",
+            "namespace",
+            "writerEndpoint",
+            "secretName",
+            "database",
+            "sizing",
+            "monitoringPool",
+            "backups",
+            "pmm",
+        ]
+    )  # no sysbench: off by default
     assert outputs["writerEndpoint"] == "percona-mysql-haproxy.mysql.svc:3306" and outputs["kubeconfigIsSecret"] is True
     assert [r.name for r in registered if r.type == "percona-mysql:index:MysqlOnGke"] == ["db"]

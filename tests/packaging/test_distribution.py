@@ -45,8 +45,9 @@ def test_dependency_ranges_hold_the_programs_lock():
             assert requirement.specifier.contains(lock[name]), f"{name}=={lock[name]} (requirements.txt) is outside {text}"
             checked += 1
     # every runtime dependency and every target's provider is pinned in the lock
-    assert checked >= len(PROJECT["dependencies"]) + len({"pulumi-kubernetes", "pulumi-random", "pulumi-gcp", "pulumi-aws",
-                                                           "pulumi-eks", "pulumi-command"})
+    assert checked >= len(PROJECT["dependencies"]) + len(
+        {"pulumi-kubernetes", "pulumi-random", "pulumi-gcp", "pulumi-aws", "pulumi-eks", "pulumi-command"}
+    )
 
 
 def test_extras_console_scripts_version_and_license():
@@ -79,7 +80,9 @@ def test_the_checkouts_pack_shell_is_the_one_the_package_ships():
     assert sorted(path.name for path in SHELL.iterdir() if path.is_file()) == sorted(SHELL_FILES)
     for name in SHELL_FILES:
         link = REPOSITORY / "policies" / name
-        assert link.is_symlink(), f"policies/{name} is a copy: make it a link to ../modules/percona_mysql_k8s/policies/pack/{name}"
+        assert link.is_symlink(), (
+            f"policies/{name} is a copy: make it a link to ../modules/percona_mysql_k8s/policies/pack/{name}"
+        )
         assert not Path(link.readlink()).is_absolute(), link.readlink()
         assert link.resolve() == (PACKAGE / "policies" / "pack" / name).resolve() == (SHELL / name).resolve()
 
@@ -97,7 +100,11 @@ def test_pack_requirements_are_pinned_pypi_packages_only():
 
 
 def test_examples_benchmarks_and_the_pack_import_the_installed_package():
-    scripts = [*REPOSITORY.glob("examples/*/__main__.py"), *REPOSITORY.glob("benchmarks/*.py"), REPOSITORY / "stacks" / "__main__.py"]
+    scripts = [
+        *REPOSITORY.glob("examples/*/__main__.py"),
+        *REPOSITORY.glob("benchmarks/*.py"),
+        REPOSITORY / "stacks" / "__main__.py",
+    ]
     for script in scripts:
         assert "sys.path" not in script.read_text(), f"{script.relative_to(REPOSITORY)} edits sys.path"
 

@@ -58,7 +58,9 @@ def test_the_extras_table_is_what_pyproject_declares():
     assert _extra_distributions("all") == set().union(*(_extra_distributions(extra) for extra in _extras.TARGET_EXTRAS))
     for module, extras in _extras.PROVIDED_BY.items():
         distribution = _distribution(module)
-        declared_in = {extra for extra in (*_extras.TARGET_EXTRAS, "plot", "grade") if distribution in _extra_distributions(extra)}
+        declared_in = {
+            extra for extra in (*_extras.TARGET_EXTRAS, "plot", "grade") if distribution in _extra_distributions(extra)
+        }
         assert declared_in == set(extras), f"{module} ({distribution}): pyproject puts it in {declared_in}, _extras says {extras}"
         assert distribution not in BASE, f"{distribution} is an extra's, not the base install's"
     for module, extra in _extras.MODULE_EXTRAS.items():
@@ -104,8 +106,9 @@ def test_every_import_is_in_the_base_install_or_in_the_extra_its_module_names(pa
 def _child(code: str, blocked: tuple[str, ...]) -> subprocess.CompletedProcess:
     """Run ``code`` in a child interpreter that cannot import ``blocked`` (as if they were not installed)."""
     prelude = f"import sys\nfor _name in {list(blocked)!r}:\n    sys.modules[_name] = None\n"
-    return subprocess.run([sys.executable, "-c", prelude + textwrap.dedent(code)], capture_output=True, text=True,
-                          timeout=180, cwd=REPOSITORY)
+    return subprocess.run(
+        [sys.executable, "-c", prelude + textwrap.dedent(code)], capture_output=True, text=True, timeout=180, cwd=REPOSITORY
+    )
 
 
 EVERY_EXTRA = tuple(_extras.PROVIDED_BY)
@@ -114,7 +117,8 @@ EVERY_EXTRA = tuple(_extras.PROVIDED_BY)
 def test_the_base_install_runs_its_commands_without_any_extra(tmp_path):
     manifest = tmp_path / "configmap.yaml"
     manifest.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: plain, namespace: default}\ndata: {a: b}\n")
-    result = _child(f"""
+    result = _child(
+        f"""
         import io, json
         from contextlib import redirect_stdout
         from percona_mysql_k8s.sizing import cli
@@ -133,28 +137,43 @@ def test_the_base_install_runs_its_commands_without_any_extra(tmp_path):
         print(json.dumps({{"sized": "mysqld" in json.loads(sized.getvalue())["resources"], "status": status,
                           "restore": "PerconaXtraDBClusterRestore" in restored.getvalue(),
                           "loaded": sorted(m for m, v in sys.modules.items() if v is not None and m.split(".")[0] in {list(EVERY_EXTRA)!r})}}))
-    """, EVERY_EXTRA)
+    """,
+        EVERY_EXTRA,
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     outcome = json.loads(result.stdout.strip().splitlines()[-1])
     assert outcome == {"sized": True, "status": 0, "restore": True, "loaded": []}
 
 
-@pytest.mark.parametrize(("code", "blocked", "hint"), [
-    ("import percona_mysql_k8s.clusters.gke", ("pulumi_gcp",), '"percona-mysql-k8s[gke]"'),
-    ("import percona_mysql_k8s.clusters.gke", ("pulumi_kubernetes",), '"percona-mysql-k8s[gke]"'),
-    ("import percona_mysql_k8s.clusters.eks", ("pulumi_eks",), '"percona-mysql-k8s[eks]"'),
-    ("import percona_mysql_k8s.clusters.eks", ("pulumi_aws",), '"percona-mysql-k8s[eks]"'),
-    ("import percona_mysql_k8s.clusters.kind", ("pulumi_command",), '"percona-mysql-k8s[kind]"'),
-    ("import percona_mysql_k8s.clusters.existing", ("pulumi_kubernetes",), '"percona-mysql-k8s[existing]"'),
-    ("from percona_mysql_k8s.database import DatabaseCluster", ("pulumi_random",),
-     '"percona-mysql-k8s[<target>]" with the target you deploy to (gke, eks, kind, existing), or "percona-mysql-k8s[all]"'),
-    ("from percona_mysql_k8s.database.backup_storage import _cloud_sdk; _cloud_sdk('pulumi_gcp', 'gke', 'GcsBackupStorage')",
-     ("pulumi_gcp",), '"percona-mysql-k8s[gke]"'),
-    ("from percona_mysql_k8s.database.backup_storage import _cloud_sdk; _cloud_sdk('pulumi_aws', 'eks', 'S3BackupStorage')",
-     ("pulumi_aws",), '"percona-mysql-k8s[eks]"'),
-])
+@pytest.mark.parametrize(
+    ("code", "blocked", "hint"),
+    [
+        ("import percona_mysql_k8s.clusters.gke", ("pulumi_gcp",), '"percona-mysql-k8s[gke]"'),
+        ("import percona_mysql_k8s.clusters.gke", ("pulumi_kubernetes",), '"percona-mysql-k8s[gke]"'),
+        ("import percona_mysql_k8s.clusters.eks", ("pulumi_eks",), '"percona-mysql-k8s[eks]"'),
+        ("import percona_mysql_k8s.clusters.eks", ("pulumi_aws",), '"percona-mysql-k8s[eks]"'),
+        ("import percona_mysql_k8s.clusters.kind", ("pulumi_command",), '"percona-mysql-k8s[kind]"'),
+        ("import percona_mysql_k8s.clusters.existing", ("pulumi_kubernetes",), '"percona-mysql-k8s[existing]"'),
+        (
+            "from percona_mysql_k8s.database import DatabaseCluster",
+            ("pulumi_random",),
+            '"percona-mysql-k8s[<target>]" with the target you deploy to (gke, eks, kind, existing), or "percona-mysql-k8s[all]"',
+        ),
+        (
+            "from percona_mysql_k8s.database.backup_storage import _cloud_sdk; _cloud_sdk('pulumi_gcp', 'gke', 'GcsBackupStorage')",
+            ("pulumi_gcp",),
+            '"percona-mysql-k8s[gke]"',
+        ),
+        (
+            "from percona_mysql_k8s.database.backup_storage import _cloud_sdk; _cloud_sdk('pulumi_aws', 'eks', 'S3BackupStorage')",
+            ("pulumi_aws",),
+            '"percona-mysql-k8s[eks]"',
+        ),
+    ],
+)
 def test_a_component_without_its_extra_names_the_extra(code, blocked, hint):
-    result = _child(f"""
+    result = _child(
+        f"""
         from percona_mysql_k8s._extras import MissingExtraError
         try:
             {code}
@@ -162,7 +181,9 @@ def test_a_component_without_its_extra_names_the_extra(code, blocked, hint):
             print(error)
         else:
             print("imported")
-    """, blocked)
+    """,
+        blocked,
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     message = result.stdout.strip()
     assert f"needs {blocked[0]}, which this installation lacks: pip install {hint}" in message
@@ -177,19 +198,24 @@ def test_a_module_missing_for_another_reason_is_not_blamed_on_an_extra():
 def test_the_stack_program_without_its_targets_extra_stops_with_one_line_naming_it():
     from percona_mysql_k8s.cli import offline
 
-    result = _child(f"""
+    result = _child(
+        f"""
         from percona_mysql_k8s.cli import offline
         try:
             offline.run_stack("kind", repository={str(REPOSITORY)!r}, overrides={{"kindHostCpu": "8", "kindHostMemory": "32Gi"}})
         except Exception as error:
             print(type(error).__name__, "|", error)
-    """, ("pulumi_command",))
+    """,
+        ("pulumi_command",),
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     assert offline is not None
     kind, _, message = result.stdout.strip().splitlines()[-1].partition(" | ")
     assert kind == "RunError"
-    assert message == ('percona_mysql_k8s.clusters.kind needs pulumi_command, which this installation lacks: '
-                       'pip install "percona-mysql-k8s[kind]"')
+    assert message == (
+        "percona_mysql_k8s.clusters.kind needs pulumi_command, which this installation lacks: "
+        'pip install "percona-mysql-k8s[kind]"'
+    )
 
 
 def test_the_readme_shows_each_installs_size_and_time():
@@ -197,7 +223,7 @@ def test_the_readme_shows_each_installs_size_and_time():
     import re
 
     readme = (REPOSITORY / "README.md").read_text()
-    table = readme[readme.index("<!-- BEGIN INSTALL SIZES -->"):readme.index("<!-- END INSTALL SIZES -->")]
+    table = readme[readme.index("<!-- BEGIN INSTALL SIZES -->") : readme.index("<!-- END INSTALL SIZES -->")]
     rows = dict(re.findall(r"^\| `(?:percona-mysql-k8s|\[(\w+)\])` \|.*?\| (\d+ MiB \| \d+ s \| \d+) \|$", table, re.M))
     assert set(rows) == {"", *_extras.TARGET_EXTRAS, "all"}  # "" is the base install's row
     assert 'pip install "percona-mysql-k8s[gke]"' in readme

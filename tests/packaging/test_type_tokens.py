@@ -34,9 +34,12 @@ def registered():
     patch.setattr(kind_plan, "host_resources", lambda: (8000, 32 * GIB))
     AliasRecordingMonitor.sent = []
     try:
-        for stack, overrides in (("gke", {}), ("eks", {}), ("kind", {}),
-                                 ("existing", {"existingNodeSource": "config", "existingNodeCpu": "7910m",
-                                               "existingNodeMemory": "28Gi"})):
+        for stack, overrides in (
+            ("gke", {}),
+            ("eks", {}),
+            ("kind", {}),
+            ("existing", {"existingNodeSource": "config", "existingNodeCpu": "7910m", "existingNodeMemory": "28Gi"}),
+        ):
             offline.run_stack(stack, overrides=overrides)
     finally:
         patch.undo()

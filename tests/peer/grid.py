@@ -49,8 +49,15 @@ class Case:
 
 
 def ours(engine: str, load: str, cores: int, memory_gib: int, connections: int):
-    inp = SizingInput(engine=engine, cpu_millicores=cores * 1000, memory_bytes=memory_gib * GIB, load=load,
-                      connections=connections, proxy="haproxy", log_collector=False)
+    inp = SizingInput(
+        engine=engine,
+        cpu_millicores=cores * 1000,
+        memory_bytes=memory_gib * GIB,
+        load=load,
+        connections=connections,
+        proxy="haproxy",
+        log_collector=False,
+    )
     try:
         return size(inp)
     except BaseException as error:  # noqa: BLE001 - recorded and judged, not raised here
@@ -91,9 +98,11 @@ def shortfall(case: Case) -> str | None:
     if not isinstance(case.ours, SizingResult):
         return f"{case}: we refuse ({case.ours}) a budget the peer serves safely ({case.peer_safety.summary()})"
     if case.ours.memory.buffer_pool_rounded < case.peer.buffer_pool:
-        return (f"{case}: our buffer pool {case.ours.memory.buffer_pool_rounded} < peer {case.peer.buffer_pool} "
-                f"(ours {case.ours.connections} connections, peer {case.peer.max_connections}; "
-                f"peer safe: {case.peer_safety.summary()})")
+        return (
+            f"{case}: our buffer pool {case.ours.memory.buffer_pool_rounded} < peer {case.peer.buffer_pool} "
+            f"(ours {case.ours.connections} connections, peer {case.peer.max_connections}; "
+            f"peer safe: {case.peer_safety.summary()})"
+        )
     return None
 
 
@@ -117,8 +126,13 @@ class Verdict:
 
     @property
     def done(self) -> bool:
-        return (self.answered_share >= MIN_ANSWERED and not self.invalid and not self.over_model and not self.shortfalls
-                and not self.fitted_shortfalls)
+        return (
+            self.answered_share >= MIN_ANSWERED
+            and not self.invalid
+            and not self.over_model
+            and not self.shortfalls
+            and not self.fitted_shortfalls
+        )
 
 
 def verdict(grid: list[Case]) -> Verdict:
@@ -149,6 +163,8 @@ def verdict(grid: list[Case]) -> Verdict:
         if isinstance(case.ours, SizingResult) and case.peer_fitted_pool and case.connections:
             fitted.append(case.ours.memory.buffer_pool_rounded / case.peer_fitted_pool)
             if case.ours.memory.buffer_pool_rounded < case.peer_fitted_pool:
-                fitted_short.append(f"{case}: our buffer pool {case.ours.memory.buffer_pool_rounded} < the peer's made "
-                                    f"to fit {case.peer_fitted_pool}")
+                fitted_short.append(
+                    f"{case}: our buffer pool {case.ours.memory.buffer_pool_rounded} < the peer's made "
+                    f"to fit {case.peer_fitted_pool}"
+                )
     return Verdict(len(grid), answered, refused, bad, over, peer_safe, short, ratios, peer_over, fitted, fitted_short)

@@ -131,23 +131,25 @@ PROBE_MAX = MappingProxyType({"mysql": 600, "haproxy": 30, "pmm": 30})  # readin
 PROBE_MIN = MappingProxyType({"mysql": 15, "haproxy": 5, "pmm": 5})
 
 # Galera provider options scaled by λ: key -> (RMax, rendering) (§3.10).
-GALERA_SCALED = MappingProxyType({
-    "evs.delay_margin": (30, "PT{}S"),
-    "evs.delayed_keep_period": (60, "PT5{}S"),  # the peer's literal "5" prefix, reproduced
-    "evs.inactive_check_period": (5, "PT{}S"),
-    "evs.inactive_timeout": (120, "PT{}S"),
-    "evs.join_retrans_period": (5, "PT{}S"),
-    "evs.max_install_timeouts": (5, "{}"),
-    "evs.send_window": (1024, "{}"),
-    "evs.user_send_window": (1024, "{}"),
-    "evs.suspect_timeout": (60, "PT{}S"),
-    "gcs.fc_limit": (128, "{}"),
-    "gcs.max_packet_size": (131072, "{}"),
-    "gmcast.peer_timeout": (15, "PT{}S"),
-    "gmcast.time_wait": (18, "PT{}S"),
-    "pc.announce_timeout": (60, "PT{}S"),
-    "pc.linger": (60, "PT{}S"),
-})
+GALERA_SCALED = MappingProxyType(
+    {
+        "evs.delay_margin": (30, "PT{}S"),
+        "evs.delayed_keep_period": (60, "PT5{}S"),  # the peer's literal "5" prefix, reproduced
+        "evs.inactive_check_period": (5, "PT{}S"),
+        "evs.inactive_timeout": (120, "PT{}S"),
+        "evs.join_retrans_period": (5, "PT{}S"),
+        "evs.max_install_timeouts": (5, "{}"),
+        "evs.send_window": (1024, "{}"),
+        "evs.user_send_window": (1024, "{}"),
+        "evs.suspect_timeout": (60, "PT{}S"),
+        "gcs.fc_limit": (128, "{}"),
+        "gcs.max_packet_size": (131072, "{}"),
+        "gmcast.peer_timeout": (15, "PT{}S"),
+        "gmcast.time_wait": (18, "PT{}S"),
+        "pc.announce_timeout": (60, "PT{}S"),
+        "pc.linger": (60, "PT{}S"),
+    }
+)
 GALERA_LITERAL = MappingProxyType({"pc.recovery": "true", "gcache.recover": "yes", "evs.stats_report_period": "PT1M"})
 
 
@@ -310,9 +312,19 @@ def run_pass(db: str, load: int, dim: Dimension, requested: int) -> PeerAnswer:
     capacity = dim.mysql_cpu / CPU_PER_CONNECTION[i]
     load_factor = f32(f32(n) / f32(capacity))
     base = dict(
-        db=db, load=load, requested_connections=requested, connections=n, load_factor=load_factor,
-        total_cpu=dim.cpu, total_memory=dim.memory, mysql_cpu=dim.mysql_cpu, mysql_memory=dim.mysql_memory,
-        proxy_cpu=dim.proxy_cpu, proxy_memory=dim.proxy_memory, pmm_cpu=dim.pmm_cpu, pmm_memory=dim.pmm_memory,
+        db=db,
+        load=load,
+        requested_connections=requested,
+        connections=n,
+        load_factor=load_factor,
+        total_cpu=dim.cpu,
+        total_memory=dim.memory,
+        mysql_cpu=dim.mysql_cpu,
+        mysql_memory=dim.mysql_memory,
+        proxy_cpu=dim.proxy_cpu,
+        proxy_memory=dim.proxy_memory,
+        pmm_cpu=dim.pmm_cpu,
+        pmm_memory=dim.pmm_memory,
     )
     if load_factor > 1:
         return PeerAnswer(message_type=OVERUTILIZING, http_status=200, failure=CPU_OVERLOAD, **base)
@@ -327,12 +339,22 @@ def run_pass(db: str, load: int, dim: Dimension, requested: int) -> PeerAnswer:
     settings = dict(
         steps=steps,
         connection_memory=connection_memory,
-        join_buffer_size=JOIN_BUFFER[i], read_rnd_buffer_size=READ_RND_BUFFER[i], sort_buffer_size=SORT_BUFFER[i],
+        join_buffer_size=JOIN_BUFFER[i],
+        read_rnd_buffer_size=READ_RND_BUFFER[i],
+        sort_buffer_size=SORT_BUFFER[i],
     )
     if connection_memory / dim.mysql_memory >= CONNECTION_WEIGHT_LIMIT:
         # The gate skips everything else: the buffer pool stays 0 and the pass is overutilized.
-        return PeerAnswer(message_type=OVERUTILIZING, http_status=500, failure=MEMORY_OVERUTILIZED,
-                          buffer_pool=0, buffer_pool_fraction=0.0, leftover=left, **settings, **base)
+        return PeerAnswer(
+            message_type=OVERUTILIZING,
+            http_status=500,
+            failure=MEMORY_OVERUTILIZED,
+            buffer_pool=0,
+            buffer_pool_fraction=0.0,
+            leftover=left,
+            **settings,
+            **base,
+        )
 
     # §3.4: redo from the *ideal* buffer pool, converted to float32 first.
     ideal_pool = int(dim.mysql_memory * IDEAL_BUFFER_POOL_SHARE[db])
@@ -350,7 +372,9 @@ def run_pass(db: str, load: int, dim: Dimension, requested: int) -> PeerAnswer:
 
     cores = dim.mysql_cpu / 1000
     settings.update(
-        redo_log_capacity=redo, log_files_in_group=files, log_file_size=go_div(redo, files),
+        redo_log_capacity=redo,
+        log_files_in_group=files,
+        log_file_size=go_div(redo, files),
         buffer_pool_instances=instances,
         io_capacity_max=IO_CAPACITY_MAX[i],
         max_connections=n + 2,
@@ -368,7 +392,8 @@ def run_pass(db: str, load: int, dim: Dimension, requested: int) -> PeerAnswer:
         steps.update(gcache_uncapped=int(redo * GCACHE_LOAD[i]), left_after_gcache=left)
         purge_adjustment = GCACHE_LOAD[i]
         settings.update(
-            gcache_size=gcache, gcache_footprint=footprint,
+            gcache_size=gcache,
+            gcache_footprint=footprint,
             provider_options=galera_provider_options(load_factor, gcache),
             wsrep_sync_wait=3 if load in (2, 3) else 0,
             wsrep_slave_threads=1 if whole_cores <= 1 else whole_cores // 2,
@@ -410,8 +435,15 @@ def run_pass(db: str, load: int, dim: Dimension, requested: int) -> PeerAnswer:
         verdict, status, failure = OK, 200, None
     probes = {family: probe_timeout(family, load_factor) for family in PROBE_MAX}
     return PeerAnswer(
-        message_type=verdict, http_status=status, failure=failure, buffer_pool=pool,
-        buffer_pool_fraction=fraction, leftover=left, probe_timeouts=probes, **settings, **base,
+        message_type=verdict,
+        http_status=status,
+        failure=failure,
+        buffer_pool=pool,
+        buffer_pool_fraction=fraction,
+        leftover=left,
+        probe_timeouts=probes,
+        **settings,
+        **base,
     )
 
 

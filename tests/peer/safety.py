@@ -113,8 +113,7 @@ def fitted_pool(answer: PeerAnswer) -> int | None:
 
     def fits(pool_mib: int) -> bool:
         options = {**base, "innodb_buffer_pool_size": str(pool_mib * 2**20)}
-        return model(options, engine=OUR_ENGINE[answer.db], limit_bytes=limit, thresholds=_THRESHOLDS,
-                     version="8.0").fits
+        return model(options, engine=OUR_ENGINE[answer.db], limit_bytes=limit, thresholds=_THRESHOLDS, version="8.0").fits
 
     if not fits(0):
         return None

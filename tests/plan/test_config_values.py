@@ -38,12 +38,15 @@ def test_a_key_is_decoded_once_and_given_its_type():
     assert ConfigValues.of(values) is values
 
 
-@pytest.mark.parametrize(("key", "raw", "message"), [
-    ("diskIops", "6k", "'6k' is not a whole number (ASCII digits)"),
-    ("ephemeral", "yes", "'yes' is not true or false"),
-    ("namespace", ["mysql"], "['mysql'] is not a string"),
-    ("clientNamespaces", {"a": 1}, "{'a': 1} is not a list"),
-])
+@pytest.mark.parametrize(
+    ("key", "raw", "message"),
+    [
+        ("diskIops", "6k", "'6k' is not a whole number (ASCII digits)"),
+        ("ephemeral", "yes", "'yes' is not true or false"),
+        ("namespace", ["mysql"], "['mysql'] is not a string"),
+        ("clientNamespaces", {"a": 1}, "{'a': 1} is not a list"),
+    ],
+)
 def test_a_value_of_the_wrong_type_names_its_key(key, raw, message):
     with pytest.raises(InputError) as caught:
         ConfigValues({key: raw}).get(key)
@@ -68,10 +71,19 @@ def test_the_stack_decodes_each_database_key_once(monkeypatch):
     from percona_mysql_k8s.plan.clusters import CONFIG_KEYS as CLUSTER_KEYS
     from percona_mysql_k8s.plan.config import CONFIG_KEYS, OPTIONAL_KEYS
 
-    gke = {"target": "gke", "clusterName": "perf", "gcpProject": "perf-project", "gcpRegion": "europe-west1",
-           "gcpZones": "europe-west1-b,europe-west1-c,europe-west1-d", "databaseNodeType": "n2-standard-16",
-           "gkeMasterAuthorizedNetworks": "203.0.113.0/24", "connections": "2000", "storageSize": "200Gi",
-           "backupSchedule": "0 */6 * * *", "sysbenchThreads": "[1, 8]"}
+    gke = {
+        "target": "gke",
+        "clusterName": "perf",
+        "gcpProject": "perf-project",
+        "gcpRegion": "europe-west1",
+        "gcpZones": "europe-west1-b,europe-west1-c,europe-west1-d",
+        "databaseNodeType": "n2-standard-16",
+        "gkeMasterAuthorizedNetworks": "203.0.113.0/24",
+        "connections": "2000",
+        "storageSize": "200Gi",
+        "backupSchedule": "0 */6 * * *",
+        "sysbenchThreads": "[1, 8]",
+    }
     raw = CountingConfig(gke)
     made = []
 

@@ -67,7 +67,9 @@ def test_the_cluster_components_import_the_plan_not_the_old_path():
     import subprocess
     import sys
 
-    script = ("import warnings; warnings.simplefilter('error', DeprecationWarning);"
-              "import percona_mysql_k8s.clusters, percona_mysql_k8s.stack.settings, percona_mysql_k8s.plan.clusters")
+    script = (
+        "import warnings; warnings.simplefilter('error', DeprecationWarning);"
+        "import percona_mysql_k8s.clusters, percona_mysql_k8s.stack.settings, percona_mysql_k8s.plan.clusters"
+    )
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=False, timeout=120)
     assert result.returncode == 0, result.stderr

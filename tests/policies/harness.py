@@ -48,15 +48,17 @@ def _options(protect: bool = False) -> PolicyResourceOptions:
     return PolicyResourceOptions(protect, [], None, [], PolicyCustomTimeouts(0, 0, 0), [], None)
 
 
-def run_resource(policy, resource_type: str, props: dict, *, config: dict | None = None, name: str = "subject",
-                 protect: bool = False) -> Outcome:
+def run_resource(
+    policy, resource_type: str, props: dict, *, config: dict | None = None, name: str = "subject", protect: bool = False
+) -> Outcome:
     outcome = Outcome()
 
     def report(message: str, urn: str | None = None) -> None:
         outcome.messages.append(message)
 
-    args = ResourceValidationArgs(resource_type, props, f"urn:pulumi:test::test::{resource_type}::{name}", name,
-                                  _options(protect), None, config or {})
+    args = ResourceValidationArgs(
+        resource_type, props, f"urn:pulumi:test::test::{resource_type}::{name}", name, _options(protect), None, config or {}
+    )
     try:
         policy.validate(args, report)  # called directly, the report gets the bare message (no description)
     except UnknownValueError as error:
@@ -71,9 +73,19 @@ def run_stack(policy, resources: list[dict], *, config: dict | None = None) -> O
     policy_resources = []
     for index, resource in enumerate(resources):
         name = resource.get("name", f"r{index}")
-        policy_resources.append(PolicyResource(
-            resource["type"], resource["props"], resource.get("urn", f"urn:pulumi:test::test::{resource['type']}::{name}"),
-            name, _options(resource.get("protect", False)), None, None, [], {}))
+        policy_resources.append(
+            PolicyResource(
+                resource["type"],
+                resource["props"],
+                resource.get("urn", f"urn:pulumi:test::test::{resource['type']}::{name}"),
+                name,
+                _options(resource.get("protect", False)),
+                None,
+                None,
+                [],
+                {},
+            )
+        )
     by_name = {resource.name: resource for resource in policy_resources}
     for resource, entry in zip(policy_resources, resources, strict=True):  # "dependsOn": names of earlier entries
         resource.dependencies = [by_name[name] for name in entry.get("dependsOn", [])]
@@ -86,6 +98,7 @@ def run_stack(policy, resources: list[dict], *, config: dict | None = None) -> O
 
 
 # ---- case files -----------------------------------------------------------------------------------
+
 
 def merge(base: Any, patch: Any) -> Any:
     if isinstance(base, dict) and isinstance(patch, dict):
@@ -101,7 +114,7 @@ def merge(base: Any, patch: Any) -> Any:
 
 def load_base(name: str) -> dict:
     if name.startswith(UPSTREAM_PREFIX):
-        return yaml.safe_load(reference_path(name[len(UPSTREAM_PREFIX):]).read_text())  # skips when not here
+        return yaml.safe_load(reference_path(name[len(UPSTREAM_PREFIX) :]).read_text())  # skips when not here
     base = json.loads((BASES / f"{name}.json").read_text())
     return resolve_resource(base)
 
@@ -152,5 +165,11 @@ def run_case(policy, case: dict, monkeypatch) -> Outcome:
         resources = [resolve_resource(resource) for resource in case["resources"]]
         return run_stack(policy, resources, config=case.get("config"))
     resource = resolve_resource(case)
-    return run_resource(policy, resource["type"], resource["props"], config=case.get("config"),
-                        name=resource.get("name", "subject"), protect=resource.get("protect", False))
+    return run_resource(
+        policy,
+        resource["type"],
+        resource["props"],
+        config=case.get("config"),
+        name=resource.get("name", "subject"),
+        protect=resource.get("protect", False),
+    )

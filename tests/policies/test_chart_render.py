@@ -65,8 +65,13 @@ def _v2(node: yaml.Node) -> Any:
 
 def helm_render(chart: str, values: dict) -> dict | str:
     """The custom resource ``helm template`` renders, or Helm's error."""
-    completed = subprocess.run([_helm(), "template", "t", str(_archive(chart)), "-f", "-"], input=json.dumps(values),
-                               capture_output=True, text=True, timeout=120)
+    completed = subprocess.run(
+        [_helm(), "template", "t", str(_archive(chart)), "-f", "-"],
+        input=json.dumps(values),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     if completed.returncode != 0:
         return completed.stderr.strip()
     for document in yaml.compose_all(io.StringIO(completed.stdout)):
@@ -112,17 +117,36 @@ def assert_same(mine: Any, theirs: Any, where: str) -> None:
 CASES = {
     "pxc-db": [
         {},
-        {"pxc": {"disableTLS": True, "noSuchKey": 1, "size": 5, "gracePeriod": 1000000, "readinessDelaySec": 15.5,
-                 "configuration": "[mysqld]\nmax_connections=100\n"}},  # ignored keys; 1e+06 printed by Go
+        {
+            "pxc": {
+                "disableTLS": True,
+                "noSuchKey": 1,
+                "size": 5,
+                "gracePeriod": 1000000,
+                "readinessDelaySec": 15.5,
+                "configuration": "[mysqld]\nmax_connections=100\n",
+            }
+        },  # ignored keys; 1e+06 printed by Go
         {"proxysql": {"enabled": True}, "haproxy": {"enabled": True}},  # the chart turns HAProxy off
         {"backup": {"enabled": False}, "logcollector": {"enabled": False}, "pmm": {"enabled": True, "serverHost": "on"}},
-        {"backup": {"pitr": {"enabled": True, "storageName": "s3-us", "timeBetweenUploads": 60},
-                    "storages": {"s3-us": {"type": "s3", "s3": {"bucket": "b", "credentialsAccessKey": "A",
-                                                                 "credentialsSecretKey": "S"}}}}},
+        {
+            "backup": {
+                "pitr": {"enabled": True, "storageName": "s3-us", "timeBetweenUploads": 60},
+                "storages": {
+                    "s3-us": {"type": "s3", "s3": {"bucket": "b", "credentialsAccessKey": "A", "credentialsSecretKey": "S"}}
+                },
+            }
+        },
         {"pxc": {"configuration": '[mysqld]\ninnodb_buffer_pool_size={{ "{{containerMemoryLimit * 3 / 4}}" }}\n'}},
-        {"pxc": {"persistence": {"enabled": True, "storageClass": "-", "size": "50Gi"},
-                 "nodeSelector": {"pool": "db"}, "tolerations": [{"key": "pool", "operator": "Exists"}]},
-         "tls": {"enabled": False}, "unsafeFlags": {"tls": True}},
+        {
+            "pxc": {
+                "persistence": {"enabled": True, "storageClass": "-", "size": "50Gi"},
+                "nodeSelector": {"pool": "db"},
+                "tolerations": [{"key": "pool", "operator": "Exists"}],
+            },
+            "tls": {"enabled": False},
+            "unsafeFlags": {"tls": True},
+        },
     ],
     "ps-db": [
         {},
@@ -137,8 +161,11 @@ CASES = {
 }
 
 
-@pytest.mark.parametrize(("chart", "values"), [(chart, values) for chart, cases in CASES.items() for values in cases],
-                         ids=lambda item: json.dumps(item)[:60] if isinstance(item, dict) else item)
+@pytest.mark.parametrize(
+    ("chart", "values"),
+    [(chart, values) for chart, cases in CASES.items() for values in cases],
+    ids=lambda item: json.dumps(item)[:60] if isinstance(item, dict) else item,
+)
 def test_the_rendered_custom_resource_is_helms(chart, values):
     theirs = helm_render(chart, values)
     mine = ours(chart, values)
@@ -159,14 +186,33 @@ def test_an_image_string_in_ps_db_values_fails_the_chart_and_the_reader():
     assert _unrenderable(ours("ps-db", values)["spec"]["mysql"]["image"])
 
 
-SCALARS = st.one_of(st.integers(-10, 2_000_000), st.floats(-1e7, 1e7, allow_nan=False, allow_infinity=False),
-                    st.sampled_from(["on", "off", "yes", "no", "~", "1e3", "010", "0x1F", "3.0", "text", "", "null"]),
-                    st.booleans())
+SCALARS = st.one_of(
+    st.integers(-10, 2_000_000),
+    st.floats(-1e7, 1e7, allow_nan=False, allow_infinity=False),
+    st.sampled_from(["on", "off", "yes", "no", "~", "1e3", "010", "0x1F", "3.0", "text", "", "null"]),
+    st.booleans(),
+)
 
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.dictionaries(st.sampled_from(["size", "readinessDelaySec", "livenessDelaySec", "gracePeriod", "autoRecovery",
-                                        "priorityClassName", "sstRetryCount", "schedulerName"]), SCALARS, max_size=4))
+@given(
+    st.dictionaries(
+        st.sampled_from(
+            [
+                "size",
+                "readinessDelaySec",
+                "livenessDelaySec",
+                "gracePeriod",
+                "autoRecovery",
+                "priorityClassName",
+                "sstRetryCount",
+                "schedulerName",
+            ]
+        ),
+        SCALARS,
+        max_size=4,
+    )
+)
 def test_printed_values_read_back_as_helm_reads_them(pxc):
     theirs = helm_render("pxc-db", {"pxc": pxc})
     mine = ours("pxc-db", {"pxc": pxc})
@@ -177,12 +223,18 @@ def test_printed_values_read_back_as_helm_reads_them(pxc):
 
 
 RESOURCE_POLICIES = [module.POLICY for module in MODULES if module.SPEC.applies_to is not None]
-CR_TYPES = {"pxc-db": "kubernetes:pxc.percona.com/v1:PerconaXtraDBCluster", "ps-db": "kubernetes:ps.percona.com/v1:PerconaServerMySQL"}
+CR_TYPES = {
+    "pxc-db": "kubernetes:pxc.percona.com/v1:PerconaXtraDBCluster",
+    "ps-db": "kubernetes:ps.percona.com/v1:PerconaServerMySQL",
+}
 CHART_ONLY = {"S1"}  # passwords in values are judged on the values themselves, which hold more than the CR
 
 
-@pytest.mark.parametrize(("chart", "values"), [(chart, values) for chart, cases in CASES.items() for values in cases[:4]],
-                         ids=lambda item: json.dumps(item)[:60] if isinstance(item, dict) else item)
+@pytest.mark.parametrize(
+    ("chart", "values"),
+    [(chart, values) for chart, cases in CASES.items() for values in cases[:4]],
+    ids=lambda item: json.dumps(item)[:60] if isinstance(item, dict) else item,
+)
 def test_a_release_gets_the_verdicts_of_the_custom_resource_helm_renders(chart, values):
     rendered = helm_render(chart, values)
     assert not isinstance(rendered, str), rendered
@@ -190,5 +242,8 @@ def test_a_release_gets_the_verdicts_of_the_custom_resource_helm_renders(chart, 
     for policy in RESOURCE_POLICIES:
         as_release = run_resource(policy, "kubernetes:helm.sh/v3:Release", release, name="db")
         as_cr = run_resource(policy, CR_TYPES[chart], {"metadata": rendered["metadata"], "spec": rendered["spec"]}, name="db")
-        rules = ({m.split(":", 1)[0] for m in as_release.messages} - CHART_ONLY, {m.split(":", 1)[0] for m in as_cr.messages} - CHART_ONLY)
+        rules = (
+            {m.split(":", 1)[0] for m in as_release.messages} - CHART_ONLY,
+            {m.split(":", 1)[0] for m in as_cr.messages} - CHART_ONLY,
+        )
         assert rules[0] == rules[1], (policy.name, as_release.messages, as_cr.messages)

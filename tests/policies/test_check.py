@@ -12,7 +12,7 @@ from percona_mysql_k8s.cli import check
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 
-PROGRAM = '''
+PROGRAM = """
 import json, pulumi, pulumi_kubernetes as k8s
 resources = json.loads(open("resources.json").read())
 for entry in resources["crs"]:
@@ -21,11 +21,13 @@ for entry in resources["crs"]:
         metadata=props["metadata"], spec=props["spec"], opts=pulumi.ResourceOptions(protect=entry.get("protect", False)))
 k8s.helm.v3.Release("ps", chart="ps-db", version="1.1.0",
     repository_opts={"repo": "https://percona.github.io/percona-helm-charts/"}, values=resources["ps_values"])
-'''
+"""
 
 
 def _program(tmp_path: Path, crs: list[dict], ps_values: dict) -> Path:
-    (tmp_path / "__main__.py").write_text(PROGRAM.replace('open("resources.json")', f'open({str(tmp_path / "resources.json")!r})'))
+    (tmp_path / "__main__.py").write_text(
+        PROGRAM.replace('open("resources.json")', f"open({str(tmp_path / 'resources.json')!r})")
+    )
     (tmp_path / "resources.json").write_text(json.dumps({"crs": crs, "ps_values": ps_values}))
     return tmp_path
 
@@ -35,8 +37,15 @@ def _ps_db_values(spec: dict) -> dict:
     """The ps-db chart's spelling of a PerconaServerMySQL spec: images as {repository, tag} (a plain image
     string fails the chart: `can't evaluate field repository`), the data volume as volumeSpec.pvc."""
     values = json.loads(json.dumps(spec))
-    for block in (values.get("mysql"), values.get("proxy", {}).get("haproxy"), values.get("proxy", {}).get("router"),
-                  values.get("orchestrator"), values.get("pmm"), values.get("backup"), values.get("toolkit")):
+    for block in (
+        values.get("mysql"),
+        values.get("proxy", {}).get("haproxy"),
+        values.get("proxy", {}).get("router"),
+        values.get("orchestrator"),
+        values.get("pmm"),
+        values.get("backup"),
+        values.get("toolkit"),
+    ):
         if isinstance(block, dict) and isinstance(block.get("image"), str):
             repository, _, tag = block["image"].rpartition(":")
             block["image"] = {"repository": repository, "tag": tag}
@@ -50,8 +59,16 @@ GOOD_PS_VALUES = _ps_db_values(resolve_resource({"base": "ps-gr", "patch": {"spe
 
 
 def test_hand_written_resources_are_rejected_with_rule_ids(tmp_path, capsys):
-    bad_pxc = resolve_resource({"base": "pxc", "patch": {"spec": {"pxc": {"configuration":
-        "[mysqld]\ninnodb_buffer_pool_size=8G\nwsrep_provider_options=\"gcs.fc_limit=500\"\n"}}}})
+    bad_pxc = resolve_resource(
+        {
+            "base": "pxc",
+            "patch": {
+                "spec": {
+                    "pxc": {"configuration": '[mysqld]\ninnodb_buffer_pool_size=8G\nwsrep_provider_options="gcs.fc_limit=500"\n'}
+                }
+            },
+        }
+    )
     program = _program(tmp_path, [{"name": "shop", "props": bad_pxc["props"], "protect": True}], {})
     code = check.main(["--program", str(program), "--stack", "test", "--project", "p"])
     out = capsys.readouterr().out
@@ -86,8 +103,16 @@ def test_the_text_lists_every_resource_with_its_sizes(tmp_path, capsys):
 
 
 def test_json_is_one_document_of_resources_and_diagnostics(tmp_path, capsys):
-    bad_pxc = resolve_resource({"base": "pxc", "patch": {"spec": {"pxc": {"configuration":
-        "[mysqld]\ninnodb_buffer_pool_size=8G\nwsrep_provider_options=\"gcs.fc_limit=500\"\n"}}}})
+    bad_pxc = resolve_resource(
+        {
+            "base": "pxc",
+            "patch": {
+                "spec": {
+                    "pxc": {"configuration": '[mysqld]\ninnodb_buffer_pool_size=8G\nwsrep_provider_options="gcs.fc_limit=500"\n'}
+                }
+            },
+        }
+    )
     program = _program(tmp_path, [{"name": "shop", "props": bad_pxc["props"], "protect": True}], GOOD_PS_VALUES)
     code = check.main(["--program", str(program), "--stack", "test", "--project", "p", "--json"])
     document = json.loads(capsys.readouterr().out)
@@ -115,7 +140,8 @@ def test_a_program_is_checked_under_its_own_project_name(tmp_path, capsys):
     (tmp_path / "Pulumi.yaml").write_text("name: shop\nruntime: python\nconfig:\n  region:\n    type: string\n    default: eu\n")
     (tmp_path / "__main__.py").write_text(
         "import pulumi\nconfig = pulumi.Config()\n"
-        "pulumi.export('where', config.require('gcpProject') + '/' + config.require('region'))\n")
+        "pulumi.export('where', config.require('gcpProject') + '/' + config.require('region'))\n"
+    )
     assert check.main(["--program", str(tmp_path), "--stack", "dev"]) == 2
     err = capsys.readouterr().err
     assert "shop:gcpProject" in err and "percona-mysql:" not in err
@@ -147,26 +173,42 @@ def test_a_compliant_program_passes(tmp_path, capsys):
     good = resolve_resource({"base": "ps-gr"})
     program = _program(tmp_path, [{"name": "orders", "props": good["props"], "protect": True}], GOOD_PS_VALUES)
     registrations = __import__("percona_mysql_k8s.cli.offline", fromlist=["run_program"]).run_program(
-        program, stack="test", config={}, project="p", preview=True)
+        program, stack="test", config={}, project="p", preview=True
+    )
     report = check.check_registrations(registrations, stack="test", project="p")
     assert [f.diagnostic.message for f in report.mandatory] == []
 
 
 def test_policy_config_changes_the_verdict(tmp_path):
-    raised = resolve_resource({"base": "pxc", "patch": {"spec": {"pxc": {"configuration":
-        "[mysqld]\ninnodb_buffer_pool_size=8G\nmax_connections=1000\nwsrep_applier_threads=16\nwsrep_provider_options=\"gcs.fc_limit=150\"\n"}}}})
+    raised = resolve_resource(
+        {
+            "base": "pxc",
+            "patch": {
+                "spec": {
+                    "pxc": {
+                        "configuration": '[mysqld]\ninnodb_buffer_pool_size=8G\nmax_connections=1000\nwsrep_applier_threads=16\nwsrep_provider_options="gcs.fc_limit=150"\n'
+                    }
+                }
+            },
+        }
+    )
     program = _program(tmp_path, [{"name": "shop", "props": raised["props"], "protect": True}], GOOD_PS_VALUES)
-    registrations = __import__("percona_mysql_k8s.cli.offline", fromlist=["run_program"]).run_program(program, stack="test", config={}, project="p")
+    registrations = __import__("percona_mysql_k8s.cli.offline", fromlist=["run_program"]).run_program(
+        program, stack="test", config={}, project="p"
+    )
     strict = check.check_registrations(registrations, stack="test", project="p")
     assert "galera-flow-control" in {f.diagnostic.policy for f in strict.mandatory}
-    loose = check.check_registrations(registrations, stack="test", project="p",
-                                      policy_config={"galera-flow-control": {"max_fc_limit": 200}})
+    loose = check.check_registrations(
+        registrations, stack="test", project="p", policy_config={"galera-flow-control": {"max_fc_limit": 200}}
+    )
     assert "galera-flow-control" not in {f.diagnostic.policy for f in loose.findings}
 
 
 def test_stack_config_passwords_must_be_secure(tmp_path):
     stack_file = tmp_path / "Pulumi.dev.yaml"
-    stack_file.write_text(yaml.safe_dump({"config": {"p:rootPassword": "hunter2", "p:pmmToken": {"secure": "AAAA"}, "p:engine": "pxc"}}))
+    stack_file.write_text(
+        yaml.safe_dump({"config": {"p:rootPassword": "hunter2", "p:pmmToken": {"secure": "AAAA"}, "p:engine": "pxc"}})
+    )
     findings = check.config_findings(stack_file)
     assert [f.diagnostic.rule for f in findings] == ["S1"]
     assert "p:rootPassword" in findings[0].diagnostic.message
@@ -176,16 +218,29 @@ def test_a_key_naming_a_secret_object_is_a_reference_not_a_password(tmp_path):
     # backupCredentialsSecret names the Kubernetes Secret holding the keys (as the operators' credentialsSecret does);
     # a key holding a secret value is still one
     stack_file = tmp_path / "Pulumi.dev.yaml"
-    stack_file.write_text(yaml.safe_dump({"config": {"p:backupCredentialsSecret": "db-backup-s3", "p:tlsSecretName": "db-tls",
-                                                     "p:backupSecretKey": "wJalrXUtnFEMI"}}))
-    assert [f.diagnostic.message.split("sets ")[1].split(" ")[0] for f in check.config_findings(stack_file)] == ["p:backupSecretKey"]
+    stack_file.write_text(
+        yaml.safe_dump(
+            {
+                "config": {
+                    "p:backupCredentialsSecret": "db-backup-s3",
+                    "p:tlsSecretName": "db-tls",
+                    "p:backupSecretKey": "wJalrXUtnFEMI",
+                }
+            }
+        )
+    )
+    assert [f.diagnostic.message.split("sets ")[1].split(" ")[0] for f in check.config_findings(stack_file)] == [
+        "p:backupSecretKey"
+    ]
 
 
 SHIPPED = sorted((REPOSITORY / "stacks").glob("Pulumi.*.yaml"))
 
 
-@pytest.mark.skipif(not SHIPPED or not (REPOSITORY / "stacks" / "__main__.py").exists(),
-                    reason="no shipped stacks yet: stacks/Pulumi.<stack>.yaml and stacks/__main__.py land on main from another branch")
+@pytest.mark.skipif(
+    not SHIPPED or not (REPOSITORY / "stacks" / "__main__.py").exists(),
+    reason="no shipped stacks yet: stacks/Pulumi.<stack>.yaml and stacks/__main__.py land on main from another branch",
+)
 @pytest.mark.parametrize("stack_file", SHIPPED, ids=[p.stem.removeprefix("Pulumi.") for p in SHIPPED])
 def test_every_shipped_stack_passes_with_zero_mandatory_violations(stack_file, capsys):
     stack = stack_file.stem.removeprefix("Pulumi.")
@@ -208,23 +263,30 @@ def test_set_must_be_key_equals_value(capsys):
 BACKUP_POLICIES = {"backup-schedule", "backup-pitr", "backup-retention", "backup-endpoints", "backup-buckets"}
 
 
-@pytest.mark.parametrize(("base", "stack", "config", "expected"), [
-    # issue 11 §1's "done when": a production stack without backups is rejected (no spec.backup: R1 and R2)...
-    ("pxc", "prod", {}, {("backup-schedule", "R1"), ("backup-pitr", "R2")}),
-    # ...one backing up daily to S3 with 8 kept (7 days) and PITR passes R1-R4...
-    ("pxc-backed-up", "prod", {}, set()),
-    # ...and an ephemeral one is accepted, by its name (ephemeral_stacks) or by its config (ephemeral: true)
-    ("pxc", "kind", {}, set()),
-    ("pxc", "prod", {"p:ephemeral": "true"}, set()),
-])
+@pytest.mark.parametrize(
+    ("base", "stack", "config", "expected"),
+    [
+        # issue 11 §1's "done when": a production stack without backups is rejected (no spec.backup: R1 and R2)...
+        ("pxc", "prod", {}, {("backup-schedule", "R1"), ("backup-pitr", "R2")}),
+        # ...one backing up daily to S3 with 8 kept (7 days) and PITR passes R1-R4...
+        ("pxc-backed-up", "prod", {}, set()),
+        # ...and an ephemeral one is accepted, by its name (ephemeral_stacks) or by its config (ephemeral: true)
+        ("pxc", "kind", {}, set()),
+        ("pxc", "prod", {"p:ephemeral": "true"}, set()),
+    ],
+)
 def test_backups_are_mandatory_on_production_stacks_only(tmp_path, base, stack, config, expected):
     """R1-R4 through the whole pack over gRPC, as `pulumi preview --policy-pack` runs it."""
     cluster = resolve_resource({"base": base})
     program = _program(tmp_path, [{"name": "shop", "props": cluster["props"], "protect": True}], GOOD_PS_VALUES)
     registrations = __import__("percona_mysql_k8s.cli.offline", fromlist=["run_program"]).run_program(
-        program, stack=stack, config=config, project="p", preview=True)
+        program, stack=stack, config=config, project="p", preview=True
+    )
     report = check.check_registrations(registrations, stack=stack, project="p", config=config)
     # the custom resource's findings (the ps-db release beside it is the one of the other tests)
-    found = {(f.diagnostic.policy, f.diagnostic.rule) for f in report.mandatory
-             if f.diagnostic.policy in BACKUP_POLICIES and f.resource_type and f.resource_type.endswith("PerconaXtraDBCluster")}
+    found = {
+        (f.diagnostic.policy, f.diagnostic.rule)
+        for f in report.mandatory
+        if f.diagnostic.policy in BACKUP_POLICIES and f.resource_type and f.resource_type.endswith("PerconaXtraDBCluster")
+    }
     assert found == expected, [f.diagnostic.message for f in report.mandatory if f.diagnostic.policy in BACKUP_POLICIES]

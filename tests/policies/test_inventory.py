@@ -5,10 +5,19 @@ from percona_mysql_k8s.cli.inventory import sizes_of
 
 def test_a_deployment_written_by_hand():
     # requests without limits, a CPU as a bare number, memory in decimal units, an unnamed container
-    deployment = {"spec": {"replicas": 2.0, "template": {"spec": {"containers": [
-        {"name": "app", "resources": {"requests": {"cpu": 0.5, "memory": "512M"}}},
-        {"resources": {"limits": {"cpu": "1", "memory": "1Gi"}, "requests": {"cpu": "250m", "memory": "1Gi"}}},
-    ]}}}}
+    deployment = {
+        "spec": {
+            "replicas": 2.0,
+            "template": {
+                "spec": {
+                    "containers": [
+                        {"name": "app", "resources": {"requests": {"cpu": 0.5, "memory": "512M"}}},
+                        {"resources": {"limits": {"cpu": "1", "memory": "1Gi"}, "requests": {"cpu": "250m", "memory": "1Gi"}}},
+                    ]
+                }
+            },
+        }
+    }
     sizes = {entry.path: entry for entry in sizes_of(deployment)}
     assert sizes["spec"].shape == {"replicas": 2}  # 2.0 as it crosses the engine's protocol
     app = sizes["spec.template.spec.containers[app]"]
@@ -16,15 +25,17 @@ def test_a_deployment_written_by_hand():
     # 0.5 CPU = 500m; 512M = 512 * 10**6 bytes
     assert app.normalized() == {"cpu_millicores": 500, "memory_bytes": 512 * 10**6}
     second = sizes["spec.template.spec.containers[1]"]
-    assert second.describe() == ("spec.template.spec.containers[1]: cpu 250m request, 1 limit, "
-                                 "memory 1Gi (request = limit)")
+    assert second.describe() == ("spec.template.spec.containers[1]: cpu 250m request, 1 limit, memory 1Gi (request = limit)")
 
 
 def test_a_claim_a_node_pool_and_bytes_as_a_number():
     claim = {"spec": {"resources": {"requests": {"storage": "50Gi"}}}}
     assert [s.describe() for s in sizes_of(claim)] == ["spec: storage 50Gi"]
     pool = {"nodeCount": 3.0, "nodeConfig": {"machineType": "n2-standard-16", "diskSizeGb": 100.0}}
-    assert [s.describe() for s in sizes_of(pool)] == ["inputs: nodeCount 3", "nodeConfig: machineType n2-standard-16, diskSizeGb 100"]
+    assert [s.describe() for s in sizes_of(pool)] == [
+        "inputs: nodeCount 3",
+        "nodeConfig: machineType n2-standard-16, diskSizeGb 100",
+    ]
     # 236431884 bytes / 2**20 = 225.48 MiB
     sidecar = {"pmm": {"resources": {"requests": {"memory": "236431884"}, "limits": {"memory": 236431884.0}}}}
     assert sizes_of(sidecar)[0].describe() == "pmm: memory 236431884 (225.48 MiB) (request = limit)"

@@ -21,18 +21,55 @@ from pulumi_policy.proxy import UNKNOWN_NUMBER_VALUE, UNKNOWN_OBJECT_VALUE, UNKN
 RESOURCE_POLICIES = [p for p in ALL_POLICIES if isinstance(p, ResourceValidationPolicy)]
 STACK_POLICIES = [p for p in ALL_POLICIES if not isinstance(p, ResourceValidationPolicy)]
 
-BASES = [resolve_resource({"base": name}) for name in ("pxc", "ps-gr", "sysbench-job", "gke-database-pool", "gke-monitoring-pool")]
+BASES = [
+    resolve_resource({"base": name}) for name in ("pxc", "ps-gr", "sysbench-job", "gke-database-pool", "gke-monitoring-pool")
+]
 BASES += [
-    {"type": "kubernetes:helm.sh/v3:Release", "name": "pxc", "props": {"chart": "percona/pxc-db", "values": {
-        "pxc": {"size": 3, "configuration": "[mysqld]\ninnodb_buffer_pool_size=1G\n", "resources": {"limits": {"memory": "4Gi"}}},
-        "haproxy": {"exposePrimary": {"type": "LoadBalancer"}}, "secrets": {"passwords": {"root": "x"}}, "pmm": {"enabled": True}}}},
-    {"type": "kubernetes:helm.sh/v4:Chart", "name": "pmm", "props": {"chart": "pmm", "values": {"image": {"tag": "3.8.1"}, "nodeSelector": {"a": "b"}}}},
-    {"type": "aws:eks/nodeGroup:NodeGroup", "name": "db", "props": {"instanceTypes": ["m6i.4xlarge"], "scalingConfig": {"maxSize": 3},
-                                                                 "labels": {"mysql.percona.com/pool": "database"}, "taints": [{"key": "k", "effect": "NO_SCHEDULE"}]}},
+    {
+        "type": "kubernetes:helm.sh/v3:Release",
+        "name": "pxc",
+        "props": {
+            "chart": "percona/pxc-db",
+            "values": {
+                "pxc": {
+                    "size": 3,
+                    "configuration": "[mysqld]\ninnodb_buffer_pool_size=1G\n",
+                    "resources": {"limits": {"memory": "4Gi"}},
+                },
+                "haproxy": {"exposePrimary": {"type": "LoadBalancer"}},
+                "secrets": {"passwords": {"root": "x"}},
+                "pmm": {"enabled": True},
+            },
+        },
+    },
+    {
+        "type": "kubernetes:helm.sh/v4:Chart",
+        "name": "pmm",
+        "props": {"chart": "pmm", "values": {"image": {"tag": "3.8.1"}, "nodeSelector": {"a": "b"}}},
+    },
+    {
+        "type": "aws:eks/nodeGroup:NodeGroup",
+        "name": "db",
+        "props": {
+            "instanceTypes": ["m6i.4xlarge"],
+            "scalingConfig": {"maxSize": 3},
+            "labels": {"mysql.percona.com/pool": "database"},
+            "taints": [{"key": "k", "effect": "NO_SCHEDULE"}],
+        },
+    },
     {"type": "kubernetes:core/v1:Service", "name": "svc", "props": {"spec": {"type": "LoadBalancer", "ports": [{"port": 3306}]}}},
 ]
-TYPES = sorted({base["type"] for base in BASES} | {"kubernetes:core/v1:ConfigMap", "kubernetes:apps/v1:DaemonSet", "kubernetes:batch/v1:CronJob",
-                                                   "eks:index:ManagedNodeGroup", "kubernetes:core/v1:Pod", "random:index/randomPassword:RandomPassword"})
+TYPES = sorted(
+    {base["type"] for base in BASES}
+    | {
+        "kubernetes:core/v1:ConfigMap",
+        "kubernetes:apps/v1:DaemonSet",
+        "kubernetes:batch/v1:CronJob",
+        "eks:index:ManagedNodeGroup",
+        "kubernetes:core/v1:Pod",
+        "random:index/randomPassword:RandomPassword",
+    }
+)
 
 
 def _paths(value, prefix=()):
@@ -47,19 +84,55 @@ def _paths(value, prefix=()):
 
 PATHS = [list(_paths(base["props"])) for base in BASES]
 
-odd_text = st.sampled_from([
-    UNKNOWN_STRING_VALUE, UNKNOWN_NUMBER_VALUE, UNKNOWN_OBJECT_VALUE, "", " ", "1.5Gi", "1e3", "600m", "-1Gi", "12Ei",
-    "1Gi1", "0x10", "NaN", "inf", "lots", "3", "3.5", "QUOTA", "DISABLED", "LoadBalancer", "0.0.0.0/0",
-    "[mysqld]\ninnodb_buffer_pool_size={{containerMemoryLimit * 3 / 4}}\n", "[mysqld\n=",
-    "innodb_buffer_pool_size=99999999999999999999999G\nmax_connections=-5\n",
-    "wsrep_provider_options=\"gcs.fc_limit=1e400; gcs.fc_factor=-0\"\n", "{{containerMemoryLimit / 0}}",
-    "{{__import__('os')}}", "group_replication_message_cache_size=abc\n", "sysbench oltp_write_only --mysql-host=x-haproxy-replicas run",
-    "percona/pmm-client:2.1.0", "percona/pmm-client:latest", "percona/percona-server:9.9", "registry:5000/img",
-])
+odd_text = st.sampled_from(
+    [
+        UNKNOWN_STRING_VALUE,
+        UNKNOWN_NUMBER_VALUE,
+        UNKNOWN_OBJECT_VALUE,
+        "",
+        " ",
+        "1.5Gi",
+        "1e3",
+        "600m",
+        "-1Gi",
+        "12Ei",
+        "1Gi1",
+        "0x10",
+        "NaN",
+        "inf",
+        "lots",
+        "3",
+        "3.5",
+        "QUOTA",
+        "DISABLED",
+        "LoadBalancer",
+        "0.0.0.0/0",
+        "[mysqld]\ninnodb_buffer_pool_size={{containerMemoryLimit * 3 / 4}}\n",
+        "[mysqld\n=",
+        "innodb_buffer_pool_size=99999999999999999999999G\nmax_connections=-5\n",
+        'wsrep_provider_options="gcs.fc_limit=1e400; gcs.fc_factor=-0"\n',
+        "{{containerMemoryLimit / 0}}",
+        "{{__import__('os')}}",
+        "group_replication_message_cache_size=abc\n",
+        "sysbench oltp_write_only --mysql-host=x-haproxy-replicas run",
+        "percona/pmm-client:2.1.0",
+        "percona/pmm-client:latest",
+        "percona/percona-server:9.9",
+        "registry:5000/img",
+    ]
+)
 junk = st.recursive(
-    st.one_of(st.none(), st.booleans(), st.integers(min_value=-(2**70), max_value=2**70),
-              st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=30), odd_text),
-    lambda children: st.one_of(st.lists(children, max_size=4), st.dictionaries(st.one_of(st.text(max_size=12), odd_text), children, max_size=4)),
+    st.one_of(
+        st.none(),
+        st.booleans(),
+        st.integers(min_value=-(2**70), max_value=2**70),
+        st.floats(allow_nan=True, allow_infinity=True),
+        st.text(max_size=30),
+        odd_text,
+    ),
+    lambda children: st.one_of(
+        st.lists(children, max_size=4), st.dictionaries(st.one_of(st.text(max_size=12), odd_text), children, max_size=4)
+    ),
     max_leaves=12,
 )
 

@@ -28,8 +28,10 @@ def _findings(out: str) -> list[dict]:
     """The diagnostics of the --json document, each resource shown as "type: name" as the text output does."""
     document = json.loads(out)
     assert set(document) == {"manifests", "pack", "resources", "diagnostics", "summary"}
-    return [{**d, "resource": f"{d['resource']['type']}: {d['resource']['name']}" if d["resource"] else None}
-            for d in document["diagnostics"]]
+    return [
+        {**d, "resource": f"{d['resource']['type']}: {d['resource']['name']}" if d["resource"] else None}
+        for d in document["diagnostics"]
+    ]
 
 
 HERE = Path(__file__).resolve().parent
@@ -38,19 +40,21 @@ HELM_TEMPLATE = HERE / "_manifests" / "helm-template-pxc-db.yaml"
 
 # ---- type tokens: what pulumi-kubernetes registers each object as --------------------------------
 
-@pytest.mark.parametrize(("api_version", "kind", "token"), [
-    # the core group is spelled "core" in tokens (pulumi_kubernetes.core.v1.Secret)
-    ("v1", "Secret", "kubernetes:core/v1:Secret"),
-    ("v1", "Service", "kubernetes:core/v1:Service"),
-    ("apps/v1", "Deployment", "kubernetes:apps/v1:Deployment"),
-    ("batch/v1", "CronJob", "kubernetes:batch/v1:CronJob"),
-    ("rbac.authorization.k8s.io/v1", "Role", "kubernetes:rbac.authorization.k8s.io/v1:Role"),
-    # apiextensions.CustomResource: f"kubernetes:{api_version}:{kind}"
-    ("pxc.percona.com/v1", "PerconaXtraDBCluster", "kubernetes:pxc.percona.com/v1:PerconaXtraDBCluster"),
-    ("ps.percona.com/v1", "PerconaServerMySQL", "kubernetes:ps.percona.com/v1:PerconaServerMySQL"),
-])
 
-
+@pytest.mark.parametrize(
+    ("api_version", "kind", "token"),
+    [
+        # the core group is spelled "core" in tokens (pulumi_kubernetes.core.v1.Secret)
+        ("v1", "Secret", "kubernetes:core/v1:Secret"),
+        ("v1", "Service", "kubernetes:core/v1:Service"),
+        ("apps/v1", "Deployment", "kubernetes:apps/v1:Deployment"),
+        ("batch/v1", "CronJob", "kubernetes:batch/v1:CronJob"),
+        ("rbac.authorization.k8s.io/v1", "Role", "kubernetes:rbac.authorization.k8s.io/v1:Role"),
+        # apiextensions.CustomResource: f"kubernetes:{api_version}:{kind}"
+        ("pxc.percona.com/v1", "PerconaXtraDBCluster", "kubernetes:pxc.percona.com/v1:PerconaXtraDBCluster"),
+        ("ps.percona.com/v1", "PerconaServerMySQL", "kubernetes:ps.percona.com/v1:PerconaServerMySQL"),
+    ],
+)
 def test_type_tokens_are_pulumi_kubernetes_ones(api_version, kind, token):
     assert type_token(api_version, kind) == token
 
@@ -114,8 +118,8 @@ def test_documents_lists_comments_and_empty_documents():
     objects = read_manifests(KUSTOMIZE_STYLE, "prod.yaml")
     assert [(o.type, o.name, o.document) for o in objects] == [
         ("kubernetes:core/v1:ConfigMap", "db/settings", 1),
-        ("kubernetes:apps/v1:Deployment", "web", 4),   # documents 2 and 3 are empty
-        ("kubernetes:core/v1:Service", "web", 4),       # a List inside a List: flattened as pulumi-kubernetes does
+        ("kubernetes:apps/v1:Deployment", "web", 4),  # documents 2 and 3 are empty
+        ("kubernetes:core/v1:Service", "web", 4),  # a List inside a List: flattened as pulumi-kubernetes does
     ]
     config_map = objects[0].props
     # sigs.k8s.io/yaml: a date stays the string written, a key is always a string
@@ -135,22 +139,37 @@ def test_helm_source_comments_name_the_template():
 def test_a_source_comment_belongs_to_its_own_document_only():
     """helm template prints `# Source:` for templates that render nothing too: such a comment names that empty
     document, not the next object."""
-    text = ("---\n# Source: x/templates/empty.yaml\n---\n# Source: x/templates/secret.yaml\n"
-            "apiVersion: v1\nkind: Secret\nmetadata: {name: a}\n---\n# Source: x/templates/nothing.yaml\n---\n"
-            "apiVersion: v1\nkind: Secret\nmetadata: {name: b}\n")
+    text = (
+        "---\n# Source: x/templates/empty.yaml\n---\n# Source: x/templates/secret.yaml\n"
+        "apiVersion: v1\nkind: Secret\nmetadata: {name: a}\n---\n# Source: x/templates/nothing.yaml\n---\n"
+        "apiVersion: v1\nkind: Secret\nmetadata: {name: b}\n"
+    )
     assert [(o.name, o.document, o.helm_source) for o in read_manifests(text)] == [
-        ("a", 2, "x/templates/secret.yaml"), ("b", 4, None)]
+        ("a", 2, "x/templates/secret.yaml"),
+        ("b", 4, None),
+    ]
 
 
-@pytest.mark.parametrize(("text", "expected"), [
-    ("kind: Secret\nmetadata: {name: a}\n", "stdin: document 1 (line 1): apiVersion is missing"),
-    ("apiVersion: v1\nkind: Secret\nmetadata: {generateName: a-}\n", "stdin: document 1 (line 1): metadata.name is missing"),
-    ("apiVersion: v1\nkind: Secret\nmetadata: {name: a}\n---\n- 1\n- 2\n", "stdin: document 2 (line 5): a Kubernetes object is a mapping"),
-    ("apiVersion: v1\nkind: Secret\nmetadata: {name: a}\nmetadata: {name: b}\n",
-     'stdin: document 1 is not valid YAML at line 4, column 1: mapping key "metadata" already defined at line 3'),
-    ("apiVersion: v1\nkind: Secret\nmetadata: {name: a}\n---\nspec: [\n", "stdin: document 2 is not valid YAML at line 6"),
-    ("apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: Secret}\n", "stdin: document 1 (line 1), items[0]: metadata.name is missing"),
-])
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("kind: Secret\nmetadata: {name: a}\n", "stdin: document 1 (line 1): apiVersion is missing"),
+        ("apiVersion: v1\nkind: Secret\nmetadata: {generateName: a-}\n", "stdin: document 1 (line 1): metadata.name is missing"),
+        (
+            "apiVersion: v1\nkind: Secret\nmetadata: {name: a}\n---\n- 1\n- 2\n",
+            "stdin: document 2 (line 5): a Kubernetes object is a mapping",
+        ),
+        (
+            "apiVersion: v1\nkind: Secret\nmetadata: {name: a}\nmetadata: {name: b}\n",
+            'stdin: document 1 is not valid YAML at line 4, column 1: mapping key "metadata" already defined at line 3',
+        ),
+        ("apiVersion: v1\nkind: Secret\nmetadata: {name: a}\n---\nspec: [\n", "stdin: document 2 is not valid YAML at line 6"),
+        (
+            "apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: Secret}\n",
+            "stdin: document 1 (line 1), items[0]: metadata.name is missing",
+        ),
+    ],
+)
 def test_unreadable_input_names_the_file_and_the_document(text, expected):
     with pytest.raises(ManifestError) as error:
         read_manifests(text, "-")
@@ -158,6 +177,7 @@ def test_unreadable_input_names_the_file_and_the_document(text, expected):
 
 
 # ---- the check ----------------------------------------------------------------------------------
+
 
 def _run(argv, capsys, stdin: str | None = None, monkeypatch=None):
     if stdin is not None:
@@ -179,13 +199,19 @@ def test_helm_template_output_gets_the_verdict_of_the_chart_release(capsys, monk
     code, out, _ = _run(["--manifests", "-", "--json"], capsys, HELM_TEMPLATE.read_text(), monkeypatch)
     assert code == 1
     rendered = _findings(out)
-    release = Resource(urn="urn:pulumi:s::p::kubernetes:helm.sh/v3:Release::shop", type="kubernetes:helm.sh/v3:Release",
-                       name="shop", properties={"chart": "pxc-db", "version": "1.20.0", "values": {}})
+    release = Resource(
+        urn="urn:pulumi:s::p::kubernetes:helm.sh/v3:Release::shop",
+        type="kubernetes:helm.sh/v3:Release",
+        name="shop",
+        properties={"chart": "pxc-db", "version": "1.20.0", "values": {}},
+    )
     with check.Pack(stack="", project=check.MANIFESTS) as pack:
         pack.configure({})
         by_values = check.analyze(pack, [release], [release], {release.urn: (release.type, "shop")})
-    expected = [{"policy": f.diagnostic.policy, "rule": f.diagnostic.rule,
-                 "message": f.diagnostic.message.replace("values.", "spec.")} for f in by_values]
+    expected = [
+        {"policy": f.diagnostic.policy, "rule": f.diagnostic.rule, "message": f.diagnostic.message.replace("values.", "spec.")}
+        for f in by_values
+    ]
     # R6 (advisory) judges custom resources only: a release names its cluster from templates the pack does
     # not render, so the rendered cluster alone gets it (no NetworkPolicy in this rendering)
     fence = [f for f in rendered if f["rule"] == "R6"]
@@ -194,29 +220,42 @@ def test_helm_template_output_gets_the_verdict_of_the_chart_release(capsys, monk
     # chart defaults: no memory limits (K2, M1), auto-tuned buffer pool (M2), no pool placement (K4)
     assert {"K2", "M1", "M2", "K4"} <= {f["rule"] for f in rendered}
     assert {f["resource"] for f in rendered} == {
-        "kubernetes:pxc.percona.com/v1:PerconaXtraDBCluster: db/shop-pxc-db [stdin, document 2, pxc-db/templates/cluster.yaml]"}
+        "kubernetes:pxc.percona.com/v1:PerconaXtraDBCluster: db/shop-pxc-db [stdin, document 2, pxc-db/templates/cluster.yaml]"
+    }
 
 
 def test_the_stdin_pipe_of_a_real_process(tmp_path):
     """`helm template ... | python -m percona_mysql_k8s.cli.check --manifests -`: the engine's Policies: output."""
-    result = subprocess.run([sys.executable, "-m", "percona_mysql_k8s.cli.check", "--manifests", "-"],
-                            input=HELM_TEMPLATE.read_text(), capture_output=True, text=True, timeout=120,
-                            env={"PYTHONPATH": str(Path(percona_mysql_k8s.__file__).resolve().parents[1]), "PATH": "/usr/bin:/bin"})
+    result = subprocess.run(
+        [sys.executable, "-m", "percona_mysql_k8s.cli.check", "--manifests", "-"],
+        input=HELM_TEMPLATE.read_text(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={"PYTHONPATH": str(Path(percona_mysql_k8s.__file__).resolve().parents[1]), "PATH": "/usr/bin:/bin"},
+    )
     assert result.returncode == 1, result.stderr
     assert result.stdout.startswith("Policies:\n    ❌ percona-mysql@v")
-    assert ("- [mandatory]  memory-split  (kubernetes:pxc.percona.com/v1:PerconaXtraDBCluster: db/shop-pxc-db "
-            "[stdin, document 2, pxc-db/templates/cluster.yaml])") in result.stdout
+    assert (
+        "- [mandatory]  memory-split  (kubernetes:pxc.percona.com/v1:PerconaXtraDBCluster: db/shop-pxc-db "
+        "[stdin, document 2, pxc-db/templates/cluster.yaml])"
+    ) in result.stdout
     assert result.stdout.rstrip().endswith("in 2 resources.")
 
 
 def test_the_operators_example_crs_with_kubectl_style_files(capsys):
-    files = [reference_path(name) for name in ("pxc-operator-v1.19.0-cr.yaml", "pxc-operator-v1.19.0-secrets.yaml", "ps-operator-v1.2.0-cr.yaml")]
+    files = [
+        reference_path(name)
+        for name in ("pxc-operator-v1.19.0-cr.yaml", "pxc-operator-v1.19.0-secrets.yaml", "ps-operator-v1.2.0-cr.yaml")
+    ]
     code, out, _ = _run(["--manifests", *map(str, files), "--json"], capsys)
     assert code == 1
     findings = _findings(out)
     judged = {f["resource"].split(" [")[0] for f in findings}
-    assert judged == {"kubernetes:pxc.percona.com/v1:PerconaXtraDBCluster: cluster1",
-                      "kubernetes:ps.percona.com/v1:PerconaServerMySQL: ps-cluster1"}
+    assert judged == {
+        "kubernetes:pxc.percona.com/v1:PerconaXtraDBCluster: cluster1",
+        "kubernetes:ps.percona.com/v1:PerconaServerMySQL: ps-cluster1",
+    }
     ps_rules = {f["rule"] for f in findings if "ps-cluster1" in f["resource"]}
     # the example leaves group replication flow control at the server defaults (25000): F2, F3
     assert {"F2", "F3"} <= ps_rules
@@ -231,11 +270,19 @@ def test_compliant_objects_pass(tmp_path, capsys):
     # kubectl -f reads JSON as well
     # production databases are fenced (R6): an ingress NetworkPolicy selecting each cluster's pods by the
     # label the operators put on them
-    fences = [{"apiVersion": "networking.k8s.io/v1", "kind": "NetworkPolicy",
-               "metadata": {"name": f"{name}-mysqld", "namespace": "db"},
-               "spec": {"podSelector": {"matchLabels": {"app.kubernetes.io/instance": name}}, "policyTypes": ["Ingress"],
-                        "ingress": [{"from": [{"podSelector": {"matchLabels": {"app.kubernetes.io/instance": name}}}]}]}}
-              for name in ("shop", "orders")]
+    fences = [
+        {
+            "apiVersion": "networking.k8s.io/v1",
+            "kind": "NetworkPolicy",
+            "metadata": {"name": f"{name}-mysqld", "namespace": "db"},
+            "spec": {
+                "podSelector": {"matchLabels": {"app.kubernetes.io/instance": name}},
+                "policyTypes": ["Ingress"],
+                "ingress": [{"from": [{"podSelector": {"matchLabels": {"app.kubernetes.io/instance": name}}}]}],
+            },
+        }
+        for name in ("shop", "orders")
+    ]
     (tmp_path / "fences.yaml").write_text(yaml.safe_dump_all(fences))
     # a benchmark beside production databases is compliant as an explicit one-off request (R5)
     sysbench = resolve_resource({"base": "sysbench-job"})["props"]
@@ -252,17 +299,33 @@ def test_stack_policies_see_all_objects(tmp_path, capsys):
     """AnalyzeStack gets every object: a PMM 2 client in the cluster against the PMM 3 server a StatefulSet
     runs is S5 (pmm-versions-match, a stack policy), found only when both are in the input."""
     cluster = resolve_resource({"base": "pxc", "patch": {"spec": {"pmm": {"image": "percona/pmm-client:2.44.1-1"}}}})["props"]
-    server = {"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "pmm", "namespace": "monitoring"},
-              "spec": {"replicas": 1, "template": {"spec": {
-                  "nodeSelector": {"mysql.percona.com/pool": "monitoring"},
-                  "containers": [{"name": "pmm", "image": "percona/pmm-server:3.8.1",
-                                  "resources": {"requests": {"cpu": "1", "memory": "2Gi"}, "limits": {"memory": "2Gi"}}}]}}}}
+    server = {
+        "apiVersion": "apps/v1",
+        "kind": "StatefulSet",
+        "metadata": {"name": "pmm", "namespace": "monitoring"},
+        "spec": {
+            "replicas": 1,
+            "template": {
+                "spec": {
+                    "nodeSelector": {"mysql.percona.com/pool": "monitoring"},
+                    "containers": [
+                        {
+                            "name": "pmm",
+                            "image": "percona/pmm-server:3.8.1",
+                            "resources": {"requests": {"cpu": "1", "memory": "2Gi"}, "limits": {"memory": "2Gi"}},
+                        }
+                    ],
+                }
+            },
+        },
+    }
     (tmp_path / "all.yaml").write_text(yaml.safe_dump_all([cluster, server]))
     code, out, _ = _run(["--manifests", str(tmp_path / "all.yaml"), "--json"], capsys)
     s5 = [f for f in _findings(out) if f["policy"] == "pmm-versions-match"]
     assert [f["rule"] for f in s5] == ["S5"]
     assert "PMM 2.x client" in s5[0]["message"] and s5[0]["resource"].startswith(
-        "kubernetes:pxc.percona.com/v1:PerconaXtraDBCluster: db/shop [")
+        "kubernetes:pxc.percona.com/v1:PerconaXtraDBCluster: db/shop ["
+    )
     assert code == 1  # S5 is mandatory
     (tmp_path / "all.yaml").write_text(yaml.safe_dump(cluster))
     code, out, _ = _run(["--manifests", str(tmp_path / "all.yaml"), "--json"], capsys)
@@ -281,12 +344,19 @@ def test_the_same_object_twice_is_judged_twice(tmp_path, capsys):
     assert sorted(name.rsplit("/", 1)[-1] for name in s2) == ["a.yaml, document 1]", "b.yaml, document 1]"]
 
 
-@pytest.mark.parametrize(("argv", "stdin", "expected"), [
-    (["--manifests", "/nonexistent/cluster.yaml"], None, "error: /nonexistent/cluster.yaml: cannot be read: No such file"),
-    (["--manifests", "-"], "apiVersion: v1\nkind: Secret\n", "error: stdin: document 1 (line 1): metadata.name is missing"),
-    (["--manifests", "-"], "a: [\n", "error: stdin: document 1 is not valid YAML"),
-    (["--manifests", "-", "--stack", "kind"], "", "error: --manifests judges the objects given, not a stack program: --stack"),
-])
+@pytest.mark.parametrize(
+    ("argv", "stdin", "expected"),
+    [
+        (["--manifests", "/nonexistent/cluster.yaml"], None, "error: /nonexistent/cluster.yaml: cannot be read: No such file"),
+        (["--manifests", "-"], "apiVersion: v1\nkind: Secret\n", "error: stdin: document 1 (line 1): metadata.name is missing"),
+        (["--manifests", "-"], "a: [\n", "error: stdin: document 1 is not valid YAML"),
+        (
+            ["--manifests", "-", "--stack", "kind"],
+            "",
+            "error: --manifests judges the objects given, not a stack program: --stack",
+        ),
+    ],
+)
 def test_bad_input_exits_2_with_one_clear_line(argv, stdin, expected, capsys, monkeypatch):
     code, out, err = _run(argv, capsys, stdin if stdin is not None else "", monkeypatch)
     assert code == 2
@@ -303,17 +373,33 @@ def test_an_empty_input_is_no_violation(capsys, monkeypatch):
 
 # ---- chart values: --chart with --values --------------------------------------------------------
 
+
 def test_values_files_are_judged_as_a_release_of_the_chart(tmp_path, capsys):
     """`--chart pxc-db --values base.yaml --values prod.yaml`: merged as helm -f merges them (later files win,
     maps key by key), judged as the pxc-db release the pack already reads (values over chart defaults)."""
-    (tmp_path / "base.yaml").write_text("pxc:\n  size: 3\n  configuration: |\n    [mysqld]\n    wsrep_sync_wait=1\ntls:\n  enabled: true\n")
+    (tmp_path / "base.yaml").write_text(
+        "pxc:\n  size: 3\n  configuration: |\n    [mysqld]\n    wsrep_sync_wait=1\ntls:\n  enabled: true\n"
+    )
     (tmp_path / "prod.yaml").write_text("# the overlay turns TLS off\ntls:\n  enabled: false\n")
-    code, out, _ = _run(["--chart", "pxc-db", "--values", str(tmp_path / "base.yaml"), "--values", str(tmp_path / "prod.yaml"),
-                         "--release", "shop", "--json"], capsys)
+    code, out, _ = _run(
+        [
+            "--chart",
+            "pxc-db",
+            "--values",
+            str(tmp_path / "base.yaml"),
+            "--values",
+            str(tmp_path / "prod.yaml"),
+            "--release",
+            "shop",
+            "--json",
+        ],
+        capsys,
+    )
     findings = _findings(out)
     assert code == 1
     assert {f["resource"] for f in findings} == {
-        f"kubernetes:helm.sh/v3:Release: shop [pxc-db values: {tmp_path / 'base.yaml'}, {tmp_path / 'prod.yaml'}]"}
+        f"kubernetes:helm.sh/v3:Release: shop [pxc-db values: {tmp_path / 'base.yaml'}, {tmp_path / 'prod.yaml'}]"
+    }
     rules = {f["rule"] for f in findings}
     assert "S2" in rules  # prod.yaml's tls.enabled: false won over base.yaml's true
     assert "G4" not in rules  # base.yaml's configuration survived the merge (wsrep_sync_wait=1)
@@ -325,18 +411,31 @@ def test_values_with_manifests_are_one_stack(tmp_path, capsys):
     cluster = resolve_resource({"base": "pxc", "patch": {"spec": {"pmm": {"image": "percona/pmm-client:2.44.1-1"}}}})["props"]
     (tmp_path / "cluster.yaml").write_text(yaml.safe_dump(cluster))
     (tmp_path / "pmm.yaml").write_text("image:\n  tag: 3.8.1\n")
-    code, out, _ = _run(["--manifests", str(tmp_path / "cluster.yaml"), "--chart", "pmm", "--values", str(tmp_path / "pmm.yaml"),
-                         "--json"], capsys)
+    code, out, _ = _run(
+        ["--manifests", str(tmp_path / "cluster.yaml"), "--chart", "pmm", "--values", str(tmp_path / "pmm.yaml"), "--json"],
+        capsys,
+    )
     assert code == 1
     assert [f["rule"] for f in _findings(out) if f["policy"] == "pmm-versions-match"] == ["S5"]
 
 
-@pytest.mark.parametrize(("argv", "content", "expected"), [
-    (["--chart", "pxc-db"], None, "error: --chart and --values go together"),
-    (["--chart", "pxc-db", "--values", "VALUES"], "- a\n- b\n", "error: VALUES: values are a mapping of keys, not list"),
-    (["--chart", "pxc-db", "--values", "VALUES"], "a: 1\n---\nb: 2\n", "error: VALUES: a values file is one YAML document, not 2"),
-    (["--chart", "pxc-db", "--values", "VALUES"], "pxc:\n  size: 3\n  size: 5\n", 'error: VALUES: document 1 is not valid YAML at line 3, column 3: mapping key "size" already defined at line 2'),
-])
+@pytest.mark.parametrize(
+    ("argv", "content", "expected"),
+    [
+        (["--chart", "pxc-db"], None, "error: --chart and --values go together"),
+        (["--chart", "pxc-db", "--values", "VALUES"], "- a\n- b\n", "error: VALUES: values are a mapping of keys, not list"),
+        (
+            ["--chart", "pxc-db", "--values", "VALUES"],
+            "a: 1\n---\nb: 2\n",
+            "error: VALUES: a values file is one YAML document, not 2",
+        ),
+        (
+            ["--chart", "pxc-db", "--values", "VALUES"],
+            "pxc:\n  size: 3\n  size: 5\n",
+            'error: VALUES: document 1 is not valid YAML at line 3, column 3: mapping key "size" already defined at line 2',
+        ),
+    ],
+)
 def test_bad_values_exit_2(argv, content, expected, tmp_path, capsys):
     path = tmp_path / "values.yaml"
     if content is not None:
@@ -350,15 +449,19 @@ def test_kubectl_get_json_output(capsys, monkeypatch):
     """`kubectl get pxc -o json | ... --manifests -`: a JSON v1 List of live objects, each with its status (output
     only, dropped) and server-set metadata; the cluster is judged as its spec says."""
     live = resolve_resource({"base": "pxc-backed-up", "patch": {"spec": {"tls": {"enabled": False}}}})["props"]
-    live = dict(live, status={"state": "ready", "pxc": {"ready": 3}},
-                metadata=dict(live["metadata"], uid="0b7d…", resourceVersion="4711", creationTimestamp="2025-01-02T03:04:05Z"))
+    live = dict(
+        live,
+        status={"state": "ready", "pxc": {"ready": 3}},
+        metadata=dict(live["metadata"], uid="0b7d…", resourceVersion="4711", creationTimestamp="2025-01-02T03:04:05Z"),
+    )
     listed = {"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""}, "items": [live]}
     code, out, _ = _run(["--manifests", "-", "--json"], capsys, json.dumps(listed, indent=4), monkeypatch)
     assert code == 1
     # the TLS breach (S2), and no NetworkPolicy came with the cluster (R6, advisory)
     assert sorted((f["rule"], f["resource"]) for f in _findings(out)) == [
         ("R6", "kubernetes:pxc.percona.com/v1:PerconaXtraDBCluster: db/shop [stdin, document 1]"),
-        ("S2", "kubernetes:pxc.percona.com/v1:PerconaXtraDBCluster: db/shop [stdin, document 1]")]
+        ("S2", "kubernetes:pxc.percona.com/v1:PerconaXtraDBCluster: db/shop [stdin, document 1]"),
+    ]
 
 
 def test_a_rendering_with_proxysql_has_no_haproxy_to_judge(capsys, monkeypatch):
@@ -369,13 +472,20 @@ def test_a_rendering_with_proxysql_has_no_haproxy_to_judge(capsys, monkeypatch):
     secret, cluster = yaml.safe_load_all(HELM_TEMPLATE.read_text())
     cluster["spec"]["haproxy"] = {"enabled": False}
     cluster["spec"]["proxysql"] = {
-        "enabled": True, "size": 3, "image": "percona/proxysql2:2.7.3-1.3",
+        "enabled": True,
+        "size": 3,
+        "image": "percona/proxysql2:2.7.3-1.3",
         "resources": {"requests": {"memory": "1G", "cpu": "600m"}, "limits": {}},
         "sidecarResources": {"requests": {}, "limits": {}},
         "affinity": {"antiAffinityTopologyKey": "kubernetes.io/hostname"},
-        "volumeSpec": {"persistentVolumeClaim": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "8Gi"}}}}}
-    stream = "".join(f"---\n# Source: pxc-db/templates/{template}\n{yaml.safe_dump(doc)}"
-                     for template, doc in (("cluster-secret.yaml", secret), ("cluster.yaml", cluster)))
+        "volumeSpec": {
+            "persistentVolumeClaim": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "8Gi"}}}
+        },
+    }
+    stream = "".join(
+        f"---\n# Source: pxc-db/templates/{template}\n{yaml.safe_dump(doc)}"
+        for template, doc in (("cluster-secret.yaml", secret), ("cluster.yaml", cluster))
+    )
     code, out, _ = _run(["--manifests", "-", "--json"], capsys, stream, monkeypatch)
     findings = _findings(out)
     assert code == 1

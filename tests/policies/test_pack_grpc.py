@@ -20,8 +20,14 @@ def _urn(entry: dict) -> str:
 
 def _resource(entry: dict, others: dict[str, dict] | None = None) -> Resource:
     dependencies = tuple(_urn(others[name]) for name in entry.get("dependsOn", []))  # names of other entries
-    return Resource(urn=_urn(entry), type=entry["type"], name=entry.get("name", "subject"),
-                    properties=entry["props"], protect=entry.get("protect", False), dependencies=dependencies)
+    return Resource(
+        urn=_urn(entry),
+        type=entry["type"],
+        name=entry.get("name", "subject"),
+        properties=entry["props"],
+        protect=entry.get("protect", False),
+        dependencies=dependencies,
+    )
 
 
 def test_info_lists_every_policy_with_rule_ids_and_config_schema(packs):
@@ -70,7 +76,9 @@ def test_every_resource_case_over_grpc(path, packs):
 
 def test_configure_changes_thresholds_and_enforcement(packs):
     pack = packs()
-    entry = resolve_resource(load_case(next(p for p in RESOURCE_CASES if p.parent.name == "galera-flow-control" and p.stem == "g1-raised")))
+    entry = resolve_resource(
+        load_case(next(p for p in RESOURCE_CASES if p.parent.name == "galera-flow-control" and p.stem == "g1-raised"))
+    )
     resource = _resource(entry)
     assert [d.level for d in pack.analyze(resource) if d.policy == "galera-flow-control"] == ["mandatory"]
     pack.configure({"galera-flow-control": {"max_fc_limit": 600}})
@@ -107,7 +115,9 @@ def test_every_stack_case_over_grpc(path, packs):
         pack.configure({})
     mine = [d for d in diagnostics if d.policy == path.parent.name]
     preview = [d for d in mine if "during preview" in d.message]
-    assert sorted(d.rule for d in mine if d not in preview) == sorted(item["rule"] for item in case["expect"].get("violations", [])), [d.message for d in mine]
+    assert sorted(d.rule for d in mine if d not in preview) == sorted(
+        item["rule"] for item in case["expect"].get("violations", [])
+    ), [d.message for d in mine]
     assert bool(preview) == case["expect"].get("unknown", False)
     mine = [d for d in mine if d not in preview]
     # stack violations name the resource they are about; one about the stack config (R4's static keys) names none

@@ -33,5 +33,7 @@ def test_a_custom_resource_quantity_is_read_as_its_crd_takes_it():
         read_resources({"requests": {"cpu": 1.5}}, "spec.pxc.resources")
     with pytest.raises(Malformed, match="pattern"):
         read_resources({"limits": {"memory": " 2Gi"}}, "spec.pxc.resources")
-    assert read_resources({"limits": {"memory": " 2Gi"}}, "spec.template.spec.containers[0].resources",
-                          Schema.BUILTIN).memory_limit == 2 * 2**30
+    assert (
+        read_resources({"limits": {"memory": " 2Gi"}}, "spec.template.spec.containers[0].resources", Schema.BUILTIN).memory_limit
+        == 2 * 2**30
+    )

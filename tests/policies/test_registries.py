@@ -32,8 +32,9 @@ def test_every_rule_has_a_policy_or_a_stated_reason():
     decided = {rule for spec in SPECS for rule in spec.rules}
     assert not decided & set(NOT_DECIDED_FROM_RESOURCES), "a rule with a policy is no longer undecided: drop its reason"
     assert set(RULES) - decided == set(NOT_DECIDED_FROM_RESOURCES), (
-        "rules without a policy (add one, or a reason to _catalog.NOT_DECIDED_FROM_RESOURCES)")
-    paragraph = DOC[DOC.index("Rules not decided from resources"):].split("\n\n", 1)[0]
+        "rules without a policy (add one, or a reason to _catalog.NOT_DECIDED_FROM_RESOURCES)"
+    )
+    paragraph = DOC[DOC.index("Rules not decided from resources") :].split("\n\n", 1)[0]
     for rule, reason in NOT_DECIDED_FROM_RESOURCES.items():
         assert rule in RULES and reason.strip(), rule
         assert re.search(rf"\b{rule}\b", paragraph), f"docs/policies.md does not say why {rule} has no policy"
@@ -44,13 +45,22 @@ def test_a_policy_names_catalogued_rules_and_reports_only_its_own(module):
     assert module.SPEC.rules and set(module.SPEC.rules) <= set(RULES), module.SPEC.rules
     assert module.POLICY.name == module.SPEC.name
     tree = ast.parse(inspect.getsource(module))
-    written = {node.value for node in ast.walk(tree)
-               if isinstance(node, ast.Constant) and isinstance(node.value, str) and RULE_ID.match(node.value)}
+    written = {
+        node.value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and RULE_ID.match(node.value)
+    }
     assert written <= set(RULES), f"{module.__name__} names {sorted(written - set(RULES))}, not in the catalogue"
     # what it reports or checks (ctx.violation("F2", ...), ctx.checking("F2")) is a rule it declares
-    reported = {call.args[0].value for call in ast.walk(tree)
-                if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr in {"violation", "checking"}
-                and call.args and isinstance(call.args[0], ast.Constant)}
+    reported = {
+        call.args[0].value
+        for call in ast.walk(tree)
+        if isinstance(call, ast.Call)
+        and isinstance(call.func, ast.Attribute)
+        and call.func.attr in {"violation", "checking"}
+        and call.args
+        and isinstance(call.args[0], ast.Constant)
+    }
     assert reported, f"{module.__name__} reports no rule by name"
     assert reported <= set(module.SPEC.rules), f"{module.__name__} reports {sorted(reported - set(module.SPEC.rules))}"
 

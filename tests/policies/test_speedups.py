@@ -19,7 +19,9 @@ SWITCHES = ("PERCONA_POLICY_SHARED_DESERIALIZATION", "PERCONA_POLICY_EVENT_LOOP_
 def _entries(upstream: bool) -> list[tuple[str, dict]]:
     """Every resource of the policy cases, built on hand-written bases only or on upstream examples."""
     cases = [(path.stem, load_case(path)) for path in case_files()]
-    return [(stem, entry) for stem, case in cases for entry in case.get("resources", [case]) if needs_reference(entry) == upstream]
+    return [
+        (stem, entry) for stem, case in cases for entry in case.get("resources", [case]) if needs_reference(entry) == upstream
+    ]
 
 
 @pytest.fixture(scope="module", params=["hand-written", "upstream-examples"])
@@ -29,8 +31,16 @@ def resources(request) -> list[Resource]:
     entries = _entries(upstream=request.param == "upstream-examples")
     assert entries, request.param
     resolved = [(stem, resolve_resource(entry)) for stem, entry in entries]
-    return [Resource(urn=f"urn:pulumi:test::p::{entry['type']}::{stem}", type=entry["type"], name=entry.get("name", "subject"),
-                     properties=entry["props"], protect=entry.get("protect", False)) for stem, entry in resolved]
+    return [
+        Resource(
+            urn=f"urn:pulumi:test::p::{entry['type']}::{stem}",
+            type=entry["type"],
+            name=entry.get("name", "subject"),
+            properties=entry["props"],
+            protect=entry.get("protect", False),
+        )
+        for stem, entry in resolved
+    ]
 
 
 @contextmanager
@@ -60,8 +70,11 @@ def stock(resources):
         return _responses(pack, resources)
 
 
-@pytest.mark.parametrize(("shared", "event_loop"), [(True, False), (False, True), (True, True)],
-                         ids=["shared-deserialization", "event-loop-server", "both"])
+@pytest.mark.parametrize(
+    ("shared", "event_loop"),
+    [(True, False), (False, True), (True, True)],
+    ids=["shared-deserialization", "event-loop-server", "both"],
+)
 def test_speed_ups_change_nothing_but_speed(shared, event_loop, resources, stock):
     with _pack(shared, event_loop) as pack:
         assert _responses(pack, resources) == stock
@@ -115,6 +128,7 @@ def test_event_loop_server_starts_serves_and_stops_in_process():
 
 
 # ---- the speed-ups go in only where they verified the SDK's internals (any pulumi-policy in the range) ----
+
 
 def _sdk_copy(**servicer_changes):
     """A stand-in for pulumi_policy.policy: the real module's names, a subclass of its servicer with
@@ -195,8 +209,10 @@ def test_an_sdk_whose_pack_calls_a_server_method_the_event_loop_server_lacks_kee
 
     copy.PolicyPack = type("PolicyPack", (), {"__init__": init})
     missing = _server.missing_for_event_loop_server(copy)
-    assert missing == ["PolicyPack.__init__ calls grpc.Server.add_registered_method_handlers, which the event-loop server lacks",
-                       "PolicyPack.__init__ calls grpc.Server.wait_for_termination, which the event-loop server lacks"]
+    assert missing == [
+        "PolicyPack.__init__ calls grpc.Server.add_registered_method_handlers, which the event-loop server lacks",
+        "PolicyPack.__init__ calls grpc.Server.wait_for_termination, which the event-loop server lacks",
+    ]
     stock = copy.grpc
     assert _server.serve_on_event_loop(copy) is False and copy.grpc is stock
 
@@ -209,7 +225,10 @@ def test_the_version_is_reported_only_through_a_servicer_of_the_verified_shape()
         sdk._PolicyAnalyzerServicer.__init__(self, name, version, policies, enforcement_level, *rest)
 
     copy = _sdk_copy(__init__=other_init)
-    assert _sdk.missing_for_version_report(copy)[0] == "_PolicyAnalyzerServicer.__init__(self, name, version, ...) (another signature)"
+    assert (
+        _sdk.missing_for_version_report(copy)[0]
+        == "_PolicyAnalyzerServicer.__init__(self, name, version, ...) (another signature)"
+    )
     assert _sdk.report_version("9.9.9", copy) is False and copy._PolicyAnalyzerServicer.__init__ is other_init
 
     copy = _sdk_copy()
@@ -219,13 +238,17 @@ def test_the_version_is_reported_only_through_a_servicer_of_the_verified_shape()
 
         servicer = copy._PolicyAnalyzerServicer("p", "0.0.1", ALL_POLICIES, sdk.EnforcementLevel.ADVISORY)
         assert servicer.GetAnalyzerInfo(None, None).version == "9.9.9"
-        assert sdk._PolicyAnalyzerServicer("p", "0.0.1", ALL_POLICIES, sdk.EnforcementLevel.ADVISORY) \
-            .GetAnalyzerInfo(None, None).version == "0.0.1"  # the real SDK's servicer: untouched
+        assert (
+            sdk._PolicyAnalyzerServicer("p", "0.0.1", ALL_POLICIES, sdk.EnforcementLevel.ADVISORY)
+            .GetAnalyzerInfo(None, None)
+            .version
+            == "0.0.1"
+        )  # the real SDK's servicer: untouched
 
 
 # An SDK release whose servicer differs from the one verified (its Analyze reaches the internals through a
 # helper, its __init__ takes its arguments as *args): the pack must start on it and judge as the stock SDK does.
-_OTHER_SDK_MAIN = '''
+_OTHER_SDK_MAIN = """
 import runpy
 from pulumi_policy import policy as sdk
 
@@ -246,7 +269,7 @@ class _PolicyAnalyzerServicer(stock):
 
 sdk._PolicyAnalyzerServicer = _PolicyAnalyzerServicer
 runpy.run_path(PACK_MAIN, run_name="__main__")
-'''
+"""
 
 
 def test_the_pack_on_an_sdk_it_cannot_verify_answers_as_the_stock_sdk(tmp_path, request, resources, stock):
@@ -267,8 +290,10 @@ def test_the_pack_on_an_sdk_it_cannot_verify_answers_as_the_stock_sdk(tmp_path, 
     ours, sdks = f"{PACK_NAME}@v{percona_mysql_k8s.__version__}", f"{PACK_NAME}@v0.0.1"
     if request.node.callspec.params["resources"] == "hand-written":  # the set whose stack has a "can't run" note
         assert any(sdks in message for _policy, _level, message, _urn in stacked)
-    same_version = ([sorted((p, lvl, m.replace(sdks, ours)) for p, lvl, m in one) for one in analyzed],
-                    sorted((p, lvl, m.replace(sdks, ours), u) for p, lvl, m, u in stacked))
+    same_version = (
+        [sorted((p, lvl, m.replace(sdks, ours)) for p, lvl, m in one) for one in analyzed],
+        sorted((p, lvl, m.replace(sdks, ours), u) for p, lvl, m, u in stacked),
+    )
     assert same_version == stock
 
 

@@ -52,8 +52,11 @@ def test_the_corpus_is_what_the_verdicts_were_reviewed_on(entries, verdicts):
 
 
 def test_every_verdict_has_a_reviewed_reason(verdicts):
-    unreviewed = [entry_id for entry_id, verdict in verdicts.items()
-                  if not verdict.get("reason") or verdict["reason"].startswith((corpus.CHANGED, corpus.UNREVIEWED))]
+    unreviewed = [
+        entry_id
+        for entry_id, verdict in verdicts.items()
+        if not verdict.get("reason") or verdict["reason"].startswith((corpus.CHANGED, corpus.UNREVIEWED))
+    ]
     assert unreviewed == [], f"write the reasons of these verdicts after reviewing them: {unreviewed[:5]}"
 
 
@@ -63,11 +66,15 @@ def test_no_crash_over_grpc(judged):
 
 
 def test_grpc_verdicts_match_the_reviewed_ones(judged, verdicts):
-    changed = {entry_id: {"reviewed": verdicts[entry_id]["diagnostics"], "now": corpus.summarize(diagnostics)}
-               for entry_id, diagnostics in judged.items()
-               if entry_id in verdicts and corpus.summarize(diagnostics) != verdicts[entry_id]["diagnostics"]}
-    assert changed == {}, (f"{len(changed)} verdict(s) changed; if deliberate, run `{REGENERATE}`, review the diff and "
-                           f"rewrite their reasons:\n" + yaml.safe_dump(dict(list(changed.items())[:3]), sort_keys=False))
+    changed = {
+        entry_id: {"reviewed": verdicts[entry_id]["diagnostics"], "now": corpus.summarize(diagnostics)}
+        for entry_id, diagnostics in judged.items()
+        if entry_id in verdicts and corpus.summarize(diagnostics) != verdicts[entry_id]["diagnostics"]
+    }
+    assert changed == {}, (
+        f"{len(changed)} verdict(s) changed; if deliberate, run `{REGENERATE}`, review the diff and "
+        f"rewrite their reasons:\n" + yaml.safe_dump(dict(list(changed.items())[:3]), sort_keys=False)
+    )
 
 
 def _custom_resources(entries):
@@ -107,8 +114,9 @@ def test_the_command_on_the_whole_corpus(entries, verdicts, tmp_path, capsys):
             by_file[origin.split(", document")[0].rsplit("/", 1)[-1]].append(finding)
     for index, entry in crs:
         expected = [row for row in verdicts[entry["id"]]["diagnostics"] if row["policy"] not in STACK_POLICIES]
-        got = corpus.summarize([check.Diagnostic(f["policy"], "", "", f["level"], f["message"], "", "")
-                                for f in by_file[f"{index:03d}.yaml"]])
+        got = corpus.summarize(
+            [check.Diagnostic(f["policy"], "", "", f["level"], f["message"], "", "") for f in by_file[f"{index:03d}.yaml"]]
+        )
         assert got == expected, entry["id"]
 
 

@@ -34,8 +34,11 @@ REPOSITORY = HERE.parent.parent
 CORPUS_ITEM = "upstream-corpus.json"  # in tests/reference_material/manifest.toml
 VERDICTS = HERE / "upstream_verdicts.yaml"
 CHANGED, UNREVIEWED = "CHANGED, review:", "UNREVIEWED"
-REPOSITORIES = {"pxc-op": "percona/percona-xtradb-cluster-operator", "ps-op": "percona/percona-server-mysql-operator",
-                "charts": "percona/percona-helm-charts"}
+REPOSITORIES = {
+    "pxc-op": "percona/percona-xtradb-cluster-operator",
+    "ps-op": "percona/percona-server-mysql-operator",
+    "charts": "percona/percona-helm-charts",
+}
 # A policy that could not evaluate a resource says so (percona_mysql_k8s.policies._framework._internal_error).
 CRASH_MARKERS = ("could not evaluate", "Traceback")
 
@@ -67,8 +70,12 @@ def entry_resource(index: int, entry: dict):
     from percona_mysql_k8s.cli.engine import Resource
 
     name = (entry["props"].get("metadata") or {}).get("name") or entry["id"]
-    return Resource(urn=f"urn:pulumi:manifests::manifests::{entry['type']}::{index}-{name}", type=entry["type"],
-                    name=str(name), properties=entry["props"])
+    return Resource(
+        urn=f"urn:pulumi:manifests::manifests::{entry['type']}::{index}-{name}",
+        type=entry["type"],
+        name=str(name),
+        properties=entry["props"],
+    )
 
 
 def summarize(diagnostics) -> list[dict[str, Any]]:
@@ -118,7 +125,8 @@ def load_verdicts() -> dict[str, dict]:
 
 def _source(entry: dict) -> str:
     return f"{REPOSITORIES.get(entry['repo'], entry['repo'])}@{entry['commit'][:12]} {entry['file']}" + (
-        f" ({entry['how']})" if entry.get("how") else "")
+        f" ({entry['how']})" if entry.get("how") else ""
+    )
 
 
 def updated_verdicts(entries: list[dict], judged: dict[str, list], old: dict[str, dict]) -> dict[str, dict]:
@@ -161,8 +169,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"CRASH {entry_id}: {messages[0]}", file=sys.stderr)
     old_text = VERDICTS.read_text() if VERDICTS.exists() else ""
     new_text = dump(updated_verdicts(entries, judged, load_verdicts()))
-    sys.stdout.writelines(difflib.unified_diff(old_text.splitlines(True), new_text.splitlines(True),
-                                               str(VERDICTS.relative_to(REPOSITORY)), "now"))
+    sys.stdout.writelines(
+        difflib.unified_diff(old_text.splitlines(True), new_text.splitlines(True), str(VERDICTS.relative_to(REPOSITORY)), "now")
+    )
     if args.write_verdicts:
         VERDICTS.write_text(new_text)
     return 1 if broken else 0

@@ -20,13 +20,17 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="scripts/fetch-reference.sh",
         description="Put a verified copy of the reference material the tests read into the cache "
-                    f"(${store.CACHE_ENV}, default {store.DEFAULT_CACHE}). Each item comes from the cache, a mirror "
-                    f"(${store.MIRROR_ENVS[0]}), ../shared/reference/percona/ beside the clone, or the network "
-                    f"(pinned URLs); its bytes must match the sums in {MANIFEST.name}.")
+        f"(${store.CACHE_ENV}, default {store.DEFAULT_CACHE}). Each item comes from the cache, a mirror "
+        f"(${store.MIRROR_ENVS[0]}), ../shared/reference/percona/ beside the clone, or the network "
+        f"(pinned URLs); its bytes must match the sums in {MANIFEST.name}.",
+    )
     parser.add_argument("names", nargs="*", metavar="NAME", help="items to fetch (default: all); see --list")
     parser.add_argument("--offline", action="store_true", help="never use the network")
-    parser.add_argument("--require-all", action="store_true",
-                        help=f"fail when an item stays missing, mirror-only ones included (also: {REQUIRED_ENV}=1)")
+    parser.add_argument(
+        "--require-all",
+        action="store_true",
+        help=f"fail when an item stays missing, mirror-only ones included (also: {REQUIRED_ENV}=1)",
+    )
     parser.add_argument("--path", metavar="NAME", help="fetch one item and print only its verified path")
     parser.add_argument("--list", action="store_true", help="list the items, their origin and sums, and exit")
     return parser
@@ -90,8 +94,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"ok       {name}  ({source})")
     print(f"{verified} verified in {places.cache}; {len(missing)} missing; {len(failed)} refused or not downloaded")
     if missing and not require_all:
-        print("Tests that need a missing item skip with the reason; a mirror-only item comes only from a mirror "
-              f"(${store.MIRROR_ENVS[0]} or ../shared/reference/percona/).")
+        print(
+            "Tests that need a missing item skip with the reason; a mirror-only item comes only from a mirror "
+            f"(${store.MIRROR_ENVS[0]} or ../shared/reference/percona/)."
+        )
     return 1 if failed or (missing and require_all) else 0
 
 

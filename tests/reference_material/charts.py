@@ -36,7 +36,9 @@ def archive_problems(item: Item, data: bytes) -> list[str]:
                 if member.isdir():
                     continue
                 if not member.isfile():
-                    problems.append(f"{member.name}: a {'link' if member.issym() or member.islnk() else 'special file'}, not a file")
+                    problems.append(
+                        f"{member.name}: a {'link' if member.issym() or member.islnk() else 'special file'}, not a file"
+                    )
                     continue
                 unpacked += member.size
                 if unpacked > MAX_ARCHIVE_BYTES:
@@ -47,8 +49,11 @@ def archive_problems(item: Item, data: bytes) -> list[str]:
     pinned = dict(item.chart_files)
     problems += [f"{inner}: missing" for inner in sorted(set(pinned) - set(found))]
     problems += [f"{inner}: not in the pinned chart (sha256 {found[inner]})" for inner in sorted(set(found) - set(pinned))]
-    problems += [f"{inner}: sha256 {found[inner]}, pinned {pinned[inner]}"
-                 for inner in sorted(set(found) & set(pinned)) if found[inner] != pinned[inner]]
+    problems += [
+        f"{inner}: sha256 {found[inner]}, pinned {pinned[inner]}"
+        for inner in sorted(set(found) & set(pinned))
+        if found[inner] != pinned[inner]
+    ]
     return problems
 
 
@@ -57,15 +62,18 @@ def package(item: Item, files: dict[str, bytes]) -> bytes:
     path, owner 0, modes 0644/0755, every time the commit's date (helm ignores all three)."""
     top = PurePosixPath(item.path).name
     mtime = datetime.datetime.combine(item.ref.date, datetime.time(), datetime.UTC).timestamp()
-    directories = sorted({top} | {f"{top}/{parent}" for inner in files for parent in map(str, PurePosixPath(inner).parents)
-                                  if parent != "."})
+    directories = sorted(
+        {top} | {f"{top}/{parent}" for inner in files for parent in map(str, PurePosixPath(inner).parents) if parent != "."}
+    )
     buffer = io.BytesIO()
-    with gzip.GzipFile(fileobj=buffer, mode="wb", mtime=0, filename="") as compressed, \
-            tarfile.open(fileobj=compressed, mode="w", format=tarfile.GNU_FORMAT) as tar:
+    with (
+        gzip.GzipFile(fileobj=buffer, mode="wb", mtime=0, filename="") as compressed,
+        tarfile.open(fileobj=compressed, mode="w", format=tarfile.GNU_FORMAT) as tar,
+    ):
         for name in sorted([*directories, *(f"{top}/{inner}" for inner in files)]):
             info = tarfile.TarInfo(name)
             info.mtime, info.uid, info.gid, info.uname, info.gname = int(mtime), 0, 0, "", ""
-            inner = name[len(top) + 1:]
+            inner = name[len(top) + 1 :]
             if name in directories:
                 info.type, info.mode = tarfile.DIRTYPE, 0o755
                 tar.addfile(info)

@@ -104,8 +104,13 @@ def _file(entry: dict, refs: dict[str, Ref]) -> Item:
         if "ref" in entry or "path" in entry:
             raise ManifestError(f"{where}: a mirror-only item has no ref or path")
         return Item(name, shared, sha256=_sum(entry.get("sha256"), f"{where}: sha256"), mirror_only=str(entry["mirror_only"]))
-    return Item(name, shared, _ref(entry, refs, where), _safe_relative(entry.get("path"), f"{where}: path"),
-                _sum(entry.get("sha256"), f"{where}: sha256"))
+    return Item(
+        name,
+        shared,
+        _ref(entry, refs, where),
+        _safe_relative(entry.get("path"), f"{where}: path"),
+        _sum(entry.get("sha256"), f"{where}: sha256"),
+    )
 
 
 def _chart(entry: dict, refs: dict[str, Ref]) -> Item:
@@ -116,10 +121,18 @@ def _chart(entry: dict, refs: dict[str, Ref]) -> Item:
     files = entry.get("files")
     if not isinstance(files, dict) or not files:
         raise ManifestError(f"{where}: [chart.files] lists every file of the chart with its sha256")
-    pinned = tuple(sorted((_safe_relative(inner, f"{where}: files"), _sum(digest, f"{where}: files.{inner}"))
-                          for inner, digest in files.items()))
-    return Item(name, f"reference/percona/{name}", _ref(entry, refs, where),
-                _safe_relative(entry.get("directory"), f"{where}: directory"), chart_files=pinned)
+    pinned = tuple(
+        sorted(
+            (_safe_relative(inner, f"{where}: files"), _sum(digest, f"{where}: files.{inner}")) for inner, digest in files.items()
+        )
+    )
+    return Item(
+        name,
+        f"reference/percona/{name}",
+        _ref(entry, refs, where),
+        _safe_relative(entry.get("directory"), f"{where}: directory"),
+        chart_files=pinned,
+    )
 
 
 @dataclass(frozen=True)

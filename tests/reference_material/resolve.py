@@ -38,8 +38,10 @@ def _verified(name: str, places: store.Places) -> Path:
 
 def skip_reason(missing: store.Unavailable) -> str:
     if missing.item.mirror_only:
-        how = (f"point ${store.MIRROR_ENVS[0]} at a mirror holding it (laid out like ../shared/reference/percona/), "
-               f"then run `{FETCH_COMMAND}`")
+        how = (
+            f"point ${store.MIRROR_ENVS[0]} at a mirror holding it (laid out like ../shared/reference/percona/), "
+            f"then run `{FETCH_COMMAND}`"
+        )
     else:
         how = f"run `{FETCH_COMMAND}` (pinned, sha256-checked downloads)"
     return f"{missing}. To run this test, {how}"

@@ -70,8 +70,10 @@ class Places:
 
     def candidates(self, item: Item) -> list[tuple[str, Path]]:
         """(label, path) of every local copy to try after the cache, in order."""
-        return [*((f"${name}", directory / item.name) for name, directory in self.mirrors),
-                ("../shared", self.shared / item.shared_path)]
+        return [
+            *((f"${name}", directory / item.name) for name, directory in self.mirrors),
+            ("../shared", self.shared / item.shared_path),
+        ]
 
 
 def sha256(data: bytes) -> str:
@@ -87,8 +89,9 @@ def problems(item: Item, data: bytes) -> list[str]:
 
 
 def _refused(item: Item, source: str, found: list[str]) -> MaterialError:
-    return MaterialError(f"{item.name}: refused the copy from {source}: {'; '.join(found)} "
-                         f"(item URL: {item.url()}; pinned in {PINNED_IN})")
+    return MaterialError(
+        f"{item.name}: refused the copy from {source}: {'; '.join(found)} (item URL: {item.url()}; pinned in {PINNED_IN})"
+    )
 
 
 def _verified_local(item: Item, label: str, path: Path) -> bytes:
@@ -120,8 +123,9 @@ def install(item: Item, places: Places, data: bytes) -> Path:
         os.chmod(handle.name, 0o644)  # as any downloaded file (a temporary file is 0600)
         os.replace(handle.name, target)
     except OSError as error:
-        raise MaterialError(f"{item.name}: cannot write the cache {places.cache} ({error}); set {CACHE_ENV} to a "
-                            "writable directory") from error
+        raise MaterialError(
+            f"{item.name}: cannot write the cache {places.cache} ({error}); set {CACHE_ENV} to a writable directory"
+        ) from error
     return target
 
 

@@ -29,9 +29,11 @@ FETCH = REPOSITORY / "scripts" / "fetch-reference.sh"
 COMMIT = "0123456789abcdef0123456789abcdef01234567"
 CRD = b"apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n"
 CORPUS = b'{"entries": []}\n'
-CHART = {"Chart.yaml": b"apiVersion: v2\nname: example\nversion: 1.0.0\n",
-         "values.yaml": b"replicaCount: 1\n",
-         "templates/deployment.yaml": b"kind: Deployment\n"}
+CHART = {
+    "Chart.yaml": b"apiVersion: v2\nname: example\nversion: 1.0.0\n",
+    "values.yaml": b"replicaCount: 1\n",
+    "templates/deployment.yaml": b"kind: Deployment\n",
+}
 RAW = f"https://raw.githubusercontent.com/example/operator/{COMMIT}"
 CHANGED_VALUES = b"replicaCount: 2\n"
 
@@ -104,11 +106,13 @@ def _network(files: dict[str, bytes]):
         if url not in files:
             raise store.MaterialError(f"cannot download {url}: HTTP 404 Not Found")
         return files[url]
+
     fetch.asked = asked
     return fetch
 
 
 # ---- local copies: a user's mirror, ../shared, the cache ----
+
 
 def test_a_users_mirror_is_verified_and_copied_into_the_cache(tmp_path):
     item = _manifest(tmp_path).item("operator-v1-crd.yaml")
@@ -151,10 +155,14 @@ def test_a_damaged_cache_copy_is_replaced_never_used(tmp_path):
 
 
 def test_the_environment_names_the_mirror_the_cache_and_a_raw_proxy(tmp_path):
-    places = store.Places.from_environment({"PERCONA_REFERENCE": str(tmp_path / "old-name"),
-                                            "PERCONA_REFERENCE_CACHE": str(tmp_path / "c"),
-                                            "PERCONA_REFERENCE_RAW_URL": "https://artifacts.corp.local/raw-github"},
-                                           repository=tmp_path / "clone")
+    places = store.Places.from_environment(
+        {
+            "PERCONA_REFERENCE": str(tmp_path / "old-name"),
+            "PERCONA_REFERENCE_CACHE": str(tmp_path / "c"),
+            "PERCONA_REFERENCE_RAW_URL": "https://artifacts.corp.local/raw-github",
+        },
+        repository=tmp_path / "clone",
+    )
     assert places.mirrors == (("PERCONA_REFERENCE", tmp_path / "old-name"),)  # the older variable still works
     assert places.cache == tmp_path / "c" and places.shared == tmp_path / "shared"
     item = _manifest(tmp_path).item("operator-v1-crd.yaml")
@@ -165,14 +173,16 @@ def test_the_environment_names_the_mirror_the_cache_and_a_raw_proxy(tmp_path):
 
 # ---- the network ----
 
+
 def test_a_download_is_verified_before_it_is_cached(tmp_path):
     item = _manifest(tmp_path).item("operator-v1-crd.yaml")
     fetch = _network({f"{RAW}/deploy/crd.yaml": CRD})
     path, source = store.materialize(item, _places(tmp_path, mirror=False), network=True, fetch=fetch)
     assert (source, path.read_bytes(), fetch.asked) == ("network", CRD, [f"{RAW}/deploy/crd.yaml"])
     with pytest.raises(store.MaterialError, match=f"refused the copy from {RAW}/deploy/crd.yaml: sha256 {_sha(b'x')}"):
-        store.materialize(item, _places(tmp_path / "other", mirror=False), network=True,
-                          fetch=_network({f"{RAW}/deploy/crd.yaml": b"x"}))
+        store.materialize(
+            item, _places(tmp_path / "other", mirror=False), network=True, fetch=_network({f"{RAW}/deploy/crd.yaml": b"x"})
+        )
 
 
 def test_a_busy_server_is_retried_a_missing_file_and_an_unreachable_network_are_not(monkeypatch):
@@ -233,11 +243,16 @@ def test_a_chart_is_fetched_file_by_file_at_the_commit_and_packaged_reproducibly
     assert charts.package(item, dict(CHART)) == path.read_bytes()  # the same bytes every time
     tampered = dict(CHART, **{"values.yaml": b"replicaCount: 9\n"})
     with pytest.raises(store.MaterialError, match="values.yaml: sha256"):
-        store.materialize(item, _places(tmp_path / "other", mirror=False), network=True,
-                          fetch=_network({f"{RAW}/charts/example/{inner}": data for inner, data in tampered.items()}))
+        store.materialize(
+            item,
+            _places(tmp_path / "other", mirror=False),
+            network=True,
+            fetch=_network({f"{RAW}/charts/example/{inner}": data for inner, data in tampered.items()}),
+        )
 
 
 # ---- chart archives: the files are pinned, not the archive's bytes ----
+
 
 def test_a_chart_archive_from_another_packager_with_the_same_files_is_accepted(tmp_path):
     item = _manifest(tmp_path).item("charts/example-1.0.0.tgz")
@@ -246,22 +261,37 @@ def test_a_chart_archive_from_another_packager_with_the_same_files_is_accepted(t
     assert charts.archive_problems(item, path.read_bytes()) == []
 
 
-@pytest.mark.parametrize(("members", "symlink", "problem"), [
-    ({"example/Chart.yaml": CHART["Chart.yaml"], "example/values.yaml": CHART["values.yaml"]}, None,
-     "templates/deployment.yaml: missing"),
-    ({**{f"example/{i}": d for i, d in CHART.items()}, "example/templates/extra.yaml": b"kind: Job\n"}, None,
-     "templates/extra.yaml: not in the pinned chart"),
-    ({**{f"example/{i}": d for i, d in CHART.items()}, "example/values.yaml": CHANGED_VALUES}, None,
-     f"values.yaml: sha256 {hashlib.sha256(CHANGED_VALUES).hexdigest()}, pinned {hashlib.sha256(CHART['values.yaml']).hexdigest()}"),
-    ({f"example/{i}": d for i, d in CHART.items()}, "example/templates/link.yaml", "templates/link.yaml: a link"),
-    ({**{f"example/{i}": d for i, d in CHART.items()}, "other/values.yaml": b""}, None, "outside the chart's directory"),
-], ids=["missing-file", "extra-file", "changed-file", "symlink", "outside"])
+@pytest.mark.parametrize(
+    ("members", "symlink", "problem"),
+    [
+        (
+            {"example/Chart.yaml": CHART["Chart.yaml"], "example/values.yaml": CHART["values.yaml"]},
+            None,
+            "templates/deployment.yaml: missing",
+        ),
+        (
+            {**{f"example/{i}": d for i, d in CHART.items()}, "example/templates/extra.yaml": b"kind: Job\n"},
+            None,
+            "templates/extra.yaml: not in the pinned chart",
+        ),
+        (
+            {**{f"example/{i}": d for i, d in CHART.items()}, "example/values.yaml": CHANGED_VALUES},
+            None,
+            f"values.yaml: sha256 {hashlib.sha256(CHANGED_VALUES).hexdigest()}, pinned {hashlib.sha256(CHART['values.yaml']).hexdigest()}",
+        ),
+        ({f"example/{i}": d for i, d in CHART.items()}, "example/templates/link.yaml", "templates/link.yaml: a link"),
+        ({**{f"example/{i}": d for i, d in CHART.items()}, "other/values.yaml": b""}, None, "outside the chart's directory"),
+    ],
+    ids=["missing-file", "extra-file", "changed-file", "symlink", "outside"],
+)
 def test_a_chart_archive_that_differs_in_its_files_is_refused(tmp_path, members, symlink, problem):
     item = _manifest(tmp_path).item("charts/example-1.0.0.tgz")
     _put(tmp_path / "mirror", item.name, _archive(members, symlink))
     with pytest.raises(store.MaterialError, match="charts/example-1.0.0.tgz: refused the copy from .*mirror") as refused:
         store.materialize(item, _places(tmp_path), network=False)
-    assert problem in str(refused.value) and f"https://github.com/example/operator/tree/{COMMIT}/charts/example" in str(refused.value)
+    assert problem in str(refused.value) and f"https://github.com/example/operator/tree/{COMMIT}/charts/example" in str(
+        refused.value
+    )
     _put(tmp_path / "mirror", item.name, b"not gzip")
     with pytest.raises(store.MaterialError, match="not a gzipped tar archive"):
         store.materialize(item, _places(tmp_path), network=False)
@@ -278,6 +308,7 @@ def test_a_wrong_manifest_names_the_entry_and_key(tmp_path):
 
 
 # ---- the tests' side: skip naming the command, fail when required, fail when refused ----
+
 
 @pytest.fixture
 def small_manifest(tmp_path, monkeypatch):
@@ -318,11 +349,15 @@ def test_the_resolver_uses_a_users_mirror_and_refuses_a_tampered_one(small_manif
     assert resolve.reference_dir(["operator-v1-crd.yaml"]) == small_manifest / "cache"
     _put(small_manifest / "mirror2", "corpus.json", b'{"entries": ["edited"]}\n')
     monkeypatch.setenv("PERCONA_REFERENCE_DIR", str(small_manifest / "mirror2"))
-    with pytest.raises(pytest.fail.Exception, match=r"corpus.json: refused the copy from \$PERCONA_REFERENCE_DIR \(.*/mirror2/corpus.json\): sha256"):
+    with pytest.raises(
+        pytest.fail.Exception,
+        match=r"corpus.json: refused the copy from \$PERCONA_REFERENCE_DIR \(.*/mirror2/corpus.json\): sha256",
+    ):
         resolve.reference_path("corpus.json")
 
 
 # ---- the command on the real manifest ----
+
 
 def _command(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess:
     clean = {k: v for k, v in os.environ.items() if not k.startswith("PERCONA_REFERENCE")}
@@ -332,13 +367,21 @@ def _command(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess:
 def test_the_command_refuses_a_tampered_mirror_file(tmp_path):
     name = "ps-operator-v1.2.0-secrets.yaml"
     _put(tmp_path / "mirror", name, b"apiVersion: v1\nkind: Secret\nstringData:\n  root: changed\n")
-    result = _command("--offline", name, env={"PERCONA_REFERENCE_DIR": str(tmp_path / "mirror"),
-                                              "PERCONA_REFERENCE_CACHE": str(tmp_path / "cache")})
+    result = _command(
+        "--offline",
+        name,
+        env={"PERCONA_REFERENCE_DIR": str(tmp_path / "mirror"), "PERCONA_REFERENCE_CACHE": str(tmp_path / "cache")},
+    )
     item = load().item(name)
     assert result.returncode == 1, result.stdout + result.stderr
-    assert f"FAILED   {name}: refused the copy from $PERCONA_REFERENCE_DIR ({tmp_path / 'mirror' / name}): sha256" in result.stdout
+    assert (
+        f"FAILED   {name}: refused the copy from $PERCONA_REFERENCE_DIR ({tmp_path / 'mirror' / name}): sha256" in result.stdout
+    )
     assert item.url() in result.stdout and f"pinned {item.sha256}" in result.stdout
-    assert "https://raw.githubusercontent.com/percona/percona-server-mysql-operator/71fec83da870c47c3d75165ca36b848ce86fdb73/deploy/secrets.yaml" in result.stdout
+    assert (
+        "https://raw.githubusercontent.com/percona/percona-server-mysql-operator/71fec83da870c47c3d75165ca36b848ce86fdb73/deploy/secrets.yaml"
+        in result.stdout
+    )
     assert not (tmp_path / "cache" / name).exists()
 
 
@@ -351,9 +394,13 @@ def test_the_command_refuses_an_unknown_name_and_lists_the_items(tmp_path):
 
 # ---- CI: the material first, and no skipping for it ----
 
+
 def test_ci_fetches_the_material_before_the_suite_and_forbids_skipping_for_it():
-    lines = [line.strip() for line in (REPOSITORY / ".ci" / "run").read_text().splitlines()
-             if line.strip() and not line.lstrip().startswith("#")]
+    lines = [
+        line.strip()
+        for line in (REPOSITORY / ".ci" / "run").read_text().splitlines()
+        if line.strip() and not line.lstrip().startswith("#")
+    ]
     required = next(i for i, line in enumerate(lines) if line.startswith("export ") and "PERCONA_REFERENCE_REQUIRED=1" in line)
     fetch = lines.index("bash scripts/fetch-reference.sh")
     assert required < fetch < next(i for i, line in enumerate(lines) if line.startswith("bash scripts/test.sh"))
@@ -367,10 +414,15 @@ def test_ci_fetches_the_material_before_the_suite_and_forbids_skipping_for_it():
 
 # ---- the real manifest ----
 
+
 def test_the_manifest_pins_every_item_the_tests_name():
     manifest = load()
-    upstream_bases = {case_base for path in (REPOSITORY / "tests" / "policies").glob("*/*.json")
-                      for case_base in _bases(json.loads(path.read_text())) if case_base.startswith("shared:")}
+    upstream_bases = {
+        case_base
+        for path in (REPOSITORY / "tests" / "policies").glob("*/*.json")
+        for case_base in _bases(json.loads(path.read_text()))
+        if case_base.startswith("shared:")
+    }
     assert upstream_bases and {base.removeprefix("shared:") for base in upstream_bases} <= set(manifest.items)
     from percona_mysql_k8s.plan.database import versions
 
@@ -378,7 +430,9 @@ def test_the_manifest_pins_every_item_the_tests_name():
     for item in manifest.items.values():
         if item.mirror_only:
             continue
-        assert item.url().startswith(("https://raw.githubusercontent.com/percona/", "https://github.com/percona/percona-helm-charts/tree/"))
+        assert item.url().startswith(
+            ("https://raw.githubusercontent.com/percona/", "https://github.com/percona/percona-helm-charts/tree/")
+        )
         assert item.ref.commit in item.url(), item.name
 
 

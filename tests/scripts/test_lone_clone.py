@@ -25,8 +25,9 @@ pytestmark = pytest.mark.lone_clone
 def lone_clone(tmp_path_factory) -> tuple[Path, dict[str, str]]:
     if not (REPOSITORY / ".git").exists() or shutil.which("git") is None:
         pytest.skip("not a git checkout: which files a clone would have is unknown")
-    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=REPOSITORY,
-                            capture_output=True, check=True).stdout
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=REPOSITORY, capture_output=True, check=True
+    ).stdout
     root = tmp_path_factory.mktemp("lone") / "main"
     for name in filter(None, listed.decode().split("\0")):
         source = REPOSITORY / name
@@ -40,8 +41,14 @@ def lone_clone(tmp_path_factory) -> tuple[Path, dict[str, str]]:
 
 
 def _pytest(root: Path, environment: dict[str, str], *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *args], cwd=root, env=environment,
-                          capture_output=True, text=True, timeout=900)
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *args],
+        cwd=root,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
 
 
 def test_the_whole_suite_collects_without_an_error(lone_clone):
@@ -71,6 +78,7 @@ def test_the_fetch_command_reports_what_it_cannot_get_offline(lone_clone):
     offline = subprocess.run(["bash", *fetch], cwd=root, env=environment, capture_output=True, text=True, timeout=120)
     assert offline.returncode == 0, offline.stdout + offline.stderr
     assert "0 verified" in offline.stdout and "missing  RULES.md: no verified copy here" in offline.stdout
-    required = subprocess.run(["bash", *fetch, "--require-all"], cwd=root, env=environment, capture_output=True, text=True,
-                              timeout=120)
+    required = subprocess.run(
+        ["bash", *fetch, "--require-all"], cwd=root, env=environment, capture_output=True, text=True, timeout=120
+    )
     assert required.returncode == 1, required.stdout

@@ -41,11 +41,17 @@ def test_a_requirement_without_a_lower_bound_is_refused():
 
 def test_the_lower_bounds_are_older_than_the_lock():
     # the point of the run: the ranges reach back; requirements.txt pins the newest tested
-    pins = {line.split("==")[0].lower(): line.split("==")[1].strip()
-            for line in (REPOSITORY / "requirements.txt").read_text().splitlines() if "==" in line and not line.startswith("#")}
+    pins = {
+        line.split("==")[0].lower(): line.split("==")[1].strip()
+        for line in (REPOSITORY / "requirements.txt").read_text().splitlines()
+        if "==" in line and not line.startswith("#")
+    }
     bounds = lower_bounds.lower_bounds(PROJECT)
-    older = [name for name in ("pulumi", "pulumi-policy", "pulumi-kubernetes", "pulumi-aws", "pulumi-eks")
-             if tuple(map(int, bounds[name].split("."))) < tuple(map(int, pins[name].split(".")))]
+    older = [
+        name
+        for name in ("pulumi", "pulumi-policy", "pulumi-kubernetes", "pulumi-aws", "pulumi-eks")
+        if tuple(map(int, bounds[name].split("."))) < tuple(map(int, pins[name].split(".")))
+    ]
     assert older == ["pulumi", "pulumi-policy", "pulumi-kubernetes", "pulumi-aws", "pulumi-eks"]
 
 
@@ -54,4 +60,4 @@ def test_ci_runs_the_suite_at_the_lower_bounds():
     assert "bash scripts/lower-bounds.sh" in ci
     script = (REPOSITORY / "scripts" / "lower-bounds.sh").read_text()
     assert "scripts/lower_bounds.py -o" in script and '-c "$VENV/constraints.txt"' in script
-    assert 'not clean_venv and not apiserver and not engine' in script
+    assert "not clean_venv and not apiserver and not engine" in script

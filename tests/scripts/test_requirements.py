@@ -13,8 +13,11 @@ from pathlib import Path
 import yaml
 
 REPOSITORY = Path(__file__).resolve().parents[2]
-RUNTIME_SOURCES = [*(REPOSITORY / "modules" / "percona_mysql_k8s").rglob("*.py"), REPOSITORY / "stacks" / "__main__.py",
-                   REPOSITORY / "policies" / "__main__.py"]
+RUNTIME_SOURCES = [
+    *(REPOSITORY / "modules" / "percona_mysql_k8s").rglob("*.py"),
+    REPOSITORY / "stacks" / "__main__.py",
+    REPOSITORY / "policies" / "__main__.py",
+]
 # Imported only behind a clear error when absent: `sizing --plot` (sizing/plot.py says how to get it) and
 # percona-mysql-grade's MySQL client (grade/live.py names the `grade` extra).
 OPTIONAL_AT_RUNTIME = {"matplotlib", "pymysql"}
@@ -25,8 +28,9 @@ def requirement_lines(path: Path) -> list[str]:
 
 
 def pinned(path: Path) -> dict[str, str]:
-    return {canonical(name): version for name, version in
-            (line.split("==", 1) for line in requirement_lines(path) if "==" in line)}
+    return {
+        canonical(name): version for name, version in (line.split("==", 1) for line in requirement_lines(path) if "==" in line)
+    }
 
 
 def canonical(name: str) -> str:

@@ -27,8 +27,13 @@ def clone(tmp_path: Path) -> Path:
     """The repository as a fresh clone has it: no .venv, no state."""
     target = tmp_path / "clone"
     # what git would check out (tracked, or new and not ignored): never a local venv, cache or state
-    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=REPOSITORY,
-                            check=True, capture_output=True, text=True).stdout.split("\0")
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=REPOSITORY,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.split("\0")
     for name in filter(None, listed):
         source = REPOSITORY / name
         if name.startswith("tests/") or not source.is_file():  # the suite itself; a file deleted but not staged
@@ -70,8 +75,9 @@ def ready_venv(clone: Path) -> None:
 def run(clone: Path, bin_dir: Path, *args: str, env: dict[str, str] | None = None, command: str | None = None):
     environment = {"PATH": str(bin_dir), "HOME": str(clone.parent), **(env or {})}  # no PYTHONPATH: the venv decides
     argv = ["bash", "-c", command] if command else ["bash", "scripts/up.sh", *args]
-    return subprocess.run([shutil.which("bash"), *argv[1:]], cwd=clone, env=environment, capture_output=True,
-                          text=True, timeout=300)
+    return subprocess.run(
+        [shutil.which("bash"), *argv[1:]], cwd=clone, env=environment, capture_output=True, text=True, timeout=300
+    )
 
 
 def test_missing_tools_stop_it_before_any_install_and_its_fallback_works_as_printed(clone, tmp_path):
@@ -79,8 +85,11 @@ def test_missing_tools_stop_it_before_any_install_and_its_fallback_works_as_prin
     first = run(clone, bin_dir)
     assert first.returncode == 1, first.stderr
     assert "Missing (nothing was installed):" in first.stderr
-    for what in ("pulumi: the Pulumi CLI: https://www.pulumi.com/docs/iac/download-install/",
-                 "kind: kind: https://kind.sigs.k8s.io/", "docker: Docker Engine: https://docs.docker.com/engine/install/"):
+    for what in (
+        "pulumi: the Pulumi CLI: https://www.pulumi.com/docs/iac/download-install/",
+        "kind: kind: https://kind.sigs.k8s.io/",
+        "docker: Docker Engine: https://docs.docker.com/engine/install/",
+    ):
         assert f"  - {what}" in first.stderr
     assert not (clone / ".venv").exists()  # stopped before env.sh
     lines = first.stderr.splitlines()
@@ -102,7 +111,7 @@ def test_an_unknown_stack_is_refused_with_the_valid_names(clone, tmp_path):
     bin_dir = tools(tmp_path)
     completed = run(clone, bin_dir, env={"STACK": "nosuch"})
     assert completed.returncode == 2
-    valid = " ".join(sorted(p.name[len("Pulumi."):-len(".yaml")] for p in (clone / "stacks").glob("Pulumi.*.yaml")))
+    valid = " ".join(sorted(p.name[len("Pulumi.") : -len(".yaml")] for p in (clone / "stacks").glob("Pulumi.*.yaml")))
     assert completed.stderr.strip() == f"error: STACK=nosuch: no stacks/Pulumi.nosuch.yaml; valid stacks: {valid}"
     assert not (clone / ".venv").exists()
     assert run(clone, bin_dir, env={"STACK": "../stacks/Pulumi.kind"}).returncode == 2  # a name, not a path
@@ -132,8 +141,10 @@ def test_with_every_tool_it_runs_pulumi_up_on_a_local_backend_with_a_generated_p
     assert stat.S_IMODE(passphrase.stat().st_mode) == 0o600  # umask 077: only the owner reads it
     calls = (tmp_path / "pulumi.log").read_text().splitlines()
     expected_tail = f" | backend=file://{clone}/.pulumi-state | passphrase=<unset> | file={passphrase}"
-    assert calls == ["stack select kind --create --non-interactive" + expected_tail,
-                     "up --stack kind --yes --non-interactive" + expected_tail]
+    assert calls == [
+        "stack select kind --create --non-interactive" + expected_tail,
+        "up --stack kind --yes --non-interactive" + expected_tail,
+    ]
     assert f"secrets encrypted with the passphrase in {passphrase}" in completed.stdout
 
     # Run again: the same passphrase (the state's secrets stay readable).
@@ -181,8 +192,9 @@ def fake_pip_venv(clone: Path, log: Path) -> None:
     python = clone / ".venv" / "bin" / "python"
     real = python.with_name("python-real")  # still inside the venv, so it keeps the venv's site-packages
     python.rename(real)
-    python.write_text(f'#!/usr/bin/env bash\nif [ "$1 $2" = "-m pip" ]; then shift 2; echo "pip $*" >> {log}; exit 0; fi\n'
-                      f'exec {real} "$@"\n')
+    python.write_text(
+        f'#!/usr/bin/env bash\nif [ "$1 $2" = "-m pip" ]; then shift 2; echo "pip $*" >> {log}; exit 0; fi\nexec {real} "$@"\n'
+    )
     python.chmod(0o755)
 
 

@@ -8,8 +8,20 @@ import pytest
 from percona_mysql_k8s.core.report import CONTRACT_KEYS
 from percona_mysql_k8s.sizing.cli import main
 
-GR_EXAMPLE = ["--engine", "group-replication", "--cpu", "4000m", "--memory", "8Gi", "--load", "heavy-oltp",
-              "--connections", "0", "--proxy", "haproxy"]
+GR_EXAMPLE = [
+    "--engine",
+    "group-replication",
+    "--cpu",
+    "4000m",
+    "--memory",
+    "8Gi",
+    "--load",
+    "heavy-oltp",
+    "--connections",
+    "0",
+    "--proxy",
+    "haproxy",
+]
 PXC_NODE = ["--engine", "pxc", "--node-type", "n2-standard-16", "--provider", "gke"]
 
 
@@ -137,24 +149,39 @@ def test_json_lists_every_container_instance_and_the_sums_match():
     assert connections["max_connections"] >= limits["backend_total"] + connections["service_connections"]
 
 
-@pytest.mark.parametrize(("engine", "node", "provider", "proxy", "settings"), [
-    ("pxc", "n2-standard-16", "gke", "haproxy", {"maxconn": 2048}),
-    ("group-replication", "n2-standard-16", "gke", "haproxy", {"maxconn": 2048}),
-    ("pxc", "m6i.4xlarge", "eks", "proxysql", {"mysql-max_connections": 2000, "scheduler.maxConnections": 1000}),
-    ("group-replication", "m6i.4xlarge", "eks", "router", {"max_total_connections": 512, "max_idle_server_connections": 64}),
-])
-def test_16_vcpu_nodes_keep_70_percent_for_the_buffer_pool_and_show_both_connection_terms(engine, node, provider, proxy, settings):
-    answer = json.loads(run("--engine", engine, "--node-type", node, "--provider", provider, "--proxy", proxy,
-                            "--format", "json").stdout)
+@pytest.mark.parametrize(
+    ("engine", "node", "provider", "proxy", "settings"),
+    [
+        ("pxc", "n2-standard-16", "gke", "haproxy", {"maxconn": 2048}),
+        ("group-replication", "n2-standard-16", "gke", "haproxy", {"maxconn": 2048}),
+        ("pxc", "m6i.4xlarge", "eks", "proxysql", {"mysql-max_connections": 2000, "scheduler.maxConnections": 1000}),
+        ("group-replication", "m6i.4xlarge", "eks", "router", {"max_total_connections": 512, "max_idle_server_connections": 64}),
+    ],
+)
+def test_16_vcpu_nodes_keep_70_percent_for_the_buffer_pool_and_show_both_connection_terms(
+    engine, node, provider, proxy, settings
+):
+    answer = json.loads(
+        run("--engine", engine, "--node-type", node, "--provider", provider, "--proxy", proxy, "--format", "json").stdout
+    )
     model, connections = answer["memory_model"], answer["connections"]
     assert model["terms"]["buffer_pool"] >= 0.70 * model["limit_bytes"]
     # idle connections, running statements and threads are separate terms, and the JSON says what each is made of
-    assert connections["idle"]["bytes"] == model["terms"]["connections_idle"] == \
-        connections["idle"]["connections"] * connections["idle"]["bytes_each"]
-    assert connections["active"]["bytes"] == model["terms"]["connections_active"] == \
-        connections["active"]["statements"] * connections["active"]["bytes_each"]
-    assert connections["threads"]["bytes"] == model["terms"]["connection_threads"] == \
-        connections["threads"]["threads"] * connections["threads"]["bytes_each"]
+    assert (
+        connections["idle"]["bytes"]
+        == model["terms"]["connections_idle"]
+        == connections["idle"]["connections"] * connections["idle"]["bytes_each"]
+    )
+    assert (
+        connections["active"]["bytes"]
+        == model["terms"]["connections_active"]
+        == connections["active"]["statements"] * connections["active"]["bytes_each"]
+    )
+    assert (
+        connections["threads"]["bytes"]
+        == model["terms"]["connection_threads"]
+        == connections["threads"]["threads"] * connections["threads"]["bytes_each"]
+    )
     # with the thread pool, 4 statements per group run with their buffers; the other connections idle, or wait
     # blocked on a thread of their own: the cap admits one per connection and a listener per group
     pool = connections["thread_pool"]
@@ -169,8 +196,11 @@ def test_16_vcpu_nodes_keep_70_percent_for_the_buffer_pool_and_show_both_connect
 
 
 def test_without_the_thread_pool_every_connection_is_charged_as_running():
-    answer = json.loads(run("--engine", "pxc", "--cpu", "4", "--memory", "8Gi", "--connections", "300",
-                            "--no-thread-pool", "--format", "json").stdout)
+    answer = json.loads(
+        run(
+            "--engine", "pxc", "--cpu", "4", "--memory", "8Gi", "--connections", "300", "--no-thread-pool", "--format", "json"
+        ).stdout
+    )
     connections = answer["connections"]
     assert connections["thread_pool"] is None and "thread_handling" not in answer["mysqld"]
     assert connections["active"]["statements"] == connections["idle"]["connections"] == 300
@@ -192,7 +222,10 @@ def test_table_uses_one_unit_per_column_and_counts_members():
         ("max_fc_limit=1.0e999", "G1: --threshold: threshold 'max_fc_limit' must be a finite number"),
         ("max_fc_limit=99999999999999999999", "G1: --threshold: threshold 'max_fc_limit' must be <= 2147483647"),
         ("min_connections=2.5", "M6: --threshold: threshold 'min_connections' must be a whole number"),
-        ("fixed_server_overhead_bytes=1e300", "M1: --threshold: threshold 'fixed_server_overhead_bytes' must be <= 9223372036854775807"),
+        (
+            "fixed_server_overhead_bytes=1e300",
+            "M1: --threshold: threshold 'fixed_server_overhead_bytes' must be <= 9223372036854775807",
+        ),
     ],
 )
 def test_thresholds_are_checked_against_their_own_domain(threshold, expected):
@@ -211,8 +244,10 @@ def test_a_bad_plot_target_is_refused_before_anything_is_printed(tmp_path, targe
     assert len(lines) == 1 and lines[0].startswith("error: --plot: ") and "Traceback" not in completed.stderr
 
 
-@pytest.mark.parametrize("budget", [["--cpu", "160", "--memory", "768Gi"], ["--cpu", "8192", "--memory", "768Gi"],
-                                    ["--cpu", "8192", "--memory", "4Pi"]])
+@pytest.mark.parametrize(
+    "budget",
+    [["--cpu", "160", "--memory", "768Gi"], ["--cpu", "8192", "--memory", "768Gi"], ["--cpu", "8192", "--memory", "4Pi"]],
+)
 def test_very_large_budgets_stay_inside_every_range(budget):
     completed = run("--engine", "pxc", *budget, "--format", "json")
     assert completed.returncode == 0, completed.stderr
@@ -223,8 +258,9 @@ def test_very_large_budgets_stay_inside_every_range(budget):
     assert int(mysqld["innodb_buffer_pool_size"]) < 2**64
 
 
-@pytest.mark.parametrize(("budget", "flag"), [(["--cpu", "8193", "--memory", "8Gi"], "--cpu"),
-                                              (["--cpu", "4", "--memory", "4097Ti"], "--memory")])
+@pytest.mark.parametrize(
+    ("budget", "flag"), [(["--cpu", "8193", "--memory", "8Gi"], "--cpu"), (["--cpu", "4", "--memory", "4097Ti"], "--memory")]
+)
 def test_a_budget_no_machine_has_is_refused(budget, flag):
     completed = run("--engine", "pxc", *budget)
     assert completed.returncode == 2 and completed.stdout == ""

@@ -28,16 +28,34 @@ NUMBERS = st.one_of(
 )
 QUANTITIES = st.one_of(
     NUMBERS,
-    st.tuples(NUMBERS, st.sampled_from(["", "m", "k", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei", "E", "e9", "K", "GB", "i"])).map("".join),
+    st.tuples(NUMBERS, st.sampled_from(["", "m", "k", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei", "E", "e9", "K", "GB", "i"])).map(
+        "".join
+    ),
 )
-TEXT = st.one_of(st.text(max_size=12), st.sampled_from(["pxc", "gr", "haproxy", "proxysql", "router", "8.0", "8.4",
-                                                        "heavy-oltp", "gke", "eks", "m6i.4xlarge", "e2-medium"]))
+TEXT = st.one_of(
+    st.text(max_size=12),
+    st.sampled_from(
+        ["pxc", "gr", "haproxy", "proxysql", "router", "8.0", "8.4", "heavy-oltp", "gke", "eks", "m6i.4xlarge", "e2-medium"]
+    ),
+)
 FLAGS = {
-    "--engine": TEXT, "--cpu": QUANTITIES, "--memory": QUANTITIES, "--node-type": TEXT, "--provider": TEXT,
-    "--daemonset-cpu": QUANTITIES, "--daemonset-memory": QUANTITIES, "--load": TEXT, "--connections": NUMBERS,
-    "--proxy": TEXT, "--mysql-version": TEXT, "--size": NUMBERS, "--volume": QUANTITIES, "--disk-iops": NUMBERS,
-    "--threshold": st.tuples(st.one_of(st.sampled_from(sorted(THRESHOLDS)), st.text(max_size=8)), NUMBERS)
-    .map(lambda pair: f"{pair[0]}={pair[1]}"),
+    "--engine": TEXT,
+    "--cpu": QUANTITIES,
+    "--memory": QUANTITIES,
+    "--node-type": TEXT,
+    "--provider": TEXT,
+    "--daemonset-cpu": QUANTITIES,
+    "--daemonset-memory": QUANTITIES,
+    "--load": TEXT,
+    "--connections": NUMBERS,
+    "--proxy": TEXT,
+    "--mysql-version": TEXT,
+    "--size": NUMBERS,
+    "--volume": QUANTITIES,
+    "--disk-iops": NUMBERS,
+    "--threshold": st.tuples(st.one_of(st.sampled_from(sorted(THRESHOLDS)), st.text(max_size=8)), NUMBERS).map(
+        lambda pair: f"{pair[0]}={pair[1]}"
+    ),
 }
 
 

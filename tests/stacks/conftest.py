@@ -10,10 +10,17 @@ from percona_mysql_k8s.plan.clusters import inventory as cluster_inventory
 def existing_cluster(kubeconfig: str, context: str):
     """Three database nodes and one monitoring node of 7910m / 28Gi allocatable, labelled and tainted as the
     existing stack's pools, with no DaemonSet pods (so usable = allocatable), as the API server lists them."""
+
     def node(name, pool, taints):
-        return {"metadata": {"name": name, "labels": {"mysql.percona.com/pool": pool}}, "spec": {"taints": taints},
-                "status": {"allocatable": {"cpu": "7910m", "memory": "28Gi", "pods": "110"},
-                           "conditions": [{"type": "Ready", "status": "True"}]}}
+        return {
+            "metadata": {"name": name, "labels": {"mysql.percona.com/pool": pool}},
+            "spec": {"taints": taints},
+            "status": {
+                "allocatable": {"cpu": "7910m", "memory": "28Gi", "pods": "110"},
+                "conditions": [{"type": "Ready", "status": "True"}],
+            },
+        }
+
     taint = [{"key": "mysql.percona.com/pool", "value": "database", "effect": "NoSchedule"}]
     return [node(f"db-{i}", "database", taint) for i in range(3)] + [node("mon-0", "monitoring", [])], []
 

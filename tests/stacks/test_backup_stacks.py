@@ -53,8 +53,14 @@ def test_gke_creates_a_private_bucket_an_identity_and_backs_up_to_it(run):
     assert storage["s3"]["bucket"] == bucket.inputs["name"] and storage["s3"]["endpointUrl"] == GCS_ENDPOINT
     assert storage["s3"]["credentialsSecret"] == "gke-mysql-backup-storage"
     # Pulumi.yaml defaults: daily at 03:00 keeping 8 (a 7-day window, R3), PITR every 60 s (R2)
-    assert backup["schedule"] == [{"name": "daily", "schedule": "0 3 * * *", "storageName": STORAGE_NAME,
-                                   "retention": {"type": "count", "count": 8, "deleteFromStorage": True}}]
+    assert backup["schedule"] == [
+        {
+            "name": "daily",
+            "schedule": "0 3 * * *",
+            "storageName": STORAGE_NAME,
+            "retention": {"type": "count", "count": 8, "deleteFromStorage": True},
+        }
+    ]
     assert backup["pitr"]["enabled"] is True and backup["pitr"]["timeBetweenUploads"] == 60
     assert plaintext_secrets(monitor) == []  # the HMAC secret reaches the Secret only as a Pulumi secret (S1)
     assert hmac.urn in secret.dependencies or hmac.urn in sum(secret.property_dependencies.values(), [])
@@ -66,8 +72,10 @@ def test_eks_creates_an_encrypted_bucket_an_identity_and_a_binlog_server(run):
     (bucket,) = _of(registrations, "aws:s3/bucket:Bucket")
     assert bucket.inputs["bucket"] == "eks-mysql-eu-west-1-mysql-backups"  # <cluster>-<awsRegion>-mysql-backups
     (block,) = _of(registrations, "aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock")
-    assert all(block.inputs[flag] is True for flag in
-               ("blockPublicAcls", "blockPublicPolicy", "ignorePublicAcls", "restrictPublicBuckets"))
+    assert all(
+        block.inputs[flag] is True
+        for flag in ("blockPublicAcls", "blockPublicPolicy", "ignorePublicAcls", "restrictPublicBuckets")
+    )
     (encryption,) = _of(registrations, "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration")
     assert encryption.inputs["rules"][0]["applyServerSideEncryptionByDefault"]["sseAlgorithm"] == "aws:kms"
     (lifecycle,) = _of(registrations, "aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration")

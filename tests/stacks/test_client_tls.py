@@ -31,8 +31,10 @@ def test_sysbench_mounts_the_operators_ca_and_verifies_with_it(stack, run):
         pod = job.inputs["spec"]["template"]["spec"]
         # Both operators keep the CA in <cluster>-ssl, key ca.crt (sslSecretName's default).
         volumes = {v["name"]: v for v in pod["volumes"]}
-        assert volumes["mysql-ca"]["secret"] == {"secretName": f"{cr.inputs['metadata']['name']}-ssl",
-                                                 "items": [{"key": "ca.crt", "path": "ca.crt"}]}
+        assert volumes["mysql-ca"]["secret"] == {
+            "secretName": f"{cr.inputs['metadata']['name']}-ssl",
+            "items": [{"key": "ca.crt", "path": "ca.crt"}],
+        }
         clients = [c for c in pod.get("initContainers", []) + pod["containers"] if c["image"] == versions.SYSBENCH_IMAGE]
         assert clients
         for container in clients:

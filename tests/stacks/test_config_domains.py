@@ -13,12 +13,23 @@ from percona_mysql_k8s.plan.clusters import kind as kind_plan
 from percona_mysql_k8s.stack.settings import check_config_keys, stack_settings_from_config
 
 HOST = (8000, 32 * 2**30)
-GKE = {"target": "gke", "gcpProject": "perf-project", "gcpRegion": "europe-west1",
-       "gcpZones": ["europe-west1-b", "europe-west1-c", "europe-west1-d"], "databaseNodeType": "n2-standard-16",
-       "connections": 2000}
+GKE = {
+    "target": "gke",
+    "gcpProject": "perf-project",
+    "gcpRegion": "europe-west1",
+    "gcpZones": ["europe-west1-b", "europe-west1-c", "europe-west1-d"],
+    "databaseNodeType": "n2-standard-16",
+    "connections": 2000,
+}
 EKS = {"target": "eks", "awsRegion": "eu-west-1", "databaseNodeType": "m6i.4xlarge", "engine": "group-replication"}
-KIND = {"target": "kind", "kindHostCpu": "8", "kindHostMemory": "32Gi", "clusterSize": 1, "ephemeral": True,
-        "sysbenchThreads": [1, 4, 16]}
+KIND = {
+    "target": "kind",
+    "kindHostCpu": "8",
+    "kindHostMemory": "32Gi",
+    "clusterSize": 1,
+    "ephemeral": True,
+    "sysbenchThreads": [1, 4, 16],
+}
 
 
 def settings(values):
@@ -127,11 +138,14 @@ def test_kind_without_its_tools_is_a_run_error_not_a_traceback(laptop, monkeypat
     assert "stack config: target: the kind target" in str(error.value) and "install kind" in str(error.value)
 
 
-@pytest.mark.parametrize(("key", "value", "what"), [
-    ("percona-mysql:backupKeyId", "AKIAIOSFODNN7EXAMPLE", "holds an AWS access key id"),  # AKIA + 16
-    ("aws:secretKey", {"secure": "v1:AAAA"}, "cloud provider's static credential"),  # encrypted, still a key
-    ("percona-mysql:s3SecretAccessKey", "x", "named like a secret access key"),
-])
+@pytest.mark.parametrize(
+    ("key", "value", "what"),
+    [
+        ("percona-mysql:backupKeyId", "AKIAIOSFODNN7EXAMPLE", "holds an AWS access key id"),  # AKIA + 16
+        ("aws:secretKey", {"secure": "v1:AAAA"}, "cloud provider's static credential"),  # encrypted, still a key
+        ("percona-mysql:s3SecretAccessKey", "x", "named like a secret access key"),
+    ],
+)
 def test_a_static_cloud_key_in_config_is_refused_on_production_stacks(key, value, what):
     """R4: the same test as the pack's (core.cloud_keys); the error names the key and the rule."""
     with pytest.raises(InputError) as error:
@@ -142,11 +156,15 @@ def test_a_static_cloud_key_in_config_is_refused_on_production_stacks(key, value
 def test_an_ephemeral_stack_may_hold_a_static_key():
     # the kind stack's in-cluster MinIO: ephemeral, exempt from R4 as from R1-R3; the name check still runs
     with pytest.raises(InputError) as error:
-        check_config_keys({"percona-mysql:ephemeral": "true", "percona-mysql:minioSecretAccessKey": "minio123"},
-                          project="percona-mysql", secret_keys=())
+        check_config_keys(
+            {"percona-mysql:ephemeral": "true", "percona-mysql:minioSecretAccessKey": "minio123"},
+            project="percona-mysql",
+            secret_keys=(),
+        )
     assert error.value.rule is None and error.value.key == "minioSecretAccessKey"  # not a setting of the project
-    check_config_keys({"percona-mysql:ephemeral": "true", "aws:accessKey": "AKIAIOSFODNN7EXAMPLE"},
-                      project="percona-mysql", secret_keys=())
+    check_config_keys(
+        {"percona-mysql:ephemeral": "true", "aws:accessKey": "AKIAIOSFODNN7EXAMPLE"}, project="percona-mysql", secret_keys=()
+    )
 
 
 def test_the_bounds_pass_at_their_edge():

@@ -60,7 +60,7 @@ def _ends(cr: dict) -> tuple[str, int, int, int]:
         mysqld, proxies = spec["pxc"], {name: spec[name] for name in ("haproxy", "proxysql")}
     else:
         mysqld, proxies = spec["mysql"], spec["proxy"]
-    (proxy, block), = [(name, block) for name, block in proxies.items() if block.get("enabled")]
+    ((proxy, block),) = [(name, block) for name, block in proxies.items() if block.get("enabled")]
     max_connections = int(mysqld_options(mysqld["configuration"])["max_connections"])
     if proxy == "haproxy":
         backend = haproxy_global_maxconn(block["configuration"])

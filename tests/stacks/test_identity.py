@@ -18,20 +18,26 @@ def test_nothing_to_compare_passes(previous):
 
 def test_each_identity_key_is_named_by_its_config_key():
     previous = {"engine": "group-replication", "name": "db0", "namespace": "db"}
-    assert identity_changes(previous, CURRENT) == [("engine", "group-replication", "pxc"), ("dbClusterName", "db0", "db1"),
-                                                   ("namespace", "db", "mysql")]
+    assert identity_changes(previous, CURRENT) == [
+        ("engine", "group-replication", "pxc"),
+        ("dbClusterName", "db0", "db1"),
+        ("namespace", "db", "mysql"),
+    ]
     with pytest.raises(InputError, match="^S4: engine: changing it from 'group-replication' to 'pxc'"):
         check_identity(previous, CURRENT, ephemeral=False)
     check_identity(previous, CURRENT, ephemeral=True)  # a disposable database may become anything
 
 
-@pytest.mark.parametrize("before,allowed", [
-    ("200Gi", True),
-    ("214748364800", True),  # 200Gi in plain bytes, as `kubectl get pvc -o yaml` may show it
-    ("200G", True),          # 200e9 bytes < 200Gi = 214748364800 bytes
-    ("0.25Ti", False),       # 256Gi > 200Gi
-    ("201Gi", False),
-])
+@pytest.mark.parametrize(
+    "before,allowed",
+    [
+        ("200Gi", True),
+        ("214748364800", True),  # 200Gi in plain bytes, as `kubectl get pvc -o yaml` may show it
+        ("200G", True),  # 200e9 bytes < 200Gi = 214748364800 bytes
+        ("0.25Ti", False),  # 256Gi > 200Gi
+        ("201Gi", False),
+    ],
+)
 def test_storage_size_is_compared_as_a_quantity(before, allowed):
     previous = {**CURRENT, "storageSize": before}
     if allowed:

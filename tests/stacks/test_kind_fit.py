@@ -33,8 +33,9 @@ MEMORY_GIB = (8, 16, 32, 64)
 
 def kind_values(**overrides) -> dict[str, object]:
     """The shipped kind stack's config (Pulumi.yaml defaults under stacks/Pulumi.kind.yaml), bare keys."""
-    values = {key.split(":", 1)[1]: value for key, value in offline.stack_config("kind").items()
-              if key.startswith("percona-mysql:")}
+    values = {
+        key.split(":", 1)[1]: value for key, value in offline.stack_config("kind").items() if key.startswith("percona-mysql:")
+    }
     return {**values, **overrides}
 
 
@@ -178,8 +179,10 @@ def test_property_any_host_is_fitted_or_refused_with_an_accepted_minimum(cpu, me
 
 def _pod_groups(registrations):
     """The pods as the stack policies read them (the outputs the engine sends to AnalyzeStack)."""
-    resources = [ResourceInput(type=r.type, name=r.name, urn=r.urn, props=plain(r.properties))
-                 for r in check.to_resources(registrations, outputs=True)]
+    resources = [
+        ResourceInput(type=r.type, name=r.name, urn=r.urn, props=plain(r.properties))
+        for r in check.to_resources(registrations, outputs=True)
+    ]
     return read_stack(resources).groups
 
 
@@ -202,8 +205,7 @@ def test_the_registered_pods_fit_the_kind_workers(cpus, memory):
     others_cpu = sum(g.cpu * g.replicas for g in others) + OPERATOR.cpu_millicores
     assert others_cpu <= node.usable_cpu_millicores
     assert sum(g.memory * g.replicas for g in others) + OPERATOR.memory_bytes <= node.usable_memory_bytes
-    total_cpu = (sum(g.cpu * g.replicas for g in groups) + OPERATOR.cpu_millicores
-                 + (members + 1) * WORKER_OVERHEAD.cpu_millicores)
+    total_cpu = sum(g.cpu * g.replicas for g in groups) + OPERATOR.cpu_millicores + (members + 1) * WORKER_OVERHEAD.cpu_millicores
     assert total_cpu + CONTROL_PLANE.cpu_millicores + HOST_RESERVE.cpu_millicores <= host.cpu_millicores
 
 
@@ -226,8 +228,17 @@ def test_a_too_small_host_stops_the_program_before_any_resource():
 
 def test_the_host_is_measured_as_docker_sees_it(monkeypatch):
     # `docker info --format '{{json .}}'` on Docker Desktop: the VM's 6 CPUs and 7.6 GiB, not the Mac's
-    info = {"ID": "b7c1", "Containers": 3, "Driver": "overlay2", "OperatingSystem": "Docker Desktop",
-            "OSType": "linux", "Architecture": "aarch64", "NCPU": 6, "MemTotal": 8217473024, "ServerVersion": "28.3.2"}
+    info = {
+        "ID": "b7c1",
+        "Containers": 3,
+        "Driver": "overlay2",
+        "OperatingSystem": "Docker Desktop",
+        "OSType": "linux",
+        "Architecture": "aarch64",
+        "NCPU": 6,
+        "MemTotal": 8217473024,
+        "ServerVersion": "28.3.2",
+    }
     calls = []
 
     def run(args, **kwargs):
@@ -240,11 +251,14 @@ def test_the_host_is_measured_as_docker_sees_it(monkeypatch):
     assert calls == [["docker", "info", "--format", "{{json .}}"]]
 
 
-@pytest.mark.parametrize("answer", [
-    subprocess.CompletedProcess([], 1, stdout="", stderr="Cannot connect to the Docker daemon"),
-    subprocess.CompletedProcess([], 0, stdout="not json", stderr=""),
-    subprocess.CompletedProcess([], 0, stdout='{"NCPU": 0, "MemTotal": 0}', stderr=""),
-])
+@pytest.mark.parametrize(
+    "answer",
+    [
+        subprocess.CompletedProcess([], 1, stdout="", stderr="Cannot connect to the Docker daemon"),
+        subprocess.CompletedProcess([], 0, stdout="not json", stderr=""),
+        subprocess.CompletedProcess([], 0, stdout='{"NCPU": 0, "MemTotal": 0}', stderr=""),
+    ],
+)
 def test_without_an_answering_docker_the_host_is_this_machine(monkeypatch, answer):
     monkeypatch.setattr(kind_plan.shutil, "which", lambda name: f"/usr/bin/{name}")
     monkeypatch.setattr(kind_plan.subprocess, "run", lambda args, **kwargs: answer)

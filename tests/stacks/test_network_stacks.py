@@ -35,13 +35,21 @@ def _member(cr) -> Pod:
     """A database pod of this CR, labelled as its operator labels it (see tests/database/test_network_policies.py)."""
     meta = cr.inputs["metadata"]
     if cr.type.endswith("PerconaXtraDBCluster"):
-        labels = {"app.kubernetes.io/name": "percona-xtradb-cluster", "app.kubernetes.io/instance": meta["name"],
-                  "app.kubernetes.io/managed-by": "percona-xtradb-cluster-operator",
-                  "app.kubernetes.io/part-of": "percona-xtradb-cluster", "app.kubernetes.io/component": "pxc"}
+        labels = {
+            "app.kubernetes.io/name": "percona-xtradb-cluster",
+            "app.kubernetes.io/instance": meta["name"],
+            "app.kubernetes.io/managed-by": "percona-xtradb-cluster-operator",
+            "app.kubernetes.io/part-of": "percona-xtradb-cluster",
+            "app.kubernetes.io/component": "pxc",
+        }
     else:
-        labels = {"app.kubernetes.io/name": "mysql", "app.kubernetes.io/instance": meta["name"],
-                  "app.kubernetes.io/managed-by": "percona-server-mysql-operator",
-                  "app.kubernetes.io/part-of": "percona-server", "app.kubernetes.io/component": "database"}
+        labels = {
+            "app.kubernetes.io/name": "mysql",
+            "app.kubernetes.io/instance": meta["name"],
+            "app.kubernetes.io/managed-by": "percona-server-mysql-operator",
+            "app.kubernetes.io/part-of": "percona-server",
+            "app.kubernetes.io/component": "database",
+        }
     return Pod(meta["namespace"], labels)
 
 
@@ -62,8 +70,11 @@ def test_every_stack_fences_its_database_before_the_custom_resource(stack, run):
 
 
 def test_no_pmm_rule_without_an_in_cluster_pmm_server(run):
-    registrations = run("existing", overrides={"installPmm": False, "pmmServerHost": "monitoring-service.pmm"},
-                        secrets={"pmmServerToken": "offline0123456789abcdef"})
+    registrations = run(
+        "existing",
+        overrides={"installPmm": False, "pmmServerHost": "monitoring-service.pmm"},
+        secrets={"pmmServerToken": "offline0123456789abcdef"},
+    )
     cr = next(r for r in registrations if r.type in CR_TYPES)
     member = _member(cr)
     assert not allowed(_bodies(registrations), Pod(member.namespace, PMM_SERVER), member, 42000)
@@ -93,12 +104,15 @@ def test_network_policies_off_registers_none(run):
     assert [r for r in registrations if r.type in CR_TYPES]
 
 
-@pytest.mark.parametrize(("overrides", "message"), [
-    ({"clientNamespaces": ["Bad_NS"]}, "R6: clientNamespaces"),
-    ({"clientPodLabels": ["app"]}, "R6: clientPodLabels"),
-    ({"networkPolicies": False, "clientNamespaces": ["apps"]}, "R6: networkPolicies"),
-    ({"networkPolicies": "sometimes"}, "networkPolicies"),
-])
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [
+        ({"clientNamespaces": ["Bad_NS"]}, "R6: clientNamespaces"),
+        ({"clientPodLabels": ["app"]}, "R6: clientPodLabels"),
+        ({"networkPolicies": False, "clientNamespaces": ["apps"]}, "R6: networkPolicies"),
+        ({"networkPolicies": "sometimes"}, "networkPolicies"),
+    ],
+)
 def test_bad_network_config_stops_before_any_resource(overrides, message, run):
     with pytest.raises(pulumi.RunError, match=message):
         run("gke", overrides)

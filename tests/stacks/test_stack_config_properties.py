@@ -14,23 +14,58 @@ from percona_mysql_k8s.core.errors import InputError
 from percona_mysql_k8s.stack.settings import all_keys, stack_settings_from_config
 
 HOST = (8000, 32 * 2**30)
-GKE = {"target": "gke", "gcpProject": "perf-project", "gcpRegion": "europe-west1",
-       "gcpZones": ["europe-west1-b", "europe-west1-c", "europe-west1-d"], "databaseNodeType": "n2-standard-16",
-       "connections": 2000}
+GKE = {
+    "target": "gke",
+    "gcpProject": "perf-project",
+    "gcpRegion": "europe-west1",
+    "gcpZones": ["europe-west1-b", "europe-west1-c", "europe-west1-d"],
+    "databaseNodeType": "n2-standard-16",
+    "connections": 2000,
+}
 EKS = {"target": "eks", "awsRegion": "eu-west-1", "databaseNodeType": "m6i.4xlarge", "engine": "group-replication"}
-KIND = {"target": "kind", "kindHostCpu": "8", "kindHostMemory": "32Gi", "kindHostShare": "0.3", "clusterSize": 1,
-        "ephemeral": True, "sysbenchThreads": [1, 4, 16]}
+KIND = {
+    "target": "kind",
+    "kindHostCpu": "8",
+    "kindHostMemory": "32Gi",
+    "kindHostShare": "0.3",
+    "clusterSize": 1,
+    "ephemeral": True,
+    "sysbenchThreads": [1, 4, 16],
+}
 
 NUMBER_TEXT = st.one_of(
     st.integers(-(2**70), 2**70).map(str),
     st.sampled_from(["0", "-1", "1e308", "nan", "inf", "1_000", "١٢", "３", "²", "9" * 60, "", " 3 ", "0.5", "1.0"]),
 )
-QUANTITY_TEXT = st.tuples(NUMBER_TEXT, st.sampled_from(["", "m", "k", "Mi", "Gi", "Ti", "Pi", "Ei", "e9", "GB", " Gi"])).map("".join)
+QUANTITY_TEXT = st.tuples(NUMBER_TEXT, st.sampled_from(["", "m", "k", "Mi", "Gi", "Ti", "Pi", "Ei", "e9", "GB", " Gi"])).map(
+    "".join
+)
 VALUES = st.one_of(
-    NUMBER_TEXT, QUANTITY_TEXT, st.text(max_size=16), st.integers(-(2**70), 2**70), st.floats(), st.booleans(),
-    st.lists(st.one_of(st.integers(-5, 5000), st.text(max_size=6)), max_size=4), st.none(),
-    st.sampled_from(["* * * * *", "*/5 * * * *", "0 3 * * *", "@every 1m", "true", "false", "auto", "pxc", "haproxy",
-                     "n2-standard-16", "m6i.4xlarge", "a=b", "k=v:NoSchedule"]),
+    NUMBER_TEXT,
+    QUANTITY_TEXT,
+    st.text(max_size=16),
+    st.integers(-(2**70), 2**70),
+    st.floats(),
+    st.booleans(),
+    st.lists(st.one_of(st.integers(-5, 5000), st.text(max_size=6)), max_size=4),
+    st.none(),
+    st.sampled_from(
+        [
+            "* * * * *",
+            "*/5 * * * *",
+            "0 3 * * *",
+            "@every 1m",
+            "true",
+            "false",
+            "auto",
+            "pxc",
+            "haproxy",
+            "n2-standard-16",
+            "m6i.4xlarge",
+            "a=b",
+            "k=v:NoSchedule",
+        ]
+    ),
 )
 
 
@@ -48,4 +83,8 @@ def test_any_value_of_any_key_is_decided_or_refused_naming_it(base, key, value):
         message = str(error)
         assert "\n" not in message
         # the key itself, or another key the message names together with this one's value
-        assert error.key == key or key in message or (isinstance(value, str) and value and value in message), (key, value, message)
+        assert error.key == key or key in message or (isinstance(value, str) and value and value in message), (
+            key,
+            value,
+            message,
+        )

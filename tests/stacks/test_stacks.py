@@ -63,7 +63,9 @@ def run(monkeypatch):
 @pytest.fixture(scope="module")
 def config_values():
     def values(stack: str) -> dict[str, str]:
-        return {key.split(":", 1)[1]: value for key, value in offline.stack_config(stack).items() if key.startswith("percona-mysql:")}
+        return {
+            key.split(":", 1)[1]: value for key, value in offline.stack_config(stack).items() if key.startswith("percona-mysql:")
+        }
 
     return values
 
@@ -85,18 +87,27 @@ def _engine_answer(stack: str):
     budget = BUDGETS[stack]()
     cpu, memory = (budget.usable_cpu_millicores, budget.usable_memory_bytes) if budget else (7910, 28 * GIB)
     expected = EXPECTED[stack]
-    return size(SizingInput(
-        engine=expected["engine"], proxy=expected["proxy"], cluster_size=expected["size"], pmm=expected["pmm"],
-        log_collector=expected["log_collector"], mysql_version="8.4", load="light-oltp",
-        disk_iops={"gke": 6000}.get(stack, 3000), allow_unsafe_size=stack == "kind",
-        # backups are on except on kind (Pulumi.kind.yaml: backup false): group replication's xtrabackup sidecar
-        # then takes its budget from the member (M3)
-        backup=stack != "kind",
-        connections=0,  # every stack derives them (M6)
-        # storageSize of stacks/Pulumi.<stack>.yaml: it bounds the redo log (K6)
-        volume_bytes={"kind": 100, "gke": 200, "eks": 200, "existing": 100}[stack] * GIB,  # storageSize (kind: the default)
-        cpu_millicores=cpu, memory_bytes=memory,
-    ))
+    return size(
+        SizingInput(
+            engine=expected["engine"],
+            proxy=expected["proxy"],
+            cluster_size=expected["size"],
+            pmm=expected["pmm"],
+            log_collector=expected["log_collector"],
+            mysql_version="8.4",
+            load="light-oltp",
+            disk_iops={"gke": 6000}.get(stack, 3000),
+            allow_unsafe_size=stack == "kind",
+            # backups are on except on kind (Pulumi.kind.yaml: backup false): group replication's xtrabackup sidecar
+            # then takes its budget from the member (M3)
+            backup=stack != "kind",
+            connections=0,  # every stack derives them (M6)
+            # storageSize of stacks/Pulumi.<stack>.yaml: it bounds the redo log (K6)
+            volume_bytes={"kind": 100, "gke": 200, "eks": 200, "existing": 100}[stack] * GIB,  # storageSize (kind: the default)
+            cpu_millicores=cpu,
+            memory_bytes=memory,
+        )
+    )
 
 
 def _amounts(resources):
@@ -127,8 +138,9 @@ def test_custom_resource_sizes_are_the_engines_answer_for_the_target(stack, run)
     assert _amounts(member["resources"]) == _size(sizing, "mysqld")
     assert _amounts(proxy["resources"]) == _size(sizing, "haproxy")
     assert _amounts(body["pmm"]["resources"]) == _size(sizing, "pmm-client")
-    assert mysqld_options(member["configuration"]) == {key: value for key, value in
-                                                       mysqld_options("\n".join(f"{k}={v}" for k, v in sizing.mysqld.items())).items()}
+    assert mysqld_options(member["configuration"]) == {
+        key: value for key, value in mysqld_options("\n".join(f"{k}={v}" for k, v in sizing.mysqld.items())).items()
+    }
     assert member["size"] == proxy["size"] == EXPECTED[stack]["size"]
 
 
@@ -170,7 +182,13 @@ def test_operator_pmm_and_sysbench_are_on_the_monitoring_pool(stack, run):
     sysbench = f"{cluster}-sysbench" if stack == "kind" else f"{cluster}-sysbench-r1"
     assert names == [f"{cluster}-pmm-token", sysbench, f"{sysbench}-user"]  # the user's setup Job holds root
     bench = next(j for j in jobs if j.inputs["metadata"]["name"] == sysbench).inputs["spec"]["template"]["spec"]
-    assert [c["name"] for c in bench["initContainers"] + bench["containers"]] == ["schema", "prepare", "warmup", "ladder", "publish"]
+    assert [c["name"] for c in bench["initContainers"] + bench["containers"]] == [
+        "schema",
+        "prepare",
+        "warmup",
+        "ladder",
+        "publish",
+    ]
     for job in jobs:
         pod = job.inputs["spec"]["template"]["spec"]
         assert pod["nodeSelector"] == monitoring_selector  # B1
@@ -190,7 +208,9 @@ def test_database_and_proxy_pods_are_on_the_database_pool(stack, run):
 
 def test_gke_pools_and_ordering(run):
     registrations, _ = run("gke")
-    pools = {r.inputs["nodeConfig"]["labels"][POOL_LABEL]: r for r in registrations if r.type == "gcp:container/nodePool:NodePool"}
+    pools = {
+        r.inputs["nodeConfig"]["labels"][POOL_LABEL]: r for r in registrations if r.type == "gcp:container/nodePool:NodePool"
+    }
     assert pools["database"].inputs["nodeConfig"]["machineType"] == "n2-standard-16"
     assert pools["database"].inputs["nodeConfig"]["taints"] == [{"key": POOL_LABEL, "value": "database", "effect": "NO_SCHEDULE"}]
     assert pools["monitoring"].inputs["nodeConfig"]["machineType"] == "n2-standard-8"
@@ -228,9 +248,11 @@ def test_kind_is_ephemeral_small_and_unprotected(run):
 
 
 def test_existing_with_operator_and_pmm_already_installed(run):
-    registrations, monitor = run("existing", overrides={"installOperator": False, "installPmm": False,
-                                                        "pmmServerHost": "monitoring-service.pmm"},
-                                 secrets={"pmmServerToken": "offline0123456789abcdef"})
+    registrations, monitor = run(
+        "existing",
+        overrides={"installOperator": False, "installPmm": False, "pmmServerHost": "monitoring-service.pmm"},
+        secrets={"pmmServerToken": "offline0123456789abcdef"},
+    )
     assert not [r for r in registrations if r.type == RELEASE]
     assert not [r for r in registrations if r.type == "kubernetes:core/v1:Namespace"]
     secret = _one(registrations, "kubernetes:core/v1:Secret", "existing-mysql-secrets")
@@ -311,8 +333,11 @@ def test_production_stacks_run_no_benchmark_unless_asked(stack, run):
 
 
 def _sysbench_job(registrations):
-    (job,) = [r for r in registrations if r.type == JOB and "-sysbench" in r.inputs["metadata"]["name"]
-              and not r.inputs["metadata"]["name"].endswith("-user")]
+    (job,) = [
+        r
+        for r in registrations
+        if r.type == JOB and "-sysbench" in r.inputs["metadata"]["name"] and not r.inputs["metadata"]["name"].endswith("-user")
+    ]
     return job.inputs
 
 
@@ -320,8 +345,9 @@ def test_a_requested_run_does_not_follow_the_database(run):
     """R5: once requested, the run is the same Job whatever the database becomes (no replace, no rerun);
     a new request is a new Job; the data set is what was asked, never more."""
     first = _sysbench_job(run("gke", overrides=REQUEST)[0])
-    resized = _sysbench_job(run("gke", overrides={**REQUEST, "connections": 3000, "databaseNodeType": "n2-standard-32",
-                                                  "load": "heavy-oltp"})[0])
+    resized = _sysbench_job(
+        run("gke", overrides={**REQUEST, "connections": 3000, "databaseNodeType": "n2-standard-32", "load": "heavy-oltp"})[0]
+    )
     assert resized == first
     again = _sysbench_job(run("gke", overrides={**REQUEST, "sysbenchRunId": "r2"})[0])
     assert again["metadata"]["name"].endswith("-sysbench-r2") and first["metadata"]["name"].endswith("-sysbench-r1")
@@ -338,8 +364,11 @@ def test_an_ephemeral_run_follows_the_database(run):
 
 # S4: a protected stack keeps its database's identity. The previous outputs are those the stack's own first
 # deployment exported (run under mocks), so the test compares exactly what the program would read back.
-IDENTITY_CHANGES = [({"engine": "group-replication"}, "engine"), ({"dbClusterName": "other-db"}, "dbClusterName"),
-                    ({"namespace": "mysql-two"}, "namespace")]
+IDENTITY_CHANGES = [
+    ({"engine": "group-replication"}, "engine"),
+    ({"dbClusterName": "other-db"}, "dbClusterName"),
+    ({"namespace": "mysql-two"}, "namespace"),
+]
 
 
 def _deployed(run, stack: str, overrides=None) -> dict:
@@ -447,28 +476,45 @@ def test_jobs_hold_only_the_credentials_they_use(stack, run):
     bench = _sysbench_job(registrations)
     cluster = bench["metadata"]["name"].split("-sysbench")[0]
     pod = bench["spec"]["template"]["spec"]
-    secrets_read = {e["valueFrom"]["secretKeyRef"]["name"] for c in pod["initContainers"] + pod["containers"]
-                    for e in c.get("env", []) if "secretKeyRef" in e.get("valueFrom", {})}
+    secrets_read = {
+        e["valueFrom"]["secretKeyRef"]["name"]
+        for c in pod["initContainers"] + pod["containers"]
+        for e in c.get("env", [])
+        if "secretKeyRef" in e.get("valueFrom", {})
+    }
     assert secrets_read == {f"{cluster}-sysbench"}
     # the only Secret volume is the operator's CA certificate, projected alone (a certificate, not a credential)
     assert [v for v in pod["volumes"] if set(v) & {"secret", "projected"}] == [
-        {"name": "mysql-ca", "secret": {"secretName": f"{cluster}-ssl", "items": [{"key": "ca.crt", "path": "ca.crt"}]}}]
+        {"name": "mysql-ca", "secret": {"secretName": f"{cluster}-ssl", "items": [{"key": "ca.crt", "path": "ca.crt"}]}}
+    ]
     (setup,) = [r.inputs for r in registrations if r.type == JOB and r.inputs["metadata"]["name"].endswith("-user")]
-    setup_reads = {e["valueFrom"]["secretKeyRef"]["name"] for c in setup["spec"]["template"]["spec"]["containers"]
-                   for e in c.get("env", []) if "secretKeyRef" in e.get("valueFrom", {})}
+    setup_reads = {
+        e["valueFrom"]["secretKeyRef"]["name"]
+        for c in setup["spec"]["template"]["spec"]["containers"]
+        for e in c.get("env", [])
+        if "secretKeyRef" in e.get("valueFrom", {})
+    }
     assert setup_reads == {f"{cluster}-secrets", f"{cluster}-sysbench"}
-    secret_rules = [(role.name, rule) for role in registrations if role.type == ROLE for rule in role.inputs["rules"]
-                    if "secrets" in rule["resources"]]
+    secret_rules = [
+        (role.name, rule)
+        for role in registrations
+        if role.type == ROLE
+        for rule in role.inputs["rules"]
+        if "secrets" in rule["resources"]
+    ]
     assert secret_rules, "the PMM token Job's Role"
     for name, rule in secret_rules:
         assert rule.get("resourceNames") == [f"{cluster}-secrets"], name
         assert set(rule["verbs"]) <= {"get", "patch"}, name
 
 
-@pytest.mark.parametrize(("stack", "plugin"), [
-    ("gke", ["gke-gcloud-auth-plugin"]),
-    ("eks", ["aws", "--region", "eu-west-1", "eks", "get-token", "--cluster-name", "eks-mysql", "--output", "json"]),
-])
+@pytest.mark.parametrize(
+    ("stack", "plugin"),
+    [
+        ("gke", ["gke-gcloud-auth-plugin"]),
+        ("eks", ["aws", "--region", "eu-west-1", "eks", "get-token", "--cluster-name", "eks-mysql", "--output", "json"]),
+    ],
+)
 def test_cloud_stacks_export_their_kubeconfig_as_a_secret(stack, plugin, run, config_values):
     # After `up`, the way in: `pulumi stack output kubeconfig --show-secrets > kubeconfig` (README), authenticated
     # by the cloud's exec credential plugin; the output is a secret (it names the cluster's endpoint and CA).

@@ -43,8 +43,9 @@ class BundleError(Exception):
 def _ignored_by_git(path: Path) -> bool:
     """Whether a .gitignore (of the work tree ``path`` is in) ignores ``path``; False outside a work tree."""
     try:
-        result = subprocess.run(["git", "check-ignore", "-q", "--no-index", str(path)], cwd=path.parent,
-                                capture_output=True, check=False)
+        result = subprocess.run(
+            ["git", "check-ignore", "-q", "--no-index", str(path)], cwd=path.parent, capture_output=True, check=False
+        )
     except FileNotFoundError:  # no git: nothing to ask
         return False
     return result.returncode == 0
@@ -78,9 +79,11 @@ def build(out: Path) -> Path:
     probe = vendor / "core" / "__init__.py"
     if _ignored_by_git(probe):
         shutil.rmtree(out / VENDOR)
-        raise BundleError(f"{probe.relative_to(out)} under {out} is ignored by a .gitignore, and `pulumi policy publish` "
-                          "leaves ignored files out of the upload; build the pack outside ignored directories, "
-                          "e.g. percona-mysql-policy-bundle \"$(mktemp -d)/percona-mysql\"")
+        raise BundleError(
+            f"{probe.relative_to(out)} under {out} is ignored by a .gitignore, and `pulumi policy publish` "
+            "leaves ignored files out of the upload; build the pack outside ignored directories, "
+            'e.g. percona-mysql-policy-bundle "$(mktemp -d)/percona-mysql"'
+        )
     return out
 
 

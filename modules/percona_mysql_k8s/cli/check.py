@@ -45,6 +45,7 @@ import yaml
 from percona_mysql_k8s.cli.engine import Diagnostic, Pack, Resource
 from percona_mysql_k8s.cli.manifests import STDIN, ManifestError, ManifestObject, read_manifests, read_values
 from percona_mysql_k8s.cli.project import POLICY_PACK_FILE, find_project, policy_pack_dir, project_file
+from percona_mysql_k8s.cli.stack_config import missing_config_hint, program_config, stack_config_file
 from percona_mysql_k8s.core.errors import InputError
 from percona_mysql_k8s.policies import SHELL
 from percona_mysql_k8s.policies._readers.helm import HELM_TYPES, PMM, PS_DB, PXC_DB
@@ -83,13 +84,24 @@ def pack_version(pack_dir: Path | None = None) -> str:
 
 def to_resources(registrations: Iterable, *, outputs: bool = False) -> list[Resource]:
     """percona_mysql_k8s.cli.offline registrations as the engine would send them: inputs to Analyze, outputs to AnalyzeStack."""
-    return [Resource(urn=r.urn, type=r.type, name=r.name, properties=(r.state or r.inputs) if outputs else r.inputs,
-                     parent=r.parent, dependencies=tuple(r.dependencies), property_dependencies=r.property_dependencies,
-                     protect=r.protect) for r in registrations]
+    return [
+        Resource(
+            urn=r.urn,
+            type=r.type,
+            name=r.name,
+            properties=(r.state or r.inputs) if outputs else r.inputs,
+            parent=r.parent,
+            dependencies=tuple(r.dependencies),
+            property_dependencies=r.property_dependencies,
+            protect=r.protect,
+        )
+        for r in registrations
+    ]
 
 
-def analyze(pack: Pack, inputs: list[Resource], outputs: list[Resource],
-            subjects: Mapping[str, tuple[str, str]]) -> list[Finding]:
+def analyze(
+    pack: Pack, inputs: list[Resource], outputs: list[Resource], subjects: Mapping[str, tuple[str, str]]
+) -> list[Finding]:
     """Every resource's inputs to ``Analyze``, then all outputs to ``AnalyzeStack`` once, as the engine does.
     ``subjects`` maps a URN to the (type, name) a finding is shown with."""
     findings = []
@@ -101,9 +113,15 @@ def analyze(pack: Pack, inputs: list[Resource], outputs: list[Resource],
     return findings
 
 
-def check_registrations(registrations: list, *, stack: str, project: str, config: Mapping[str, str] | None = None,
-                        policy_config: Mapping[str, Mapping[str, Any]] | None = None,
-                        pack_dir: Path | None = None) -> Report:
+def check_registrations(
+    registrations: list,
+    *,
+    stack: str,
+    project: str,
+    config: Mapping[str, str] | None = None,
+    policy_config: Mapping[str, Mapping[str, Any]] | None = None,
+    pack_dir: Path | None = None,
+) -> Report:
     registrations = list(registrations)
     subjects = {r.urn: (r.type, r.name) for r in registrations}
     report = Report(pack="percona-mysql", version=pack_version(pack_dir))
@@ -127,8 +145,13 @@ def manifest_resources(objects: Iterable[ManifestObject]) -> tuple[list[Resource
     return resources, subjects
 
 
-def check_manifests(objects: Iterable[ManifestObject], *, policy_config: Mapping[str, Mapping[str, Any]] | None = None,
-                    pack: Pack | None = None, pack_dir: Path | None = None) -> Report:
+def check_manifests(
+    objects: Iterable[ManifestObject],
+    *,
+    policy_config: Mapping[str, Mapping[str, Any]] | None = None,
+    pack: Pack | None = None,
+    pack_dir: Path | None = None,
+) -> Report:
     """The pack's verdict on Kubernetes objects (percona_mysql_k8s.cli.manifests). There is no Pulumi
     stack: the pack gets no stack name, so S4 judges finalizers but not Pulumi's ``protect``."""
     resources, subjects = manifest_resources(objects)
@@ -158,8 +181,9 @@ def chart_release(chart: str, values_files: Iterable[str], release: str | None =
         values = deep_merge(values, read_values(text, given))
     name = release or chart
     files = ", ".join("stdin" if given == STDIN else given for given in values_files)
-    return ManifestObject(HELM_TYPES[0], name, {"chart": chart, "values": values}, files, 1, 1,
-                          described=f"{chart} values: {files}")
+    return ManifestObject(
+        HELM_TYPES[0], name, {"chart": chart, "values": values}, files, 1, 1, described=f"{chart} values: {files}"
+    )
 
 
 def read_manifest_paths(paths: Iterable[str], stdin=None) -> list[ManifestObject]:
@@ -189,13 +213,19 @@ def config_findings(stack_file: Path, version: str = "") -> list[Finding]:
     findings = []
     for key, value in config.items():
         name = str(key).split(":")[-1]
-        if (PASSWORD_CONFIG_KEY.search(name) and not SECRET_REFERENCE_CONFIG_KEY.search(name)
-                and isinstance(value, str) and value):
-            message = (f"S1: plain-text passwords never appear in stack config\n"
-                       f"S1: {stack_file.name} sets {key} in plain text; the rule keeps every password a Pulumi secret. "
-                       f"Fix: pulumi config set --secret {key.split(':')[-1]} (it is then stored as secure:).")
-            findings.append(Finding(Diagnostic("no-plaintext-passwords", "percona-mysql", version, "mandatory",
-                                               message, "", ""), "stack config", stack_file.name))
+        if PASSWORD_CONFIG_KEY.search(name) and not SECRET_REFERENCE_CONFIG_KEY.search(name) and isinstance(value, str) and value:
+            message = (
+                f"S1: plain-text passwords never appear in stack config\n"
+                f"S1: {stack_file.name} sets {key} in plain text; the rule keeps every password a Pulumi secret. "
+                f"Fix: pulumi config set --secret {key.split(':')[-1]} (it is then stored as secure:)."
+            )
+            findings.append(
+                Finding(
+                    Diagnostic("no-plaintext-passwords", "percona-mysql", version, "mandatory", message, "", ""),
+                    "stack config",
+                    stack_file.name,
+                )
+            )
     return findings
 
 
@@ -214,48 +244,6 @@ def render(report: Report, pack_path: str = "policies") -> str:
     return "\n".join(lines)
 
 
-def program_config(program: Path, stack: str, project: str | None) -> tuple[str, dict[str, str]]:
-    """Project name and config of a program other than stacks/, as the CLI would read them there.
-
-    The project is ``--project`` or the name in the program's own ``Pulumi.yaml`` (the CLI keys config by
-    that name); config starts from that file's defaults and its ``Pulumi.<stack>.yaml`` when present.
-    """
-    from percona_mysql_k8s.cli import offline
-
-    if (program / "Pulumi.yaml").exists():
-        name = offline.project_name(program)
-        config = offline.stack_config(stack, program) if _stack_file(program, stack).exists() else _defaults(program)
-        return project or name, config if project in (None, name) else _renamed(config, name, project)
-    if project is None:
-        raise ValueError(f"{program} has no Pulumi.yaml: name its project with --project")
-    return project, {}
-
-
-def _stack_file(program: Path, stack: str) -> Path:
-    settings = yaml.safe_load((program / "Pulumi.yaml").read_text()) or {}
-    return program / settings.get("stackConfigDir", ".") / f"Pulumi.{stack}.yaml"
-
-
-def _defaults(program: Path) -> dict[str, str]:
-    settings = yaml.safe_load((program / "Pulumi.yaml").read_text()) or {}
-    name = settings["name"]
-    return {f"{name}:{key}": spec["default"] if isinstance(spec["default"], str) else json.dumps(spec["default"])
-            for key, spec in (settings.get("config") or {}).items() if isinstance(spec, dict) and "default" in spec}
-
-
-def _renamed(config: dict[str, str], old: str, new: str) -> dict[str, str]:
-    return {(f"{new}:{key.split(':', 1)[1]}" if key.startswith(f"{old}:") else key): value for key, value in config.items()}
-
-
-def _missing_config_hint(error: Exception) -> str:
-    """Pulumi's ConfigMissingError names the key as project:key; say how to give it to this check too."""
-    from pulumi.config import ConfigMissingError
-
-    if not isinstance(error, ConfigMissingError):
-        return ""
-    return f"\nFor this check: --set {str(error.key).split(':', 1)[-1]}=<value>"
-
-
 def document(report: Report, entries: list, *, stack: str, project: str) -> dict[str, Any]:
     """The --json output: the resources the stack would create, their sizes, and every diagnostic."""
     return {
@@ -264,21 +252,37 @@ def document(report: Report, entries: list, *, stack: str, project: str) -> dict
         "pack": {"name": report.pack, "version": report.version},
         "resources": [entry.as_json() for entry in entries],
         "diagnostics": _diagnostics(report),
-        "summary": _summary(report, resources=sum(1 for entry in entries if entry.custom),
-                            components=sum(1 for entry in entries if not entry.custom)),
+        "summary": _summary(
+            report,
+            resources=sum(1 for entry in entries if entry.custom),
+            components=sum(1 for entry in entries if not entry.custom),
+        ),
     }
 
 
 def _check_manifests(args) -> int:
-    given = [flag for flag, value in (("--stack", args.stack), ("--program", args.program), ("--project", args.project),
-                                      ("--config", args.config), ("--set", args.set)) if value]
+    given = [
+        flag
+        for flag, value in (
+            ("--stack", args.stack),
+            ("--program", args.program),
+            ("--project", args.project),
+            ("--config", args.config),
+            ("--set", args.set),
+        )
+        if value
+    ]
     if given:
-        print(f"error: --manifests judges the objects given, not a stack program: {', '.join(given)} does not apply",
-              file=sys.stderr)
+        print(
+            f"error: --manifests judges the objects given, not a stack program: {', '.join(given)} does not apply",
+            file=sys.stderr,
+        )
         return 2
     if bool(args.chart) != bool(args.values):
-        print("error: --chart and --values go together: the chart's values are judged as a Helm release of that chart",
-              file=sys.stderr)
+        print(
+            "error: --chart and --values go together: the chart's values are judged as a Helm release of that chart",
+            file=sys.stderr,
+        )
         return 2
     try:
         objects = read_manifest_paths(args.manifests or [])
@@ -296,8 +300,10 @@ def _check_manifests(args) -> int:
         print(json.dumps(manifests_document(report, objects), indent=2))
     else:
         print(render(report, os.path.relpath(pack_dir)))
-        print(f"\n{len(report.mandatory)} mandatory and {len(report.findings) - len(report.mandatory)} advisory violation(s) "
-              f"in {len(objects)} resources.")
+        print(
+            f"\n{len(report.mandatory)} mandatory and {len(report.findings) - len(report.mandatory)} advisory violation(s) "
+            f"in {len(objects)} resources."
+        )
     return 1 if report.mandatory else 0
 
 
@@ -322,9 +328,16 @@ def _policy_config(path: Path | None) -> dict:
 
 
 def _diagnostics(report: Report) -> list[dict[str, Any]]:
-    return [{"policy": f.diagnostic.policy, "level": f.diagnostic.level, "rule": f.diagnostic.rule,
-             "resource": {"type": f.resource_type, "name": f.resource_name} if f.resource_type else None,
-             "message": f.diagnostic.message} for f in report.findings]
+    return [
+        {
+            "policy": f.diagnostic.policy,
+            "level": f.diagnostic.level,
+            "rule": f.diagnostic.rule,
+            "resource": {"type": f.resource_type, "name": f.resource_name} if f.resource_type else None,
+            "message": f.diagnostic.message,
+        }
+        for f in report.findings
+    ]
 
 
 def _summary(report: Report, **counts: int) -> dict[str, int]:
@@ -345,25 +358,48 @@ def manifests_document(report: Report, objects: list[ManifestObject]) -> dict[st
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="percona-mysql-policy-check", description=__doc__.split("\n\n")[0])
     parser.add_argument("--stack", help="stack name: stacks/Pulumi.<stack>.yaml")
-    parser.add_argument("--manifests", nargs="+", metavar="PATH",
-                        help="judge Kubernetes manifests instead of a stack: YAML files or directories (kubectl -f style, "
-                             "helm template or kustomize build output), - for stdin")
-    parser.add_argument("--chart", choices=(PXC_DB, PS_DB, PMM),
-                        help="with --values: judge Helm values of this chart (as a Helm release of it), alone or with --manifests")
-    parser.add_argument("--values", action="append", metavar="FILE",
-                        help="a values file for --chart (repeatable, merged in order as helm -f does; - for stdin)")
+    parser.add_argument(
+        "--manifests",
+        nargs="+",
+        metavar="PATH",
+        help="judge Kubernetes manifests instead of a stack: YAML files or directories (kubectl -f style, "
+        "helm template or kustomize build output), - for stdin",
+    )
+    parser.add_argument(
+        "--chart",
+        choices=(PXC_DB, PS_DB, PMM),
+        help="with --values: judge Helm values of this chart (as a Helm release of it), alone or with --manifests",
+    )
+    parser.add_argument(
+        "--values",
+        action="append",
+        metavar="FILE",
+        help="a values file for --chart (repeatable, merged in order as helm -f does; - for stdin)",
+    )
     parser.add_argument("--release", help="the release name shown for --chart (default: the chart name)")
-    parser.add_argument("-C", "--cwd", type=Path, help="run as if started in DIR: the project is the one around it "
-                                                       "(default: the working directory), as `pulumi -C DIR`")
+    parser.add_argument(
+        "-C",
+        "--cwd",
+        type=Path,
+        help="run as if started in DIR: the project is the one around it (default: the working directory), as `pulumi -C DIR`",
+    )
     parser.add_argument("--policy-pack", type=Path, help="the pack's directory (default: the project's policies/)")
     parser.add_argument("--program", type=Path, help="a program directory other than stacks/ (its Pulumi.yaml names the project)")
     parser.add_argument("--project", help="project name for --program (default: the name in the program's Pulumi.yaml)")
     parser.add_argument("--config", type=Path, help="JSON object of config for --program (project:key -> value)")
-    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                        help="override a config key for this check, e.g. --set kindHostCpu=8 --set kindHostMemory=32Gi")
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override a config key for this check, e.g. --set kindHostCpu=8 --set kindHostMemory=32Gi",
+    )
     parser.add_argument("--policy-config", type=Path, help="JSON policy config as for `pulumi preview --policy-pack-config`")
-    parser.add_argument("--json", action="store_true",
-                        help="print one JSON document: the resources with their sizes, the diagnostics and a summary")
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help="print one JSON document: the resources with their sizes, the diagnostics and a summary",
+    )
     return parser
 
 
@@ -403,9 +439,11 @@ def _check_stack(args: argparse.Namespace) -> int:
         stack_dir = root / (yaml.safe_load(project_file(root).read_text()).get("stackConfigDir") or ".")
         stack_file = stack_dir / f"Pulumi.{args.stack}.yaml"
         if not stack_file.exists():
-            known = sorted(path.name[len("Pulumi."):-len(".yaml")] for path in stack_dir.glob("Pulumi.*.yaml"))
-            print(f"error: --stack {args.stack}: no {stack_file.relative_to(root)}; valid stacks: {', '.join(known)}",
-                  file=sys.stderr)
+            known = sorted(path.name[len("Pulumi.") : -len(".yaml")] for path in stack_dir.glob("Pulumi.*.yaml"))
+            print(
+                f"error: --stack {args.stack}: no {stack_file.relative_to(root)}; valid stacks: {', '.join(known)}",
+                file=sys.stderr,
+            )
             return 2
     try:
         if args.program:
@@ -415,8 +453,9 @@ def _check_stack(args: argparse.Namespace) -> int:
             config.update({f"{project}:{key}": value for key, value in overrides.items()})
             registrations = offline.run_program(args.program, stack=args.stack, config=config, project=project, preview=True)
             has_project = (args.program / "Pulumi.yaml").exists()
-            extra: list[Finding] = (config_findings(_stack_file(args.program, args.stack), pack_version(pack_dir))
-                                    if has_project else [])
+            extra: list[Finding] = (
+                config_findings(stack_config_file(args.program, args.stack), pack_version(pack_dir)) if has_project else []
+            )
         else:
             project = offline.project_name(root)
             config = offline.stack_config(args.stack, root)
@@ -424,11 +463,12 @@ def _check_stack(args: argparse.Namespace) -> int:
             registrations = offline.run_stack(args.stack, repository=root, preview=True, overrides=overrides)
             extra = config_findings(stack_file, pack_version(pack_dir))
     except Exception as error:  # noqa: BLE001 - a program error is the user's to read, not a traceback
-        hint = _missing_config_hint(error)
+        hint = missing_config_hint(error)
         print(f"error: the stack program failed under mocks: {error}{hint}", file=sys.stderr)
         return 2
-    report = check_registrations(registrations, stack=args.stack, project=project, config=config, policy_config=policy_config,
-                                 pack_dir=pack_dir)
+    report = check_registrations(
+        registrations, stack=args.stack, project=project, config=config, policy_config=policy_config, pack_dir=pack_dir
+    )
     report.findings.extend(extra)
     entries = inventory(registrations)
     if args.json:
@@ -437,8 +477,10 @@ def _check_stack(args: argparse.Namespace) -> int:
         print(render_inventory(entries))
         print()
         print(render(report, os.path.relpath(pack_dir)))
-        print(f"\n{len(report.mandatory)} mandatory and {len(report.findings) - len(report.mandatory)} advisory violation(s) "
-              f"in {sum(1 for entry in entries if entry.custom)} resources.")
+        print(
+            f"\n{len(report.mandatory)} mandatory and {len(report.findings) - len(report.mandatory)} advisory violation(s) "
+            f"in {sum(1 for entry in entries if entry.custom)} resources."
+        )
     return 1 if report.mandatory else 0
 
 

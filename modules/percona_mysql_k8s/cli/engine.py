@@ -38,8 +38,12 @@ def _installed() -> bool:
     return any(Path(path).resolve() == LIBRARY_PATH for path in sites if path)
 
 
-LEVELS = {analyzer_pb2.ADVISORY: "advisory", analyzer_pb2.MANDATORY: "mandatory",
-          analyzer_pb2.REMEDIATE: "remediate", analyzer_pb2.DISABLED: "disabled"}
+LEVELS = {
+    analyzer_pb2.ADVISORY: "advisory",
+    analyzer_pb2.MANDATORY: "mandatory",
+    analyzer_pb2.REMEDIATE: "remediate",
+    analyzer_pb2.DISABLED: "disabled",
+}
 LEVEL_VALUES = {name: value for value, name in LEVELS.items()}
 
 
@@ -95,27 +99,51 @@ def _options(resource: Resource) -> analyzer_pb2.AnalyzerResourceOptions:
 
 
 def analyze_request(resource: Resource) -> analyzer_pb2.AnalyzeRequest:
-    return analyzer_pb2.AnalyzeRequest(type=resource.type, properties=struct(resource.properties), urn=resource.urn,
-                                       name=resource.name, options=_options(resource))
+    return analyzer_pb2.AnalyzeRequest(
+        type=resource.type,
+        properties=struct(resource.properties),
+        urn=resource.urn,
+        name=resource.name,
+        options=_options(resource),
+    )
 
 
 def stack_request(resources: Iterable[Resource]) -> analyzer_pb2.AnalyzeStackRequest:
     items = []
     for resource in resources:
-        dependencies = {key: analyzer_pb2.AnalyzerPropertyDependencies(urns=list(urns))
-                        for key, urns in (resource.property_dependencies or {}).items() if urns}
-        items.append(analyzer_pb2.AnalyzerResource(
-            type=resource.type, properties=struct(resource.properties), urn=resource.urn, name=resource.name,
-            options=_options(resource), parent=resource.parent or "", dependencies=list(resource.dependencies),
-            propertyDependencies=dependencies))
+        dependencies = {
+            key: analyzer_pb2.AnalyzerPropertyDependencies(urns=list(urns))
+            for key, urns in (resource.property_dependencies or {}).items()
+            if urns
+        }
+        items.append(
+            analyzer_pb2.AnalyzerResource(
+                type=resource.type,
+                properties=struct(resource.properties),
+                urn=resource.urn,
+                name=resource.name,
+                options=_options(resource),
+                parent=resource.parent or "",
+                dependencies=list(resource.dependencies),
+                propertyDependencies=dependencies,
+            )
+        )
     return analyzer_pb2.AnalyzeStackRequest(resources=items)
 
 
 class Pack:
     """A running policy pack process and a client for it."""
 
-    def __init__(self, pack_dir: Path | None = None, *, stack: str = "dev", project: str = "project",
-                 config: Mapping[str, str] | None = None, dry_run: bool = True, python: str | None = None):
+    def __init__(
+        self,
+        pack_dir: Path | None = None,
+        *,
+        stack: str = "dev",
+        project: str = "project",
+        config: Mapping[str, str] | None = None,
+        dry_run: bool = True,
+        python: str | None = None,
+    ):
         """Start the pack in ``pack_dir`` (default: the project's ``policies/``, percona_mysql_k8s.cli.project).
 
         With ``python`` (the interpreter of the pack's own virtualenv, as PulumiPolicy.yaml names it) the
@@ -124,8 +152,14 @@ class Pack:
         """
         pack_dir = policy_pack_dir(pack_dir)
         env = dict(os.environ)
-        env.update({"PULUMI_STACK": stack, "PULUMI_PROJECT": project, "PULUMI_DRY_RUN": "true" if dry_run else "false",
-                    "PULUMI_CONFIG": json.dumps(dict(config or {}))})
+        env.update(
+            {
+                "PULUMI_STACK": stack,
+                "PULUMI_PROJECT": project,
+                "PULUMI_DRY_RUN": "true" if dry_run else "false",
+                "PULUMI_CONFIG": json.dumps(dict(config or {})),
+            }
+        )
         if python is None:
             python = sys.executable
             if not _installed():  # a checkout on PYTHONPATH or an editable install: hand the child the same path
@@ -136,8 +170,12 @@ class Pack:
         # The language host starts a pack as `python -u -m pulumi.policy <engine> <pack dir>` with the pack
         # directory as working directory (sdk/python/cmd/pulumi-language-python/main.go, RunPlugin).
         self.process = subprocess.Popen(
-            [python, "-u", "-m", "pulumi.policy", "127.0.0.1:1", str(pack_dir)], cwd=pack_dir, env=env,
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            [python, "-u", "-m", "pulumi.policy", "127.0.0.1:1", str(pack_dir)],
+            cwd=pack_dir,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
         line = self.process.stdout.readline().decode().strip()
         if not line.isdigit():
             self.process.kill()
@@ -145,8 +183,9 @@ class Pack:
             self.close()
             raise RuntimeError(f"the policy pack did not start: {line!r} {errors}")
         self.port = int(line)
-        self.channel = grpc.insecure_channel(f"127.0.0.1:{self.port}",
-                                             options=[("grpc.max_receive_message_length", 400 * 1024 * 1024)])
+        self.channel = grpc.insecure_channel(
+            f"127.0.0.1:{self.port}", options=[("grpc.max_receive_message_length", 400 * 1024 * 1024)]
+        )
         self.stub = analyzer_pb2_grpc.AnalyzerStub(self.channel)
 
     def info(self) -> analyzer_pb2.AnalyzerInfo:
@@ -172,8 +211,18 @@ class Pack:
 
     @staticmethod
     def _diagnostics(response: analyzer_pb2.AnalyzeResponse) -> list[Diagnostic]:
-        return [Diagnostic(d.policyName, d.policyPackName, d.policyPackVersion, LEVELS.get(d.enforcementLevel, "advisory"),
-                           d.message, d.description, d.urn) for d in response.diagnostics]
+        return [
+            Diagnostic(
+                d.policyName,
+                d.policyPackName,
+                d.policyPackVersion,
+                LEVELS.get(d.enforcementLevel, "advisory"),
+                d.message,
+                d.description,
+                d.urn,
+            )
+            for d in response.diagnostics
+        ]
 
     def close(self) -> None:
         try:
@@ -190,4 +239,3 @@ class Pack:
 
     def __exit__(self, *_exc) -> None:
         self.close()
-

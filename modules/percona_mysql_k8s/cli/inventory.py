@@ -18,8 +18,20 @@ from percona_mysql_k8s.core.units import Schema, cpu_to_millicores, human_bytes,
 
 PERCONA_GROUPS = ("kubernetes:pxc.percona.com/", "kubernetes:ps.percona.com/")
 # Counts and shapes worth a line: database/proxy members (the operators' ``size``), replicas, node pools.
-SHAPE_KEYS = ("size", "replicas", "nodeCount", "initialNodeCount", "desiredSize", "minSize", "maxSize",
-              "machineType", "instanceType", "instanceTypes", "diskSizeGb", "diskSize")
+SHAPE_KEYS = (
+    "size",
+    "replicas",
+    "nodeCount",
+    "initialNodeCount",
+    "desiredSize",
+    "minSize",
+    "maxSize",
+    "machineType",
+    "instanceType",
+    "instanceTypes",
+    "diskSizeGb",
+    "diskSize",
+)
 
 
 @dataclass
@@ -35,8 +47,11 @@ class Sizes:
     def normalized(self) -> dict[str, int]:
         """cpu_millicores, memory_bytes, storage_bytes of the requests (the limits when no request)."""
         values: dict[str, int] = {}
-        for name, key, parse in (("cpu_millicores", "cpu", cpu_to_millicores), ("memory_bytes", "memory", memory_to_bytes),
-                                 ("storage_bytes", "storage", memory_to_bytes)):
+        for name, key, parse in (
+            ("cpu_millicores", "cpu", cpu_to_millicores),
+            ("memory_bytes", "memory", memory_to_bytes),
+            ("storage_bytes", "storage", memory_to_bytes),
+        ):
             declared = self.requests.get(key, self.limits.get(key))
             try:
                 values[name] = parse(declared, self.schema)
@@ -146,8 +161,13 @@ class Entry:
     sizes: list[Sizes]
 
     def as_json(self) -> dict[str, Any]:
-        return {"type": self.type, "name": self.name, "urn": self.urn, "custom": self.custom,
-                "sizes": [sizes.as_json() for sizes in self.sizes]}
+        return {
+            "type": self.type,
+            "name": self.name,
+            "urn": self.urn,
+            "custom": self.custom,
+            "sizes": [sizes.as_json() for sizes in self.sizes],
+        }
 
 
 def _schema(resource_type: str) -> Schema:
@@ -156,8 +176,11 @@ def _schema(resource_type: str) -> Schema:
 
 def inventory(registrations: Iterable) -> list[Entry]:
     """Every registration (offline.Registration) with the sizes of its inputs; providers left out."""
-    entries = [Entry(r.type, r.name, r.urn, r.custom, sizes_of(r.inputs, _schema(r.type)) if r.custom else [])
-               for r in registrations if not r.type.startswith("pulumi:providers:")]
+    entries = [
+        Entry(r.type, r.name, r.urn, r.custom, sizes_of(r.inputs, _schema(r.type)) if r.custom else [])
+        for r in registrations
+        if not r.type.startswith("pulumi:providers:")
+    ]
     return sorted(entries, key=lambda entry: (entry.type, entry.name))  # registration order varies between runs
 
 

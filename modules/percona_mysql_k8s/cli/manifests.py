@@ -69,7 +69,8 @@ class _KubectlLoader(yaml.SafeLoader):
                 key = str(self.construct_object(key_node, deep=True))
                 if key in seen:
                     raise yaml.constructor.ConstructorError(
-                        None, None, f'mapping key "{key}" already defined at line {seen[key] + 1}', key_node.start_mark)
+                        None, None, f'mapping key "{key}" already defined at line {seen[key] + 1}', key_node.start_mark
+                    )
                 seen[key] = key_node.start_mark.line
         mapping = super().construct_mapping(node, deep=deep)
         return {str(key): value for key, value in mapping.items()}
@@ -113,8 +114,9 @@ def _display(file: str) -> str:
 
 def _helm_sources(text: str) -> list[tuple[int, str]]:
     """(line, template) of every ``# Source:`` comment helm template writes above a rendered document."""
-    return [(number, match.group(1)) for number, raw in enumerate(text.splitlines(), start=1)
-            if (match := _HELM_SOURCE.match(raw))]
+    return [
+        (number, match.group(1)) for number, raw in enumerate(text.splitlines(), start=1) if (match := _HELM_SOURCE.match(raw))
+    ]
 
 
 def _at(where: str, path: str) -> str:
@@ -124,16 +126,21 @@ def _at(where: str, path: str) -> str:
 def _objects(value: Any, where: str, path: str) -> list[tuple[str, dict]]:
     """(path, object) for one decoded document: the object, or the items of a ``*List``."""
     if not isinstance(value, dict):
-        raise ManifestError(f"{_at(where, path)}: a Kubernetes object is a mapping with apiVersion and kind, "
-                            f"not {type(value).__name__} {str(value)[:60]!r}")
+        raise ManifestError(
+            f"{_at(where, path)}: a Kubernetes object is a mapping with apiVersion and kind, "
+            f"not {type(value).__name__} {str(value)[:60]!r}"
+        )
     for key in ("apiVersion", "kind"):
         if not isinstance(value.get(key), str) or not value[key]:
-            raise ManifestError(f"{_at(where, path)}: {key} is missing or not a string; every Kubernetes object has "
-                                f"apiVersion and kind")
+            raise ManifestError(
+                f"{_at(where, path)}: {key} is missing or not a string; every Kubernetes object has apiVersion and kind"
+            )
     if value["kind"].endswith("List"):
         items = value.get("items") or []
         if not isinstance(items, list):
-            raise ManifestError(f"{_at(where, path + '.items')}: a {value['kind']} holds a list of objects, not {type(items).__name__}")
+            raise ManifestError(
+                f"{_at(where, path + '.items')}: a {value['kind']} holds a list of objects, not {type(items).__name__}"
+            )
         found = []
         for index, item in enumerate(items):
             found.extend(_objects(item, where, f"{path}.items[{index}]"))
@@ -145,8 +152,10 @@ def _name(obj: dict, where: str) -> str:
     metadata = obj.get("metadata")
     name = metadata.get("name") if isinstance(metadata, dict) else None
     if not isinstance(name, str) or not name:
-        raise ManifestError(f"{where}: metadata.name is missing; the {obj['kind']} cannot be identified "
-                            f"(generateName is resolved only by the API server)")
+        raise ManifestError(
+            f"{where}: metadata.name is missing; the {obj['kind']} cannot be identified "
+            f"(generateName is resolved only by the API server)"
+        )
     namespace = metadata.get("namespace")
     return f"{namespace}/{name}" if isinstance(namespace, str) and namespace else name
 
@@ -166,8 +175,11 @@ def read_manifests(text: str, file: str = STDIN) -> list[ManifestObject]:
         for path, obj in _objects(value, where, ""):
             inner = _at(where, path)
             props = {key: item for key, item in obj.items() if key != "status"}
-            found.append(ManifestObject(type_token(obj["apiVersion"], obj["kind"]), _name(obj, inner), props, file,
-                                        number, line, helm_source))
+            found.append(
+                ManifestObject(
+                    type_token(obj["apiVersion"], obj["kind"]), _name(obj, inner), props, file, number, line, helm_source
+                )
+            )
     return found
 
 

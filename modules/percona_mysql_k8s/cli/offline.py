@@ -87,9 +87,14 @@ class OfflineMocks(pulumi.runtime.Mocks):
             state.setdefault("kubeconfig", {"apiVersion": "v1", "clusters": [], "contexts": [], "users": []})
             state.setdefault("kubeconfigJson", json.dumps({"apiVersion": "v1", "clusters": []}))
             cluster_name = args.inputs.get("name", args.name)
-            state.setdefault("eksCluster", self._resource_reference(
-                "aws:eks/cluster:Cluster", cluster_name,
-                {"name": cluster_name, "endpoint": "https://offline.eks", "certificateAuthority": {"data": _FAKE_CA}}))
+            state.setdefault(
+                "eksCluster",
+                self._resource_reference(
+                    "aws:eks/cluster:Cluster",
+                    cluster_name,
+                    {"name": cluster_name, "endpoint": "https://offline.eks", "certificateAuthority": {"data": _FAKE_CA}},
+                ),
+            )
             state.setdefault("core", {})
             state.setdefault("oidcProviderArn", "arn:aws:iam::000000000000:oidc-provider/oidc.eks.offline/id/OFFLINE")
             state.setdefault("oidcProviderUrl", "https://oidc.eks.offline/id/OFFLINE")
@@ -234,8 +239,7 @@ def run_program(
     # and its URN names this run's stack
     set_root_resource(None)
     # "organization": the organization of a DIY (file, S3, GCS) backend's stacks
-    pulumi.runtime.set_mocks(mocks, project=project, stack=stack, preview=preview, monitor=monitor,
-                             organization="organization")
+    pulumi.runtime.set_mocks(mocks, project=project, stack=stack, preview=preview, monitor=monitor, organization="organization")
     pulumi.runtime.set_all_config(dict(config), list(secret_keys))  # as the engine marks encrypted values
     SETTINGS.rpc_manager.clear()
     SETTINGS.outputs.clear()
@@ -260,13 +264,20 @@ def secure_config_keys(stack: str, repository: Path | None = None) -> list[str]:
     name = project["name"]
     stack_file = root / project.get("stackConfigDir", ".") / f"Pulumi.{stack}.yaml"
     config = (yaml.safe_load(stack_file.read_text()) or {}).get("config") or {}
-    return [key if ":" in key else f"{name}:{key}" for key, value in config.items()
-            if isinstance(value, dict) and "secure" in value]
+    return [
+        key if ":" in key else f"{name}:{key}" for key, value in config.items() if isinstance(value, dict) and "secure" in value
+    ]
 
 
-def run_stack(stack: str, *, repository: Path | None = None, overrides: Mapping[str, Any] | None = None,
-              secrets: Mapping[str, str] | None = None, preview: bool = False,
-              previous_outputs: Mapping[str, Any] | None = None) -> list[Registration]:
+def run_stack(
+    stack: str,
+    *,
+    repository: Path | None = None,
+    overrides: Mapping[str, Any] | None = None,
+    secrets: Mapping[str, str] | None = None,
+    preview: bool = False,
+    previous_outputs: Mapping[str, Any] | None = None,
+) -> list[Registration]:
     """Run the project's program with the config of ``Pulumi.<stack>.yaml``; ``overrides`` are bare keys,
     ``secrets`` bare keys set as ``pulumi config set --secret`` would, and ``previous_outputs`` what the
     stack's last deployment exported (None: a first deployment).
@@ -278,5 +289,12 @@ def run_stack(stack: str, *, repository: Path | None = None, overrides: Mapping[
     for key, value in {**(overrides or {}), **(secrets or {})}.items():
         config[f"{name}:{key}"] = value if isinstance(value, str) else json.dumps(value)
     secret_keys = secure_config_keys(stack, repository) + [f"{name}:{key}" for key in secrets or {}]
-    return run_program(program_dir(repository), stack=stack, config=config, project=name, preview=preview,
-                       secret_keys=secret_keys, previous_outputs=previous_outputs)
+    return run_program(
+        program_dir(repository),
+        stack=stack,
+        config=config,
+        project=name,
+        preview=preview,
+        secret_keys=secret_keys,
+        previous_outputs=previous_outputs,
+    )

@@ -27,8 +27,11 @@ def find_project(start: Path | str | None = None) -> Path:
     for directory in (origin, *origin.parents):
         if any((directory / name).is_file() for name in PROJECT_FILES):
             return directory
-    raise InputError("project directory", f"no Pulumi.yaml in {origin} or any parent directory; run from inside the "
-                                          "Pulumi project or pass its directory (--cwd DIR)")
+    raise InputError(
+        "project directory",
+        f"no Pulumi.yaml in {origin} or any parent directory; run from inside the "
+        "Pulumi project or pass its directory (--cwd DIR)",
+    )
 
 
 def project_file(root: Path) -> Path:
@@ -49,6 +52,8 @@ def policy_pack_dir(explicit: Path | str | None = None, *, project: Path | str |
     root = find_project(project)
     pack = root / PROJECT_POLICY_PACK
     if not (pack / POLICY_PACK_FILE).is_file():
-        raise InputError("policy pack", f"the project {root} has no {PROJECT_POLICY_PACK}/{POLICY_PACK_FILE}; "
-                                        "pass the pack's directory (--policy-pack DIR)")
+        raise InputError(
+            "policy pack",
+            f"the project {root} has no {PROJECT_POLICY_PACK}/{POLICY_PACK_FILE}; pass the pack's directory (--policy-pack DIR)",
+        )
     return pack

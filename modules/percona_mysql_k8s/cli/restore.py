@@ -40,8 +40,18 @@ ENGINES = {"pxc": PXC, "gr": GROUP_REPLICATION, GROUP_REPLICATION: GROUP_REPLICA
 BACKUPS = {PXC: ("perconaxtradbclusterbackups", "pxcCluster"), GROUP_REPLICATION: ("perconaservermysqlbackups", "clusterName")}
 RESTORES = {PXC: "perconaxtradbclusterrestores", GROUP_REPLICATION: "perconaservermysqlrestores"}
 SUCCEEDED = "Succeeded"  # both operators' BackupSucceeded state
-FLAGS = {"engine": "--engine", "cluster": "--cluster", "namespace": "--namespace", "backup": "--backup", "time": "--time",
-         "name": "--name", "storage": "--backup", "apply": "--apply", "kubeconfig": "--kubeconfig", "context": "--context"}
+FLAGS = {
+    "engine": "--engine",
+    "cluster": "--cluster",
+    "namespace": "--namespace",
+    "backup": "--backup",
+    "time": "--time",
+    "name": "--name",
+    "storage": "--backup",
+    "apply": "--apply",
+    "kubeconfig": "--kubeconfig",
+    "context": "--context",
+}
 _TIMEOUT_SECONDS = 20
 
 
@@ -105,11 +115,16 @@ def latest_backup_before(engine: str, cluster: str, backups: Sequence[dict[str, 
         for backup in backups
         if (backup.get("spec") or {}).get(cluster_field) == cluster
         and (backup.get("status") or {}).get("state") == SUCCEEDED
-        and (completed := _completed(backup)) is not None and completed <= when
+        and (completed := _completed(backup)) is not None
+        and completed <= when
     ]
     if not candidates:
-        raise InputError("time", f"no succeeded backup of cluster {cluster!r} completed at or before "
-                                 f"{when.strftime(POINT_IN_TIME_FORMAT)} UTC: pick an earlier time or name one with --backup", "R2")
+        raise InputError(
+            "time",
+            f"no succeeded backup of cluster {cluster!r} completed at or before "
+            f"{when.strftime(POINT_IN_TIME_FORMAT)} UTC: pick an earlier time or name one with --backup",
+            "R2",
+        )
     return max(candidates)[1]
 
 
@@ -139,8 +154,9 @@ def _call(what: str, function, *args, **kwargs):
 def _items(listed: Any, plural: str) -> list[dict[str, Any]]:
     """The list's items, each an object with metadata.name (anything else is the API's fault, said in one line)."""
     items = listed.get("items") if isinstance(listed, dict) else None
-    if not isinstance(items, list) or not all(isinstance(item, dict) and isinstance((item.get("metadata") or {}).get("name"), str)
-                                              for item in items):
+    if not isinstance(items, list) or not all(
+        isinstance(item, dict) and isinstance((item.get("metadata") or {}).get("name"), str) for item in items
+    ):
         raise ApiError(f"listing {plural}: the API server's answer is not a list of objects")
     return items
 
@@ -170,15 +186,24 @@ def run(argv: Sequence[str] | None, api=None, now: datetime | None = None) -> in
     check_restore_names(args.cluster, args.namespace, args.name or "restore")
     name = args.name or _default_name(args.cluster, when or now)
     if not args.name and dns1123_subdomain_problem(name):
-        raise InputError("name", f"the default restore name {name!r} is longer than the {DNS1123_SUBDOMAIN_MAX_LENGTH} "
-                                 "characters an object name may have: give --name")
+        raise InputError(
+            "name",
+            f"the default restore name {name!r} is longer than the {DNS1123_SUBDOMAIN_MAX_LENGTH} "
+            "characters an object name may have: give --name",
+        )
     group, version = _group_version(engine)
     backup = args.backup
     if backup is None:
         check_restore_names(args.cluster, args.namespace, name)  # every flag is checked before the cluster is asked
         api = api or _api(args.kubeconfig, args.context)
-        listed = _call(f"listing {BACKUPS[engine][0]} in {args.namespace}", api.list_namespaced_custom_object,
-                       group, version, args.namespace, BACKUPS[engine][0])
+        listed = _call(
+            f"listing {BACKUPS[engine][0]} in {args.namespace}",
+            api.list_namespaced_custom_object,
+            group,
+            version,
+            args.namespace,
+            BACKUPS[engine][0],
+        )
         backup = latest_backup_before(engine, args.cluster, _items(listed, BACKUPS[engine][0]), when)
         print(f"base backup: {backup} (the latest completed before {args.time} UTC)", file=sys.stderr)
     obj = restore_manifest(engine, args.cluster, args.namespace, name=name, backup_name=backup, point_in_time=args.time)
@@ -186,10 +211,20 @@ def run(argv: Sequence[str] | None, api=None, now: datetime | None = None) -> in
         sys.stdout.write(yaml.safe_dump(obj, sort_keys=False))
         return 0
     api = api or _api(args.kubeconfig, args.context)
-    _call(f"creating {obj['kind']} {args.namespace}/{name}", api.create_namespaced_custom_object,
-          group, version, args.namespace, RESTORES[engine], obj)
-    print(f"{obj['kind']} {args.namespace}/{name} created; follow it with: "
-          f"kubectl -n {args.namespace} get {RESTORES[engine]} {name} -w", file=sys.stderr)
+    _call(
+        f"creating {obj['kind']} {args.namespace}/{name}",
+        api.create_namespaced_custom_object,
+        group,
+        version,
+        args.namespace,
+        RESTORES[engine],
+        obj,
+    )
+    print(
+        f"{obj['kind']} {args.namespace}/{name} created; follow it with: "
+        f"kubectl -n {args.namespace} get {RESTORES[engine]} {name} -w",
+        file=sys.stderr,
+    )
     return 0
 
 

@@ -73,15 +73,23 @@ CONTROL_PLANE_LOGS = ("api", "audit", "authenticator", "controllerManager", "sch
 def ebs_csi_trust_policy(oidc_provider_arn: str, oidc_provider_url: str) -> str:
     """IRSA: only the EBS CSI controller's service account may assume the role."""
     issuer = oidc_provider_url.removeprefix("https://")
-    return json.dumps({
-        "Version": "2012-10-17",
-        "Statement": [{
-            "Effect": "Allow",
-            "Principal": {"Federated": oidc_provider_arn},
-            "Action": "sts:AssumeRoleWithWebIdentity",
-            "Condition": {"StringEquals": {f"{issuer}:sub": EBS_CSI_SERVICE_ACCOUNT, f"{issuer}:aud": "sts.amazonaws.com"}},
-        }],
-    })
+    return json.dumps(
+        {
+            "Version": "2012-10-17",
+            "Statement": [
+                {
+                    "Effect": "Allow",
+                    "Principal": {"Federated": oidc_provider_arn},
+                    "Action": "sts:AssumeRoleWithWebIdentity",
+                    "Condition": {
+                        "StringEquals": {f"{issuer}:sub": EBS_CSI_SERVICE_ACCOUNT, f"{issuer}:aud": "sts.amazonaws.com"}
+                    },
+                }
+            ],
+        }
+    )
+
+
 AMI_TYPE = "AL2023_x86_64_STANDARD"  # every EC2 type of the machine catalog is x86_64
 VPC_CIDR = "10.0.0.0/16"
 MAX_ZONES = 3
@@ -105,20 +113,30 @@ class EksClusterArgs(ClusterArgs):
 def kubeconfig(name: str, region: str, endpoint: str, ca_data: str) -> str:
     """A kubeconfig authenticating with ``aws eks get-token`` (the AWS CLI's exec credential plugin), as
     ``aws eks update-kubeconfig`` writes it (docs.aws.amazon.com/eks/latest/userguide/create-kubeconfig.html)."""
-    return json.dumps({
-        "apiVersion": "v1",
-        "kind": "Config",
-        "clusters": [{"name": name, "cluster": {"server": endpoint, "certificate-authority-data": ca_data}}],
-        "contexts": [{"name": name, "context": {"cluster": name, "user": name}}],
-        "current-context": name,
-        "users": [{"name": name, "user": {"exec": {
-            "apiVersion": "client.authentication.k8s.io/v1beta1",
-            "command": "aws",
-            "args": ["--region", region, "eks", "get-token", "--cluster-name", name, "--output", "json"],
-            "installHint": "Install the AWS CLI (version 2): https://docs.aws.amazon.com/cli/latest/userguide/getting-started-install.html",
-            "provideClusterInfo": False,
-        }}}],
-    }, indent=2)
+    return json.dumps(
+        {
+            "apiVersion": "v1",
+            "kind": "Config",
+            "clusters": [{"name": name, "cluster": {"server": endpoint, "certificate-authority-data": ca_data}}],
+            "contexts": [{"name": name, "context": {"cluster": name, "user": name}}],
+            "current-context": name,
+            "users": [
+                {
+                    "name": name,
+                    "user": {
+                        "exec": {
+                            "apiVersion": "client.authentication.k8s.io/v1beta1",
+                            "command": "aws",
+                            "args": ["--region", region, "eks", "get-token", "--cluster-name", name, "--output", "json"],
+                            "installHint": "Install the AWS CLI (version 2): https://docs.aws.amazon.com/cli/latest/userguide/getting-started-install.html",
+                            "provideClusterInfo": False,
+                        }
+                    },
+                }
+            ],
+        },
+        indent=2,
+    )
 
 
 def _name_of(cluster: Any) -> Any:
@@ -151,8 +169,11 @@ class EksCluster(pulumi.ComponentResource):
         partition = self._node_role(name, args, child)
         key_arn = self._secrets_key(name, args)
         if not settings.public_access_cidrs:
-            pulumi.log.info(f"EKS {args.cluster_name}: the API endpoint is private; pulumi up must run inside the VPC "
-                            "(set eksPublicAccessCidrs to the address it runs from otherwise)", self)
+            pulumi.log.info(
+                f"EKS {args.cluster_name}: the API endpoint is private; pulumi up must run inside the VPC "
+                "(set eksPublicAccessCidrs to the address it runs from otherwise)",
+                self,
+            )
 
         self.cluster = eks.Cluster(
             name,
@@ -178,14 +199,18 @@ class EksCluster(pulumi.ComponentResource):
         cluster_name = self.cluster.eks_cluster.apply(_name_of)
 
         node_ready = [*self.node_policy_attachments, *network_ready]
-        self.database_node_group = self._node_group(f"{name}-database", args, args.database_pool, cluster_name,
-                                                    private_subnet_ids, node_ready, child)
-        self.monitoring_node_group = self._node_group(f"{name}-monitoring", args, args.monitoring_pool, cluster_name,
-                                                      private_subnet_ids, node_ready, child)
+        self.database_node_group = self._node_group(
+            f"{name}-database", args, args.database_pool, cluster_name, private_subnet_ids, node_ready, child
+        )
+        self.monitoring_node_group = self._node_group(
+            f"{name}-monitoring", args, args.monitoring_pool, cluster_name, private_subnet_ids, node_ready, child
+        )
 
         self.kubeconfig = pulumi.Output.secret(
-            pulumi.Output.all(cluster_name, self.cluster.eks_cluster.apply(self._endpoint_and_ca))
-            .apply(lambda parts: kubeconfig(parts[0], settings.region, *parts[1])))
+            pulumi.Output.all(cluster_name, self.cluster.eks_cluster.apply(self._endpoint_and_ca)).apply(
+                lambda parts: kubeconfig(parts[0], settings.region, *parts[1])
+            )
+        )
         self.provider = k8s.Provider(f"{name}-k8s", kubeconfig=self.kubeconfig, opts=pulumi.ResourceOptions(parent=self))
         self.storage_ready = self._ebs_csi(name, cluster_name, partition, child)
         self.target = ClusterTarget(
@@ -204,10 +229,12 @@ class EksCluster(pulumi.ComponentResource):
         """The nodes' IAM role with the managed policies only (NODE_POLICIES); returns the AWS partition."""
         self.node_role = aws.iam.Role(
             f"{name}-node",
-            assume_role_policy=json.dumps({
-                "Version": "2012-10-17",
-                "Statement": [{"Effect": "Allow", "Principal": {"Service": "ec2.amazonaws.com"}, "Action": "sts:AssumeRole"}],
-            }),
+            assume_role_policy=json.dumps(
+                {
+                    "Version": "2012-10-17",
+                    "Statement": [{"Effect": "Allow", "Principal": {"Service": "ec2.amazonaws.com"}, "Action": "sts:AssumeRole"}],
+                }
+            ),
             description=f"Nodes of the EKS cluster {args.cluster_name} (managed policies only)",
             opts=child,
         )
@@ -230,9 +257,12 @@ class EksCluster(pulumi.ComponentResource):
         key_arn: pulumi.Input[str] = settings.secrets_kms_key_arn
         if not key_arn:
             self.secrets_key = aws.kms.Key(
-                f"{name}-secrets", description=f"Envelope encryption of the Secrets of EKS cluster {args.cluster_name}",
-                enable_key_rotation=True, deletion_window_in_days=30,
-                opts=pulumi.ResourceOptions(parent=self, provider=self.aws_provider, protect=args.deletion_protection))
+                f"{name}-secrets",
+                description=f"Envelope encryption of the Secrets of EKS cluster {args.cluster_name}",
+                enable_key_rotation=True,
+                deletion_window_in_days=30,
+                opts=pulumi.ResourceOptions(parent=self, provider=self.aws_provider, protect=args.deletion_protection),
+            )
             key_arn = self.secrets_key.arn
         return key_arn
 
@@ -244,18 +274,23 @@ class EksCluster(pulumi.ComponentResource):
             return pulumi.Output.all(found.endpoint, found.certificate_authorities[0].data)
         return pulumi.Output.all(cluster.endpoint, cluster.certificate_authority.data)
 
-    def _ebs_csi(self, name: str, cluster_name: pulumi.Output[str], partition: str,
-                 child: pulumi.ResourceOptions) -> list[pulumi.Resource]:
+    def _ebs_csi(
+        self, name: str, cluster_name: pulumi.Output[str], partition: str, child: pulumi.ResourceOptions
+    ) -> list[pulumi.Resource]:
         """The EBS CSI driver add-on with its IRSA role, and the gp3 StorageClass the database uses."""
         self.ebs_csi_role = aws.iam.Role(
             f"{name}-ebs-csi",
             assume_role_policy=pulumi.Output.all(self.cluster.oidc_provider_arn, self.cluster.oidc_provider_url).apply(
-                lambda arn_and_url: ebs_csi_trust_policy(*arn_and_url)),
+                lambda arn_and_url: ebs_csi_trust_policy(*arn_and_url)
+            ),
             description="EBS CSI driver controller (IRSA)",
             opts=child,
         )
         attachment = aws.iam.RolePolicyAttachment(
-            f"{name}-ebs-csi", role=self.ebs_csi_role.name, policy_arn=f"arn:{partition}:iam::aws:policy/{EBS_CSI_POLICY}", opts=child,
+            f"{name}-ebs-csi",
+            role=self.ebs_csi_role.name,
+            policy_arn=f"arn:{partition}:iam::aws:policy/{EBS_CSI_POLICY}",
+            opts=child,
         )
         self.ebs_csi_addon = aws.eks.Addon(
             f"{name}-ebs-csi",
@@ -265,8 +300,9 @@ class EksCluster(pulumi.ComponentResource):
             resolve_conflicts_on_create="OVERWRITE",
             resolve_conflicts_on_update="OVERWRITE",
             # the controller runs on nodes: wait for them, or the add-on stays degraded
-            opts=pulumi.ResourceOptions.merge(child, pulumi.ResourceOptions(
-                depends_on=[attachment, self.database_node_group, self.monitoring_node_group])),
+            opts=pulumi.ResourceOptions.merge(
+                child, pulumi.ResourceOptions(depends_on=[attachment, self.database_node_group, self.monitoring_node_group])
+            ),
         )
         self.storage_class = k8s.storage.v1.StorageClass(
             f"{name}-{STORAGE_CLASS}",
@@ -279,8 +315,16 @@ class EksCluster(pulumi.ComponentResource):
         )
         return [self.ebs_csi_addon, self.storage_class]
 
-    def _node_group(self, resource_name: str, args: EksClusterArgs, pool: PoolShape, cluster_name: pulumi.Output[str],
-                    subnet_ids: list, depends_on: list, child: pulumi.ResourceOptions) -> aws.eks.NodeGroup:
+    def _node_group(
+        self,
+        resource_name: str,
+        args: EksClusterArgs,
+        pool: PoolShape,
+        cluster_name: pulumi.Output[str],
+        subnet_ids: list,
+        depends_on: list,
+        child: pulumi.ResourceOptions,
+    ) -> aws.eks.NodeGroup:
         return aws.eks.NodeGroup(
             resource_name,
             cluster_name=cluster_name,
@@ -295,7 +339,9 @@ class EksCluster(pulumi.ComponentResource):
             disk_size=args.disk_size_gb,
             version=args.eks.version,
             labels=dict(pool.labels),
-            taints=[aws.eks.NodeGroupTaintArgs(key=t.key, value=t.value, effect=CLOUD_TAINT_EFFECTS[t.effect]) for t in pool.taints],
+            taints=[
+                aws.eks.NodeGroupTaintArgs(key=t.key, value=t.value, effect=CLOUD_TAINT_EFFECTS[t.effect]) for t in pool.taints
+            ],
             scaling_config=aws.eks.NodeGroupScalingConfigArgs(
                 desired_size=pool.node_count, min_size=pool.node_count, max_size=pool.node_count
             ),
@@ -314,38 +360,62 @@ class EksCluster(pulumi.ComponentResource):
         if len(zones) < 2:
             raise pulumi.RunError(f"EKS needs two availability zones; the region offers {', '.join(zones) or 'none'}")
         tags = {"Name": cluster_name}
-        self.vpc = aws.ec2.Vpc(f"{name}-vpc", cidr_block=VPC_CIDR, enable_dns_hostnames=True, enable_dns_support=True,
-                               tags=tags, opts=child)
+        self.vpc = aws.ec2.Vpc(
+            f"{name}-vpc", cidr_block=VPC_CIDR, enable_dns_hostnames=True, enable_dns_support=True, tags=tags, opts=child
+        )
         gateway = aws.ec2.InternetGateway(f"{name}-igw", vpc_id=self.vpc.id, tags=tags, opts=child)
         public_table = aws.ec2.RouteTable(
-            f"{name}-public", vpc_id=self.vpc.id,
+            f"{name}-public",
+            vpc_id=self.vpc.id,
             routes=[aws.ec2.RouteTableRouteArgs(cidr_block="0.0.0.0/0", gateway_id=gateway.id)],
-            tags={"Name": f"{cluster_name}-public"}, opts=child,
+            tags={"Name": f"{cluster_name}-public"},
+            opts=child,
         )
         public, private, ready = [], [], []
         for index, zone in enumerate(zones):
             subnet = aws.ec2.Subnet(
-                f"{name}-public-{zone}", vpc_id=self.vpc.id, availability_zone=zone, cidr_block=public_subnet_cidr(index),
+                f"{name}-public-{zone}",
+                vpc_id=self.vpc.id,
+                availability_zone=zone,
+                cidr_block=public_subnet_cidr(index),
                 map_public_ip_on_launch=True,
-                tags={"Name": f"{cluster_name}-public-{zone}", "kubernetes.io/role/elb": "1"}, opts=child,
+                tags={"Name": f"{cluster_name}-public-{zone}", "kubernetes.io/role/elb": "1"},
+                opts=child,
             )
-            ready.append(aws.ec2.RouteTableAssociation(f"{name}-public-{zone}", subnet_id=subnet.id,
-                                                       route_table_id=public_table.id, opts=child))
+            ready.append(
+                aws.ec2.RouteTableAssociation(
+                    f"{name}-public-{zone}", subnet_id=subnet.id, route_table_id=public_table.id, opts=child
+                )
+            )
             public.append(subnet)
         address = aws.ec2.Eip(f"{name}-nat", domain="vpc", tags=tags, opts=child)
-        nat = aws.ec2.NatGateway(f"{name}-nat", allocation_id=address.id, subnet_id=public[0].id, tags=tags,
-                                 opts=pulumi.ResourceOptions.merge(child, pulumi.ResourceOptions(depends_on=[gateway])))
+        nat = aws.ec2.NatGateway(
+            f"{name}-nat",
+            allocation_id=address.id,
+            subnet_id=public[0].id,
+            tags=tags,
+            opts=pulumi.ResourceOptions.merge(child, pulumi.ResourceOptions(depends_on=[gateway])),
+        )
         private_table = aws.ec2.RouteTable(
-            f"{name}-private", vpc_id=self.vpc.id,
+            f"{name}-private",
+            vpc_id=self.vpc.id,
             routes=[aws.ec2.RouteTableRouteArgs(cidr_block="0.0.0.0/0", nat_gateway_id=nat.id)],
-            tags={"Name": f"{cluster_name}-private"}, opts=child,
+            tags={"Name": f"{cluster_name}-private"},
+            opts=child,
         )
         for index, zone in enumerate(zones):
             subnet = aws.ec2.Subnet(
-                f"{name}-private-{zone}", vpc_id=self.vpc.id, availability_zone=zone, cidr_block=private_subnet_cidr(index),
-                tags={"Name": f"{cluster_name}-private-{zone}", "kubernetes.io/role/internal-elb": "1"}, opts=child,
+                f"{name}-private-{zone}",
+                vpc_id=self.vpc.id,
+                availability_zone=zone,
+                cidr_block=private_subnet_cidr(index),
+                tags={"Name": f"{cluster_name}-private-{zone}", "kubernetes.io/role/internal-elb": "1"},
+                opts=child,
             )
-            ready.append(aws.ec2.RouteTableAssociation(f"{name}-private-{zone}", subnet_id=subnet.id,
-                                                       route_table_id=private_table.id, opts=child))
+            ready.append(
+                aws.ec2.RouteTableAssociation(
+                    f"{name}-private-{zone}", subnet_id=subnet.id, route_table_id=private_table.id, opts=child
+                )
+            )
             private.append(subnet)
         return self.vpc.id, [s.id for s in public], [s.id for s in private], ready

@@ -81,19 +81,31 @@ def pool_name(pool: PoolShape, disk_size_gb: int) -> str:
 
 def kubeconfig(name: str, endpoint: str, ca_certificate: str) -> str:
     """A kubeconfig that authenticates with gke-gcloud-auth-plugin (the gcloud component of that name)."""
-    return json.dumps({
-        "apiVersion": "v1",
-        "kind": "Config",
-        "clusters": [{"name": name, "cluster": {"server": f"https://{endpoint}", "certificate-authority-data": ca_certificate}}],
-        "contexts": [{"name": name, "context": {"cluster": name, "user": name}}],
-        "current-context": name,
-        "users": [{"name": name, "user": {"exec": {
-            "apiVersion": "client.authentication.k8s.io/v1beta1",
-            "command": "gke-gcloud-auth-plugin",
-            "installHint": "Install gke-gcloud-auth-plugin: gcloud components install gke-gcloud-auth-plugin",
-            "provideClusterInfo": True,
-        }}}],
-    }, indent=2)
+    return json.dumps(
+        {
+            "apiVersion": "v1",
+            "kind": "Config",
+            "clusters": [
+                {"name": name, "cluster": {"server": f"https://{endpoint}", "certificate-authority-data": ca_certificate}}
+            ],
+            "contexts": [{"name": name, "context": {"cluster": name, "user": name}}],
+            "current-context": name,
+            "users": [
+                {
+                    "name": name,
+                    "user": {
+                        "exec": {
+                            "apiVersion": "client.authentication.k8s.io/v1beta1",
+                            "command": "gke-gcloud-auth-plugin",
+                            "installHint": "Install gke-gcloud-auth-plugin: gcloud components install gke-gcloud-auth-plugin",
+                            "provideClusterInfo": True,
+                        }
+                    },
+                }
+            ],
+        },
+        indent=2,
+    )
 
 
 class GkeCluster(pulumi.ComponentResource):
@@ -107,10 +119,12 @@ class GkeCluster(pulumi.ComponentResource):
         private = self._private_nodes(name, args, child)
         authorized = None
         if gke.master_authorized_networks:
-            authorized = gcp.container.ClusterMasterAuthorizedNetworksConfigArgs(cidr_blocks=[
-                gcp.container.ClusterMasterAuthorizedNetworksConfigCidrBlockArgs(cidr_block=cidr, display_name=f"config-{i}")
-                for i, cidr in enumerate(gke.master_authorized_networks)
-            ])
+            authorized = gcp.container.ClusterMasterAuthorizedNetworksConfigArgs(
+                cidr_blocks=[
+                    gcp.container.ClusterMasterAuthorizedNetworksConfigCidrBlockArgs(cidr_block=cidr, display_name=f"config-{i}")
+                    for i, cidr in enumerate(gke.master_authorized_networks)
+                ]
+            )
         encryption = None
         if gke.secrets_kms_key:
             encryption = gcp.container.ClusterDatabaseEncryptionArgs(state="ENCRYPTED", key_name=gke.secrets_kms_key)
@@ -143,8 +157,9 @@ class GkeCluster(pulumi.ComponentResource):
         self.monitoring_node_pool = self._pool(f"{name}-monitoring", args, args.monitoring_pool, gke.monitoring_placement)
 
         self.kubeconfig = pulumi.Output.secret(
-            pulumi.Output.all(self.cluster.name, self.cluster.endpoint, self.cluster.master_auth.cluster_ca_certificate)
-            .apply(lambda parts: kubeconfig(*parts))
+            pulumi.Output.all(self.cluster.name, self.cluster.endpoint, self.cluster.master_auth.cluster_ca_certificate).apply(
+                lambda parts: kubeconfig(*parts)
+            )
         )
         self.provider = k8s.Provider(f"{name}-k8s", kubeconfig=self.kubeconfig, opts=child)
         self.target = ClusterTarget(
@@ -159,19 +174,30 @@ class GkeCluster(pulumi.ComponentResource):
         )
         self.register_outputs({"kubeconfig": self.kubeconfig, "clusterName": self.cluster.name})
 
-    def _private_nodes(self, name: str, args: GkeClusterArgs, child: pulumi.ResourceOptions
-                       ) -> gcp.container.ClusterPrivateClusterConfigArgs | None:
+    def _private_nodes(
+        self, name: str, args: GkeClusterArgs, child: pulumi.ResourceOptions
+    ) -> gcp.container.ClusterPrivateClusterConfigArgs | None:
         """Nodes without public IPs (gkePrivateNodes) and, with gkeCloudNat, the Cloud NAT they pull images through."""
         gke = args.gke
         self.nat: gcp.compute.RouterNat | None = None
         if not gke.private_nodes:
             return None
         if gke.cloud_nat:
-            router = gcp.compute.Router(f"{name}-router", name=f"{args.cluster_name}-nat", project=gke.project,
-                                        region=gke.region, network=gke.network, opts=child)
+            router = gcp.compute.Router(
+                f"{name}-router",
+                name=f"{args.cluster_name}-nat",
+                project=gke.project,
+                region=gke.region,
+                network=gke.network,
+                opts=child,
+            )
             self.nat = gcp.compute.RouterNat(
-                f"{name}-nat", name=f"{args.cluster_name}-nat", project=gke.project, region=gke.region,
-                router=router.name, nat_ip_allocate_option="AUTO_ONLY",
+                f"{name}-nat",
+                name=f"{args.cluster_name}-nat",
+                project=gke.project,
+                region=gke.region,
+                router=router.name,
+                nat_ip_allocate_option="AUTO_ONLY",
                 source_subnetwork_ip_ranges_to_nat="ALL_SUBNETWORKS_ALL_IP_RANGES",
                 log_config=gcp.compute.RouterNatLogConfigArgs(enable=True, filter="ERRORS_ONLY"),
                 opts=child,
@@ -183,17 +209,27 @@ class GkeCluster(pulumi.ComponentResource):
         """The nodes' own service account with the least roles (NODE_ROLES), not the Compute default one."""
         gke = args.gke
         self.node_account = gcp.serviceaccount.Account(
-            f"{name}-nodes", account_id=node_service_account_id(args.cluster_name), project=gke.project,
-            display_name=f"GKE nodes of {args.cluster_name}", opts=child)
+            f"{name}-nodes",
+            account_id=node_service_account_id(args.cluster_name),
+            project=gke.project,
+            display_name=f"GKE nodes of {args.cluster_name}",
+            opts=child,
+        )
         self.node_account_email = node_service_account_email(args.cluster_name, gke.project)
         self.node_roles = [
-            gcp.projects.IAMMember(f"{name}-nodes-{role.rsplit('.', 1)[-1]}", project=gke.project, role=role,
-                                   member=f"serviceAccount:{self.node_account_email}",
-                                   opts=pulumi.ResourceOptions(parent=self, depends_on=[self.node_account]))
+            gcp.projects.IAMMember(
+                f"{name}-nodes-{role.rsplit('.', 1)[-1]}",
+                project=gke.project,
+                role=role,
+                member=f"serviceAccount:{self.node_account_email}",
+                opts=pulumi.ResourceOptions(parent=self, depends_on=[self.node_account]),
+            )
             for role in NODE_ROLES
         ]
 
-    def _pool(self, resource_name: str, args: GkeClusterArgs, pool: PoolShape, placement: ZonePlacement) -> gcp.container.NodePool:
+    def _pool(
+        self, resource_name: str, args: GkeClusterArgs, pool: PoolShape, placement: ZonePlacement
+    ) -> gcp.container.NodePool:
         gke = args.gke
         return gcp.container.NodePool(
             resource_name,
@@ -224,6 +260,7 @@ class GkeCluster(pulumi.ComponentResource):
             # is ready, and zones are upgraded one after another, so two database nodes are never down at once.
             upgrade_settings=gcp.container.NodePoolUpgradeSettingsArgs(strategy="SURGE", max_surge=1, max_unavailable=0),
             # The nodes register only once they can log (their role) and, when private, reach the internet (NAT).
-            opts=pulumi.ResourceOptions(parent=self, delete_before_replace=False,
-                                        depends_on=[*self.node_roles, *([self.nat] if self.nat else [])]),
+            opts=pulumi.ResourceOptions(
+                parent=self, delete_before_replace=False, depends_on=[*self.node_roles, *([self.nat] if self.nat else [])]
+            ),
         )

@@ -57,8 +57,10 @@ def missing_kind_tools() -> list[str]:
         except (OSError, subprocess.SubprocessError):
             running = False
         if not running:
-            problems.append("Docker is installed but its engine does not answer (`docker info` failed): start Docker "
-                            "(Docker Desktop, or `sudo systemctl start docker`) and make sure this user may use it")
+            problems.append(
+                "Docker is installed but its engine does not answer (`docker info` failed): start Docker "
+                "(Docker Desktop, or `sudo systemctl start docker`) and make sure this user may use it"
+            )
     return problems
 
 
@@ -66,8 +68,9 @@ def require_kind_tools() -> None:
     """Raise an :class:`InputError` on ``target`` naming what to install when kind or Docker is missing."""
     problems = missing_kind_tools()
     if problems:
-        raise InputError("target", "the kind target creates the cluster on this machine and needs kind and Docker: "
-                         + "; ".join(problems))
+        raise InputError(
+            "target", "the kind target creates the cluster on this machine and needs kind and Docker: " + "; ".join(problems)
+        )
 
 
 def _commands_will_run() -> bool:
@@ -97,8 +100,9 @@ class KindClusterArgs(ClusterArgs):
 
     @property
     def config_yaml(self) -> str:
-        return render_kind_config(self.cluster_name, self.database_pool.node_count, self.monitoring_pool.node_count,
-                                  self.kind.node_image)
+        return render_kind_config(
+            self.cluster_name, self.database_pool.node_count, self.monitoring_pool.node_count, self.kind.node_image
+        )
 
 
 class KindCluster(pulumi.ComponentResource):
@@ -124,12 +128,14 @@ class KindCluster(pulumi.ComponentResource):
             create=kubeconfig_command(args.cluster_name),
             # a new cluster listens on a new port: read its kubeconfig again whenever the cluster is replaced
             triggers=[self.cluster.id],
-            opts=pulumi.ResourceOptions(parent=self, depends_on=[self.cluster], additional_secret_outputs=["stdout"],
-                                        replace_on_changes=["*"]),
+            opts=pulumi.ResourceOptions(
+                parent=self, depends_on=[self.cluster], additional_secret_outputs=["stdout"], replace_on_changes=["*"]
+            ),
         )
         self.kubeconfig = pulumi.Output.secret(kubeconfig.stdout)
-        self.provider = k8s.Provider(f"{name}-k8s", kubeconfig=self.kubeconfig,
-                                     opts=pulumi.ResourceOptions(parent=self, depends_on=[kubeconfig]))
+        self.provider = k8s.Provider(
+            f"{name}-k8s", kubeconfig=self.kubeconfig, opts=pulumi.ResourceOptions(parent=self, depends_on=[kubeconfig])
+        )
         self.target = ClusterTarget(
             name=args.cluster_name,
             kind="kind",

@@ -75,8 +75,7 @@ def kind_config(
     return {"kind": "Cluster", "apiVersion": KIND_API_VERSION, "name": name, "nodes": nodes}
 
 
-def render_kind_config(name: str, database_workers: int, monitoring_workers: int = 1,
-                       image: str = DEFAULT_NODE_IMAGE) -> str:
+def render_kind_config(name: str, database_workers: int, monitoring_workers: int = 1, image: str = DEFAULT_NODE_IMAGE) -> str:
     """The kind config as YAML, with the database pool's label and taint on every database worker."""
     header = (
         f"# kind cluster {name}: 1 control plane, {database_workers} database worker(s) labeled and tainted "

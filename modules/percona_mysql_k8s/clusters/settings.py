@@ -6,14 +6,18 @@ from percona_mysql_k8s._moved import moved_to
 
 # In the order the plan modules import each other, so a name resolves to the module defining it; the four
 # targets' bound checks are also named check_bounds: the old name is the entry's.
-__getattr__, __dir__ = moved_to(__name__, [
-    "percona_mysql_k8s.plan.clusters.shape",
-    "percona_mysql_k8s.plan.clusters.keys",
-    "percona_mysql_k8s.plan.clusters.inventory",
-    "percona_mysql_k8s.plan.clusters.common",
-    "percona_mysql_k8s.plan.clusters.kind",
-    "percona_mysql_k8s.plan.clusters.gke",
-    "percona_mysql_k8s.plan.clusters.eks",
-    "percona_mysql_k8s.plan.clusters.existing",
-    "percona_mysql_k8s.plan.clusters.decide",
-], renamed={"check_bounds": "percona_mysql_k8s.plan.clusters.decide:check_bounds"})
+__getattr__, __dir__ = moved_to(
+    __name__,
+    [
+        "percona_mysql_k8s.plan.clusters.shape",
+        "percona_mysql_k8s.plan.clusters.keys",
+        "percona_mysql_k8s.plan.clusters.inventory",
+        "percona_mysql_k8s.plan.clusters.common",
+        "percona_mysql_k8s.plan.clusters.kind",
+        "percona_mysql_k8s.plan.clusters.gke",
+        "percona_mysql_k8s.plan.clusters.eks",
+        "percona_mysql_k8s.plan.clusters.existing",
+        "percona_mysql_k8s.plan.clusters.decide",
+    ],
+    renamed={"check_bounds": "percona_mysql_k8s.plan.clusters.decide:check_bounds"},
+)

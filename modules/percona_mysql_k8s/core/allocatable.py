@@ -63,7 +63,8 @@ DEFAULT_DAEMONSETS: dict[str, DaemonSetOverhead] = {
     # DaemonSets alone (2i2c-org/infrastructure, deployer/.../daemonset_requests.yaml), plus the 100m of
     # GKE's kube-proxy static pod: the seed's figure covers both.
     "gke": DaemonSetOverhead(
-        702, 645 * MIB,
+        702,
+        645 * MIB,
         "kube-proxy (static pod), fluentbit-gke, gke-metrics-agent, netd, pdcsi-node, gke-metadata-server, "
         "calico-node/anetd, ip-masq-agent",
         "seed 000: 702m / 645Mi requested on the worked n2-standard-16 node",
@@ -72,7 +73,9 @@ DEFAULT_DAEMONSETS: dict[str, DaemonSetOverhead] = {
     # two small agents besides: 170-195m / 250Mi (2i2c-org/infrastructure daemonset_requests.yaml),
     # rounded up.
     "eks": DaemonSetOverhead(
-        200, 256 * MIB, "aws-node, kube-proxy, ebs-csi-node",
+        200,
+        256 * MIB,
+        "aws-node, kube-proxy, ebs-csi-node",
         "measured 170-195m / 250Mi on EKS 1.27-1.29 nodes, rounded up",
     ),
     # kind runs kindnet (its manifest requests 100m / 50Mi); its kube-proxy requests nothing.
@@ -205,8 +208,7 @@ def eks_max_pods(machine: MachineType) -> tuple[int, str]:
         )
     max_pods = machine.max_enis * (machine.ipv4_per_eni - 1) + 2
     return max_pods, (
-        f"max pods {max_pods} = {machine.max_enis} ENIs × ({machine.ipv4_per_eni} IPv4 per ENI − 1) + 2 "
-        "(VPC CNI, one IP per pod)"
+        f"max pods {max_pods} = {machine.max_enis} ENIs × ({machine.ipv4_per_eni} IPv4 per ENI − 1) + 2 (VPC CNI, one IP per pod)"
     )
 
 
@@ -227,15 +229,13 @@ def _check_fits(budget: NodeBudget) -> NodeBudget:
     if budget.daemonset_cpu_millicores > budget.allocatable_cpu_millicores:
         raise InputError(
             "daemonset_cpu",
-            f"{budget.daemonset_cpu_millicores}m exceeds the {budget.allocatable_cpu_millicores}m "
-            f"allocatable of {name}",
+            f"{budget.daemonset_cpu_millicores}m exceeds the {budget.allocatable_cpu_millicores}m allocatable of {name}",
             rule="K1",
         )
     if budget.daemonset_memory_bytes > budget.allocatable_memory_bytes:
         raise InputError(
             "daemonset_memory",
-            f"{budget.daemonset_memory_bytes} bytes exceed the {budget.allocatable_memory_bytes} "
-            f"bytes allocatable of {name}",
+            f"{budget.daemonset_memory_bytes} bytes exceed the {budget.allocatable_memory_bytes} bytes allocatable of {name}",
             rule="K1",
         )
     return budget
@@ -282,21 +282,23 @@ def node_budget(
         max_pods, pods_note = eks_max_pods(machine)
         reserved_memory = eks_memory_reserve_bytes(max_pods)
 
-    return _with_margin(_check_fits(
-        NodeBudget(
-            machine=machine,
-            provider=provider,
-            capacity_cpu_millicores=machine.cpu_millicores,
-            capacity_memory_bytes=machine.memory_bytes,
-            reserved_cpu_millicores=cpu_reserve_millicores(machine.cpu_millicores),
-            reserved_memory_bytes=reserved_memory,
-            eviction_memory_bytes=EVICTION_MEMORY_BYTES,
-            daemonset_cpu_millicores=daemonset_cpu,
-            daemonset_memory_bytes=daemonset_memory,
-            max_pods=max_pods,
-            notes=(pods_note,),
+    return _with_margin(
+        _check_fits(
+            NodeBudget(
+                machine=machine,
+                provider=provider,
+                capacity_cpu_millicores=machine.cpu_millicores,
+                capacity_memory_bytes=machine.memory_bytes,
+                reserved_cpu_millicores=cpu_reserve_millicores(machine.cpu_millicores),
+                reserved_memory_bytes=reserved_memory,
+                eviction_memory_bytes=EVICTION_MEMORY_BYTES,
+                daemonset_cpu_millicores=daemonset_cpu,
+                daemonset_memory_bytes=daemonset_memory,
+                max_pods=max_pods,
+                notes=(pods_note,),
+            )
         )
-    ))
+    )
 
 
 def _host_amount(value: object, key: str) -> int:

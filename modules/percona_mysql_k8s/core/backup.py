@@ -133,9 +133,7 @@ BACKUP_PROCESSES_MEMORY_ESTIMATE = 64 * MIB
 PXC_BACKUP_CPU_MILLICORES = 600
 PXC_BACKUP_JOB = ContainerSize(
     PXC_BACKUP_CPU_MILLICORES,
-    GARBD_MEMORY_ESTIMATE
-    + XBCLOUD_PARALLEL * XBCLOUD_CHUNKS_PER_SLOT * XBSTREAM_CHUNK_BYTES
-    + BACKUP_PROCESSES_MEMORY_ESTIMATE,
+    GARBD_MEMORY_ESTIMATE + XBCLOUD_PARALLEL * XBCLOUD_CHUNKS_PER_SLOT * XBSTREAM_CHUNK_BYTES + BACKUP_PROCESSES_MEMORY_ESTIMATE,
 )
 
 # PXC binlog collector, Deployment ``<cluster>-pitr``, container ``pitr`` (pkg/pxc/app/binlogcollector/
@@ -201,9 +199,13 @@ def _schedule(schedule: CronSchedule | str) -> CronSchedule:
     """The parsed schedule; text (the 0.2 signature) is parsed here, warning, until SCHEDULE_TEXT_REMOVED_IN."""
     if isinstance(schedule, CronSchedule):
         return schedule
-    warnings.warn("backup_plan(schedule=...) takes the parsed schedule (percona_mysql_k8s.core.cron.parse_schedule, or "
-                  "percona_mysql_k8s.plan.config.backup_schedule for a backupSchedule setting); text is removed in "
-                  f"{SCHEDULE_TEXT_REMOVED_IN}", DeprecationWarning, stacklevel=3)
+    warnings.warn(
+        "backup_plan(schedule=...) takes the parsed schedule (percona_mysql_k8s.core.cron.parse_schedule, or "
+        "percona_mysql_k8s.plan.config.backup_schedule for a backupSchedule setting); text is removed in "
+        f"{SCHEDULE_TEXT_REMOVED_IN}",
+        DeprecationWarning,
+        stacklevel=3,
+    )
     try:
         return parse_schedule(schedule)
     except CronError as error:
@@ -244,8 +246,11 @@ def backup_plan(
             "R3",
         )
     if days > MAX_RETENTION_DAYS:
-        raise InputError("backupRetentionDays", f"{days} days is above {MAX_RETENTION_DAYS} (ten years): beyond it backups "
-                                                "are an archive, not a restore window", "R3")
+        raise InputError(
+            "backupRetentionDays",
+            f"{days} days is above {MAX_RETENTION_DAYS} (ten years): beyond it backups are an archive, not a restore window",
+            "R3",
+        )
     if not isinstance(pitr, bool):
         raise InputError("pitr", f"expected true or false, got {pitr!r}", "R2")
     upload = _integer("pitrUploadSeconds", pitr_upload_seconds, "R2")
@@ -257,9 +262,13 @@ def backup_plan(
             "R2",
         )
     if pitr and upload > days * 86_400:
-        raise InputError("pitrUploadSeconds", f"{upload} s between binary-log uploads is longer than the {days}-day restore "
-                                              "window (backupRetentionDays): a point in time would be deleted before its binary "
-                                              f"log is uploaded; upload at most every {days * 86_400} s (the default is 60)", "R2")
+        raise InputError(
+            "pitrUploadSeconds",
+            f"{upload} s between binary-log uploads is longer than the {days}-day restore "
+            "window (backupRetentionDays): a point in time would be deleted before its binary "
+            f"log is uploaded; upload at most every {days * 86_400} s (the default is 60)",
+            "R2",
+        )
     keep = keep_for(parsed, days)
     if engine == PXC:
         job, collector = PXC_BACKUP_JOB, PXC_PITR_COLLECTOR

@@ -112,15 +112,19 @@ def dataset(buffer_pool_bytes: int, load: str, requested_bytes: int | None = Non
     if requested_bytes is not None:
         smallest = MIN_TABLES * MIN_TABLE_SIZE * ROW_BYTES
         if requested_bytes < smallest:
-            raise InputError("sysbenchDataSize", f"{requested_bytes} bytes cannot hold {MIN_TABLES} tables of "
-                                                 f"{MIN_TABLE_SIZE} rows ({smallest} bytes)", "R5")
+            raise InputError(
+                "sysbenchDataSize",
+                f"{requested_bytes} bytes cannot hold {MIN_TABLES} tables of {MIN_TABLE_SIZE} rows ({smallest} bytes)",
+                "R5",
+            )
         target = requested_bytes
     tables = max(MIN_TABLES, min(MAX_TABLES, math.ceil(target / TABLE_TARGET_BYTES)))
     table_size = max(MIN_TABLE_SIZE, math.ceil(target / (tables * ROW_BYTES)))
     if requested_bytes is not None:  # rows rounded down: never more than asked
         table_size = max(MIN_TABLE_SIZE, requested_bytes // (tables * ROW_BYTES))
-    return Dataset(tables, table_size, tables * table_size * ROW_BYTES, buffer_pool_bytes, ratio,
-                   requested=requested_bytes is not None)
+    return Dataset(
+        tables, table_size, tables * table_size * ROW_BYTES, buffer_pool_bytes, ratio, requested=requested_bytes is not None
+    )
 
 
 def _whole(key: str, value: object, minimum: int, rule: str = "B3", maximum: int | None = None) -> int:

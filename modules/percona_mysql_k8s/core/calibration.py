@@ -36,26 +36,33 @@ class Measurement:
     source: str = TIER_RUNS
 
 
-WRITER_PEAK_RSS = Measurement("writer_peak_rss", 1441 * MIB,
-                              "peak resident memory (VmHWM) of the node sysbench wrote to: 1,276-1,325 MiB in the "
-                              "runs without the flow-control phase, 1,394-1,441 MiB with its 200,000-row transactions")
-APPLIER_PEAK_RSS = Measurement("applier_peak_rss", 1322 * MIB,
-                               "peak resident memory of the two applying nodes: 1,223-1,322 MiB over the runs")
+WRITER_PEAK_RSS = Measurement(
+    "writer_peak_rss",
+    1441 * MIB,
+    "peak resident memory (VmHWM) of the node sysbench wrote to: 1,276-1,325 MiB in the "
+    "runs without the flow-control phase, 1,394-1,441 MiB with its 200,000-row transactions",
+)
+APPLIER_PEAK_RSS = Measurement(
+    "applier_peak_rss", 1322 * MIB, "peak resident memory of the two applying nodes: 1,223-1,322 MiB over the runs"
+)
 SERVER_OVERHEAD_IDLE = Measurement(
-    "server_overhead_idle", 192 * MIB,
+    "server_overhead_idle",
+    192 * MIB,
     "resident at idle beside the buffer pool, the log buffers and the gcache (code, caches, background threads): "
     "155-168 MiB, 182-192 MiB once the flow-control phase's 200,000-row table is loaded, against the model's "
     "300 MiB MySQL 8 figure",
 )
 PER_ACTIVE_CONNECTION_RSS = Measurement(
-    "per_active_connection_rss", 475 * KIB,
+    "per_active_connection_rss",
+    475 * KIB,
     "resident memory each connection running sysbench added on the writer (its THD, network buffers, statement "
     "buffers, the table cache's copies of its tables, and its thread's touched stack and malloc arena): 0.26-0.36 "
     "MiB over the runs with one thread per connection, 0.14-0.46 MiB with the thread pool and its starvation-proof "
     "cap; the largest (486,266 bytes: 48 connections, 46 sysbench threads), rounded up to a KiB",
 )
 LOG_BUFFER_WRITER = Measurement(
-    "log_buffer_writer", 32 * MIB,
+    "log_buffer_writer",
+    32 * MIB,
     "do-not-dump resident beside the buffer pool on the writer, innodb_log_buffer_size 16 MiB: MariaDB 10.11 "
     "allocates two buffers of that size (log_t::create, buf and flush_buf), MySQL 8 one (log_allocate_buffer, "
     "storage/innobase/log/log0log.cc, mysql/mysql-server)",
@@ -93,8 +100,12 @@ def tier_settings_charge() -> int:
     """What the connection terms charge one running connection of the runs from its settings, besides its thread:
     its session (structures, two network buffers, the binary log caches) and its statement's buffers."""
     s = TIER_CONNECTION_SETTINGS
-    session = (SESSION_BYTES_PER_CONNECTION + NET_BUFFERS_PER_CONNECTION * s["net_buffer_length"]
-               + s["binlog_cache_size"] + s["binlog_stmt_cache_size"])
+    session = (
+        SESSION_BYTES_PER_CONNECTION
+        + NET_BUFFERS_PER_CONNECTION * s["net_buffer_length"]
+        + s["binlog_cache_size"]
+        + s["binlog_stmt_cache_size"]
+    )
     statement = s["sort_buffer_size"] + s["join_buffer_size"] + s["read_buffer_size"] + s["read_rnd_buffer_size"]
     return session + statement
 

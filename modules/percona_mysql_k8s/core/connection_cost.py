@@ -171,8 +171,15 @@ def connection_costs(options: Mapping[str, str], thresholds: Mapping[str, float]
         active = min(threads, connections + ADMIN_EXTRA_CONNECTIONS, running_statement_bound(options))
     else:
         threads = active = connections
-    return ConnectionCosts(connections=connections, active=active, threads=threads, thread_pool=pool,
-                           session_bytes=session, thread_bytes=thread, statement_bytes=statement)
+    return ConnectionCosts(
+        connections=connections,
+        active=active,
+        threads=threads,
+        thread_pool=pool,
+        session_bytes=session,
+        thread_bytes=thread,
+        statement_bytes=statement,
+    )
 
 
 def thread_pool_options(mysqld_cpu_millicores: int, max_connections: int) -> dict[str, str]:
@@ -195,6 +202,8 @@ def thread_pool_options(mysqld_cpu_millicores: int, max_connections: int) -> dic
 def describe(costs: ConnectionCosts) -> str:
     """One line for notes and reports: how many connections, statements and threads are charged."""
     mode = "thread pool" if costs.thread_pool else "one thread per connection"
-    return (f"{costs.connections} connections x {costs.session_bytes / MIB:.2f} MiB idle, "
-            f"{costs.active} running statements x {costs.statement_bytes / MIB:.2f} MiB, "
-            f"{costs.threads} threads x {costs.thread_bytes / MIB:.2f} MiB ({mode})")
+    return (
+        f"{costs.connections} connections x {costs.session_bytes / MIB:.2f} MiB idle, "
+        f"{costs.active} running statements x {costs.statement_bytes / MIB:.2f} MiB, "
+        f"{costs.threads} threads x {costs.thread_bytes / MIB:.2f} MiB ({mode})"
+    )

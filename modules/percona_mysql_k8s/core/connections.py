@@ -77,8 +77,7 @@ def proxy_limits(proxy: str, max_connections: int, proxies: int, thresholds: Map
     return limits_for_share(proxy, per_proxy_connections(max_connections, proxies, thresholds))
 
 
-def backend_connections_fit(limits: ProxyLimits, proxies: int, max_connections: int,
-                            thresholds: Mapping[str, float]) -> bool:
+def backend_connections_fit(limits: ProxyLimits, proxies: int, max_connections: int, thresholds: Mapping[str, float]) -> bool:
     """T5: the proxies' backend connections and mysqld's own users fit max_connections."""
     return proxies * limits.backend_limit + service_connections(thresholds) <= max_connections
 

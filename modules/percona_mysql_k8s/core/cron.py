@@ -25,13 +25,9 @@ from datetime import UTC, date, datetime, timedelta
 from functools import cache
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from .cron_calendar import GREGORIAN_CYCLE_DAYS, longest_day_gap, run_days_of
+
 MINUTES_PER_DAY = 24 * 60
-# The Gregorian calendar repeats every 400 years: 146097 days, which is exactly 20871 weeks, so the
-# (month, day of month, day of week) of every day, leap days and weekday alignment included, repeats with
-# this period. Every cron schedule in a fixed-offset zone is therefore periodic with it, and the shortest
-# span over any run of consecutive gaps seen over one cycle (wrapping around) is the shortest ever.
-GREGORIAN_CYCLE_DAYS = 146097
-_CYCLE_START = date(2001, 1, 1)  # any day works; this one starts a 400-year cycle's worth of days
 
 # robfig/cron spec.go:21-49, the field bounds and names (names matched lower-cased, parser.go:323).
 _MONTH_NAMES = {n: i for i, n in enumerate("jan feb mar apr may jun jul aug sep oct nov dec".split(), start=1)}
@@ -250,7 +246,7 @@ def parse_schedule(text: str) -> CronSchedule:
     if not schedule.minutes or not schedule.hours or not _run_days(schedule):
         # e.g. "0 0 30 2 *" or a field of bare commas: robfig's Next returns the zero time and the entry never runs
         raise CronError(f"{original!r} never runs: no day, hour or minute matches it")
-    if _longest_day_gap(_day_pattern(schedule)) > _MAX_GAP_DAYS:
+    if longest_day_gap(_day_pattern(schedule)) > _MAX_GAP_DAYS:
         raise CronError(
             f"{original!r} runs only on 29 February, so two runs can be 8 years apart (2096 to 2104); robfig stops "
             f"looking {ROBFIG_SEARCH_YEARS} years ahead (spec.go:87-93) and the operator would never run it again"
@@ -258,42 +254,13 @@ def parse_schedule(text: str) -> CronSchedule:
     return schedule
 
 
-@cache
-def _cycle_calendar() -> tuple[tuple[int, int, int], ...]:
-    """(month, day of month, Go weekday) of each day of one 400-year cycle from _CYCLE_START."""
-    days = []
-    weekday = (_CYCLE_START.weekday() + 1) % 7  # Go's time.Weekday: Sunday = 0
-    for year in range(_CYCLE_START.year, _CYCLE_START.year + 400):
-        leap = year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
-        for month, length in enumerate((31, 29 if leap else 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31), start=1):
-            for day in range(1, length + 1):
-                days.append((month, day, weekday))
-                weekday = (weekday + 1) % 7
-    return tuple(days)
-
-
 def _day_pattern(schedule: CronSchedule) -> tuple[frozenset[int], frozenset[int], frozenset[int], bool]:
     return schedule.months, schedule.days_of_month, schedule.days_of_week, schedule.dom_star or schedule.dow_star
 
 
-@cache
-def _run_days_of(pattern: tuple[frozenset[int], frozenset[int], frozenset[int], bool]) -> tuple[int, ...]:
-    months, doms, dows, any_star = pattern
-    calendar = _cycle_calendar()
-    if any_star:
-        return tuple(i for i, (m, d, w) in enumerate(calendar) if m in months and d in doms and w in dows)
-    return tuple(i for i, (m, d, w) in enumerate(calendar) if m in months and (d in doms or w in dows))
-
-
-@cache
-def _longest_day_gap(pattern: tuple) -> int:
-    days = _run_days_of(pattern)
-    return max(max(map(operator.sub, days[1:], days), default=0), days[0] + GREGORIAN_CYCLE_DAYS - days[-1])
-
-
 def _run_days(schedule: CronSchedule) -> tuple[int, ...]:
-    """Indices (days after _CYCLE_START) of the days of one cycle on which the schedule runs."""
-    return _run_days_of(_day_pattern(schedule))
+    """Indices (days after CYCLE_START) of the days of one cycle on which the schedule runs."""
+    return run_days_of(_day_pattern(schedule))
 
 
 def iter_runs(schedule: CronSchedule, after: datetime) -> Iterator[datetime]:
@@ -324,7 +291,7 @@ def next_runs(schedule: CronSchedule, after: datetime, count: int) -> list[datet
 @cache
 def _day_span(pattern: tuple, step: int, longest: bool = False) -> int:
     """min (max if ``longest``) over i of days[i + step] - days[i], the run days repeated every cycle, exact."""
-    days = _run_days_of(pattern)
+    days = run_days_of(pattern)
     count = len(days)
     whole, rest = divmod(step, count)
     base = whole * GREGORIAN_CYCLE_DAYS
@@ -375,7 +342,9 @@ def _offset_changes(zone: str) -> tuple[int, int]:
         moment += timedelta(days=1)
     if len(set(offsets)) == 1:
         return 0, 0
-    spacing = min((b - a).days for a, b in zip(fallbacks, fallbacks[1:], strict=False)) if len(fallbacks) > 1 else GREGORIAN_CYCLE_DAYS
+    spacing = (
+        min((b - a).days for a, b in zip(fallbacks, fallbacks[1:], strict=False)) if len(fallbacks) > 1 else GREGORIAN_CYCLE_DAYS
+    )
     # the daily sample can misplace a change by up to a day each side
     return max(offsets) - min(offsets), max(spacing - 2, 1)
 
@@ -409,8 +378,10 @@ def _max_repeated_runs(schedule: CronSchedule, zone: str) -> int:
     """The most runs one fall-back of ``zone`` can repeat: the schedule's times of day inside a repeated
     wall-clock interval (any day of the schedule: conservative on the date)."""
     times = schedule.minutes_of_day
-    return max((sum(1 for t in times if (t - start) % MINUTES_PER_DAY < length)
-                for start, length in _repeated_wall_clock(zone)), default=0)
+    return max(
+        (sum(1 for t in times if (t - start) % MINUTES_PER_DAY < length) for start, length in _repeated_wall_clock(zone)),
+        default=0,
+    )
 
 
 def retention_window_seconds(schedule: CronSchedule, keep: int) -> float:

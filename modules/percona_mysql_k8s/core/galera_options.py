@@ -86,8 +86,10 @@ def parse(value: str | None) -> dict[str, str]:
         if len(parts) > 2:
             raise ProviderOptionError(f"more than one value for key {key!r} at {item!r} in wsrep_provider_options")
         if not _KEY_CHARACTERS.match(key):
-            raise ProviderOptionError(f"unrecognized parameter {key!r} in wsrep_provider_options (keys are exact and "
-                                      "lower case; Galera stops on a parameter it does not know)")
+            raise ProviderOptionError(
+                f"unrecognized parameter {key!r} in wsrep_provider_options (keys are exact and "
+                "lower case; Galera stops on a parameter it does not know)"
+            )
         options[key] = parts[1].strip(_C_SPACE)
     for key, read in TYPED.items():
         if key in options:
@@ -107,8 +109,10 @@ def integer(key: str, text: str, minimum: int = -(1 << 63), maximum: int = LONG_
             raise ProviderOptionError(f"{key}={text!r} is out of range for Galera")
         number <<= shift
     if end == 0 or end != len(text):
-        raise ProviderOptionError(f"invalid value {text!r} for integer {key} (Galera reads C integers: digits, "
-                                  "0x hexadecimal or 0 octal, one K/M/G/T suffix)")
+        raise ProviderOptionError(
+            f"invalid value {text!r} for integer {key} (Galera reads C integers: digits, "
+            "0x hexadecimal or 0 octal, one K/M/G/T suffix)"
+        )
     if not minimum <= number <= maximum:
         raise ProviderOptionError(f"{key}={text!r} is outside {minimum}..{maximum}")
     return number

@@ -24,8 +24,25 @@ import re
 from dataclasses import dataclass
 
 # Section keywords of HAProxy 2.8 (cfgparse.c, cfgparse-listen.c and the REGISTER_CONFIG_SECTION calls).
-SECTIONS = frozenset({"global", "defaults", "frontend", "backend", "listen", "userlist", "peers", "mailers",
-                      "resolvers", "cache", "program", "http-errors", "ring", "log-forward", "namespace_list"})
+SECTIONS = frozenset(
+    {
+        "global",
+        "defaults",
+        "frontend",
+        "backend",
+        "listen",
+        "userlist",
+        "peers",
+        "mailers",
+        "resolvers",
+        "cache",
+        "program",
+        "http-errors",
+        "ring",
+        "log-forward",
+        "namespace_list",
+    }
+)
 PROXY_SECTIONS = frozenset({"defaults", "frontend", "backend", "listen"})
 _VAR_START = re.compile(r"[A-Za-z_.]")
 _HEX = "0123456789abcdefABCDEF"
@@ -50,8 +67,7 @@ class Word:
         at = self.text.find(separator)
         if at < 0:
             return self, None
-        return (Word(self.text[:at], self.from_environment[:at]),
-                Word(self.text[at + 1:], self.from_environment[at + 1:]))
+        return (Word(self.text[:at], self.from_environment[:at]), Word(self.text[at + 1 :], self.from_environment[at + 1 :]))
 
     @property
     def literal(self) -> bool:
@@ -86,7 +102,7 @@ class _Words:
 
 def _escape(line: str, i: int, dquote: bool) -> tuple[str, int]:
     """A backslash at ``i`` outside single quotes: (the character it writes, the index after it)."""
-    following = line[i + 1:i + 2]
+    following = line[i + 1 : i + 2]
     if following in (" ", "\\"):
         return following, i + 2
     if following in ("t", "n", "r"):
@@ -94,7 +110,7 @@ def _escape(line: str, i: int, dquote: bool) -> tuple[str, int]:
     if following in ("#", "'", '"') or (following == "$" and dquote):
         return following, i + 2
     if following == "x":
-        digits = line[i + 2:i + 4]
+        digits = line[i + 2 : i + 4]
         if len(digits) < 2 or any(d not in _HEX for d in digits):
             raise ValueError("truncated or invalid hexadecimal sequence")
         return chr(int(digits, 16)), i + 4
@@ -115,14 +131,14 @@ def _variable(line: str, i: int, words: _Words) -> int:
     name = line[start:i]
     if name.startswith(".") and name not in (".LINE", ".FILE", ".SECTION"):
         raise ValueError(f"unsupported internal variable {name}")
-    if brace and line[i:i + 3] == "[*]":
+    if brace and line[i : i + 3] == "[*]":
         i += 3
     if brace:
         if i < len(line) and line[i] == "-":
             end = line.find("}", i)
             if end < 0:
                 raise ValueError("unmatched brace in environment variable name")
-            for char in line[i + 1:end]:  # the default, used when the variable is unset: still the environment's say
+            for char in line[i + 1 : end]:  # the default, used when the variable is unset: still the environment's say
                 words.emit(char, environment=True)
             i = end
         if i >= len(line) or line[i] != "}":

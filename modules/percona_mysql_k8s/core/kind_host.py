@@ -58,8 +58,9 @@ class KindHost:
         return self.memory_bytes - HOST_RESERVE.memory_bytes - CONTROL_PLANE.memory_bytes
 
 
-def worker_budget(host: KindHost, workers: int, daemonset_cpu_millicores: int | None = 0,
-                  daemonset_memory_bytes: int | None = 0) -> NodeBudget:
+def worker_budget(
+    host: KindHost, workers: int, daemonset_cpu_millicores: int | None = 0, daemonset_memory_bytes: int | None = 0
+) -> NodeBudget:
     """The K1 budget of one of ``workers`` kind workers sharing ``host`` equally.
 
     capacity = (host − host reserve − control plane) // workers; reserved = the worker's node agents;
@@ -75,21 +76,34 @@ def worker_budget(host: KindHost, workers: int, daemonset_cpu_millicores: int | 
     capacity_memory = host.free_memory_bytes // workers
     agents_memory = WORKER_OVERHEAD.memory_bytes + EVICTION_MEMORY_BYTES
     if capacity_cpu <= WORKER_OVERHEAD.cpu_millicores:
-        raise InputError("kindHostCpu", f"{host.source} has {host.cpu_millicores}m CPU: after the host's "
-                         f"{HOST_RESERVE.cpu_millicores}m and the control plane's {CONTROL_PLANE.cpu_millicores}m, "
-                         f"{workers} kind workers get {max(capacity_cpu, 0)}m each, not more than their own node agents",
-                         rule="K1")
+        raise InputError(
+            "kindHostCpu",
+            f"{host.source} has {host.cpu_millicores}m CPU: after the host's "
+            f"{HOST_RESERVE.cpu_millicores}m and the control plane's {CONTROL_PLANE.cpu_millicores}m, "
+            f"{workers} kind workers get {max(capacity_cpu, 0)}m each, not more than their own node agents",
+            rule="K1",
+        )
     if capacity_memory <= agents_memory:
-        raise InputError("kindHostMemory", f"{host.source} has {host.memory_bytes // MIB} MiB: after the host's "
-                         f"{HOST_RESERVE.memory_bytes // MIB} MiB and the control plane's {CONTROL_PLANE.memory_bytes // MIB} MiB, "
-                         f"{workers} kind workers get {max(capacity_memory, 0) // MIB} MiB each, not more than their own node agents",
-                         rule="K1")
+        raise InputError(
+            "kindHostMemory",
+            f"{host.source} has {host.memory_bytes // MIB} MiB: after the host's "
+            f"{HOST_RESERVE.memory_bytes // MIB} MiB and the control plane's {CONTROL_PLANE.memory_bytes // MIB} MiB, "
+            f"{workers} kind workers get {max(capacity_memory, 0) // MIB} MiB each, not more than their own node agents",
+            rule="K1",
+        )
     if daemonset_cpu_millicores > capacity_cpu - WORKER_OVERHEAD.cpu_millicores:
-        raise InputError("daemonset_cpu", f"{daemonset_cpu_millicores}m exceeds the "
-                         f"{capacity_cpu - WORKER_OVERHEAD.cpu_millicores}m allocatable of a kind worker", rule="K1")
+        raise InputError(
+            "daemonset_cpu",
+            f"{daemonset_cpu_millicores}m exceeds the "
+            f"{capacity_cpu - WORKER_OVERHEAD.cpu_millicores}m allocatable of a kind worker",
+            rule="K1",
+        )
     if daemonset_memory_bytes > capacity_memory - agents_memory:
-        raise InputError("daemonset_memory", f"{daemonset_memory_bytes} bytes exceed the "
-                         f"{capacity_memory - agents_memory} bytes allocatable of a kind worker", rule="K1")
+        raise InputError(
+            "daemonset_memory",
+            f"{daemonset_memory_bytes} bytes exceed the {capacity_memory - agents_memory} bytes allocatable of a kind worker",
+            rule="K1",
+        )
     return NodeBudget(
         machine=None,
         provider="kind",

@@ -87,13 +87,13 @@ def _string(text: str, start: int, line: int) -> tuple[str | None, int, int]:
         if char == '"':
             return "".join(out), i + 1, line
         if char == "\\":
-            following = text[i + 1:i + 2]
+            following = text[i + 1 : i + 2]
             if following in _ESCAPES:
                 out.append(_ESCAPES[following])
                 i += 2
                 continue
-            if following in ("x", "X") and re.fullmatch(r"[0-9A-Fa-f]{2}", text[i + 2:i + 4]):
-                out.append(chr(int(text[i + 2:i + 4], 16)))
+            if following in ("x", "X") and re.fullmatch(r"[0-9A-Fa-f]{2}", text[i + 2 : i + 4]):
+                out.append(chr(int(text[i + 2 : i + 4], 16)))
                 i += 4
                 continue
             out.append("\\")  # any other backslash stands for itself
@@ -166,7 +166,7 @@ def _scan(text: str, found: list[Token]) -> int:
         char = text[i]
         if at_line_start and _INCLUDE.match(text, i):
             end = text.find('"', _INCLUDE.match(text, i).end())
-            found.append(Token("include", text[_INCLUDE.match(text, i).end():end], line))
+            found.append(Token("include", text[_INCLUDE.match(text, i).end() : end], line))
             i = len(text) if end < 0 else end + 1
             at_line_start = False
             continue
@@ -195,7 +195,7 @@ def _scan(text: str, found: list[Token]) -> int:
         elif char in _PUNCTUATION:
             found.append(Token(_PUNCTUATION[char], char, line))
             i += 1
-        elif _BOOL.match(text, i) and not _NAME.match(text, i).group(0)[len(_BOOL.match(text, i).group(0)):]:
+        elif _BOOL.match(text, i) and not _NAME.match(text, i).group(0)[len(_BOOL.match(text, i).group(0)) :]:
             word = _BOOL.match(text, i).group(0)
             found.append(Token("scalar", Scalar("bool", word.lower() == "true", line), line))
             i += len(word)
@@ -242,7 +242,7 @@ class _Parser:
             if token is not None and token.kind == closing:
                 return group
             if token is not None and token.kind == "include":
-                raise LibconfigError(token.line, f"@include \"{token.value}\" reads a file the custom resource does not hold")
+                raise LibconfigError(token.line, f'@include "{token.value}" reads a file the custom resource does not hold')
             name = self.take("name")
             if name.value in group.settings:
                 raise LibconfigError(name.line, f"duplicate setting name {name.value!r}")
@@ -268,8 +268,9 @@ class _Parser:
         sequence = Sequence("list" if closing == ")" else "array", token.line)
         while self.peek() is not None and self.peek().kind != closing:
             item = self.value()
-            if sequence.kind == "array" and (not isinstance(item, Scalar) or
-                                             (sequence.items and item.kind != sequence.items[0].kind)):
+            if sequence.kind == "array" and (
+                not isinstance(item, Scalar) or (sequence.items and item.kind != sequence.items[0].kind)
+            ):
                 raise LibconfigError(token.line, "mismatched element type in array")
             sequence.items.append(item)
             if self.peek() is not None and self.peek().kind == ",":

@@ -247,7 +247,9 @@ def model(
     terms: dict[str, int] = {
         "buffer_pool": pool_rounded,
         "buffer_pool_descriptors": buffer_pool_descriptor_bytes(
-            pool_rounded, _effective_chunk_and_instances(pool, chunk, instances)[0], int(thresholds["buffer_pool_descriptor_bytes"])
+            pool_rounded,
+            _effective_chunk_and_instances(pool, chunk, instances)[0],
+            int(thresholds["buffer_pool_descriptor_bytes"]),
         ),
         "log_buffer": _size(options, "innodb_log_buffer_size", _LOG_BUFFER_DEFAULT[version]),
         "connections_idle": costs.idle_bytes,
@@ -270,5 +272,6 @@ def model(
         terms["certification_info"] = _certification_info(options, thresholds)  # M5
     heap = sum(value for name, value in terms.items() if name not in _MMAPPED_TERMS)
     terms["allocator_fragmentation"] = math.ceil(heap * thresholds["allocator_fragmentation_fraction"])
-    return MemoryModel(limit_bytes=limit_bytes, terms=terms, buffer_pool_configured=pool, buffer_pool_rounded=pool_rounded,
-                       connections=costs)
+    return MemoryModel(
+        limit_bytes=limit_bytes, terms=terms, buffer_pool_configured=pool, buffer_pool_rounded=pool_rounded, connections=costs
+    )

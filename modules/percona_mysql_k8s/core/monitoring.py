@@ -79,9 +79,11 @@ def _remedy(node: NodeBudget) -> tuple[str, str]:
     """The setting that makes a monitoring node larger, and what to do with it: on kind the node is a share of
     the machine running it (kindHostShare), elsewhere a machine type."""
     if node.provider == "kind":
-        return "kindHostShare", ("give the kind nodes a larger share of the machine (raise kindHostShare) or run on a "
-                                 "machine with more CPUs and memory (kindHostCpu/kindHostMemory declare the one the stack "
-                                 "is meant for)")
+        return "kindHostShare", (
+            "give the kind nodes a larger share of the machine (raise kindHostShare) or run on a "
+            "machine with more CPUs and memory (kindHostCpu/kindHostMemory declare the one the stack "
+            "is meant for)"
+        )
     return "monitoringNodeType", "choose a larger monitoring node"
 
 
@@ -89,8 +91,10 @@ def _after_daemonsets(node: NodeBudget) -> str:
     """What the DaemonSets take from each node, said when any (their requests come from daemonsetCpu/Memory)."""
     if not (node.daemonset_cpu_millicores or node.daemonset_memory_bytes):
         return ""
-    return (f" after its DaemonSets' {node.daemonset_cpu_millicores}m / {node.daemonset_memory_bytes // MIB} MiB "
-            "(daemonsetCpu/daemonsetMemory)")
+    return (
+        f" after its DaemonSets' {node.daemonset_cpu_millicores}m / {node.daemonset_memory_bytes // MIB} MiB "
+        "(daemonsetCpu/daemonsetMemory)"
+    )
 
 
 def plan(
@@ -130,10 +134,12 @@ def plan(
     pmm = None
     if pmm_server:
         share = 2 if sysbench else 1
-        pmm = _round(ContainerSize(
-            min(PMM_SERVER_MAX.cpu_millicores, cpu // share),
-            min(PMM_SERVER_MAX.memory_bytes, memory // share),
-        ))
+        pmm = _round(
+            ContainerSize(
+                min(PMM_SERVER_MAX.cpu_millicores, cpu // share),
+                min(PMM_SERVER_MAX.memory_bytes, memory // share),
+            )
+        )
         if pmm.cpu_millicores < PMM_SERVER_MIN.cpu_millicores or pmm.memory_bytes < PMM_SERVER_MIN.memory_bytes:
             raise too_small("the PMM server", PMM_SERVER_MIN)
         cpu -= pmm.cpu_millicores

@@ -135,7 +135,7 @@ def normalize_key(key: str) -> str:
     key it writes (sizing output); foreign text goes through :func:`read_files`, which matches exactly."""
     key = key.strip(" \t\n\v\f\r").lower().replace("-", "_")
     if key.startswith("loose_"):
-        key = key[len("loose_"):]
+        key = key[len("loose_") :]
     return key
 
 
@@ -150,7 +150,7 @@ def _lookup(name: str, server: Server, plugins: frozenset[str]) -> Option | None
     key = name.replace("-", "_")
     option = BY_NAME.get(key)
     if option is None and key.startswith("plugin_"):
-        option = BY_NAME.get(key[len("plugin_"):])
+        option = BY_NAME.get(key[len("plugin_") :])
         option = option if option is not None and option.plugin else None
     return option if option is not None and _available(option, server, plugins) else None
 
@@ -200,19 +200,43 @@ def _apply(effective: Effective, argument: Argument, server: Server, plugins: fr
             if loose:
                 effective.ignored.append((argument, reasons[-1] or ""))
                 return
-            raise MyCnfError(f"{_where(argument)}: mysqld has no option {argument.name!r} ({reasons[-1]}), so it stops "
-                             "at startup with 'unknown variable'; fix the name, prefix it with loose- or remove the line")
+            raise MyCnfError(
+                f"{_where(argument)}: mysqld has no option {argument.name!r} ({reasons[-1]}), so it stops "
+                "at startup with 'unknown variable'; fix the name, prefix it with loose- or remove the line"
+            )
         key = argument.name.replace("-", "_")
-        key = key[len("loose_"):] if key.startswith("loose_") else key
-        setting = Setting(key, "ON" if argument.value is None else argument.value, argument.group, argument.file,
-                          argument.line, written, argument.value is None, loose, argument.name)
+        key = key[len("loose_") :] if key.startswith("loose_") else key
+        setting = Setting(
+            key,
+            "ON" if argument.value is None else argument.value,
+            argument.group,
+            argument.file,
+            argument.line,
+            written,
+            argument.value is None,
+            loose,
+            argument.name,
+        )
         _store(effective, setting)
         return
     if argument.value is not None and TEMPLATE in argument.value and prefix is None:
         # The operator renders {{containerMemoryLimit ...}} before mysqld reads the file: kept as written
         # for the policies, which render it themselves (policies/_readers/memory.py).
-        _store(effective, Setting(option.name, argument.value, argument.group, argument.file, argument.line, written,
-                                  False, loose, argument.name, True))
+        _store(
+            effective,
+            Setting(
+                option.name,
+                argument.value,
+                argument.group,
+                argument.file,
+                argument.line,
+                written,
+                False,
+                loose,
+                argument.name,
+                True,
+            ),
+        )
         return
     value_argument = prefixed_argument(prefix, argument.value)
     try:
@@ -230,8 +254,22 @@ def _apply(effective: Effective, argument: Argument, server: Server, plugins: fr
     if value is None:
         return  # a bare string option keeps its value
     name = tried[-1] if prefix else argument.name
-    _store(effective, Setting(option.name, value.text, argument.group, argument.file, argument.line, written,
-                              argument.value is None, loose, name, True, value.warning))
+    _store(
+        effective,
+        Setting(
+            option.name,
+            value.text,
+            argument.group,
+            argument.file,
+            argument.line,
+            written,
+            argument.value is None,
+            loose,
+            name,
+            True,
+            value.warning,
+        ),
+    )
 
 
 def _store(effective: Effective, setting: Setting) -> None:
@@ -296,8 +334,9 @@ def operator_files(operator: str, configuration: str | None, auto_config: str | 
     raise ValueError(f"unknown operator {operator!r}")
 
 
-def effective_options(operator: str, configuration: str | None, version: str | None = None,
-                      auto_config: str | None = None) -> Effective:
+def effective_options(
+    operator: str, configuration: str | None, version: str | None = None, auto_config: str | None = None
+) -> Effective:
     """What mysqld runs with, from the user's ``configuration`` in the operator's layering."""
     if configuration is not None and not isinstance(configuration, str):
         raise MyCnfError(f"configuration must be a string, got {type(configuration).__name__}")
@@ -370,7 +409,26 @@ def render(options: Mapping[str, object], section: str | None = MYSQLD) -> str:
 
 
 __all__ = [
-    "MYSQLD", "PROVIDER_OPTIONS", "SERVER", "Argument", "Effective", "MyCnfError", "OptionFile", "Server", "Setting",
-    "Undecided", "effective_options", "is_on", "mysqld_groups", "mysqld_options", "normalize_key", "operator_files",
-    "parse", "parse_provider_options", "read_files", "render", "render_provider_options", "server_for",
+    "MYSQLD",
+    "PROVIDER_OPTIONS",
+    "SERVER",
+    "Argument",
+    "Effective",
+    "MyCnfError",
+    "OptionFile",
+    "Server",
+    "Setting",
+    "Undecided",
+    "effective_options",
+    "is_on",
+    "mysqld_groups",
+    "mysqld_options",
+    "normalize_key",
+    "operator_files",
+    "parse",
+    "parse_provider_options",
+    "read_files",
+    "render",
+    "render_provider_options",
+    "server_for",
 ]

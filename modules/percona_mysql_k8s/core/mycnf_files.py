@@ -134,11 +134,13 @@ class _Reader:
 
     def directive(self, body: str, option_file: OptionFile, line: int, depth: int) -> None:
         for keyword in ("includedir", "include"):
-            if body.startswith(keyword) and body[len(keyword):len(keyword) + 1] in tuple(BLANKS):
-                target = get_argument(body[len(keyword):])
+            if body.startswith(keyword) and body[len(keyword) : len(keyword) + 1] in tuple(BLANKS):
+                target = get_argument(body[len(keyword) :])
                 if target is None:
-                    raise MyCnfError(f"{option_file.path} line {line}: '!{keyword}' without a file name "
-                                     "(mysqld stops: 'Wrong !include directive')")
+                    raise MyCnfError(
+                        f"{option_file.path} line {line}: '!{keyword}' without a file name "
+                        "(mysqld stops: 'Wrong !include directive')"
+                    )
                 self.include(keyword, _text(target), option_file, line, depth)
                 return
         # any other '!' line is ignored by mysqld
@@ -150,11 +152,19 @@ class _Reader:
             directory = target.rstrip("/") + "/"
             # Only *.cnf names (case-sensitive) are read; my_dir() lists a directory in name order here
             # (each operator directory holds one file, so the order never decides a value there).
-            targets = sorted(path for path in self.by_path if path.startswith(directory)
-                             and "/" not in path[len(directory):] and path.endswith(CNF_EXTENSION))
+            targets = sorted(
+                path
+                for path in self.by_path
+                if path.startswith(directory) and "/" not in path[len(directory) :] and path.endswith(CNF_EXTENSION)
+            )
         if not targets:
-            self.undecided.append(Undecided(option_file.path, line, f"!{keyword} {target} reads a file the pack "
-                                            "cannot see, so the options it sets are unknown"))
+            self.undecided.append(
+                Undecided(
+                    option_file.path,
+                    line,
+                    f"!{keyword} {target} reads a file the pack cannot see, so the options it sets are unknown",
+                )
+            )
         for path in targets:
             self.included.add(path)
             self.read(self.by_path[path], depth + 1, None)
@@ -172,13 +182,17 @@ class _Reader:
             if stripped[0] == "[":
                 end = stripped.find("]")
                 if end < 0:
-                    raise MyCnfError(f"{option_file.path} line {line}: {_text(stripped[:60])!r} opens a group "
-                                     "without ']' (mysqld refuses to start)")
+                    raise MyCnfError(
+                        f"{option_file.path} line {line}: {_text(stripped[:60])!r} opens a group "
+                        "without ']' (mysqld refuses to start)"
+                    )
                 group = _text(stripped[1:end].rstrip(BLANKS))
                 continue
             if group is None:
-                raise MyCnfError(f"{option_file.path} line {line}: option {_text(stripped[:60]).strip()!r} before any "
-                                 "[group] header (mysqld refuses to start: 'Found option without preceding group')")
+                raise MyCnfError(
+                    f"{option_file.path} line {line}: option {_text(stripped[:60]).strip()!r} before any "
+                    "[group] header (mysqld refuses to start: 'Found option without preceding group')"
+                )
             self.option(remove_end_comment(stripped), group, option_file.path, line, split)
         return group
 
@@ -186,8 +200,14 @@ class _Reader:
         if self.wanted is not None and (not group.isascii() or group.upper() not in self.wanted):
             return  # find_type(group, groups, FIND_TYPE_NO_PREFIX): exact, case-insensitive
         name, equals, value = text.partition("=")
-        argument = Argument(_text(name.rstrip(BLANKS)), _text(_decode_value(value)) if equals else None,
-                            group.lower() if group.isascii() else group, path, line, split)
+        argument = Argument(
+            _text(name.rstrip(BLANKS)),
+            _text(_decode_value(value)) if equals else None,
+            group.lower() if group.isascii() else group,
+            path,
+            line,
+            split,
+        )
         self.arguments.append(argument)
 
 
@@ -203,5 +223,14 @@ def default_arguments(files: Sequence[OptionFile], groups: Iterable[str] | None)
     return reader.arguments, reader.undecided
 
 
-__all__ = ["Argument", "MyCnfError", "OptionFile", "READ_BYTES", "Undecided", "default_arguments", "get_argument",
-           "reads", "remove_end_comment"]
+__all__ = [
+    "Argument",
+    "MyCnfError",
+    "OptionFile",
+    "READ_BYTES",
+    "Undecided",
+    "default_arguments",
+    "get_argument",
+    "reads",
+    "remove_end_comment",
+]

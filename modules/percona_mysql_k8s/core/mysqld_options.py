@@ -41,8 +41,8 @@ class Value:
 def strip_prefix(name: str) -> tuple[str, str] | None:
     """(prefix, rest) when ``name`` starts with a special prefix followed by ``-`` or ``_``."""
     for prefix in SPECIAL_PREFIXES:
-        if name.startswith(prefix) and name[len(prefix):len(prefix) + 1] in ("-", "_"):
-            return prefix, name[len(prefix) + 1:]
+        if name.startswith(prefix) and name[len(prefix) : len(prefix) + 1] in ("-", "_"):
+            return prefix, name[len(prefix) + 1 :]
     return None
 
 
@@ -58,9 +58,9 @@ def c_strtol(text: str, base: int = 10) -> tuple[int, int, bool]:
         index += 1
     radix = base
     if base == 0:
-        if text[index:index + 2].lower() == "0x" and index + 2 < len(text) and text[index + 2].lower() in "0123456789abcdef":
+        if text[index : index + 2].lower() == "0x" and index + 2 < len(text) and text[index + 2].lower() in "0123456789abcdef":
             radix, index = 16, index + 2
-        elif text[index:index + 1] == "0":
+        elif text[index : index + 1] == "0":
             radix = 8
         else:
             radix = 10
@@ -98,8 +98,10 @@ def eval_num_suffix(argument: str, signed: bool, name: str) -> int:
     if not overflow:
         suffix = argument[end]
         if suffix.lower() not in _SUFFIX_SHIFT or not suffix.isascii():
-            raise Refused(f"unknown suffix {suffix!r} used for variable {name!r} (value {argument!r}); "
-                          "legal suffix characters are K, M, G, T, P, E")
+            raise Refused(
+                f"unknown suffix {suffix!r} used for variable {name!r} (value {argument!r}); "
+                "legal suffix characters are K, M, G, T, P, E"
+            )
         result = (magnitude << _SUFFIX_SHIFT[suffix.lower()]) & ((1 << 64) - 1)
         if bin(result).count("1") != bin(magnitude).count("1") or (signed and result > (1 << 63) - (0 if negative else 1)):
             overflow = True  # bits lost in the shift, or beyond LLONG_MAX
@@ -147,7 +149,7 @@ def find_type(text: str, choices: tuple[str, ...], no_prefix: bool = False) -> i
     for index, choice in enumerate(choices):
         if upper is None:
             break
-        if upper.startswith(choice) and not upper[len(choice):].strip(" "):
+        if upper.startswith(choice) and not upper[len(choice) :].strip(" "):
             return index + 1
         if choice.startswith(upper) and (len(upper) == len(choice) or not no_prefix):
             found, position = found + 1, index
@@ -167,8 +169,9 @@ def enum(option: Option, argument: str) -> Value:
         raise Refused(f"{argument!r} is an ambiguous prefix of {', '.join(option.choices)} for {option.name!r}")
     number, end, overflow = _strtoull(argument)
     if end != len(argument) or overflow or number >= len(option.choices):
-        raise Refused(f"{argument!r} is not one of {', '.join(option.choices)} (or 0..{len(option.choices) - 1}) "
-                      f"for {option.name!r}")
+        raise Refused(
+            f"{argument!r} is not one of {', '.join(option.choices)} (or 0..{len(option.choices) - 1}) for {option.name!r}"
+        )
     return Value(option.choices[number])
 
 
@@ -204,6 +207,18 @@ def prefixed_argument(prefix: str | None, value: str | None) -> str | None:
     return value
 
 
-
-__all__ = ["Refused", "SPECIAL_PREFIXES", "Value", "boolean", "c_strtol", "enum", "eval_num_suffix", "find_type",
-           "integer", "limit", "prefixed_argument", "set_value", "strip_prefix"]
+__all__ = [
+    "Refused",
+    "SPECIAL_PREFIXES",
+    "Value",
+    "boolean",
+    "c_strtol",
+    "enum",
+    "eval_num_suffix",
+    "find_type",
+    "integer",
+    "limit",
+    "prefixed_argument",
+    "set_value",
+    "strip_prefix",
+]

@@ -45,11 +45,13 @@ def unknown_reason(name: str, operator: str | None, plugins: frozenset[str]) -> 
         return "option names are lower case ASCII and compared byte for byte, so this spelling names none"
     if key.startswith(("loose_", "enable_", "disable_", "maximum_")):
         return "no option's own name starts with a special prefix (only skip_ ones exist), so the name after it decides"
-    bare = key[len("plugin_"):] if key.startswith("plugin_") else key
+    bare = key[len("plugin_") :] if key.startswith("plugin_") else key
     family = _plugin_family(bare)
     if family is not None and family not in plugins:
-        return f"it belongs to the {family} plugin, which is not loaded ({_LIBRARY.get(family, family)} is not in " \
-               "plugin_load/plugin_load_add)"
+        return (
+            f"it belongs to the {family} plugin, which is not loaded ({_LIBRARY.get(family, family)} is not in "
+            "plugin_load/plugin_load_add)"
+        )
     if operator == "ps" and bare.startswith("wsrep_"):
         return "Percona Server has no wsrep_* options (they are PXC's)"
     option = BY_NAME.get(bare)

@@ -24,8 +24,10 @@ def dns1123_label_problem(value: object) -> str | None:
     if len(value) > DNS1123_LABEL_MAX_LENGTH:
         return f"{value!r} is {len(value)} characters long: a DNS-1123 label has at most {DNS1123_LABEL_MAX_LENGTH}"
     if not _LABEL_RE.fullmatch(value):
-        return (f"{value!r} is not a DNS-1123 label: lowercase letters, digits and '-', starting and ending with a "
-                "letter or digit (e.g. my-name)")
+        return (
+            f"{value!r} is not a DNS-1123 label: lowercase letters, digits and '-', starting and ending with a "
+            "letter or digit (e.g. my-name)"
+        )
     return None
 
 
@@ -34,9 +36,10 @@ def dns1123_subdomain_problem(value: object) -> str | None:
     if not isinstance(value, str):
         return f"{value!r} is not a name"
     if len(value) > DNS1123_SUBDOMAIN_MAX_LENGTH:
-        return (f"{value!r} is {len(value)} characters long: a DNS-1123 subdomain has at most "
-                f"{DNS1123_SUBDOMAIN_MAX_LENGTH}")
+        return f"{value!r} is {len(value)} characters long: a DNS-1123 subdomain has at most {DNS1123_SUBDOMAIN_MAX_LENGTH}"
     if not _SUBDOMAIN_RE.fullmatch(value):
-        return (f"{value!r} is not a DNS-1123 subdomain: lowercase letters, digits, '-' and '.', each dot-separated "
-                "part starting and ending with a letter or digit (e.g. example.com)")
+        return (
+            f"{value!r} is not a DNS-1123 subdomain: lowercase letters, digits, '-' and '.', each dot-separated "
+            "part starting and ending with a letter or digit (e.g. example.com)"
+        )
     return None

@@ -74,8 +74,7 @@ def pod_requests(pod: Mapping[str, Any]) -> tuple[int, int]:
     overhead = spec.get("overhead") or {}
     cpu = max(sum(c for c, _ in containers), max((c for c, _ in init), default=0))
     memory = max(sum(m for _, m in containers), max((m for _, m in init), default=0))
-    return (cpu + _quantity(overhead.get("cpu"), cpu_to_millicores),
-            memory + _quantity(overhead.get("memory"), memory_to_bytes))
+    return (cpu + _quantity(overhead.get("cpu"), cpu_to_millicores), memory + _quantity(overhead.get("memory"), memory_to_bytes))
 
 
 def is_per_node_pod(pod: Mapping[str, Any]) -> bool:
@@ -105,8 +104,11 @@ def observe(node: Mapping[str, Any], pods: Iterable[Mapping[str, Any]]) -> Obser
         daemonset_memory += memory
     ready = next((c.get("status") for c in status.get("conditions") or [] if c.get("type") == "Ready"), None)
     taints = tuple(dict(taint) for taint in spec.get("taints") or [])
-    condition_taints = [str(t.get("key")) for t in taints
-                        if str(t.get("key", "")).startswith(CONDITION_TAINT_PREFIX) and t.get("effect") in BLOCKING_EFFECTS]
+    condition_taints = [
+        str(t.get("key"))
+        for t in taints
+        if str(t.get("key", "")).startswith(CONDITION_TAINT_PREFIX) and t.get("effect") in BLOCKING_EFFECTS
+    ]
     why = ""
     if spec.get("unschedulable"):
         why = "cordoned (spec.unschedulable)"
@@ -162,15 +164,18 @@ class ObservedPool:
         """Taints every node of the pool carries (what pods placed on the pool must tolerate)."""
         first, *rest = self.nodes
         return tuple(
-            taint for taint in first.taints
+            taint
+            for taint in first.taints
             if taint.get("effect") in BLOCKING_EFFECTS and all(taint in node.taints for node in rest)
         )
 
     def describe(self) -> str:
         smallest = self.smallest_memory()
-        return (f"{self.count} node(s), smallest {smallest.name}: allocatable "
-                f"{format_cpu(smallest.allocatable_cpu_millicores)} CPU / {format_memory(smallest.allocatable_memory_bytes)}, "
-                f"DaemonSets {format_cpu(smallest.daemonset_cpu_millicores)} / {format_memory(smallest.daemonset_memory_bytes)}")
+        return (
+            f"{self.count} node(s), smallest {smallest.name}: allocatable "
+            f"{format_cpu(smallest.allocatable_cpu_millicores)} CPU / {format_memory(smallest.allocatable_memory_bytes)}, "
+            f"DaemonSets {format_cpu(smallest.daemonset_cpu_millicores)} / {format_memory(smallest.daemonset_memory_bytes)}"
+        )
 
 
 def select_pool(
@@ -186,8 +191,9 @@ def select_pool(
     if not labelled:
         seen = sorted({f"{k}={v}" for node in nodes for k, v in node.labels.items() if k in selector})
         hint = f" (values seen for those keys: {', '.join(seen)})" if seen else ""
-        raise InputError(key, f"no node of the cluster carries {wanted}{hint}: "
-                              f"{len(nodes)} node(s) read, none in this pool", rule="K4")
+        raise InputError(
+            key, f"no node of the cluster carries {wanted}{hint}: {len(nodes)} node(s) read, none in this pool", rule="K4"
+        )
     ready = [node for node in labelled if node.schedulable]
     skipped = tuple(node for node in labelled if not node.schedulable)
     if not ready:
@@ -196,8 +202,13 @@ def select_pool(
     repelled = [node for node in ready if not tolerates(tolerations, node.taints)]
     if repelled:
         node = repelled[0]
-        taints = ", ".join(f"{t.get('key')}={t.get('value', '')}:{t.get('effect')}" for t in node.taints
-                           if t.get("effect") in BLOCKING_EFFECTS)
-        raise InputError(key, f"node {node.name} carries {wanted} but also the taint {taints}, which the pool's pods "
-                              "do not tolerate: they would stay Pending there (set the pool's taint to match)", rule="K4")
+        taints = ", ".join(
+            f"{t.get('key')}={t.get('value', '')}:{t.get('effect')}" for t in node.taints if t.get("effect") in BLOCKING_EFFECTS
+        )
+        raise InputError(
+            key,
+            f"node {node.name} carries {wanted} but also the taint {taints}, which the pool's pods "
+            "do not tolerate: they would stay Pending there (set the pool's taint to match)",
+            rule="K4",
+        )
     return ObservedPool(tuple(ready), skipped)

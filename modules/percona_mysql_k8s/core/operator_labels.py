@@ -16,15 +16,22 @@ PXC_OPERATOR, PS_OPERATOR = "pxc", "ps"  # the operator families (PXC CRs; Perco
 
 
 def pxc_cluster_labels(cluster: str) -> dict[str, str]:
-    return {"app.kubernetes.io/name": "percona-xtradb-cluster", "app.kubernetes.io/instance": cluster,
-            "app.kubernetes.io/managed-by": "percona-xtradb-cluster-operator",
-            "app.kubernetes.io/part-of": "percona-xtradb-cluster"}
+    return {
+        "app.kubernetes.io/name": "percona-xtradb-cluster",
+        "app.kubernetes.io/instance": cluster,
+        "app.kubernetes.io/managed-by": "percona-xtradb-cluster-operator",
+        "app.kubernetes.io/part-of": "percona-xtradb-cluster",
+    }
 
 
 def ps_labels(cluster: str, name: str, component: str) -> dict[str, str]:
-    return {"app.kubernetes.io/name": name, "app.kubernetes.io/instance": cluster,
-            "app.kubernetes.io/managed-by": "percona-server-mysql-operator",
-            "app.kubernetes.io/part-of": "percona-server", "app.kubernetes.io/component": component}
+    return {
+        "app.kubernetes.io/name": name,
+        "app.kubernetes.io/instance": cluster,
+        "app.kubernetes.io/managed-by": "percona-server-mysql-operator",
+        "app.kubernetes.io/part-of": "percona-server",
+        "app.kubernetes.io/component": component,
+    }
 
 
 def mysqld_pod_labels(operator: str, cluster: str) -> dict[str, str]:

@@ -67,6 +67,7 @@ class PoolShape:
         if provider == "gke":
             return gke_pool_nodes(name=None, machine_type=self.machine_type, labels=self.labels, taints=taints)
         if provider == "eks":
-            return eks_pool_nodes(name=None, instance_types=[self.machine_type] if self.machine_type else [],
-                                  labels=self.labels, taints=taints)
+            return eks_pool_nodes(
+                name=None, instance_types=[self.machine_type] if self.machine_type else [], labels=self.labels, taints=taints
+            )
         return kind_config_pools([("worker", self.labels, taints)])[0][0]

@@ -25,14 +25,16 @@ class Probe:
 
 
 # (engine, component) -> {probe kind -> default}
-OPERATOR_DEFAULTS = MappingProxyType({
-    ("pxc", "mysqld"): {"readiness": Probe(15, 15, 30, 1, 5), "liveness": Probe(300, 5, 10, 1, 3)},
-    ("pxc", "haproxy"): {"readiness": Probe(15, 1, 5, 1, 3), "liveness": Probe(60, 5, 30, 1, 4)},
-    ("pxc", "proxysql"): {"readiness": Probe(15, 1, 5, 1, 3), "liveness": Probe(60, 5, 30, 1, 4)},
-    ("group-replication", "mysqld"): {"readiness": Probe(30, 3, 5, 1, 3), "liveness": Probe(15, 10, 10, 1, 3)},
-    ("group-replication", "haproxy"): {"readiness": Probe(15, 1, 5, 1, 3), "liveness": Probe(60, 3, 30, 1, 4)},
-    ("group-replication", "router"): {"readiness": Probe(0, 3, 5, 1, 3), "liveness": Probe(0, 3, 5, 1, 3)},
-})
+OPERATOR_DEFAULTS = MappingProxyType(
+    {
+        ("pxc", "mysqld"): {"readiness": Probe(15, 15, 30, 1, 5), "liveness": Probe(300, 5, 10, 1, 3)},
+        ("pxc", "haproxy"): {"readiness": Probe(15, 1, 5, 1, 3), "liveness": Probe(60, 5, 30, 1, 4)},
+        ("pxc", "proxysql"): {"readiness": Probe(15, 1, 5, 1, 3), "liveness": Probe(60, 5, 30, 1, 4)},
+        ("group-replication", "mysqld"): {"readiness": Probe(30, 3, 5, 1, 3), "liveness": Probe(15, 10, 10, 1, 3)},
+        ("group-replication", "haproxy"): {"readiness": Probe(15, 1, 5, 1, 3), "liveness": Probe(60, 3, 30, 1, 4)},
+        ("group-replication", "router"): {"readiness": Probe(0, 3, 5, 1, 3), "liveness": Probe(0, 3, 5, 1, 3)},
+    }
+)
 
 
 def probes_for(engine: str, component: str, brownout_seconds: float) -> dict[str, Probe]:
@@ -40,5 +42,7 @@ def probes_for(engine: str, component: str, brownout_seconds: float) -> dict[str
     if component != "mysqld":
         return dict(defaults)
     liveness = defaults["liveness"]
-    timeout = max(liveness.timeoutSeconds, math.ceil(brownout_seconds)) if math.isfinite(brownout_seconds) else liveness.timeoutSeconds
+    timeout = (
+        max(liveness.timeoutSeconds, math.ceil(brownout_seconds)) if math.isfinite(brownout_seconds) else liveness.timeoutSeconds
+    )
     return {"readiness": defaults["readiness"], "liveness": replace(liveness, timeoutSeconds=timeout)}

@@ -35,10 +35,12 @@ class LoadProfile:
     connections_per_core: int
 
 
-PROFILES = MappingProxyType({
-    READ_HEAVY: LoadProfile(READ_HEAVY, 256 * KIB, 256 * KIB, 128 * KIB, 256 * KIB, 16 * MIB, 0.25, 0.25, True, 0.5, 1250),
-    LIGHT_OLTP: LoadProfile(LIGHT_OLTP, 512 * KIB, 512 * KIB, 128 * KIB, 384 * KIB, 16 * MIB, 0.5, 0.25, False, 0.8, 833),
-    HEAVY_OLTP: LoadProfile(HEAVY_OLTP, 1536 * KIB, 1024 * KIB, 128 * KIB, 704 * KIB, 32 * MIB, 0.75, 0.5, False, 2.0, 625),
-    WRITE_HEAVY: LoadProfile(WRITE_HEAVY, 2048 * KIB, 1024 * KIB, 128 * KIB, 704 * KIB, 64 * MIB, 0.9, 0.5, False, 3.0, 500),
-})
+PROFILES = MappingProxyType(
+    {
+        READ_HEAVY: LoadProfile(READ_HEAVY, 256 * KIB, 256 * KIB, 128 * KIB, 256 * KIB, 16 * MIB, 0.25, 0.25, True, 0.5, 1250),
+        LIGHT_OLTP: LoadProfile(LIGHT_OLTP, 512 * KIB, 512 * KIB, 128 * KIB, 384 * KIB, 16 * MIB, 0.5, 0.25, False, 0.8, 833),
+        HEAVY_OLTP: LoadProfile(HEAVY_OLTP, 1536 * KIB, 1024 * KIB, 128 * KIB, 704 * KIB, 32 * MIB, 0.75, 0.5, False, 2.0, 625),
+        WRITE_HEAVY: LoadProfile(WRITE_HEAVY, 2048 * KIB, 1024 * KIB, 128 * KIB, 704 * KIB, 64 * MIB, 0.9, 0.5, False, 3.0, 500),
+    }
+)
 LOADS = tuple(PROFILES)

@@ -34,8 +34,11 @@ from . import haproxy_config, libconfig
 
 # The entrypoint's sed patterns (build/proxysql-entrypoint.sh) and the marker of what they put in.
 SECRET = "\ue000"
-PROXYSQL_PLACEHOLDERS = (('"admin:admin"', f'"admin:{SECRET}"'), ('cluster_password="admin"', f'cluster_password="{SECRET}"'),
-                         ('monitor_password="monitor"', f'monitor_password="{SECRET}"'))
+PROXYSQL_PLACEHOLDERS = (
+    ('"admin:admin"', f'"admin:{SECRET}"'),
+    ('cluster_password="admin"', f'cluster_password="{SECRET}"'),
+    ('monitor_password="monitor"', f'monitor_password="{SECRET}"'),
+)
 CREDENTIAL_LISTS = ("admin_credentials", "stats_credentials")
 PASSWORDS = {"admin_variables": ("cluster_password",), "mysql_variables": ("monitor_password",)}
 _NATIVE_HASH = re.compile(r"\*[0-9A-Fa-f]{40}")
@@ -102,8 +105,9 @@ def proxysql_credentials(text: str) -> list[Credential]:
         if not (isinstance(username, libconfig.Scalar) and username.kind == "string"):
             continue  # "a mysql_users in config file without a mandatory username": skipped
         if isinstance(password, libconfig.Scalar) and password.kind == "string" and not _NATIVE_HASH.fullmatch(password.value):
-            found.append(Credential(f"mysql_users[{index}].password, user {username.value}", password.line,
-                                    _written(password.value)))
+            found.append(
+                Credential(f"mysql_users[{index}].password, user {username.value}", password.line, _written(password.value))
+            )
     return found
 
 
@@ -112,8 +116,9 @@ def haproxy_credentials(text: str) -> list[Credential]:
     try:
         lines = haproxy_config.parse(text)
     except haproxy_config.HAProxyConfigError as error:
-        raise UnreadableConfiguration(error.line, f"HAProxy refuses it ({error}); the operator's entrypoint then "
-                                                  "ignores the whole custom configuration") from None
+        raise UnreadableConfiguration(
+            error.line, f"HAProxy refuses it ({error}); the operator's entrypoint then ignores the whole custom configuration"
+        ) from None
     found: list[Credential] = []
     for line in lines:
         words = line.words
@@ -122,8 +127,7 @@ def haproxy_credentials(text: str) -> list[Credential]:
             for option, value in zip(words[2::2], words[3::2], strict=False):
                 if option.text == "insecure-password":
                     found.append(Credential(f"userlist user {words[1].text} insecure-password", line.number, value.literal))
-        elif (line.section in haproxy_config.PROXY_SECTIONS and keyword == "stats" and len(words) > 2
-              and words[1].text == "auth"):
+        elif line.section in haproxy_config.PROXY_SECTIONS and keyword == "stats" and len(words) > 2 and words[1].text == "auth":
             user, password = words[2].split(":")
             if password is not None:
                 found.append(Credential(f"stats auth, user {user.text}", line.number, password.literal))

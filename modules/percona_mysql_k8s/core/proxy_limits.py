@@ -69,13 +69,18 @@ def shipped(proxy: str) -> ProxyLimits:
 
 
 def proxysql_limits(clients: int, per_server: int) -> ProxyLimits:
-    return ProxyLimits(PROXYSQL, clients, PROXYSQL_HOSTGROUPS_PER_SERVER * per_server,
-                       {"mysql-max_connections": clients, "scheduler.maxConnections": per_server})
+    return ProxyLimits(
+        PROXYSQL,
+        clients,
+        PROXYSQL_HOSTGROUPS_PER_SERVER * per_server,
+        {"mysql-max_connections": clients, "scheduler.maxConnections": per_server},
+    )
 
 
 def router_limits(max_total: int, idle_pool: int) -> ProxyLimits:
-    return ProxyLimits(ROUTER, max_total, max_total + idle_pool,
-                       {"max_total_connections": max_total, "max_idle_server_connections": idle_pool})
+    return ProxyLimits(
+        ROUTER, max_total, max_total + idle_pool, {"max_total_connections": max_total, "max_idle_server_connections": idle_pool}
+    )
 
 
 def limits_for_share(proxy: str, share: int) -> ProxyLimits:
@@ -98,9 +103,25 @@ def limits_for_share(proxy: str, share: int) -> ProxyLimits:
 
 # Section keywords of HAProxy's configuration (cfg_register_section calls, HAProxy 2.8 src/cfgparse.c and the
 # files registering sections: resolvers, peers, mailers, userlist, cache, program, http-errors, ring, log-forward).
-_HAPROXY_SECTIONS = {"global", "defaults", "frontend", "backend", "listen", "resolvers", "peers", "mailers",
-                     "userlist", "cache", "program", "http-errors", "ring", "log-forward", "namespace_list",
-                     "crt-store", "traces"}
+_HAPROXY_SECTIONS = {
+    "global",
+    "defaults",
+    "frontend",
+    "backend",
+    "listen",
+    "resolvers",
+    "peers",
+    "mailers",
+    "userlist",
+    "cache",
+    "program",
+    "http-errors",
+    "ring",
+    "log-forward",
+    "namespace_list",
+    "crt-store",
+    "traces",
+}
 
 
 def _haproxy_words(line: str) -> list[str]:
@@ -192,7 +213,7 @@ def router_options(text: str) -> dict[str, dict[str, str]]:
         cut = min((i for i in (line.find(":"), line.find("=")) if i >= 0), default=-1)
         if cut < 0:
             raise ValueError(f"line {number}: malformed option line {line!r}")
-        option, value = line[:cut].strip().lower(), line[cut + 1:].strip()
+        option, value = line[:cut].strip().lower(), line[cut + 1 :].strip()
         if option in current:
             raise ValueError(f"line {number}: option {option!r} already defined")
         current[option] = value

@@ -44,8 +44,10 @@ _SUFFIX_CHARS = "eEinumkKMGTP"
 _DECIMAL_SUFFIXES = {"": 0, "n": -9, "u": -6, "m": -3, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
 _BINARY_SUFFIXES = {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60}
 # The CRDs' pattern for every resource.Quantity field (pxc-operator-v1.19.0-crd.yaml, ps-operator-v1.2.0-crd.yaml).
-CRD_PATTERN = (r"^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|"
-               r"([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$")
+CRD_PATTERN = (
+    r"^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|"
+    r"([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$"
+)
 _CRD_PATTERN = re.compile(CRD_PATTERN.removeprefix("^").removesuffix("$"), re.ASCII)
 
 
@@ -204,13 +206,17 @@ def parse_quantity(value: object, schema: Schema = Schema.CRD) -> Decimal:
         return Decimal(value)  # both schemas take a JSON integer as is
     if isinstance(value, float):
         if schema is Schema.CRD:
-            raise QuantityError(f"{value!r} is a fractional number: the CRD's int-or-string schema refuses it "
-                                "(write it as a string, e.g. \"1500m\")")
+            raise QuantityError(
+                f"{value!r} is a fractional number: the CRD's int-or-string schema refuses it "
+                '(write it as a string, e.g. "1500m")'
+            )
         return go_parse_quantity(_number_text(value))
     if schema is Schema.CRD:
         if not _CRD_PATTERN.fullmatch(value):
-            raise QuantityError(f"{value!r} does not match the CRD's quantity pattern: ASCII digits with an optional "
-                                "sign, point and exponent, then at most one suffix (n u m k M G T P E Ki Mi Gi Ti Pi Ei), "
-                                "no blanks")
+            raise QuantityError(
+                f"{value!r} does not match the CRD's quantity pattern: ASCII digits with an optional "
+                "sign, point and exponent, then at most one suffix (n u m k M G T P E Ki Mi Gi Ti Pi Ei), "
+                "no blanks"
+            )
         return go_parse_quantity(value)
     return go_parse_quantity(_trim_space(value))

@@ -35,11 +35,7 @@ def instances(result: SizingResult) -> dict[str, tuple[str, str]]:
     for names in result.pods.values():
         for name in names:
             seen[name] = seen.get(name, 0) + 1
-    return {
-        (f"{pod}/{name}" if seen[name] > 1 else name): (pod, name)
-        for pod, names in result.pods.items()
-        for name in names
-    }
+    return {(f"{pod}/{name}" if seen[name] > 1 else name): (pod, name) for pod, names in result.pods.items() for name in names}
 
 
 def connections_json(result: SizingResult) -> dict[str, Any]:
@@ -47,19 +43,34 @@ def connections_json(result: SizingResult) -> dict[str, Any]:
     costs: ConnectionCosts = result.memory.connections
     limits = result.proxy_limits
     proxies = result.input.cluster_size
-    thread_pool = {key: result.mysqld[key] for key in ("thread_handling", "thread_pool_size", "thread_pool_oversubscribe",
-                                                      "thread_pool_max_threads") if key in result.mysqld}
+    thread_pool = {
+        key: result.mysqld[key]
+        for key in ("thread_handling", "thread_pool_size", "thread_pool_oversubscribe", "thread_pool_max_threads")
+        if key in result.mysqld
+    }
     return {
         "max_connections": result.connections,
         "proxies": proxies,
         "per_proxy": result.proxy_connections,
         "service_connections": service_connections(result.thresholds),
-        "idle": {"connections": costs.connections, "bytes_each": costs.session_bytes,
-                 "bytes": costs.idle_bytes, "term": "connections_idle"},
-        "active": {"statements": costs.active, "bytes_each": costs.statement_bytes,
-                   "bytes": costs.active_bytes, "term": "connections_active"},
-        "threads": {"threads": costs.threads, "bytes_each": costs.thread_bytes,
-                    "bytes": costs.thread_total_bytes, "term": "connection_threads"},
+        "idle": {
+            "connections": costs.connections,
+            "bytes_each": costs.session_bytes,
+            "bytes": costs.idle_bytes,
+            "term": "connections_idle",
+        },
+        "active": {
+            "statements": costs.active,
+            "bytes_each": costs.statement_bytes,
+            "bytes": costs.active_bytes,
+            "term": "connections_active",
+        },
+        "threads": {
+            "threads": costs.threads,
+            "bytes_each": costs.thread_bytes,
+            "bytes": costs.thread_total_bytes,
+            "term": "connection_threads",
+        },
         "thread_pool": thread_pool or None,
         "proxy_limits": {
             "proxy": limits.proxy,
@@ -121,8 +132,7 @@ def to_json(result: SizingResult) -> dict[str, Any]:
             "appliers_counted_at_most": result.thresholds["applier_scaling_max_workers"],
         },
         "probes": {
-            component: {kind: probe.as_dict() for kind, probe in kinds.items()}
-            for component, kinds in result.probes.items()
+            component: {kind: probe.as_dict() for kind, probe in kinds.items()} for component, kinds in result.probes.items()
         },
         "rules": {key: list(ids) for key, ids in result.rules.items()},
         "notes": list(result.notes),

@@ -28,12 +28,14 @@ from typing import Any
 BLOCKING_EFFECTS = ("NoSchedule", "NoExecute")
 
 
-def matches_node_selector(selector: Mapping[str, Any] | None, node_labels: Mapping[str, Any],
-                          unknown: frozenset[str] = frozenset()) -> bool:
+def matches_node_selector(
+    selector: Mapping[str, Any] | None, node_labels: Mapping[str, Any], unknown: frozenset[str] = frozenset()
+) -> bool:
     """``nodeSelector``: every pair present on the node (an empty selector matches every node). A key in
     ``unknown`` (a label the node has with a value not known here) may match."""
-    return all(key in unknown or (key in node_labels and str(node_labels[key]) == str(value))
-               for key, value in (selector or {}).items())
+    return all(
+        key in unknown or (key in node_labels and str(node_labels[key]) == str(value)) for key, value in (selector or {}).items()
+    )
 
 
 def _integer(value: Any) -> int | None:
@@ -43,8 +45,9 @@ def _integer(value: Any) -> int | None:
         return None
 
 
-def _expression_matches(expression: Mapping[str, Any], node_labels: Mapping[str, Any],
-                        unknown: frozenset[str] = frozenset()) -> bool:
+def _expression_matches(
+    expression: Mapping[str, Any], node_labels: Mapping[str, Any], unknown: frozenset[str] = frozenset()
+) -> bool:
     key = expression.get("key")
     operator = expression.get("operator")
     if key in unknown and operator in ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"):
@@ -87,8 +90,9 @@ def required_node_affinity(affinity: Mapping[str, Any] | None) -> list[Mapping[s
     return list(required.get("nodeSelectorTerms") or [])
 
 
-def matches_node_affinity(affinity: Mapping[str, Any] | None, node_labels: Mapping[str, Any],
-                          unknown: frozenset[str] = frozenset()) -> bool:
+def matches_node_affinity(
+    affinity: Mapping[str, Any] | None, node_labels: Mapping[str, Any], unknown: frozenset[str] = frozenset()
+) -> bool:
     """Required node affinity: terms ORed (no requirement matches every node)."""
     terms = required_node_affinity(affinity)
     if terms is None:
@@ -144,11 +148,19 @@ def can_schedule(
 # tolerations of not-ready and unreachable (NoExecute, 300 s) from the DefaultTolerationSeconds admission
 # plugin (kubernetes plugin/pkg/admission/defaulttolerationseconds), and DaemonSet pods more: such a
 # toleration matches no pool's own taint, so it never keeps a pool for a pod.
-NODE_CONDITION_TAINT_KEYS = frozenset({
-    "node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable", "node.kubernetes.io/memory-pressure",
-    "node.kubernetes.io/disk-pressure", "node.kubernetes.io/pid-pressure", "node.kubernetes.io/network-unavailable",
-    "node.kubernetes.io/unschedulable", "node.kubernetes.io/out-of-service", "node.cloudprovider.kubernetes.io/uninitialized",
-})
+NODE_CONDITION_TAINT_KEYS = frozenset(
+    {
+        "node.kubernetes.io/not-ready",
+        "node.kubernetes.io/unreachable",
+        "node.kubernetes.io/memory-pressure",
+        "node.kubernetes.io/disk-pressure",
+        "node.kubernetes.io/pid-pressure",
+        "node.kubernetes.io/network-unavailable",
+        "node.kubernetes.io/unschedulable",
+        "node.kubernetes.io/out-of-service",
+        "node.cloudprovider.kubernetes.io/uninitialized",
+    }
+)
 
 
 # ---- taint effects as the clouds spell them ---------------------------------------------------------
@@ -187,11 +199,20 @@ EKS_CAPACITY_TYPE_LABEL = "eks.amazonaws.com/capacityType"
 # Labels every node carries whatever its pool (the kubelet's os/arch, the cloud's topology and machine
 # type): a selector on them alone does not pin a pod to a pool (K4). Kubernetes' well-known labels:
 # https://kubernetes.io/docs/reference/labels-annotations-taints/
-NODE_WIDE_LABELS = frozenset({
-    OS_LABEL, ARCH_LABEL, "beta.kubernetes.io/os", "beta.kubernetes.io/arch", INSTANCE_TYPE_LABEL,
-    "beta.kubernetes.io/instance-type", ZONE_LABEL, REGION_LABEL, "failure-domain.beta.kubernetes.io/zone",
-    "failure-domain.beta.kubernetes.io/region",
-})
+NODE_WIDE_LABELS = frozenset(
+    {
+        OS_LABEL,
+        ARCH_LABEL,
+        "beta.kubernetes.io/os",
+        "beta.kubernetes.io/arch",
+        INSTANCE_TYPE_LABEL,
+        "beta.kubernetes.io/instance-type",
+        ZONE_LABEL,
+        REGION_LABEL,
+        "failure-domain.beta.kubernetes.io/zone",
+        "failure-domain.beta.kubernetes.io/region",
+    }
+)
 
 # Arm machine families: GKE's Tau T2A, C4A and N4A (https://cloud.google.com/compute/docs/instances/arm-on-compute);
 # on EC2 the Graviton families carry a "g" after the generation digit (m6g, c7gn, r8g;
@@ -223,7 +244,9 @@ class PoolNodes:
         return bool(labels) and matches_node_selector(labels, self.labels)
 
     def carries_taint(self, taint: Mapping[str, str]) -> bool:
-        return any(all(str(ours.get(k) or "") == str(taint.get(k) or "") for k in ("key", "value", "effect")) for ours in self.taints)
+        return any(
+            all(str(ours.get(k) or "") == str(taint.get(k) or "") for k in ("key", "value", "effect")) for ours in self.taints
+        )
 
 
 def _taints(taints: Iterable[Mapping[str, Any]]) -> tuple[dict[str, str], ...]:
@@ -250,9 +273,17 @@ def _zone_labels(location: str, node_locations: Iterable[str]) -> dict[str, str]
     return labels
 
 
-def gke_pool_nodes(*, name: str | None, machine_type: str | None, labels: Mapping[str, str],
-                   taints: Iterable[Mapping[str, Any]] = (), location: str = "", node_locations: Iterable[str] = (),
-                   spot: bool = False, preemptible: bool = False) -> PoolNodes:
+def gke_pool_nodes(
+    *,
+    name: str | None,
+    machine_type: str | None,
+    labels: Mapping[str, str],
+    taints: Iterable[Mapping[str, Any]] = (),
+    location: str = "",
+    node_locations: Iterable[str] = (),
+    spot: bool = False,
+    preemptible: bool = False,
+) -> PoolNodes:
     """A GKE node pool's nodes: its ``nodeConfig.labels`` and the labels GKE adds.
 
     GKE labels every node with its pool's name (``cloud.google.com/gke-nodepool``), its machine family
@@ -281,9 +312,15 @@ def gke_pool_nodes(*, name: str | None, machine_type: str | None, labels: Mappin
     return PoolNodes(name or "", {**added, **{str(k): str(v) for k, v in labels.items()}}, _taints(taints))
 
 
-def eks_pool_nodes(*, name: str | None, instance_types: Iterable[str], labels: Mapping[str, str],
-                   taints: Iterable[Mapping[str, Any]] = (), capacity_type: str | None = None,
-                   ami_type: str | None = None) -> PoolNodes:
+def eks_pool_nodes(
+    *,
+    name: str | None,
+    instance_types: Iterable[str],
+    labels: Mapping[str, str],
+    taints: Iterable[Mapping[str, Any]] = (),
+    capacity_type: str | None = None,
+    ami_type: str | None = None,
+) -> PoolNodes:
     """An EKS managed node group's nodes: its ``labels`` and the labels EKS adds.
 
     EKS labels managed nodes with ``eks.amazonaws.com/nodegroup`` (the group's name),
@@ -295,8 +332,10 @@ def eks_pool_nodes(*, name: str | None, instance_types: Iterable[str], labels: M
     """
     types = [str(t) for t in instance_types]
     windows = bool(ami_type) and str(ami_type).upper().startswith("WINDOWS")
-    added: dict[str, str] = {OS_LABEL: "windows" if windows else "linux",
-                             EKS_CAPACITY_TYPE_LABEL: str(capacity_type or "ON_DEMAND")}
+    added: dict[str, str] = {
+        OS_LABEL: "windows" if windows else "linux",
+        EKS_CAPACITY_TYPE_LABEL: str(capacity_type or "ON_DEMAND"),
+    }
     if name:
         added[EKS_NODEGROUP_LABEL] = name
     if len(types) == 1:  # a group of several instance types has nodes of each: no one value
@@ -353,8 +392,10 @@ def _pins(expression: Mapping[str, Any]) -> bool:
 
 def _requires_pair(term: Mapping[str, Any], key: str, value: str) -> bool:
     """A term (expressions ANDed) that only nodes with ``key=value`` satisfy: ``In`` over that one value."""
-    return any(e.get("key") == key and e.get("operator") == "In" and {str(v) for v in e.get("values") or []} == {value}
-               for e in term.get("matchExpressions") or [])
+    return any(
+        e.get("key") == key and e.get("operator") == "In" and {str(v) for v in e.get("values") or []} == {value}
+        for e in term.get("matchExpressions") or []
+    )
 
 
 @dataclass(frozen=True)
@@ -366,8 +407,14 @@ class PodPlacement:
     tolerations: tuple[Mapping[str, Any], ...] = ()
 
     def can_land_on(self, nodes: PoolNodes) -> bool:
-        return can_schedule(node_selector=self.node_selector, affinity=self.affinity, tolerations=self.tolerations,
-                            node_labels=nodes.labels, node_taints=nodes.taints, unknown_labels=nodes.unknown_labels)
+        return can_schedule(
+            node_selector=self.node_selector,
+            affinity=self.affinity,
+            tolerations=self.tolerations,
+            node_labels=nodes.labels,
+            node_taints=nodes.taints,
+            unknown_labels=nodes.unknown_labels,
+        )
 
     def tolerates(self, taint: Mapping[str, Any]) -> bool:
         return any(toleration_tolerates(toleration, taint) for toleration in self.tolerations)
@@ -375,10 +422,14 @@ class PodPlacement:
     def tolerates_a_dedicated_taint(self) -> bool:
         """Whether some toleration can tolerate a pool's own NoSchedule or NoExecute taint: not one of the node
         condition taints every pod tolerates by default (NODE_CONDITION_TAINT_KEYS)."""
-        return any((t.get("effect") or "") in ("", *BLOCKING_EFFECTS)
-                   and ((t.get("key") and t.get("key") not in NODE_CONDITION_TAINT_KEYS)
-                        or (not t.get("key") and t.get("operator") == "Exists"))
-                   for t in self.tolerations)
+        return any(
+            (t.get("effect") or "") in ("", *BLOCKING_EFFECTS)
+            and (
+                (t.get("key") and t.get("key") not in NODE_CONDITION_TAINT_KEYS)
+                or (not t.get("key") and t.get("operator") == "Exists")
+            )
+            for t in self.tolerations
+        )
 
     def pinned(self) -> bool:
         """Whether every node the pod may use carries some pool's own label: a nodeSelector or every
@@ -393,9 +444,12 @@ class PodPlacement:
         if not labels:
             return False
         terms = required_node_affinity(self.affinity) or []
-        return all(str(self.node_selector.get(key)) == str(value) if key in self.node_selector
-                   else bool(terms) and all(_requires_pair(term, key, str(value)) for term in terms)
-                   for key, value in labels.items())
+        return all(
+            str(self.node_selector.get(key)) == str(value)
+            if key in self.node_selector
+            else bool(terms) and all(_requires_pair(term, key, str(value)) for term in terms)
+            for key, value in labels.items()
+        )
 
     def as_pod_spec(self) -> dict[str, Any]:
         """``nodeSelector`` (+ ``tolerations``, ``affinity`` when set) for a pod spec or an operator's CR.

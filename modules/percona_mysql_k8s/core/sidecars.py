@@ -104,8 +104,9 @@ def monitor_container(member_cpu_millicores: int | None = None) -> ContainerSize
     return ContainerSize(scaled_cpu(MONIT_SIDECAR.cpu_millicores, member_cpu_millicores), MONIT_SIDECAR.memory_bytes)
 
 
-def proxy_container(proxy: str, connections: int, mysqld_cpu_millicores: int,
-                    member_cpu_millicores: int | None = None) -> ContainerSize:
+def proxy_container(
+    proxy: str, connections: int, mysqld_cpu_millicores: int, member_cpu_millicores: int | None = None
+) -> ContainerSize:
     """The proxy of one pod carrying ``connections`` client connections (its own limit, not mysqld's)."""
     minimum = scaled_cpu(PROXY_MIN_CPU, member_cpu_millicores)
     cpu = max(minimum, math.ceil(mysqld_cpu_millicores * PROXY_CPU_SHARE[proxy] / CPU_STEP) * CPU_STEP)

@@ -16,13 +16,28 @@ from decimal import ROUND_CEILING, Decimal
 
 from .quantity import MAX_INT64, QuantityError, Schema, parse_quantity
 
-__all__ = ["GIB", "KIB", "MIB", "QuantityError", "Schema", "cpu_to_millicores", "format_cpu", "format_memory",
-           "decimal_number", "human_bytes", "memory_to_bytes", "parse_mysql_size", "parse_quantity", "whole_number"]
+__all__ = [
+    "GIB",
+    "KIB",
+    "MIB",
+    "QuantityError",
+    "Schema",
+    "cpu_to_millicores",
+    "format_cpu",
+    "format_memory",
+    "decimal_number",
+    "human_bytes",
+    "memory_to_bytes",
+    "parse_mysql_size",
+    "parse_quantity",
+    "whole_number",
+]
 
 KIB = 1024
 MIB = 1024**2
 GIB = 1024**3
 _MAX_CORES = Decimal(MAX_INT64).scaleb(-3)  # millicores are an int64
+
 
 def cpu_to_millicores(value: object, schema: Schema = Schema.CRD) -> int:
     """CPU quantity to integer millicores, rounded up as ``Quantity.MilliValue`` rounds (ceil)."""

@@ -2,4 +2,6 @@
 
 from percona_mysql_k8s._moved import moved_to
 
-__getattr__, __dir__ = moved_to(__name__, ["percona_mysql_k8s.plan.database.backup_manifests", "percona_mysql_k8s.plan.database.restore"])
+__getattr__, __dir__ = moved_to(
+    __name__, ["percona_mysql_k8s.plan.database.backup_manifests", "percona_mysql_k8s.plan.database.restore"]
+)

@@ -78,22 +78,35 @@ class BackupStorageArgs:
 
 
 def _labels(args: BackupStorageArgs) -> dict[str, str]:
-    return {"app.kubernetes.io/name": "backup-storage", "app.kubernetes.io/instance": args.cluster_name,
-            "app.kubernetes.io/part-of": "percona-mysql", "app.kubernetes.io/managed-by": "pulumi"}
+    return {
+        "app.kubernetes.io/name": "backup-storage",
+        "app.kubernetes.io/instance": args.cluster_name,
+        "app.kubernetes.io/part-of": "percona-mysql",
+        "app.kubernetes.io/managed-by": "pulumi",
+    }
 
 
-def _credentials_secret(component: pulumi.ComponentResource, name: str, args: BackupStorageArgs, kind: str,
-                        access_key_id: pulumi.Output[str], secret_access_key: pulumi.Output[str]) -> k8s.core.v1.Secret:
-    data = pulumi.Output.secret(pulumi.Output.all(access_key_id, secret_access_key).apply(
-        lambda pair: plan.credentials_data(kind, args.engine, pair[0], pair[1])))
+def _credentials_secret(
+    component: pulumi.ComponentResource,
+    name: str,
+    args: BackupStorageArgs,
+    kind: str,
+    access_key_id: pulumi.Output[str],
+    secret_access_key: pulumi.Output[str],
+) -> k8s.core.v1.Secret:
+    data = pulumi.Output.secret(
+        pulumi.Output.all(access_key_id, secret_access_key).apply(
+            lambda pair: plan.credentials_data(kind, args.engine, pair[0], pair[1])
+        )
+    )
     return k8s.core.v1.Secret(
         f"{name}-credentials",
-        metadata={"name": plan.credentials_secret_name(args.cluster_name), "namespace": args.namespace,
-                  "labels": _labels(args)},
+        metadata={"name": plan.credentials_secret_name(args.cluster_name), "namespace": args.namespace, "labels": _labels(args)},
         type="Opaque",
         string_data=data,
-        opts=pulumi.ResourceOptions(parent=component, provider=args.target.provider,
-                                    depends_on=[*args.depends_on, *args.target.ready]),
+        opts=pulumi.ResourceOptions(
+            parent=component, provider=args.target.provider, depends_on=[*args.depends_on, *args.target.ready]
+        ),
     )
 
 
@@ -140,18 +153,26 @@ class GcsBackupStorage(pulumi.ComponentResource):
                 gcp.storage.BucketLifecycleRuleArgs(
                     action=gcp.storage.BucketLifecycleRuleActionArgs(type="Delete"),
                     # ARCHIVED = noncurrent only: a live object is never deleted by age
-                    condition=gcp.storage.BucketLifecycleRuleConditionArgs(days_since_noncurrent_time=days,
-                                                                           with_state="ARCHIVED"),
+                    condition=gcp.storage.BucketLifecycleRuleConditionArgs(
+                        days_since_noncurrent_time=days, with_state="ARCHIVED"
+                    ),
                 ),
                 gcp.storage.BucketLifecycleRuleArgs(
                     action=gcp.storage.BucketLifecycleRuleActionArgs(type="AbortIncompleteMultipartUpload"),
                     condition=gcp.storage.BucketLifecycleRuleConditionArgs(age=plan.ABORT_INCOMPLETE_UPLOAD_DAYS),
                 ),
-                *([gcp.storage.BucketLifecycleRuleArgs(  # nobody else deletes binary logs (R2, R3)
-                    action=gcp.storage.BucketLifecycleRuleActionArgs(type="Delete"),
-                    condition=gcp.storage.BucketLifecycleRuleConditionArgs(
-                        age=args.binlog_expiry_days, matches_prefixes=[plan.binlog_prefix(args.engine)]),
-                )] if args.binlog_expiry_days else []),
+                *(
+                    [
+                        gcp.storage.BucketLifecycleRuleArgs(  # nobody else deletes binary logs (R2, R3)
+                            action=gcp.storage.BucketLifecycleRuleActionArgs(type="Delete"),
+                            condition=gcp.storage.BucketLifecycleRuleConditionArgs(
+                                age=args.binlog_expiry_days, matches_prefixes=[plan.binlog_prefix(args.engine)]
+                            ),
+                        )
+                    ]
+                    if args.binlog_expiry_days
+                    else []
+                ),
             ],
             encryption=gcp.storage.BucketEncryptionArgs(default_kms_key_name=args.kms_key) if args.kms_key else None,
             force_destroy=False,
@@ -160,20 +181,33 @@ class GcsBackupStorage(pulumi.ComponentResource):
         )
         account_id = plan.gcp_service_account_id(args.bucket)
         self.account = gcp.serviceaccount.Account(
-            f"{name}-backup", account_id=account_id, project=facts.project,
-            display_name=f"Backups of {args.cluster_name} (bucket {args.bucket} only)", opts=child)
+            f"{name}-backup",
+            account_id=account_id,
+            project=facts.project,
+            display_name=f"Backups of {args.cluster_name} (bucket {args.bucket} only)",
+            opts=child,
+        )
         member = pulumi.Output.concat("serviceAccount:", self.account.email)
         self.bucket_roles = [
-            gcp.storage.BucketIAMMember(f"{name}-backup-{role.rsplit('.', 1)[-1]}", bucket=self.bucket.name,
-                                        role=role, member=member, opts=child)
+            gcp.storage.BucketIAMMember(
+                f"{name}-backup-{role.rsplit('.', 1)[-1]}", bucket=self.bucket.name, role=role, member=member, opts=child
+            )
             for role in plan.GCS_BUCKET_ROLES
         ]
         self.hmac_key = gcp.storage.HmacKey(
-            f"{name}-backup", service_account_email=self.account.email, project=facts.project,
-            opts=pulumi.ResourceOptions(parent=self, depends_on=self.bucket_roles))
+            f"{name}-backup",
+            service_account_email=self.account.email,
+            project=facts.project,
+            opts=pulumi.ResourceOptions(parent=self, depends_on=self.bucket_roles),
+        )
         self.secret = _credentials_secret(self, name, args, GCS, self.hmac_key.access_id, self.hmac_key.secret)
-        self.storage = BackupStorage(kind=GCS, bucket=args.bucket, region=facts.region, endpoint_url=GCS_ENDPOINT,
-                                     credentials_secret=plan.credentials_secret_name(args.cluster_name))
+        self.storage = BackupStorage(
+            kind=GCS,
+            bucket=args.bucket,
+            region=facts.region,
+            endpoint_url=GCS_ENDPOINT,
+            credentials_secret=plan.credentials_secret_name(args.cluster_name),
+        )
         self.ready: list[pulumi.Resource] = [self.secret, *self.bucket_roles]
         self.register_outputs({"bucket": self.bucket.name, "serviceAccount": self.account.email})
 
@@ -192,79 +226,159 @@ class S3BackupStorage(pulumi.ComponentResource):
         _check(args, S3)
         child = pulumi.ResourceOptions(parent=self, provider=facts.provider)
         protected = pulumi.ResourceOptions.merge(child, pulumi.ResourceOptions(protect=args.protect))
-        days = plan.noncurrent_version_days(args.retention_days)
+        key_arn = self._kms_key(aws, name, args, protected)
+        tags = {"app": "percona-mysql", "cluster": args.cluster_name}
+        self._bucket_and_settings(aws, name, args, key_arn, tags, child, protected)
+        self._lifecycle_and_policy(aws, name, args, facts, child)
+        self._access_key(aws, name, args, facts, key_arn, tags, child)
+        self.secret = _credentials_secret(self, name, args, S3, self.access_key.id, self.access_key.secret)
+        self.storage = BackupStorage(
+            kind=S3, bucket=args.bucket, region=facts.region, credentials_secret=plan.credentials_secret_name(args.cluster_name)
+        )
+        self.ready = [
+            self.secret,
+            self.ownership,
+            self.public_access_block,
+            self.encryption,
+            self.versioning,
+            self.lifecycle,
+            self.policy,
+        ]
+        self.register_outputs({"bucket": self.bucket.bucket, "user": self.user.name})
 
+    def _kms_key(self, aws, name: str, args: BackupStorageArgs, protected: pulumi.ResourceOptions) -> pulumi.Input[str]:
+        """The KMS key the bucket encrypts with: the one kmsKey names, or a new one (rotated, protected)."""
         self.key: aws.kms.Key | None = None
         key_arn: pulumi.Input[str] = args.kms_key
         if not args.kms_key:
             self.key = aws.kms.Key(
-                f"{name}-backups", description=f"Backups of {args.cluster_name} (bucket {args.bucket})",
-                enable_key_rotation=True, deletion_window_in_days=KMS_DELETION_WINDOW_DAYS, opts=protected)
+                f"{name}-backups",
+                description=f"Backups of {args.cluster_name} (bucket {args.bucket})",
+                enable_key_rotation=True,
+                deletion_window_in_days=KMS_DELETION_WINDOW_DAYS,
+                opts=protected,
+            )
             key_arn = self.key.arn
-        tags = {"app": "percona-mysql", "cluster": args.cluster_name}
+        return key_arn
+
+    def _bucket_and_settings(
+        self,
+        aws,
+        name: str,
+        args: BackupStorageArgs,
+        key_arn: pulumi.Input[str],
+        tags: dict[str, str],
+        child: pulumi.ResourceOptions,
+        protected: pulumi.ResourceOptions,
+    ) -> None:
+        """The bucket (protected) with its ownership, public access block, SSE-KMS encryption and versioning."""
         self.bucket = aws.s3.Bucket(name, bucket=args.bucket, force_destroy=False, tags=tags, opts=protected)
         bucket_id = self.bucket.id
         self.ownership = aws.s3.BucketOwnershipControls(
-            f"{name}-ownership", bucket=bucket_id,
-            rule=aws.s3.BucketOwnershipControlsRuleArgs(object_ownership="BucketOwnerEnforced"), opts=child)
+            f"{name}-ownership",
+            bucket=bucket_id,
+            rule=aws.s3.BucketOwnershipControlsRuleArgs(object_ownership="BucketOwnerEnforced"),
+            opts=child,
+        )
         self.public_access_block = aws.s3.BucketPublicAccessBlock(
-            f"{name}-public-access", bucket=bucket_id, block_public_acls=True, block_public_policy=True,
-            ignore_public_acls=True, restrict_public_buckets=True, opts=child)
+            f"{name}-public-access",
+            bucket=bucket_id,
+            block_public_acls=True,
+            block_public_policy=True,
+            ignore_public_acls=True,
+            restrict_public_buckets=True,
+            opts=child,
+        )
         self.encryption = aws.s3.BucketServerSideEncryptionConfiguration(
-            f"{name}-encryption", bucket=bucket_id,
-            rules=[aws.s3.BucketServerSideEncryptionConfigurationRuleArgs(
-                apply_server_side_encryption_by_default=aws.s3.BucketServerSideEncryptionConfigurationRuleApplyServerSideEncryptionByDefaultArgs(
-                    sse_algorithm="aws:kms", kms_master_key_id=key_arn),
-                bucket_key_enabled=True,  # one data key per bucket and period, not one KMS call per object
-            )],
-            opts=child)
+            f"{name}-encryption",
+            bucket=bucket_id,
+            rules=[
+                aws.s3.BucketServerSideEncryptionConfigurationRuleArgs(
+                    apply_server_side_encryption_by_default=aws.s3.BucketServerSideEncryptionConfigurationRuleApplyServerSideEncryptionByDefaultArgs(
+                        sse_algorithm="aws:kms", kms_master_key_id=key_arn
+                    ),
+                    bucket_key_enabled=True,  # one data key per bucket and period, not one KMS call per object
+                )
+            ],
+            opts=child,
+        )
         self.versioning = aws.s3.BucketVersioning(
-            f"{name}-versioning", bucket=bucket_id,
-            versioning_configuration=aws.s3.BucketVersioningVersioningConfigurationArgs(status="Enabled"), opts=child)
+            f"{name}-versioning",
+            bucket=bucket_id,
+            versioning_configuration=aws.s3.BucketVersioningVersioningConfigurationArgs(status="Enabled"),
+            opts=child,
+        )
+
+    def _lifecycle_and_policy(self, aws, name: str, args: BackupStorageArgs, facts, child: pulumi.ResourceOptions) -> None:
+        """What expires (noncurrent versions, incomplete uploads, binary logs) and the TLS-only bucket policy."""
+        bucket_id = self.bucket.id
+        days = plan.noncurrent_version_days(args.retention_days)
         everything = aws.s3.BucketLifecycleConfigurationRuleFilterArgs(prefix="")
         self.lifecycle = aws.s3.BucketLifecycleConfiguration(
-            f"{name}-lifecycle", bucket=bucket_id,
+            f"{name}-lifecycle",
+            bucket=bucket_id,
             rules=[
                 aws.s3.BucketLifecycleConfigurationRuleArgs(
-                    id="noncurrent-versions", status="Enabled", filter=everything,
+                    id="noncurrent-versions",
+                    status="Enabled",
+                    filter=everything,
                     noncurrent_version_expiration=aws.s3.BucketLifecycleConfigurationRuleNoncurrentVersionExpirationArgs(
-                        noncurrent_days=days)),
+                        noncurrent_days=days
+                    ),
+                ),
                 aws.s3.BucketLifecycleConfigurationRuleArgs(
-                    id="incomplete-uploads", status="Enabled", filter=everything,
+                    id="incomplete-uploads",
+                    status="Enabled",
+                    filter=everything,
                     abort_incomplete_multipart_upload=aws.s3.BucketLifecycleConfigurationRuleAbortIncompleteMultipartUploadArgs(
-                        days_after_initiation=plan.ABORT_INCOMPLETE_UPLOAD_DAYS)),
-                *([aws.s3.BucketLifecycleConfigurationRuleArgs(  # nobody else deletes binary logs (R2, R3)
-                    id="binlogs", status="Enabled",
-                    filter=aws.s3.BucketLifecycleConfigurationRuleFilterArgs(prefix=plan.binlog_prefix(args.engine)),
-                    expiration=aws.s3.BucketLifecycleConfigurationRuleExpirationArgs(days=args.binlog_expiry_days))]
-                  if args.binlog_expiry_days else []),
+                        days_after_initiation=plan.ABORT_INCOMPLETE_UPLOAD_DAYS
+                    ),
+                ),
+                *(
+                    [
+                        aws.s3.BucketLifecycleConfigurationRuleArgs(  # nobody else deletes binary logs (R2, R3)
+                            id="binlogs",
+                            status="Enabled",
+                            filter=aws.s3.BucketLifecycleConfigurationRuleFilterArgs(prefix=plan.binlog_prefix(args.engine)),
+                            expiration=aws.s3.BucketLifecycleConfigurationRuleExpirationArgs(days=args.binlog_expiry_days),
+                        )
+                    ]
+                    if args.binlog_expiry_days
+                    else []
+                ),
             ],
             # S3 refuses noncurrent-version rules on a bucket whose versioning is not configured yet
-            opts=pulumi.ResourceOptions.merge(child, pulumi.ResourceOptions(depends_on=[self.versioning])))
+            opts=pulumi.ResourceOptions.merge(child, pulumi.ResourceOptions(depends_on=[self.versioning])),
+        )
         self.policy = aws.s3.BucketPolicy(
-            f"{name}-tls-only", bucket=bucket_id, policy=plan.s3_tls_only_policy(args.bucket, facts.partition),
+            f"{name}-tls-only",
+            bucket=bucket_id,
+            policy=plan.s3_tls_only_policy(args.bucket, facts.partition),
             # a policy put before the public access block exists would be checked against no block at all
-            opts=pulumi.ResourceOptions.merge(child, pulumi.ResourceOptions(depends_on=[self.public_access_block])))
+            opts=pulumi.ResourceOptions.merge(child, pulumi.ResourceOptions(depends_on=[self.public_access_block])),
+        )
 
+    def _access_key(
+        self, aws, name: str, args: BackupStorageArgs, facts, key_arn: pulumi.Input[str], tags: dict[str, str], child
+    ) -> None:
+        """The IAM user that may use this bucket and key only, and its access key (after its policy)."""
         self.user = aws.iam.User(f"{name}-backup", name=plan.aws_user_name(args.bucket), tags=tags, opts=child)
         self.user_policy = aws.iam.UserPolicy(
-            f"{name}-backup", user=self.user.name,
-            policy=pulumi.Output.from_input(key_arn).apply(
-                lambda arn: plan.s3_access_policy(args.bucket, facts.partition, arn)),
-            opts=child)
+            f"{name}-backup",
+            user=self.user.name,
+            policy=pulumi.Output.from_input(key_arn).apply(lambda arn: plan.s3_access_policy(args.bucket, facts.partition, arn)),
+            opts=child,
+        )
         self.access_key = aws.iam.AccessKey(
-            f"{name}-backup", user=self.user.name,
-            opts=pulumi.ResourceOptions.merge(child, pulumi.ResourceOptions(depends_on=[self.user_policy])))
-        self.secret = _credentials_secret(self, name, args, S3, self.access_key.id, self.access_key.secret)
-        self.storage = BackupStorage(kind=S3, bucket=args.bucket, region=facts.region,
-                                     credentials_secret=plan.credentials_secret_name(args.cluster_name))
-        self.ready = [self.secret, self.ownership, self.public_access_block, self.encryption, self.versioning,
-                      self.lifecycle, self.policy]
-        self.register_outputs({"bucket": self.bucket.bucket, "user": self.user.name})
+            f"{name}-backup",
+            user=self.user.name,
+            opts=pulumi.ResourceOptions.merge(child, pulumi.ResourceOptions(depends_on=[self.user_policy])),
+        )
 
 
-def backup_storage(name: str, args: BackupStorageArgs,
-                   opts: pulumi.ResourceOptions | None = None) -> GcsBackupStorage | S3BackupStorage:
+def backup_storage(
+    name: str, args: BackupStorageArgs, opts: pulumi.ResourceOptions | None = None
+) -> GcsBackupStorage | S3BackupStorage:
     """The bucket of the cluster's cloud: GCS on GKE, S3 on EKS. kind and existing clusters have no cloud
     to create one in: their storage is an S3-compatible endpoint given in config (``BackupStorage(kind=
     S3_COMPATIBLE, ...)`` and a Secret the user creates, docs/backups.md)."""
@@ -272,21 +386,44 @@ def backup_storage(name: str, args: BackupStorageArgs,
         return GcsBackupStorage(name, args, opts)
     if args.target.kind == "eks":
         return S3BackupStorage(name, args, opts)
-    raise ValueError(f"no bucket is created on a {args.target.kind} target: use an S3-compatible endpoint "
-                     "(BackupStorage(kind=S3_COMPATIBLE)) and a credentials Secret of your own")
+    raise ValueError(
+        f"no bucket is created on a {args.target.kind} target: use an S3-compatible endpoint "
+        "(BackupStorage(kind=S3_COMPATIBLE)) and a credentials Secret of your own"
+    )
 
 
-def provision_backup_storage(name: str, backups: BackupPlan, *, namespace: str, cluster_name: str, engine: str,
-                             target: ClusterTarget, kms_key: str = "", protect: bool = True,
-                             depends_on: Sequence[pulumi.Resource] = (),
-                             opts: pulumi.ResourceOptions | None = None) -> tuple[BackupPlan, list[pulumi.Resource]]:
+def provision_backup_storage(
+    name: str,
+    backups: BackupPlan,
+    *,
+    namespace: str,
+    cluster_name: str,
+    engine: str,
+    target: ClusterTarget,
+    kms_key: str = "",
+    protect: bool = True,
+    depends_on: Sequence[pulumi.Resource] = (),
+    opts: pulumi.ResourceOptions | None = None,
+) -> tuple[BackupPlan, list[pulumi.Resource]]:
     """Create the bucket ``backups.storage`` names (and its identity) on the target's cloud; return the plan with
     the storage as the operators reach it (its credentials Secret) and what the custom resource must wait for.
 
     The bucket keeps noncurrent versions for the plan's restore window and, with PITR, expires binary logs
     once no kept backup needs them (backup_bucket.binlog_expiry_days): neither operator deletes them."""
-    store = backup_storage(name, BackupStorageArgs(
-        bucket=backups.storage.bucket, namespace=namespace, cluster_name=cluster_name, engine=engine, target=target,
-        retention_days=backups.retention_days, kms_key=kms_key, protect=protect, depends_on=depends_on,
-        binlog_expiry_days=plan.binlog_expiry_days(backups.schedule, backups.keep) if backups.pitr else 0), opts)
+    store = backup_storage(
+        name,
+        BackupStorageArgs(
+            bucket=backups.storage.bucket,
+            namespace=namespace,
+            cluster_name=cluster_name,
+            engine=engine,
+            target=target,
+            retention_days=backups.retention_days,
+            kms_key=kms_key,
+            protect=protect,
+            depends_on=depends_on,
+            binlog_expiry_days=plan.binlog_expiry_days(backups.schedule, backups.keep) if backups.pitr else 0,
+        ),
+        opts,
+    )
     return replace(backups, storage=store.storage), list(store.ready)

@@ -62,7 +62,12 @@ def generated_password(name: str, parent: pulumi.Resource) -> random.RandomPassw
     ``*`` for proxyadmin, quotes, ``\\``, ``/``, ``|``, backtick) and nothing a shell or SQL quote
     could trip over."""
     return random.RandomPassword(
-        name, length=24, special=False, min_lower=1, min_upper=1, min_numeric=1,
+        name,
+        length=24,
+        special=False,
+        min_lower=1,
+        min_upper=1,
+        min_numeric=1,
         opts=pulumi.ResourceOptions(parent=parent),
     )
 
@@ -76,7 +81,9 @@ class DatabaseCluster(pulumi.ComponentResource):
         provider = target.provider
         protect = not spec.ephemeral  # S4: persistent stacks protect their database resources
         if spec.pmm_enabled and args.pmm is None:
-            raise InputError("pmmEnabled", "PMM is enabled but no PMM server is given (install one or name an existing one)", "S5")
+            raise InputError(
+                "pmmEnabled", "PMM is enabled but no PMM server is given (install one or name an existing one)", "S5"
+            )
 
         self.spec = spec
         self.placement: Placement
@@ -85,10 +92,45 @@ class DatabaseCluster(pulumi.ComponentResource):
         pmm_host = args.pmm.host if (args.pmm is not None and spec.pmm_enabled) else None
         backup_placement = target.monitoring_pool.placement() if spec.backup else None
         self.manifest = mirror_images(
-            custom_resource(spec, self.sizing, self.placement, pmm_host, args.backup, backup_placement), args.image_registry)
+            custom_resource(spec, self.sizing, self.placement, pmm_host, args.backup, backup_placement), args.image_registry
+        )
         self.writer: Endpoint = writer_endpoint(spec)
 
         after = [*target.ready, *args.depends_on]
+        self._secret(name, args, after, protect)
+        before_cr: list[pulumi.Resource] = [self.secret, *after, *args.backup_ready]
+        if args.operator is not None:
+            before_cr += args.operator.ready
+        before_cr += self._pmm_token(name, args, after)
+
+        body = self.manifest
+        self.custom_resource = k8s.apiextensions.CustomResource(
+            f"{name}-cr",
+            api_version=body["apiVersion"],
+            kind=body["kind"],
+            metadata=body["metadata"],
+            spec=body["spec"],
+            opts=child_options(
+                self,
+                provider,
+                before_cr,
+                protect=protect,
+                custom_timeouts=pulumi.CustomTimeouts(create="45m", update="45m", delete="30m"),
+            ),
+        )
+        self.ready: list[pulumi.Resource] = [self.custom_resource]
+        self.register_outputs(
+            {
+                "name": spec.name,
+                "namespace": spec.namespace,
+                "writer": f"{self.writer.host}:{self.writer.port}",
+                "secretName": spec.secret_name,
+            }
+        )
+
+    def _secret(self, name: str, args: DatabaseClusterArgs, after: list[pulumi.Resource], protect: bool) -> None:
+        """The users' generated passwords (and an existing PMM server's token) in the cluster's Secret."""
+        spec, provider = args.spec, args.target.provider
         self.passwords = {key: generated_password(f"{name}-{key}", self) for key in spec.secret_keys}
         string_data: dict[str, pulumi.Input[str]] = {
             key: pulumi.Output.secret(password.result) for key, password in self.passwords.items()
@@ -104,9 +146,9 @@ class DatabaseCluster(pulumi.ComponentResource):
             opts=child_options(self, provider, after, protect=protect),
         )
 
-        before_cr: list[pulumi.Resource] = [self.secret, *after, *args.backup_ready]
-        if args.operator is not None:
-            before_cr += args.operator.ready
+    def _pmm_token(self, name: str, args: DatabaseClusterArgs, after: list[pulumi.Resource]) -> list[pulumi.Resource]:
+        """The PMM server's service token in the Secret (this stack's PMM server); what the custom resource waits for."""
+        spec, provider = args.spec, args.target.provider
         self.pmm_token: PmmToken | None = None
         if spec.pmm_enabled and isinstance(args.pmm, PmmServer):
             self.pmm_token = PmmToken(
@@ -123,24 +165,5 @@ class DatabaseCluster(pulumi.ComponentResource):
                 ),
                 opts=pulumi.ResourceOptions(parent=self),
             )
-            before_cr += self.pmm_token.ready
-
-        body = self.manifest
-        self.custom_resource = k8s.apiextensions.CustomResource(
-            f"{name}-cr",
-            api_version=body["apiVersion"],
-            kind=body["kind"],
-            metadata=body["metadata"],
-            spec=body["spec"],
-            opts=child_options(
-                self, provider, before_cr, protect=protect,
-                custom_timeouts=pulumi.CustomTimeouts(create="45m", update="45m", delete="30m"),
-            ),
-        )
-        self.ready: list[pulumi.Resource] = [self.custom_resource]
-        self.register_outputs({
-            "name": spec.name,
-            "namespace": spec.namespace,
-            "writer": f"{self.writer.host}:{self.writer.port}",
-            "secretName": spec.secret_name,
-        })
+            return self.pmm_token.ready
+        return []

@@ -28,8 +28,9 @@ def child_options(
     return pulumi.ResourceOptions(parent=parent, provider=provider, depends_on=list(depends_on), **extra)
 
 
-def create_namespace(name: str, target: ClusterTarget, *, protect: bool = False,
-                     opts: pulumi.ResourceOptions | None = None) -> k8s.core.v1.Namespace:
+def create_namespace(
+    name: str, target: ClusterTarget, *, protect: bool = False, opts: pulumi.ResourceOptions | None = None
+) -> k8s.core.v1.Namespace:
     """The database namespace, after everything the target needs (node pools) exists.
 
     ``protect`` on persistent stacks: deleting a namespace deletes every PVC in it.

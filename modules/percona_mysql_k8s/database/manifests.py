@@ -2,4 +2,7 @@
 
 from percona_mysql_k8s._moved import moved_to
 
-__getattr__, __dir__ = moved_to(__name__, ["percona_mysql_k8s.plan.database.spec", "percona_mysql_k8s.plan.database.manifests", "percona_mysql_k8s.plan.database.pods"])
+__getattr__, __dir__ = moved_to(
+    __name__,
+    ["percona_mysql_k8s.plan.database.spec", "percona_mysql_k8s.plan.database.manifests", "percona_mysql_k8s.plan.database.pods"],
+)

@@ -42,9 +42,13 @@ class NetworkPolicies(pulumi.ComponentResource):
     def __init__(self, name: str, args: NetworkPoliciesArgs, opts: pulumi.ResourceOptions | None = None):
         super().__init__(token("NetworkPolicies"), name, None, renamed("NetworkPolicies", opts))
         after = [*args.target.ready, *args.depends_on]
-        bodies = network_policies(args.spec, args.clients, pmm_server=args.pmm_server,
-                                  operator_installed=args.operator_installed,
-                                  labels=labels("network-policy", args.spec.name))
+        bodies = network_policies(
+            args.spec,
+            args.clients,
+            pmm_server=args.pmm_server,
+            operator_installed=args.operator_installed,
+            labels=labels("network-policy", args.spec.name),
+        )
         self.policies = [
             k8s.networking.v1.NetworkPolicy(
                 f"{name}-{body['metadata']['name'].removeprefix(args.spec.name + '-')}",

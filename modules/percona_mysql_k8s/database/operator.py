@@ -92,8 +92,13 @@ class PerconaOperator(pulumi.ComponentResource):
         self.crds = k8s.yaml.v2.ConfigFile(
             f"{name}-crds",
             file=crds,
-            opts=pulumi.ResourceOptions(parent=self, providers=[crd_provider], depends_on=after_target, protect=args.protect,
-                                        retain_on_delete=args.protect or args.target.shared_provider is not None),
+            opts=pulumi.ResourceOptions(
+                parent=self,
+                providers=[crd_provider],
+                depends_on=after_target,
+                protect=args.protect,
+                retain_on_delete=args.protect or args.target.shared_provider is not None,
+            ),
         )
         self.release = k8s.helm.v3.Release(
             f"{name}-release",

@@ -78,12 +78,18 @@ class PmmServer(pulumi.ComponentResource):
         super().__init__(token("PmmServer"), name, None, renamed("PmmServer", opts))
         provider = args.target.provider
         after_target = [*args.target.ready, *args.depends_on]
-        size = args.resources or monitoring.plan(
-            args.target.monitoring_pool.node, operator=True, pmm_server=True, sysbench=True
-        ).pmm_server
+        size = (
+            args.resources
+            or monitoring.plan(args.target.monitoring_pool.node, operator=True, pmm_server=True, sysbench=True).pmm_server
+        )
 
         self.admin_password = random.RandomPassword(
-            f"{name}-admin-password", length=24, special=False, min_lower=1, min_upper=1, min_numeric=1,
+            f"{name}-admin-password",
+            length=24,
+            special=False,
+            min_lower=1,
+            min_upper=1,
+            min_numeric=1,
             opts=pulumi.ResourceOptions(parent=self),
         )
         # The chart applies the password on PMM's first start only; the secret is protected with the
@@ -149,22 +155,26 @@ def token_job_spec(args: PmmTokenArgs, service_account: str) -> dict:
                 "restartPolicy": "OnFailure",
                 "securityContext": pod_security,
                 **pool_scheduling(args.server.pool),
-                "containers": [{
-                    "name": "pmm-token",
-                    "image": versions.KUBECTL_IMAGE,
-                    "command": ["/bin/sh", "-c", scripts.PMM_TOKEN],
-                    "env": [
-                        {"name": "PMM_URL", "value": args.server.url},
-                        {"name": "PMM_ADMIN_PASSWORD",
-                         "valueFrom": {"secretKeyRef": {"name": PMM_SECRET, "key": PMM_PASSWORD_KEY}}},
-                        {"name": "CREDENTIALS_NAME", "value": args.secret_name},
-                        {"name": "CLUSTER_NAMESPACE", "value": args.secret_namespace},
-                        {"name": "SERVICE_ACCOUNT", "value": f"pmm-{args.secret_namespace}-{args.cluster_name}"},
-                        {"name": "CREDENTIALS_FIELD", "value": PMM_TOKEN_KEY},
-                    ],
-                    "resources": resources(args.resources),
-                    "securityContext": container_security,
-                }],
+                "containers": [
+                    {
+                        "name": "pmm-token",
+                        "image": versions.KUBECTL_IMAGE,
+                        "command": ["/bin/sh", "-c", scripts.PMM_TOKEN],
+                        "env": [
+                            {"name": "PMM_URL", "value": args.server.url},
+                            {
+                                "name": "PMM_ADMIN_PASSWORD",
+                                "valueFrom": {"secretKeyRef": {"name": PMM_SECRET, "key": PMM_PASSWORD_KEY}},
+                            },
+                            {"name": "CREDENTIALS_NAME", "value": args.secret_name},
+                            {"name": "CLUSTER_NAMESPACE", "value": args.secret_namespace},
+                            {"name": "SERVICE_ACCOUNT", "value": f"pmm-{args.secret_namespace}-{args.cluster_name}"},
+                            {"name": "CREDENTIALS_FIELD", "value": PMM_TOKEN_KEY},
+                        ],
+                        "resources": resources(args.resources),
+                        "securityContext": container_security,
+                    }
+                ],
             },
         },
     }
@@ -211,7 +221,9 @@ class PmmToken(pulumi.ComponentResource):
             metadata={"name": account, "namespace": server.namespace, "labels": labels("pmm-token", args.cluster_name)},
             spec=mirror_images(token_job_spec(args, account), args.image_registry),
             opts=child_options(
-                self, provider, [self.role_binding, *server.ready, *args.depends_on],
+                self,
+                provider,
+                [self.role_binding, *server.ready, *args.depends_on],
                 delete_before_replace=True,
                 custom_timeouts=pulumi.CustomTimeouts(create="30m", update="30m"),
             ),

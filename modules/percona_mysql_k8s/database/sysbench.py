@@ -137,11 +137,17 @@ class Sysbench(pulumi.ComponentResource):
         setup_timeout = bench.timeout_seconds(self.plan, "schema")
         self.user_job = k8s.batch.v1.Job(
             f"{name}-user-job",
-            metadata={"name": f"{job_name}-user", "namespace": namespace, "labels": common_labels,
-                      **({"annotations": {RUN_REQUEST_ANNOTATION: args.run_request}} if args.run_request else {})},
+            metadata={
+                "name": f"{job_name}-user",
+                "namespace": namespace,
+                "labels": common_labels,
+                **({"annotations": {RUN_REQUEST_ANNOTATION: args.run_request}} if args.run_request else {}),
+            },
             spec=self.user_job_spec(env, args.helper_resources, pool, timeout=setup_timeout),
             opts=child_options(
-                self, provider, [self.secret, *after],
+                self,
+                provider,
+                [self.secret, *after],
                 delete_before_replace=True,
                 custom_timeouts=pulumi.CustomTimeouts(create=f"{setup_timeout}s", update=f"{setup_timeout}s"),
             ),
@@ -152,13 +158,20 @@ class Sysbench(pulumi.ComponentResource):
         timeout = sum(bench.timeout_seconds(self.plan, phase) for phase in phases)
         self.job = k8s.batch.v1.Job(
             f"{name}-job",
-            metadata={"name": job_name, "namespace": namespace, "labels": common_labels,
-                      # R5: the pack accepts a load generator on a production stack only as an explicit request
-                      **({"annotations": {RUN_REQUEST_ANNOTATION: args.run_request}} if args.run_request else {})},
-            spec=mirror_images(self.job_spec(env, size, args.helper_resources, pool, cleanup=args.cleanup, timeout=timeout),
-                               args.image_registry),
+            metadata={
+                "name": job_name,
+                "namespace": namespace,
+                "labels": common_labels,
+                # R5: the pack accepts a load generator on a production stack only as an explicit request
+                **({"annotations": {RUN_REQUEST_ANNOTATION: args.run_request}} if args.run_request else {}),
+            },
+            spec=mirror_images(
+                self.job_spec(env, size, args.helper_resources, pool, cleanup=args.cleanup, timeout=timeout), args.image_registry
+            ),
             opts=child_options(
-                self, provider, [self.secret, self.results, self.role_binding, self.user_job, *after],
+                self,
+                provider,
+                [self.secret, self.results, self.role_binding, self.user_job, *after],
                 delete_before_replace=True,
                 custom_timeouts=pulumi.CustomTimeouts(create=f"{timeout}s", update=f"{timeout}s"),
             ),
@@ -167,8 +180,9 @@ class Sysbench(pulumi.ComponentResource):
         self.ready: list[pulumi.Resource] = previous
         self.register_outputs({"resultsConfigMap": self.results_name, "runId": self.run_id})
 
-    def _results_access(self, name: str, spec: DatabaseSpec, provider: k8s.Provider, common_labels: dict[str, str],
-                        after: list[pulumi.Resource]) -> None:
+    def _results_access(
+        self, name: str, spec: DatabaseSpec, provider: k8s.Provider, common_labels: dict[str, str], after: list[pulumi.Resource]
+    ) -> None:
         """The ConfigMap the run writes its figures to, and the one right the run's pod has: patch that ConfigMap."""
         namespace = spec.namespace
         self.results_name = f"{spec.name}-sysbench-results"
@@ -190,8 +204,9 @@ class Sysbench(pulumi.ComponentResource):
         self.role = k8s.rbac.v1.Role(
             f"{name}-role",
             metadata={"name": f"{spec.name}-sysbench", "namespace": namespace, "labels": common_labels},
-            rules=[{"apiGroups": [""], "resources": ["configmaps"], "resourceNames": [self.results_name],
-                    "verbs": ["get", "patch"]}],
+            rules=[
+                {"apiGroups": [""], "resources": ["configmaps"], "resourceNames": [self.results_name], "verbs": ["get", "patch"]}
+            ],
             opts=child_options(self, provider, after),
         )
         self.role_binding = k8s.rbac.v1.RoleBinding(
@@ -211,14 +226,19 @@ class Sysbench(pulumi.ComponentResource):
         writer = cluster.writer
         plain = {"MYSQL_HOST": writer.host, "MYSQL_PORT": str(writer.port), **scripts.sysbench_env(self.plan)}
         return [{"name": key, "value": value} for key, value in plain.items()] + [
-            {"name": "SYSBENCH_PASSWORD", "valueFrom": {"secretKeyRef": {"name": f"{cluster.spec.name}-sysbench", "key": "password"}}},
+            {
+                "name": "SYSBENCH_PASSWORD",
+                "valueFrom": {"secretKeyRef": {"name": f"{cluster.spec.name}-sysbench", "key": "password"}},
+            },
         ]
 
     def _ca(self) -> tuple[dict, dict]:
         """(volume, mount) of the operator's CA, ``<cluster>-ssl`` key ``ca.crt`` only: every MySQL client of
         both Jobs verifies the server against it (scripts.SSL_MODE). A certificate, not a credential."""
-        volume = {"name": "mysql-ca", "secret": {"secretName": f"{self.cluster_name}-ssl",
-                                                 "items": [{"key": "ca.crt", "path": "ca.crt"}]}}
+        volume = {
+            "name": "mysql-ca",
+            "secret": {"secretName": f"{self.cluster_name}-ssl", "items": [{"key": "ca.crt", "path": "ca.crt"}]},
+        }
         return volume, {"name": "mysql-ca", "mountPath": scripts.CA_DIR, "readOnly": True}
 
     def user_job_spec(self, env: list[dict], helper: ContainerSize, pool, *, timeout: int) -> dict:
@@ -241,21 +261,22 @@ class Sysbench(pulumi.ComponentResource):
                     "securityContext": pod_security,
                     **pool_scheduling(pool),  # B1, K4: the monitoring pool
                     "volumes": [ca_volume],
-                    "containers": [{
-                        "name": "user",
-                        "image": versions.SYSBENCH_IMAGE,  # its mysql client
-                        "command": ["bash", "-c", scripts.USER_SETUP],
-                        "env": env + root,
-                        "resources": resources(helper),
-                        "securityContext": container_security,
-                        "volumeMounts": [ca_mount],
-                    }],
+                    "containers": [
+                        {
+                            "name": "user",
+                            "image": versions.SYSBENCH_IMAGE,  # its mysql client
+                            "command": ["bash", "-c", scripts.USER_SETUP],
+                            "env": env + root,
+                            "resources": resources(helper),
+                            "securityContext": container_security,
+                            "volumeMounts": [ca_mount],
+                        }
+                    ],
                 },
             },
         }
 
-    def job_spec(self, env: list[dict], size: ContainerSize, helper: ContainerSize, pool, *, cleanup: bool,
-                 timeout: int) -> dict:
+    def job_spec(self, env: list[dict], size: ContainerSize, helper: ContainerSize, pool, *, cleanup: bool, timeout: int) -> dict:
         cluster = self.cluster_name
         pod_security, container_security = restricted_security()
         mount = [{"name": "results", "mountPath": scripts.RESULTS_DIR}]

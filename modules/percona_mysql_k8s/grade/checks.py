@@ -60,6 +60,7 @@ class MemberReading:
 
 # ---- values ----------------------------------------------------------------------------------------------
 
+
 def _size(value: str) -> int | None:
     try:
         return parse_mysql_size(value.strip())
@@ -103,11 +104,14 @@ def _provider(options: Mapping[str, str]) -> dict[str, str]:
 
 # ---- checks ----------------------------------------------------------------------------------------------
 
+
 def variables_as_sized(sizing: Sizing, reading: MemberReading) -> list[Finding]:
     """Every sized option against the live variable, under the rules the sizing names for it."""
     translation = translate(sizing.mysqld, flavour_of(reading.version))
-    findings = [Finding(sizing.rules.get(skip.key, ()), reading.address, skip.key, NOT_GRADED, skip.reason)
-                for skip in translation.skipped]
+    findings = [
+        Finding(sizing.rules.get(skip.key, ()), reading.address, skip.key, NOT_GRADED, skip.reason)
+        for skip in translation.skipped
+    ]
     for written, value in sizing.mysqld.items():
         name = translation.live_name(written)
         if name is None or name == PROVIDER_OPTIONS:
@@ -163,7 +167,9 @@ def live_interval(reading: MemberReading) -> tuple[tuple[int, int] | None, str]:
     members = _size(reading.after.get("wsrep_cluster_size", ""))
     if limit is None or factor is None or not members or limit < 1 or not 0 <= factor <= 1:
         return None, "unreadable gcs.fc_limit / gcs.fc_factor / wsrep_cluster_size"
-    return flow_control.galera_fc_interval(limit, factor, members, single), "Galera's formula on the live options and member count"
+    return flow_control.galera_fc_interval(
+        limit, factor, members, single
+    ), "Galera's formula on the live options and member count"
 
 
 def flow_control_settings(sizing: Sizing, reading: MemberReading, thresholds: Mapping[str, float]) -> list[Finding]:
@@ -174,21 +180,40 @@ def flow_control_settings(sizing: Sizing, reading: MemberReading, thresholds: Ma
     except MyCnfError as error:
         # Galera's defaults must not stand in for options nobody can read: both bounds are unproven
         unreadable = f"unreadable {PROVIDER_OPTIONS}: {error}"
-        return [Finding(("G1",), reading.address, "gcs.fc_limit bounded", BREACHED, unreadable),
-                Finding(("G2",), reading.address, "gcs.fc_factor in (0, 1]", BREACHED, unreadable)]
+        return [
+            Finding(("G1",), reading.address, "gcs.fc_limit bounded", BREACHED, unreadable),
+            Finding(("G2",), reading.address, "gcs.fc_factor in (0, 1]", BREACHED, unreadable),
+        ]
     limit, factor, _ = _fc_settings(provider, 16)
     findings = [
-        Finding(("G1",), reading.address, "gcs.fc_limit bounded",
-                HOLDS if limit is not None and 1 <= limit <= maximum else BREACHED, f"{limit} (at most {maximum:g})"),
-        Finding(("G2",), reading.address, "gcs.fc_factor in (0, 1]",
-                HOLDS if factor is not None and 0 < factor <= 1 else BREACHED, f"{factor}"),
+        Finding(
+            ("G1",),
+            reading.address,
+            "gcs.fc_limit bounded",
+            HOLDS if limit is not None and 1 <= limit <= maximum else BREACHED,
+            f"{limit} (at most {maximum:g})",
+        ),
+        Finding(
+            ("G2",),
+            reading.address,
+            "gcs.fc_factor in (0, 1]",
+            HOLDS if factor is not None and 0 < factor <= 1 else BREACHED,
+            f"{factor}",
+        ),
     ]
     expected = modelled_interval(sizing)
     actual, source = live_interval(reading)
     verdict = HOLDS if actual == expected else BREACHED
     shown = f"[{actual[0]}, {actual[1]}]" if actual else "unknown"
-    findings.append(Finding(("G1", "F5"), reading.address, "flow-control interval", verdict,
-                            f"{shown} ({source}), modelled [{expected[0]}, {expected[1]}] for {sizing.cluster_size} members"))
+    findings.append(
+        Finding(
+            ("G1", "F5"),
+            reading.address,
+            "flow-control interval",
+            verdict,
+            f"{shown} ({source}), modelled [{expected[0]}, {expected[1]}] for {sizing.cluster_size} members",
+        )
+    )
     return findings
 
 
@@ -212,14 +237,28 @@ def paused_by_flow_control(reading: MemberReading, thresholds: Mapping[str, floa
     before = _size(reading.before.get("wsrep_flow_control_paused_ns", ""))
     after = _size(reading.after.get("wsrep_flow_control_paused_ns", ""))
     if before is None or after is None or reading.window_seconds <= 0:
-        return [Finding(("G3",), reading.address, "time paused by flow control", NOT_GRADED,
-                        "the server shows no wsrep_flow_control_paused_ns")]
+        return [
+            Finding(
+                ("G3",),
+                reading.address,
+                "time paused by flow control",
+                NOT_GRADED,
+                "the server shows no wsrep_flow_control_paused_ns",
+            )
+        ]
     paused = max(0, after - before) / 1e9
     share = paused / reading.window_seconds
     limit = thresholds["max_flow_control_paused_fraction"]
-    return [Finding(("G3",), reading.address, "time paused by flow control", HOLDS if share <= limit else BREACHED,
-                    f"{paused:.2f} s of {reading.window_seconds:.1f} s ({share:.1%}; at most {limit:.0%}, "
-                    "config max_flow_control_paused_fraction)")]
+    return [
+        Finding(
+            ("G3",),
+            reading.address,
+            "time paused by flow control",
+            HOLDS if share <= limit else BREACHED,
+            f"{paused:.2f} s of {reading.window_seconds:.1f} s ({share:.1%}; at most {limit:.0%}, "
+            "config max_flow_control_paused_fraction)",
+        )
+    ]
 
 
 def queue_peak(sizing: Sizing, reading: MemberReading, thresholds: Mapping[str, float]) -> list[Finding]:
@@ -230,9 +269,16 @@ def queue_peak(sizing: Sizing, reading: MemberReading, thresholds: Mapping[str, 
     seconds = peak / sizing.apply_rate_tps
     budget = thresholds["max_failover_brownout_seconds"]
     low, high = modelled_interval(sizing)
-    return [Finding(("F5",), reading.address, "receive queue peak", HOLDS if seconds <= budget else BREACHED,
-                    f"{peak} write-sets (modelled interval [{low}, {high}]; since start or FLUSH STATUS) / "
-                    f"{sizing.apply_rate_tps:g} tps = {seconds:.1f} s brownout (at most {budget:g} s)")]
+    return [
+        Finding(
+            ("F5",),
+            reading.address,
+            "receive queue peak",
+            HOLDS if seconds <= budget else BREACHED,
+            f"{peak} write-sets (modelled interval [{low}, {high}]; since start or FLUSH STATUS) / "
+            f"{sizing.apply_rate_tps:g} tps = {seconds:.1f} s brownout (at most {budget:g} s)",
+        )
+    ]
 
 
 def resident_memory(sizing: Sizing, reading: MemberReading) -> list[Finding]:
@@ -243,9 +289,16 @@ def resident_memory(sizing: Sizing, reading: MemberReading) -> list[Finding]:
     measured = resident.peak_bytes if resident.peak_bytes is not None else resident.current_bytes
     kind = "peak" if resident.peak_bytes is not None else "current"
     verdict = HOLDS if measured <= sizing.model_peak_bytes else BREACHED
-    return [Finding(("M1",), reading.address, "resident memory", verdict,
-                    f"{kind} {_mib(measured)} ({resident.source}) of the modelled {_mib(sizing.model_peak_bytes)} "
-                    f"({measured / sizing.model_peak_bytes:.0%})")]
+    return [
+        Finding(
+            ("M1",),
+            reading.address,
+            "resident memory",
+            verdict,
+            f"{kind} {_mib(measured)} ({resident.source}) of the modelled {_mib(sizing.model_peak_bytes)} "
+            f"({measured / sizing.model_peak_bytes:.0%})",
+        )
+    ]
 
 
 def grade(sizing: Sizing, readings: Sequence[MemberReading], thresholds: Mapping[str, float]) -> list[Finding]:

@@ -36,25 +36,53 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="percona-mysql-grade", description=__doc__.split("\n\n")[0], allow_abbrev=False,
-                     epilog="The password is never a flag: it is read from --password-file or the environment "
-                     f"variable named by --password-env (default {DEFAULT_PASSWORD_ENV}).")
+    parser = _Parser(
+        prog="percona-mysql-grade",
+        description=__doc__.split("\n\n")[0],
+        allow_abbrev=False,
+        epilog="The password is never a flag: it is read from --password-file or the environment "
+        f"variable named by --password-env (default {DEFAULT_PASSWORD_ENV}).",
+    )
     parser.add_argument("--sizing", required=True, metavar="FILE", help="the member's sizing: percona-mysql-sizing --format json")
     parser.add_argument("--host", default="127.0.0.1", help="a member's address (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=live.DEFAULT_PORT, help=f"its SQL port (default {live.DEFAULT_PORT})")
     parser.add_argument("--user", required=True, help="an account that can read variables, status and performance_schema")
     parser.add_argument("--password-file", metavar="FILE", help="a file holding the password (one trailing newline is dropped)")
-    parser.add_argument("--password-env", default=DEFAULT_PASSWORD_ENV, metavar="NAME",
-                        help=f"the environment variable holding the password (default {DEFAULT_PASSWORD_ENV})")
-    parser.add_argument("--peer", action="append", default=[], metavar="HOST:PORT",
-                        help="another member (repeat); default: the members the server lists "
-                             "(PXC wsrep_incoming_addresses, group replication replication_group_members)")
-    parser.add_argument("--window", type=float, default=10.0, metavar="SECONDS",
-                        help=f"how long flow control is watched (default 10; {WINDOW_RANGE[0]:g}-{WINDOW_RANGE[1]:g})")
-    parser.add_argument("--timeout", type=float, default=10.0, metavar="SECONDS",
-                        help=f"limit for connecting and for each query (default 10; {TIMEOUT_RANGE[0]:g}-{TIMEOUT_RANGE[1]:g})")
-    parser.add_argument("--threshold", action="append", default=[], metavar="NAME=VALUE",
-                        help=f"override a rule threshold; names: {', '.join(sorted(THRESHOLDS))}")
+    parser.add_argument(
+        "--password-env",
+        default=DEFAULT_PASSWORD_ENV,
+        metavar="NAME",
+        help=f"the environment variable holding the password (default {DEFAULT_PASSWORD_ENV})",
+    )
+    parser.add_argument(
+        "--peer",
+        action="append",
+        default=[],
+        metavar="HOST:PORT",
+        help="another member (repeat); default: the members the server lists "
+        "(PXC wsrep_incoming_addresses, group replication replication_group_members)",
+    )
+    parser.add_argument(
+        "--window",
+        type=float,
+        default=10.0,
+        metavar="SECONDS",
+        help=f"how long flow control is watched (default 10; {WINDOW_RANGE[0]:g}-{WINDOW_RANGE[1]:g})",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=10.0,
+        metavar="SECONDS",
+        help=f"limit for connecting and for each query (default 10; {TIMEOUT_RANGE[0]:g}-{TIMEOUT_RANGE[1]:g})",
+    )
+    parser.add_argument(
+        "--threshold",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help=f"override a rule threshold; names: {', '.join(sorted(THRESHOLDS))}",
+    )
     return parser
 
 
@@ -72,8 +100,9 @@ def _password(args: argparse.Namespace) -> str:
             raise GradeInputError("--password-file", f"{args.password_file}: {error.strerror or error}") from None
         return text[:-1] if text.endswith("\n") else text
     if args.password_env not in os.environ:
-        raise GradeInputError("--password-env", f"the environment variable {args.password_env} is not set "
-                              "(set it, or give --password-file)")
+        raise GradeInputError(
+            "--password-env", f"the environment variable {args.password_env} is not set (set it, or give --password-file)"
+        )
     return os.environ[args.password_env]
 
 
@@ -100,8 +129,11 @@ def _thresholds(sizing_overrides, pairs: Sequence[str]) -> dict[str, float]:
 
 def _check_engine(engine: str, address: live.Address, variables: dict[str, str]) -> None:
     if engine == PXC and variables.get("wsrep_on", "OFF").upper() not in ("ON", "1"):
-        raise GradeInputError("--sizing", f"the sizing is for PXC (Galera) but {address} runs no Galera provider (wsrep_on is "
-                              f"{variables.get('wsrep_on', 'absent')})")
+        raise GradeInputError(
+            "--sizing",
+            f"the sizing is for PXC (Galera) but {address} runs no Galera provider (wsrep_on is "
+            f"{variables.get('wsrep_on', 'absent')})",
+        )
     if engine != PXC and "group_replication_group_name" not in variables:
         raise GradeInputError("--sizing", f"the sizing is for group replication but {address} has no group_replication plugin")
 
@@ -148,8 +180,11 @@ def _read(args, sizing, password: str) -> list[MemberReading]:
             window = time.monotonic() - started
             resident, note = live.resident(session, variables)
             online = live.online_group_members(session) if sizing.engine != PXC else None
-            readings.append(MemberReading(str(session.address), server, variables, status_before, status_after, window,
-                                          resident, note, online))
+            readings.append(
+                MemberReading(
+                    str(session.address), server, variables, status_before, status_after, window, resident, note, online
+                )
+            )
         return readings
     finally:
         for session, _, _ in members:
@@ -176,7 +211,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     findings = grade(sizing, readings, thresholds)
     names = ", ".join(f"{r.address} ({r.version})" for r in readings)
-    print(f"percona-mysql-grade: {sizing.engine} sizing {args.sizing}; {len(readings)} member(s): {names}; "
-          f"flow control watched for {args.window:g} s")
+    print(
+        f"percona-mysql-grade: {sizing.engine} sizing {args.sizing}; {len(readings)} member(s): {names}; "
+        f"flow control watched for {args.window:g} s"
+    )
     print(render(findings))
     return exit_status(findings)

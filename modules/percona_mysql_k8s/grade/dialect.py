@@ -18,22 +18,28 @@ MYSQL = "mysql"
 MARIADB = "mariadb"
 FLAVOURS = (MYSQL, MARIADB)
 
-_NO_TEMPTABLE = ("MariaDB has no TempTable engine: in-memory internal temporary tables use the MEMORY engine, "
-                 "bounded per table by tmp_table_size and max_heap_table_size (both applied)")
+_NO_TEMPTABLE = (
+    "MariaDB has no TempTable engine: in-memory internal temporary tables use the MEMORY engine, "
+    "bounded per table by tmp_table_size and max_heap_table_size (both applied)"
+)
 
 # sized key -> (MariaDB's name, why)
 MARIADB_RENAMED: Mapping[str, tuple[str, str]] = {
     "wsrep_applier_threads": ("wsrep_slave_threads", "MariaDB keeps Galera's older name (PXC 8.0.26 renamed it)"),
-    "innodb_redo_log_capacity": ("innodb_log_file_size",
-                                 "MariaDB 10.5+ writes one redo file (ib_logfile0) whose size is the redo capacity"),
+    "innodb_redo_log_capacity": (
+        "innodb_log_file_size",
+        "MariaDB 10.5+ writes one redo file (ib_logfile0) whose size is the redo capacity",
+    ),
 }
 # sized key -> why MariaDB is not given it
 MARIADB_SKIPPED: Mapping[str, str] = {
     "temptable_max_ram": _NO_TEMPTABLE,
     "temptable_max_mmap": _NO_TEMPTABLE,
     "innodb_buffer_pool_instances": "removed in MariaDB 10.6: InnoDB has one buffer pool instance",
-    "innodb_buffer_pool_chunk_size": ("MariaDB 10.11.19 reports it as 'Deprecated parameter with no effect' "
-                                      "(mariadbd --verbose --help): the buffer pool is reserved as one range"),
+    "innodb_buffer_pool_chunk_size": (
+        "MariaDB 10.11.19 reports it as 'Deprecated parameter with no effect' "
+        "(mariadbd --verbose --help): the buffer pool is reserved as one range"
+    ),
     "innodb_parallel_read_threads": "MySQL 8 only (parallel clustered-index reads); MariaDB has no such option",
 }
 

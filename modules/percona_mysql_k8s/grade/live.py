@@ -96,8 +96,16 @@ def connect(address: Address, user: str, password: str, timeout: float, input_na
     """
     pymysql = _driver()
     try:
-        connection = pymysql.connect(host=address.host, port=address.port, user=user, password=password,
-                                     connect_timeout=timeout, read_timeout=timeout, write_timeout=timeout, autocommit=True)
+        connection = pymysql.connect(
+            host=address.host,
+            port=address.port,
+            user=user,
+            password=password,
+            connect_timeout=timeout,
+            read_timeout=timeout,
+            write_timeout=timeout,
+            autocommit=True,
+        )
     except pymysql.err.MySQLError as error:
         raise GradeInputError(input_name, f"{address}: cannot connect as {user!r}: {error}") from None
     try:

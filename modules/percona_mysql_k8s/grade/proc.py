@@ -50,7 +50,7 @@ def _socket_inodes(fd_dir: Path) -> set[int]:
         except OSError:
             continue
         if target.startswith("socket:[") and target.endswith("]"):
-            inodes.add(int(target[len("socket:["):-1]))
+            inodes.add(int(target[len("socket:[") : -1]))
     return inodes
 
 

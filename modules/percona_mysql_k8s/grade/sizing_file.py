@@ -91,7 +91,8 @@ def read_sizing(text: str, source: str) -> Sizing:
         raise GradeInputError("--sizing", f"{source}: 'input.engine' must be one of {', '.join(ENGINES)}, got {engine!r}")
     rules_in = _get(document, "rules", source)
     if not isinstance(rules_in, Mapping) or not all(
-            isinstance(ids, list) and all(isinstance(i, str) for i in ids) for ids in rules_in.values()):
+        isinstance(ids, list) and all(isinstance(i, str) for i in ids) for ids in rules_in.values()
+    ):
         raise GradeInputError("--sizing", f"{source}: 'rules' must map keys to lists of rule IDs")
     terms = _get(document, "memory_model.terms", source)
     if not isinstance(terms, Mapping) or not all(isinstance(v, int) and not isinstance(v, bool) for v in terms.values()):

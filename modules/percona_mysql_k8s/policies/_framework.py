@@ -149,9 +149,14 @@ def _describe(spec: Spec) -> str:
 
 def _finish(ctx: Context, report: ReportViolation) -> None:
     for message in ctx.config.errors:
-        ctx.findings.insert(0, (
-            f"{ctx.spec.rules[0]}: {message}; the policy uses the default instead. "
-            f"Fix: correct the value in the policy pack config.", None))
+        ctx.findings.insert(
+            0,
+            (
+                f"{ctx.spec.rules[0]}: {message}; the policy uses the default instead. "
+                f"Fix: correct the value in the policy pack config.",
+                None,
+            ),
+        )
     for message, urn in ctx.findings:
         report(message, urn)
     if ctx.unknowns:
@@ -229,7 +234,10 @@ def resource_policy(spec: Spec, check: Check) -> ResourceValidationPolicy:
         def read() -> None:
             raw = args.props
             ctx.resource = ResourceInput(
-                type=args.resource_type, name=args.name, urn=args.urn, props=memo(raw, "plain", lambda: plain(raw)),
+                type=args.resource_type,
+                name=args.name,
+                urn=args.urn,
+                props=memo(raw, "plain", lambda: plain(raw)),
                 protect=bool(getattr(args.opts, "protect", False)),
                 parent=getattr(args.opts, "parent", None),
                 identity=raw,
@@ -251,13 +259,19 @@ def stack_policy(spec: Spec, check: Check) -> StackValidationPolicy:
         ctx = Context(spec, config_module.resolve(args.get_config(), spec.thresholds, spec.settings))
 
         def read() -> None:
-            ctx.resources.extend(ResourceInput(
-                type=resource.resource_type, name=resource.name, urn=resource.urn, props=plain(resource.props),
-                protect=bool(getattr(resource.opts, "protect", False)),
-                parent=resource.parent.urn if resource.parent is not None else None,
-                dependencies=tuple(dependency.urn for dependency in resource.dependencies),
-                identity=resource.props,
-            ) for resource in args.resources)
+            ctx.resources.extend(
+                ResourceInput(
+                    type=resource.resource_type,
+                    name=resource.name,
+                    urn=resource.urn,
+                    props=plain(resource.props),
+                    protect=bool(getattr(resource.opts, "protect", False)),
+                    parent=resource.parent.urn if resource.parent is not None else None,
+                    dependencies=tuple(dependency.urn for dependency in resource.dependencies),
+                    identity=resource.props,
+                )
+                for resource in args.resources
+            )
 
         if _evaluate(ctx, read, check, report):
             _finish(ctx, report)

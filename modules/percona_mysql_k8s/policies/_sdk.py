@@ -73,6 +73,7 @@ def _cached(kind: str, function):
         if args or kwargs:
             return function(value, *args, **kwargs)
         return _memo(kind, value, lambda: function(value))
+
     return wrapper
 
 
@@ -80,6 +81,7 @@ def _cached_method(kind: str, method):
     @functools.wraps(method)
     def wrapper(self, request):
         return _memo(kind, request, lambda: method(self, request))
+
     return wrapper
 
 
@@ -94,6 +96,7 @@ def _with_local(name: str, value_for: Callable[[Any, Any], Any]):
                 return method(self, request, context)
             finally:
                 setattr(_local, name, None)
+
         return wrapper
 
     return decorate
@@ -105,8 +108,7 @@ _VERSION = "_PolicyAnalyzerServicer__policy_pack_version"
 
 @functools.lru_cache(maxsize=1024)
 def _applicable(policies: tuple, resource_type: str) -> list:
-    return [policy for policy in policies
-            if getattr(policy, "applies_to", None) is None or policy.applies_to(resource_type)]
+    return [policy for policy in policies if getattr(policy, "applies_to", None) is None or policy.applies_to(resource_type)]
 
 
 def _applicable_to_request(servicer, request) -> list:
@@ -154,8 +156,11 @@ def _missing_names(owner: str, function: Any, names: Iterable[str]) -> list[str]
 
 def missing_for_shared_deserialization(sdk: Any = _policy) -> list[str]:
     """What the shared-deserialization shim relies on and ``sdk`` (pulumi_policy.policy) lacks; [] = verified."""
-    missing = [f"pulumi_policy.policy.{name} (absent)" for name in ("deserialize_properties", "unknown_checking_proxy")
-               if not callable(getattr(sdk, name, None))]
+    missing = [
+        f"pulumi_policy.policy.{name} (absent)"
+        for name in ("deserialize_properties", "unknown_checking_proxy")
+        if not callable(getattr(sdk, name, None))
+    ]
     if not callable(getattr(getattr(sdk, "json_format", None), "MessageToDict", None)):
         missing.append("pulumi_policy.policy.json_format.MessageToDict (absent)")
     servicer = getattr(sdk, _SERVICER, None)
@@ -165,8 +170,15 @@ def missing_for_shared_deserialization(sdk: Any = _policy) -> list[str]:
         if _parameters(getattr(servicer, method, None)) != ["self", "request"]:
             missing.append(f"{_SERVICER}.{method}(self, request) (absent or another signature)")
     missing += _missing_names(f"{_SERVICER}.__init__", getattr(servicer, "__init__", None), [_POLICIES])
-    reads = ("json_format", "MessageToDict", "deserialize_properties", "unknown_checking_proxy", "_get_resource_options",
-             "_get_provider_resource", _POLICIES)
+    reads = (
+        "json_format",
+        "MessageToDict",
+        "deserialize_properties",
+        "unknown_checking_proxy",
+        "_get_resource_options",
+        "_get_provider_resource",
+        _POLICIES,
+    )
     for method in ("Analyze", "AnalyzeStack"):
         function = getattr(servicer, method, None)
         parameters = _parameters(function)

@@ -106,8 +106,10 @@ def missing_for_event_loop_server(sdk: Any = _policy) -> list[str]:
     missing = [f"PolicyPack.__init__ does not read {name}" for name in ("grpc", "server") if name not in code_names(pack_init)]
     server_api = {name for name in dir(grpc.Server) if not name.startswith("_")}
     for owner, function in (("PolicyPack.__init__", pack_init), ("add_AnalyzerServicer_to_server", register)):
-        missing += [f"{owner} calls grpc.Server.{name}, which the event-loop server lacks"
-                    for name in sorted((code_names(function) & server_api) - SERVER_METHODS)]
+        missing += [
+            f"{owner} calls grpc.Server.{name}, which the event-loop server lacks"
+            for name in sorted((code_names(function) & server_api) - SERVER_METHODS)
+        ]
     return missing
 
 

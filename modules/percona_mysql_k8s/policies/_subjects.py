@@ -60,6 +60,7 @@ def pmm_values(ctx: Context, rule: str) -> dict | None:
 # Every policy asks this for every resource: the answers depend on the type token only, so they are
 # cached per token (a stack has a few dozen types).
 
+
 @functools.lru_cache(maxsize=1024)
 def database_types(resource_type: str) -> bool:
     from ._readers.database import is_ps_cr, is_pxc_cr
@@ -86,6 +87,7 @@ def any_of(*predicates):
     @functools.lru_cache(maxsize=1024)
     def applies(resource_type: str) -> bool:
         return any(predicate(resource_type) for predicate in predicates)
+
     return applies
 
 

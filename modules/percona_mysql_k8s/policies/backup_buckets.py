@@ -33,17 +33,21 @@ from .data_protection import ephemeral
 GCS_BUCKET = "gcp:storage/bucket:Bucket"
 S3_BUCKETS = ("aws:s3/bucket:Bucket", "aws:s3/bucketV2:BucketV2")
 PUBLIC_ACCESS_BLOCK = "aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock"
-ENCRYPTION = ("aws:s3/bucketServerSideEncryptionConfigurationV2:BucketServerSideEncryptionConfigurationV2",
-              "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration")
+ENCRYPTION = (
+    "aws:s3/bucketServerSideEncryptionConfigurationV2:BucketServerSideEncryptionConfigurationV2",
+    "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration",
+)
 BLOCK_FLAGS = ("blockPublicAcls", "blockPublicPolicy", "ignorePublicAcls", "restrictPublicBuckets")
 INLINE_ENCRYPTION = ("serverSideEncryptionConfiguration", "serverSideEncryptionConfigurations")
 
 SPEC = Spec(
-    name="backup-buckets", rules=("R4",), settings=DATA_PROTECTION.settings,
+    name="backup-buckets",
+    rules=("R4",),
+    settings=DATA_PROTECTION.settings,
     description="buckets are private and encrypted, and no static cloud key is in the stack config, on production stacks",
     remediation="Enforce public access prevention and uniform access (GCS), block all public access and encrypt by "
-                "default (S3); keep keys out of config: a credentials Secret the stack creates from a key scoped to the "
-                "bucket, or one you create (the operators read keys from a Secret, not a pod identity).",
+    "default (S3); keep keys out of config: a credentials Secret the stack creates from a key scoped to the "
+    "bucket, or one you create (the operators read keys from a Secret, not a pod identity).",
 )
 
 ALLOWED = "the rule keeps backup storage private and encrypted on production stacks"
@@ -82,12 +86,22 @@ def _gcs(ctx: Context, bucket) -> None:
         prevention = as_str(bucket.props.get("publicAccessPrevention", MISSING), "publicAccessPrevention", "inherited")
         uniform = as_bool(bucket.props.get("uniformBucketLevelAccess", MISSING), "uniformBucketLevelAccess", False)
         if prevention != "enforced":
-            ctx.violation("R4", f"{bucket.label} has publicAccessPrevention {describe(prevention)}, so an ACL or IAM "
-                                "grant can make its backups public", ALLOWED,
-                          "set publicAccessPrevention: enforced", bucket.urn)
+            ctx.violation(
+                "R4",
+                f"{bucket.label} has publicAccessPrevention {describe(prevention)}, so an ACL or IAM "
+                "grant can make its backups public",
+                ALLOWED,
+                "set publicAccessPrevention: enforced",
+                bucket.urn,
+            )
         if not uniform:
-            ctx.violation("R4", f"{bucket.label} does not set uniformBucketLevelAccess, so objects carry their own ACLs",
-                          ALLOWED, "set uniformBucketLevelAccess: true", bucket.urn)
+            ctx.violation(
+                "R4",
+                f"{bucket.label} does not set uniformBucketLevelAccess, so objects carry their own ACLs",
+                ALLOWED,
+                "set uniformBucketLevelAccess: true",
+                bucket.urn,
+            )
 
 
 def _s3(ctx: Context, bucket, resources) -> None:
@@ -96,19 +110,35 @@ def _s3(ctx: Context, bucket, resources) -> None:
     blocks = [r for r in resources if r.type == PUBLIC_ACCESS_BLOCK and _belongs(r, bucket, name)]
     with ctx.checking("R4", bucket.urn):
         if not blocks:
-            ctx.violation("R4", f"{label} has no {PUBLIC_ACCESS_BLOCK.rpartition(':')[2]}", ALLOWED,
-                          f"add an aws.s3.BucketPublicAccessBlock for it with {', '.join(BLOCK_FLAGS)} all true", bucket.urn)
+            ctx.violation(
+                "R4",
+                f"{label} has no {PUBLIC_ACCESS_BLOCK.rpartition(':')[2]}",
+                ALLOWED,
+                f"add an aws.s3.BucketPublicAccessBlock for it with {', '.join(BLOCK_FLAGS)} all true",
+                bucket.urn,
+            )
         for block in blocks:
             off = [flag for flag in BLOCK_FLAGS if not as_bool(block.props.get(flag, MISSING), flag, False)]
             if off:
-                ctx.violation("R4", f"{block.label} leaves {', '.join(off)} off for {label}", ALLOWED,
-                              f"set {', '.join(off)} true", block.urn)
+                ctx.violation(
+                    "R4",
+                    f"{block.label} leaves {', '.join(off)} off for {label}",
+                    ALLOWED,
+                    f"set {', '.join(off)} true",
+                    block.urn,
+                )
         inline = any(_encrypts(bucket.props.get(key)) for key in INLINE_ENCRYPTION)
-        companions = [r for r in resources if r.type in ENCRYPTION and _belongs(r, bucket, name) and _encrypts(r.props.get("rules"))]
+        companions = [
+            r for r in resources if r.type in ENCRYPTION and _belongs(r, bucket, name) and _encrypts(r.props.get("rules"))
+        ]
         if not inline and not companions:
-            ctx.violation("R4", f"{label} has no default server-side encryption", ALLOWED,
-                          "add an aws.s3.BucketServerSideEncryptionConfiguration for it (sseAlgorithm aws:kms or AES256)",
-                          bucket.urn)
+            ctx.violation(
+                "R4",
+                f"{label} has no default server-side encryption",
+                ALLOWED,
+                "add an aws.s3.BucketServerSideEncryptionConfiguration for it (sseAlgorithm aws:kms or AES256)",
+                bucket.urn,
+            )
 
 
 def check(ctx: Context) -> None:
@@ -122,10 +152,13 @@ def check(ctx: Context) -> None:
         elif resource.type in S3_BUCKETS:
             _s3(ctx, resource, ctx.resources)
     for key in static_cloud_keys(_config()):
-        ctx.violation("R4", f"the stack config entry {key.key} {key.what}",
-                      "the rule reaches backup storage through workload identity or IRSA: no static cloud keys in stack config",
-                      f"remove {key.key} from the stack config: let the stack create a key scoped to the bucket "
-                      "(its storage component, as gke/eks do), or name a credentials Secret you created")
+        ctx.violation(
+            "R4",
+            f"the stack config entry {key.key} {key.what}",
+            "the rule reaches backup storage through workload identity or IRSA: no static cloud keys in stack config",
+            f"remove {key.key} from the stack config: let the stack create a key scoped to the bucket "
+            "(its storage component, as gke/eks do), or name a credentials Secret you created",
+        )
 
 
 POLICY = stack_policy(SPEC, check)

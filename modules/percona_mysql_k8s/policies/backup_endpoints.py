@@ -19,7 +19,10 @@ from .data_protection import SPEC as DATA_PROTECTION
 from .data_protection import production
 
 SPEC = Spec(
-    name="backup-endpoints", rules=("R4",), applies_to=database_types, settings=DATA_PROTECTION.settings,
+    name="backup-endpoints",
+    rules=("R4",),
+    applies_to=database_types,
+    settings=DATA_PROTECTION.settings,
     description="backup storages are reached over verified HTTPS, without static cloud keys in chart values",
     remediation="Use https:// endpoints, leave verifyTLS on, and name a credentials Secret instead of keys in values.",
 )
@@ -45,19 +48,30 @@ def check(ctx: Context) -> None:
         for storage in _storages(section):
             scheme = endpoint_scheme(storage.endpoint) if storage.endpoint else "https"
             if scheme != "https":
-                ctx.violation("R4", f"{storage.endpoint_path} is {storage.endpoint!r}, "
-                                    f"{'plain HTTP' if scheme == 'http' else 'not an https:// URL'}",
-                              ALLOWED, f"give {storage.endpoint_path} an https:// endpoint")
+                ctx.violation(
+                    "R4",
+                    f"{storage.endpoint_path} is {storage.endpoint!r}, "
+                    f"{'plain HTTP' if scheme == 'http' else 'not an https:// URL'}",
+                    ALLOWED,
+                    f"give {storage.endpoint_path} an https:// endpoint",
+                )
             if storage.verify_tls is False:
-                ctx.violation("R4", f"{storage.path}.verifyTLS is false, so the backup pods accept any certificate",
-                              ALLOWED, f"remove {storage.path}.verifyTLS (it defaults to true), or give the endpoint a "
-                                       "certificate the pods trust (s3.caBundle on PXC)")
+                ctx.violation(
+                    "R4",
+                    f"{storage.path}.verifyTLS is false, so the backup pods accept any certificate",
+                    ALLOWED,
+                    f"remove {storage.path}.verifyTLS (it defaults to true), or give the endpoint a "
+                    "certificate the pods trust (s3.caBundle on PXC)",
+                )
             for path in storage.static_keys:
-                ctx.violation("R4", f"{path} holds a static cloud key in the chart values (and the stack's state)",
-                              "the rule reaches backup storage through workload identity or IRSA, never a static key in "
-                              "stack config or values",
-                              f"remove {path}; name a credentialsSecret instead (created by the stack from a key "
-                              "scoped to the bucket, or by hand)")
+                ctx.violation(
+                    "R4",
+                    f"{path} holds a static cloud key in the chart values (and the stack's state)",
+                    "the rule reaches backup storage through workload identity or IRSA, never a static key in "
+                    "stack config or values",
+                    f"remove {path}; name a credentialsSecret instead (created by the stack from a key "
+                    "scoped to the bucket, or by hand)",
+                )
 
 
 POLICY = resource_policy(SPEC, check)

@@ -16,17 +16,20 @@ from .data_protection import SPEC as DATA_PROTECTION
 from .data_protection import production
 
 SPEC = Spec(
-    name="backup-pitr", rules=("R2",), applies_to=database_types, settings=DATA_PROTECTION.settings,
+    name="backup-pitr",
+    rules=("R2",),
+    applies_to=database_types,
+    settings=DATA_PROTECTION.settings,
     description="point-in-time recovery is on for production databases whose operator version supports it",
     remediation="Turn point-in-time recovery on (PXC: backup.pitr with an s3 storage; PS: backup.pitr with a "
-                "binlog server uploading to S3), or mark the stack ephemeral.",
+    "binlog server uploading to S3), or mark the stack ephemeral.",
 )
 
 FIX = {
     "pxc": "set backup.pitr.enabled true and backup.pitr.storageName to an s3 storage outside the cluster "
-           "(the stack's pitr setting), or mark the stack ephemeral",
+    "(the stack's pitr setting), or mark the stack ephemeral",
     "ps": "set backup.pitr.enabled true with backup.pitr.binlogServer.storage.s3 on a bucket outside the cluster "
-          "(the stack's pitr setting), or mark the stack ephemeral",
+    "(the stack's pitr setting), or mark the stack ephemeral",
 }
 
 
@@ -38,8 +41,9 @@ def check(ctx: Context) -> None:
         section = backup_section(view)
         if not section.pitr_supported:
             since = ".".join(map(str, PITR_SINCE[view.operator]))
-            ctx.not_applicable(f"R2: crVersion {'.'.join(map(str, view.cr_version()))} predates point-in-time "
-                               f"recovery (from {since})")
+            ctx.not_applicable(
+                f"R2: crVersion {'.'.join(map(str, view.cr_version()))} predates point-in-time recovery (from {since})"
+            )
             return
         if section.off:
             found = f"{section.off}, so no base backup to recover to a point in time from"
@@ -49,9 +53,13 @@ def check(ctx: Context) -> None:
             found = f"{section.pitr_path} is on but {section.pitr_problem}"
         else:
             return
-        ctx.violation("R2", found,
-                      f"the rule keeps point-in-time recovery on for production databases (operator versions from "
-                      f"{'.'.join(map(str, PITR_SINCE[view.operator]))})", FIX[view.operator])
+        ctx.violation(
+            "R2",
+            found,
+            f"the rule keeps point-in-time recovery on for production databases (operator versions from "
+            f"{'.'.join(map(str, PITR_SINCE[view.operator]))})",
+            FIX[view.operator],
+        )
 
 
 POLICY = resource_policy(SPEC, check)

@@ -23,7 +23,10 @@ from .data_protection import production
 DAY = 86_400
 
 SPEC = Spec(
-    name="backup-retention", rules=("R3",), applies_to=database_types, settings=DATA_PROTECTION.settings,
+    name="backup-retention",
+    rules=("R3",),
+    applies_to=database_types,
+    settings=DATA_PROTECTION.settings,
     thresholds=("min_backup_retention_days",),
     description="the best backup schedule to off-cluster storage keeps at least min_backup_retention_days of restore points",
     remediation="Raise the schedule's keep (PXC: retention.count) so its backups span the window, or mark the stack ephemeral.",
@@ -59,8 +62,9 @@ def check(ctx: Context) -> None:
             return
         needed = keep_for(parsed, minimum)
         ctx.violation(
-            "R3", f"the best schedule, {best.path} ({best.schedule!r}, "
-                  f"{best.keep_path} {best.keep}), keeps {_days(window)} days of restore points",
+            "R3",
+            f"the best schedule, {best.path} ({best.schedule!r}, "
+            f"{best.keep_path} {best.keep}), keeps {_days(window)} days of restore points",
             f"the rule keeps at least min_backup_retention_days = {minimum:g} days",
             f"set {best.keep_path} to at least {needed} (the stack's backupRetentionDays), or mark the stack ephemeral",
         )

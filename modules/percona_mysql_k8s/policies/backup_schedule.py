@@ -19,16 +19,23 @@ from .data_protection import SPEC as DATA_PROTECTION
 from .data_protection import production
 
 SPEC = Spec(
-    name="backup-schedule", rules=("R1",), applies_to=database_types, settings=DATA_PROTECTION.settings,
+    name="backup-schedule",
+    rules=("R1",),
+    applies_to=database_types,
+    settings=DATA_PROTECTION.settings,
     description="a production database backs up on a schedule to object storage outside the cluster",
     remediation="Add a backup schedule to an s3/gcs/azure storage outside the cluster (the stack's backup settings), "
-                "or mark the stack ephemeral.",
+    "or mark the stack ephemeral.",
 )
 
-ALLOWED = ("the rule backs up every production database on a schedule the operator runs, to object storage "
-           "outside the cluster (S3, GCS, Azure or an S3-compatible endpoint)")
-FIX = ("schedule a backup (a cron expression such as '0 3 * * *') to an s3/gcs storage outside the cluster, "
-       "or mark the stack ephemeral (ephemeral_stacks, or config ephemeral: true)")
+ALLOWED = (
+    "the rule backs up every production database on a schedule the operator runs, to object storage "
+    "outside the cluster (S3, GCS, Azure or an S3-compatible endpoint)"
+)
+FIX = (
+    "schedule a backup (a cron expression such as '0 3 * * *') to an s3/gcs storage outside the cluster, "
+    "or mark the stack ephemeral (ephemeral_stacks, or config ephemeral: true)"
+)
 
 
 def reasons(section) -> list[str]:
@@ -51,8 +58,7 @@ def check(ctx: Context) -> None:
     with ctx.checking("R1"):
         why = reasons(backup_section(view))
         if why:
-            ctx.violation("R1", f"no scheduled backup to object storage outside the cluster: {'; '.join(why)}",
-                          ALLOWED, FIX)
+            ctx.violation("R1", f"no scheduled backup to object storage outside the cluster: {'; '.join(why)}", ALLOWED, FIX)
 
 
 POLICY = resource_policy(SPEC, check)

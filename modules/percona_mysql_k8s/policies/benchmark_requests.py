@@ -51,11 +51,16 @@ def check(ctx: Context) -> None:
         requested = annotations.get(RUN_REQUEST, MISSING)
         if workload.kind == "Job" and isinstance(requested, str) and requested:
             continue
-        found = (f"{workload.kind} {workload.name} loads the production database {database}"
-                 + ("" if workload.kind != "Job" else f" without the {RUN_REQUEST} annotation"))
-        ctx.violation("R5", found, "the rule runs load generators on production stacks only as explicit one-off requests",
-                      f"remove it, or make it a Job annotated {RUN_REQUEST}: <id> (sysbenchRunId with this project's stack)",
-                      resource.urn)
+        found = f"{workload.kind} {workload.name} loads the production database {database}" + (
+            "" if workload.kind != "Job" else f" without the {RUN_REQUEST} annotation"
+        )
+        ctx.violation(
+            "R5",
+            found,
+            "the rule runs load generators on production stacks only as explicit one-off requests",
+            f"remove it, or make it a Job annotated {RUN_REQUEST}: <id> (sysbenchRunId with this project's stack)",
+            resource.urn,
+        )
 
 
 POLICY = stack_policy(SPEC, check)

@@ -18,7 +18,8 @@ ASYNC_MIN_MEMBERS = 1 + MIN_SEMI_SYNC_REPLICAS  # the source and the replicas it
 
 SPEC = Spec(
     name="cluster-size",
-    rules=("T1",), applies_to=database_types,
+    rules=("T1",),
+    applies_to=database_types,
     description="PXC has 3 or 5 members, group replication 3, 5 or 7; fewer only with the operator's unsafe flag",
     remediation="Set the size to 3 (or 5/7); for an ephemeral stack only, set the unsafe size flag.",
 )
@@ -49,7 +50,8 @@ def check(ctx: Context) -> None:
         if size is not None and size < smallest and not unsafe:
             hint = f"; an explicitly ephemeral stack may keep {size} with {view.path('unsafeFlags.' + flag)}: true"
         ctx.violation(
-            "T1", f"{found} ({view.source}{', unsafe size flag set' if unsafe else ''})",
+            "T1",
+            f"{found} ({view.source}{', unsafe size flag set' if unsafe else ''})",
             f"the rule allows {allowed_text}; fewer only with the unsafe flag",
             f"set {view.path(rel + '.size')}: {smallest}{hint}",
         )

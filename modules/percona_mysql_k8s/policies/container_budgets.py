@@ -35,7 +35,8 @@ from ._subjects import database, database_types
 
 SPEC = Spec(
     name="container-budgets",
-    rules=("K2", "M3"), applies_to=database_types,
+    rules=("K2", "M3"),
+    applies_to=database_types,
     description="every database container (mysqld, proxies, sidecars) has its own budget, with memory request = limit",
     remediation="Give every container resources with requests.memory = limits.memory and a CPU request; "
     "python -m percona_mysql_k8s.sizing prints each budget.",
@@ -64,7 +65,9 @@ def _sizing_budget(view: DatabaseView, container: Container) -> ContainerSize | 
         except Exception:  # noqa: BLE001
             found, proxies = None, 1
         # Each proxy pod carries its share of mysqld's clients (M6, percona_mysql_k8s.core.connections).
-        per_proxy = per_proxy_connections(found[1] if found else CONNECTION_DEFAULTS["max_connections"], proxies, default_thresholds())
+        per_proxy = per_proxy_connections(
+            found[1] if found else CONNECTION_DEFAULTS["max_connections"], proxies, default_thresholds()
+        )
         return proxy_container(container.name, per_proxy, cores)
     return None
 
@@ -99,8 +102,9 @@ def check(ctx: Context) -> None:
                 resources = container.resources()
             if resources is None:
                 continue
-            if container.role in ("proxy", "sidecar") and (not resources.declared or resources.cpu_request is None
-                                                           and resources.cpu_limit is None):
+            if container.role in ("proxy", "sidecar") and (
+                not resources.declared or resources.cpu_request is None and resources.cpu_limit is None
+            ):
                 with ctx.checking("M3"):
                     missing = "has no resources" if not resources.declared else "has no CPU request"
                     ctx.violation(
@@ -113,8 +117,13 @@ def check(ctx: Context) -> None:
                     continue
             with ctx.checking("K2"):
                 if resources.memory_limit is None:
-                    amount = (resources.written("memory_request") if resources.memory_request
-                              else mem(budget.memory_bytes) if budget else None)
+                    amount = (
+                        resources.written("memory_request")
+                        if resources.memory_request
+                        else mem(budget.memory_bytes)
+                        if budget
+                        else None
+                    )
                     target = f"memory {amount}" if amount else _budget_text(budget)
                     ctx.violation(
                         "K2",

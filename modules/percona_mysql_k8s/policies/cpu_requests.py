@@ -5,8 +5,12 @@ from __future__ import annotations
 from ._framework import Context, Spec, resource_policy
 from ._subjects import database, database_types
 
-SPEC = Spec(name="cpu-requests", rules=("K3",), applies_to=database_types,
-            description="database containers request the CPU sizing computes; a CPU limit, if any, equals the request")
+SPEC = Spec(
+    name="cpu-requests",
+    rules=("K3",),
+    applies_to=database_types,
+    description="database containers request the CPU sizing computes; a CPU limit, if any, equals the request",
+)
 
 
 def check(ctx: Context) -> None:
@@ -22,14 +26,24 @@ def check(ctx: Context) -> None:
                 seen.add(container.path)
                 resources = container.resources()
                 if resources.cpu_request is None and resources.cpu_limit is None:
-                    ctx.violation("K3", f"{container.path} ({container.name}) requests no CPU",
-                                  "the rule requests the CPU sizing computes (BestEffort/Burstable CPU halves sysbench throughput)",
-                                  f"set {container.path}.requests.cpu (python -m percona_mysql_k8s.sizing prints it)")
-                elif resources.cpu_limit is not None and resources.cpu_request is not None and resources.cpu_limit != resources.cpu_request:
-                    ctx.violation("K3", f"{container.path} ({container.name}) requests {resources.written('cpu_request')} CPU "
-                                  f"but limits it to {resources.written('cpu_limit')}",
-                                  "the rule allows a CPU limit only equal to the request",
-                                  f"set limits.cpu = requests.cpu = {resources.written('cpu_request')}, or drop the CPU limit")
+                    ctx.violation(
+                        "K3",
+                        f"{container.path} ({container.name}) requests no CPU",
+                        "the rule requests the CPU sizing computes (BestEffort/Burstable CPU halves sysbench throughput)",
+                        f"set {container.path}.requests.cpu (python -m percona_mysql_k8s.sizing prints it)",
+                    )
+                elif (
+                    resources.cpu_limit is not None
+                    and resources.cpu_request is not None
+                    and resources.cpu_limit != resources.cpu_request
+                ):
+                    ctx.violation(
+                        "K3",
+                        f"{container.path} ({container.name}) requests {resources.written('cpu_request')} CPU "
+                        f"but limits it to {resources.written('cpu_limit')}",
+                        "the rule allows a CPU limit only equal to the request",
+                        f"set limits.cpu = requests.cpu = {resources.written('cpu_request')}, or drop the CPU limit",
+                    )
 
 
 POLICY = resource_policy(SPEC, check)

@@ -23,12 +23,17 @@ PVC_FINALIZERS = ("delete-pxc-pvc", "delete-proxysql-pvc", "delete-mysql-pvc")
 
 SPEC = Spec(
     name="data-protection",
-    rules=("S4",), applies_to=database_types,
+    rules=("S4",),
+    applies_to=database_types,
     description="no PVC-deleting finalizers, and database resources are protected on non-ephemeral stacks",
     settings=(
-        Setting("ephemeral_stacks", "array", ["kind", "kind-*", "dev", "dev-*", "test", "test-*", "ci", "ci-*", "local*", "ephemeral*", "*-ephemeral"],
-                "Stack-name patterns (fnmatch) of ephemeral stacks, where data protection is not required.",
-                {"type": "string"}),
+        Setting(
+            "ephemeral_stacks",
+            "array",
+            ["kind", "kind-*", "dev", "dev-*", "test", "test-*", "ci", "ci-*", "local*", "ephemeral*", "*-ephemeral"],
+            "Stack-name patterns (fnmatch) of ephemeral stacks, where data protection is not required.",
+            {"type": "string"},
+        ),
     ),
     remediation="Remove the *-pvc finalizers and set protect=True on the database resources of production stacks.",
 )
@@ -79,14 +84,16 @@ def check(ctx: Context) -> None:
         for finalizer in finalizers:
             if isinstance(finalizer, str) and finalizer.rsplit("/", 1)[-1] in PVC_FINALIZERS:
                 ctx.violation(
-                    "S4", f"{path} contains {describe(finalizer)}: deleting the cluster deletes its data volumes",
+                    "S4",
+                    f"{path} contains {describe(finalizer)}: deleting the cluster deletes its data volumes",
                     "the rule keeps PVC-deleting finalizers off outside ephemeral stacks (config ephemeral_stacks)",
                     f"remove {finalizer} from {path}",
                 )
     name = stack_name()
     if name and not ctx.resource.protect:
         ctx.violation(
-            "S4", f"{ctx.resource.label} ({view.source}) is not protected on stack {name}",
+            "S4",
+            f"{ctx.resource.label} ({view.source}) is not protected on stack {name}",
             "the rule protects database resources on production stacks, so a destroy or replacement cannot delete them",
             "create it with pulumi.ResourceOptions(protect=True), or add the stack to ephemeral_stacks if it is disposable",
         )

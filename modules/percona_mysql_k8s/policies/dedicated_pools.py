@@ -34,7 +34,8 @@ from ._subjects import any_of, database, database_types, node_pool, pmm_values, 
 
 SPEC = Spec(
     name="dedicated-pools",
-    rules=("K4",), applies_to=any_of(database_types, workload_types, pool_types),
+    rules=("K4",),
+    applies_to=any_of(database_types, workload_types, pool_types),
     description="mysqld and proxy pods run only on the database pool, the PMM server only on the monitoring pool, "
     "and nothing else tolerates the database taint",
     settings=POOL_SETTINGS,
@@ -49,9 +50,11 @@ def _monitoring(ctx: Context, placement, what: str, db_labels, taint, mon_labels
         return
     can_run_there, selector = problem == CAN_RUN_ON_DATABASE_POOL, labels_text(mon_labels)
     ctx.violation(
-        "K4", f"{what} ({placement.path}: {placement.describe()}) {problem}",
+        "K4",
+        f"{what} ({placement.path}: {placement.describe()}) {problem}",
         "the rule runs the monitoring server only on the monitoring pool" + (", never beside mysqld" if can_run_there else ""),
-        f"select the monitoring pool with nodeSelector {selector} and drop the toleration of {taint_text(taint)}" if can_run_there
+        f"select the monitoring pool with nodeSelector {selector} and drop the toleration of {taint_text(taint)}"
+        if can_run_there
         else f"select the monitoring pool by its labels, e.g. nodeSelector {selector} at {placement.path}",
     )
 
@@ -63,13 +66,21 @@ def _database_pods(ctx: Context, placement, what: str, db_labels, taint, mon_lab
     if placement.selects(db_labels):
         missing = [] if placement.can_land_on(database_pool) else [f"a toleration of {taint_text(taint)}"]
     else:
-        missing = [part for part, ok in (
-            (f"a node selector (or required node affinity) pinning it to a pool, e.g. {labels_text(db_labels)}", placement.pinned()),
-            (f"a toleration of that pool's taint, e.g. {taint_text(taint)}", placement.pod.tolerates_a_dedicated_taint()))
-            if not ok]
+        missing = [
+            part
+            for part, ok in (
+                (
+                    f"a node selector (or required node affinity) pinning it to a pool, e.g. {labels_text(db_labels)}",
+                    placement.pinned(),
+                ),
+                (f"a toleration of that pool's taint, e.g. {taint_text(taint)}", placement.pod.tolerates_a_dedicated_taint()),
+            )
+            if not ok
+        ]
     if not missing and placement.can_land_on(monitoring_pool):
         ctx.violation(
-            "K4", f"{placement.path} ({what}) can run on the monitoring pool {labels_text(mon_labels)} "
+            "K4",
+            f"{placement.path} ({what}) can run on the monitoring pool {labels_text(mon_labels)} "
             f"({placement.describe()}): a required term or selector also matches it",
             "the rule runs mysqld and proxy pods only on the database pool",
             f"require exactly the database pool's labels {labels_text(db_labels)} (In with that one value, in every "
@@ -78,7 +89,8 @@ def _database_pods(ctx: Context, placement, what: str, db_labels, taint, mon_lab
     if missing:
         path = placement.path
         ctx.violation(
-            "K4", f"{path} ({what}) lacks {' and '.join(missing)}",
+            "K4",
+            f"{path} ({what}) lacks {' and '.join(missing)}",
             "the rule runs mysqld and proxy pods only on the database pool: pinned to it by its labels and tolerating its taint",
             f"set {path}.nodeSelector {labels_text(db_labels)} and {path}.tolerations "
             f"[{{key: {taint.key}, operator: Equal, value: {taint.value}, effect: {taint.effect}}}] (or your pool's own label and taint)",
@@ -95,9 +107,14 @@ def check(ctx: Context) -> None:
         for component in components:
             with ctx.checking("K4"):
                 path = view.path(component.rel)
-                placement = read_placement(component.raw.get("nodeSelector", MISSING), component.raw.get("tolerations", MISSING),
-                                           (component.raw.get("affinity") or {}).get("advanced", MISSING)
-                                           if isinstance(component.raw.get("affinity"), dict) else MISSING, path)
+                placement = read_placement(
+                    component.raw.get("nodeSelector", MISSING),
+                    component.raw.get("tolerations", MISSING),
+                    (component.raw.get("affinity") or {}).get("advanced", MISSING)
+                    if isinstance(component.raw.get("affinity"), dict)
+                    else MISSING,
+                    path,
+                )
                 _database_pods(ctx, placement, f"{component.key} pods", db_labels, taint, mon_labels)
         return
     with ctx.checking("K4"):
@@ -117,7 +134,8 @@ def check(ctx: Context) -> None:
                 _monitoring(ctx, placement, f"the PMM server ({subject.kind} {subject.name})", db_labels, taint, mon_labels)
             elif not subject.daemonset and placement.tolerates(taint):
                 ctx.violation(
-                    "K4", f"{subject.kind} {subject.name} tolerates the database taint {taint_text(taint)} at {placement.path}.tolerations",
+                    "K4",
+                    f"{subject.kind} {subject.name} tolerates the database taint {taint_text(taint)} at {placement.path}.tolerations",
                     "the rule lets nothing but database pods tolerate the database taint",
                     "remove that toleration (an operator: Exists toleration without a key tolerates every taint)",
                 )
@@ -129,7 +147,8 @@ def check(ctx: Context) -> None:
             tainted = pool.nodes.carries_taint(taint.as_k8s()) and taint.effect in ("NoSchedule", "NoExecute")
             if labelled and not tainted:
                 ctx.violation(
-                    "K4", f"node pool {pool.name} is labelled as the database pool ({pool.labels_path}) but has no "
+                    "K4",
+                    f"node pool {pool.name} is labelled as the database pool ({pool.labels_path}) but has no "
                     f"{taint_text(taint)} taint ({pool.taints_path})",
                     "the rule keeps every other pod off the database pool: it carries the database taint",
                     f"add the taint {{key: {taint.key}, value: {taint.value}, effect: NO_SCHEDULE}} to {pool.taints_path}",

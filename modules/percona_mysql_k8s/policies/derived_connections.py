@@ -27,13 +27,19 @@ from ._subjects import database, database_types
 
 SPEC = Spec(
     name="derived-connections",
-    rules=("M6",), applies_to=database_types,
+    rules=("M6",),
+    applies_to=database_types,
     description="max_connections is explicit and no larger than the memory model allows beside a buffer pool of "
     "at least min_buffer_pool_fraction of the member budget",
-    thresholds=("min_buffer_pool_fraction_pxc", "min_buffer_pool_fraction_gr", "min_connections",
-                "derived_min_buffer_pool_share"),
+    thresholds=(
+        "min_buffer_pool_fraction_pxc",
+        "min_buffer_pool_fraction_gr",
+        "min_connections",
+        "derived_min_buffer_pool_share",
+    ),
     remediation="Set max_connections to the value python -m percona_mysql_k8s.sizing derives with --connections 0.",
 )
+
 
 def member_memory(view, limit: int) -> int:
     """The memory of one member as declared: the mysqld pod plus one proxy pod (limits, else requests)."""
@@ -53,8 +59,13 @@ def derived(view, options, limit: int, thresholds, cpu) -> int | None:
         trial = dict(options, max_connections=str(connections), innodb_buffer_pool_size="0")
         return evaluate(view, trial, limit, thresholds, cpu)[0].peak_bytes
 
-    return largest_connections(peak_without_pool, engine=view.memory_engine(), limit_bytes=limit,
-                               member_memory_bytes=member_memory(view, limit), thresholds=thresholds)
+    return largest_connections(
+        peak_without_pool,
+        engine=view.memory_engine(),
+        limit_bytes=limit,
+        member_memory_bytes=member_memory(view, limit),
+        thresholds=thresholds,
+    )
 
 
 def starving_cap(view) -> str | None:
@@ -72,10 +83,12 @@ def starving_cap(view) -> str | None:
     needed = thread_cap(connections[1], groups[1] if groups else 1)
     if cap[1] >= needed:
         return None
-    return (f"{view.path(view.config_rel)} sets thread_pool_max_threads={cap[1]} for max_connections={connections[1]} "
-            f"and thread_pool_size={groups[1] if groups else 'unset (at least 1)'}: blocked statements (row locks, commit and flow-control waits) can hold "
-            f"every thread, and then no statement or login runs until a lock wait times out; at least {needed} "
-            "(a thread for every connection mysqld admits, a listener per group)")
+    return (
+        f"{view.path(view.config_rel)} sets thread_pool_max_threads={cap[1]} for max_connections={connections[1]} "
+        f"and thread_pool_size={groups[1] if groups else 'unset (at least 1)'}: blocked statements (row locks, commit and flow-control waits) can hold "
+        f"every thread, and then no statement or login runs until a lock wait times out; at least {needed} "
+        "(a thread for every connection mysqld admits, a listener per group)"
+    )
 
 
 def check(ctx: Context) -> None:
@@ -89,8 +102,12 @@ def check(ctx: Context) -> None:
             return  # M1/M2 report these
         starving = starving_cap(view)
         if starving:
-            ctx.violation("M6", starving, "the thread pool's cap must never starve the server",
-                          "set thread_pool_max_threads to max_connections + 1 + thread_pool_size, or leave it unset")
+            ctx.violation(
+                "M6",
+                starving,
+                "the thread pool's cap must never starve the server",
+                "set thread_pool_max_threads to max_connections + 1 + thread_pool_size, or leave it unset",
+            )
         if limit is None:
             return  # M1/M2 report it
         cpu = mysqld_cpu(view)
@@ -101,14 +118,19 @@ def check(ctx: Context) -> None:
         found = integer_option(view, "max_connections", minimum=1)
         where = view.path(view.config_rel)
         if found is None:
-            ctx.violation("M6", f"{where} does not set max_connections, so the operator writes limit / 12582880 = "
-                          f"{running['max_connections']}",
-                          "the rule derives max_connections from the memory model",
-                          f"set max_connections={best} (sizing's derived value)")
+            ctx.violation(
+                "M6",
+                f"{where} does not set max_connections, so the operator writes limit / 12582880 = {running['max_connections']}",
+                "the rule derives max_connections from the memory model",
+                f"set max_connections={best} (sizing's derived value)",
+            )
         elif found[1] > best:
-            ctx.violation("M6", f"{where} sets max_connections={found[1]}, which leaves the buffer pool below its share of the member budget",
-                          f"the memory model allows at most {best} (the buffer pool keeps min_buffer_pool_fraction_* of the member budget)",
-                          f"set max_connections={best} or fewer")
+            ctx.violation(
+                "M6",
+                f"{where} sets max_connections={found[1]}, which leaves the buffer pool below its share of the member budget",
+                f"the memory model allows at most {best} (the buffer pool keeps min_buffer_pool_fraction_* of the member budget)",
+                f"set max_connections={best} or fewer",
+            )
 
 
 POLICY = resource_policy(SPEC, check)

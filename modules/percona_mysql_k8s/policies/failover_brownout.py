@@ -32,12 +32,20 @@ from ._subjects import database, database_types
 
 SPEC = Spec(
     name="failover-brownout",
-    rules=("F5",), applies_to=database_types,
-    description="the estimated write outage after a failover (queue bound / apply rate) is at most "
-    "max_failover_brownout_seconds",
-    thresholds=("max_failover_brownout_seconds", "applier_tps_per_worker", "applier_scaling_max_workers",
-                "primary_to_applier_rate_ratio", "strict_applier_threshold",
-                "max_applier_threshold", "max_fc_limit", "replica_workers_per_core", "galera_applier_threads_per_core"),
+    rules=("F5",),
+    applies_to=database_types,
+    description="the estimated write outage after a failover (queue bound / apply rate) is at most max_failover_brownout_seconds",
+    thresholds=(
+        "max_failover_brownout_seconds",
+        "applier_tps_per_worker",
+        "applier_scaling_max_workers",
+        "primary_to_applier_rate_ratio",
+        "strict_applier_threshold",
+        "max_applier_threshold",
+        "max_fc_limit",
+        "replica_workers_per_core",
+        "galera_applier_threads_per_core",
+    ),
     remediation="Lower the queue bound (group replication thresholds, gcs.fc_limit) or raise the appliers, "
     "to the values python -m percona_mysql_k8s.sizing reports.",
 )
@@ -69,12 +77,15 @@ def check(ctx: Context) -> None:
             if brownout > limit:
                 bound = max(1, math.floor(limit * rate - flow_control.gr_overshoot(rate, th)))
                 chosen = flow_control.gr_applier_threshold(rate, th)
-                more = _or_more_appliers(view, appliers.count, "replica_parallel_workers",
-                                         lambda cpu: flow_control.replica_workers(cpu, th), "F6")
-                fits = (f"set both thresholds to {chosen} (sizing's value; at most {bound} fits the budget)"
-                        if limit * rate - flow_control.gr_overshoot(rate, th) >= 1 else
-                        f"no threshold fits: one flow-control period's overshoot alone drains in "
-                        f"{flow_control.gr_overshoot(rate, th) / rate:g} s; raise max_failover_brownout_seconds or the appliers")
+                more = _or_more_appliers(
+                    view, appliers.count, "replica_parallel_workers", lambda cpu: flow_control.replica_workers(cpu, th), "F6"
+                )
+                fits = (
+                    f"set both thresholds to {chosen} (sizing's value; at most {bound} fits the budget)"
+                    if limit * rate - flow_control.gr_overshoot(rate, th) >= 1
+                    else f"no threshold fits: one flow-control period's overshoot alone drains in "
+                    f"{flow_control.gr_overshoot(rate, th) / rate:g} s; raise max_failover_brownout_seconds or the appliers"
+                )
                 ctx.violation(
                     "F5",
                     f"{where} bounds the apply queue at {threshold} transactions ({APPLIER_THRESHOLD}/{CERTIFIER_THRESHOLD}), "
@@ -93,8 +104,9 @@ def check(ctx: Context) -> None:
             brownout = flow_control.brownout_seconds(queue, rate)
             if brownout > limit:
                 chosen = flow_control.galera_fc_limit(rate, size, th)
-                more = _or_more_appliers(view, appliers.count, "wsrep_applier_threads",
-                                         lambda cpu: flow_control.galera_applier_threads(cpu, th), "G3")
+                more = _or_more_appliers(
+                    view, appliers.count, "wsrep_applier_threads", lambda cpu: flow_control.galera_applier_threads(cpu, th), "G3"
+                )
                 ctx.violation(
                     "F5",
                     f"{where} sets gcs.fc_limit={fc_limit:g} (an effective queue of {queue:.0f} on {size} nodes) with "

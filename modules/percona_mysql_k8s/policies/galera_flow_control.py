@@ -17,7 +17,8 @@ from ._subjects import database, database_types
 
 SPEC = Spec(
     name="galera-flow-control",
-    rules=("G1", "G2"), applies_to=database_types,
+    rules=("G1", "G2"),
+    applies_to=database_types,
     description="gcs.fc_limit is at most max_fc_limit and gcs.fc_factor is in (0, 1]",
     thresholds=("max_fc_limit", "max_failover_brownout_seconds", "applier_tps_per_worker", "applier_scaling_max_workers"),
     remediation="Remove gcs.fc_limit/gcs.fc_factor from wsrep_provider_options (defaults 100 and 1.0) or set "

@@ -8,7 +8,12 @@ from ._framework import Context, Spec, resource_policy
 from ._readers.flow import integer_option
 from ._subjects import database, database_types
 
-SPEC = Spec(name="galera-sync-wait", rules=("G4",), applies_to=database_types, description="wsrep_sync_wait is at least 1 so reads are never stale")
+SPEC = Spec(
+    name="galera-sync-wait",
+    rules=("G4",),
+    applies_to=database_types,
+    description="wsrep_sync_wait is at least 1 so reads are never stale",
+)
 
 
 def check(ctx: Context) -> None:
@@ -20,8 +25,12 @@ def check(ctx: Context) -> None:
             return
         found = integer_option(view, "wsrep_sync_wait")
         if not found or found[1] == 0:
-            ctx.violation("G4", f"{view.path(view.config_rel)} {'sets wsrep_sync_wait=0' if found else 'leaves wsrep_sync_wait at 0'}",
-                          "the rule asks for wsrep_sync_wait=1 (no stale reads)", "set wsrep_sync_wait=1 (sizing's value)")
+            ctx.violation(
+                "G4",
+                f"{view.path(view.config_rel)} {'sets wsrep_sync_wait=0' if found else 'leaves wsrep_sync_wait at 0'}",
+                "the rule asks for wsrep_sync_wait=1 (no stale reads)",
+                "set wsrep_sync_wait=1 (sizing's value)",
+            )
 
 
 POLICY = resource_policy(SPEC, check)

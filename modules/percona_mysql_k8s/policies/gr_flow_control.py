@@ -23,12 +23,19 @@ from ._subjects import database, database_types
 
 SPEC = Spec(
     name="gr-flow-control",
-    rules=("F1", "F2", "F3"), applies_to=database_types,
+    rules=("F1", "F2", "F3"),
+    applies_to=database_types,
     description="group replication flow control is QUOTA, and the applier and certifier thresholds are set, "
     "equal and at most max_applier_threshold",
-    thresholds=("max_applier_threshold", "strict_applier_threshold", "applier_tps_per_worker", "applier_scaling_max_workers",
-                "primary_to_applier_rate_ratio",
-                "replica_workers_per_core", "max_failover_brownout_seconds"),
+    thresholds=(
+        "max_applier_threshold",
+        "strict_applier_threshold",
+        "applier_tps_per_worker",
+        "applier_scaling_max_workers",
+        "primary_to_applier_rate_ratio",
+        "replica_workers_per_core",
+        "max_failover_brownout_seconds",
+    ),
     remediation="In mysql.configuration set group_replication_flow_control_mode=QUOTA and both "
     "group_replication_flow_control_applier_threshold and _certifier_threshold to the value sizing reports (500 or less).",
 )
@@ -66,7 +73,8 @@ def check(ctx: Context) -> None:
         strict, basis = sizing_gr_threshold(view, ctx.thresholds)
         if applier > maximum:
             ctx.violation(
-                "F2", _found(view, APPLIER_THRESHOLD, applier, applier_set),
+                "F2",
+                _found(view, APPLIER_THRESHOLD, applier, applier_set),
                 f"the rule allows at most {maximum} transactions (config max_applier_threshold)",
                 f"set {APPLIER_THRESHOLD}={strict}, the value sizing chooses ({basis})",
             )
@@ -76,7 +84,8 @@ def check(ctx: Context) -> None:
         target = applier if applier <= maximum else strict
         if certifier > maximum:
             ctx.violation(
-                "F3", _found(view, CERTIFIER_THRESHOLD, certifier, certifier_set),
+                "F3",
+                _found(view, CERTIFIER_THRESHOLD, certifier, certifier_set),
                 f"the rule allows at most {maximum} (config max_applier_threshold), equal to the applier threshold",
                 f"set {CERTIFIER_THRESHOLD}={target}, equal to {APPLIER_THRESHOLD}",
             )

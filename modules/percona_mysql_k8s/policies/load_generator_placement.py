@@ -25,7 +25,8 @@ from ._subjects import workload, workload_types
 
 SPEC = Spec(
     name="load-generator-placement",
-    rules=("B1",), applies_to=workload_types,
+    rules=("B1",),
+    applies_to=workload_types,
     description="load generators are pinned to a pool (the monitoring pool) and neither select nor tolerate the database pool",
     settings=POOL_SETTINGS,
     remediation="Give sysbench pods nodeSelector mysql.percona.com/pool: monitoring and no database toleration.",
@@ -46,11 +47,14 @@ def check(ctx: Context) -> None:
             return
         can_run_there, selector = problem == CAN_RUN_ON_DATABASE_POOL, labels_text(mon_labels)
         ctx.violation(
-            "B1", f"load generator {subject.kind} {subject.name} {problem}{'' if can_run_there else ', so it can land on the database pool'} "
+            "B1",
+            f"load generator {subject.kind} {subject.name} {problem}{'' if can_run_there else ', so it can land on the database pool'} "
             f"({placement.path}: {placement.describe()})",
-            "the rule never runs load generators on the database pool: they would steal the CPU they measure" if can_run_there
+            "the rule never runs load generators on the database pool: they would steal the CPU they measure"
+            if can_run_there
             else "the rule runs load generators on the monitoring pool",
-            f"set {placement.path}.nodeSelector {selector}" + (f" and remove the toleration of {taint_text(taint)}" if can_run_there else ""),
+            f"set {placement.path}.nodeSelector {selector}"
+            + (f" and remove the toleration of {taint_text(taint)}" if can_run_there else ""),
         )
 
 

@@ -8,8 +8,12 @@ from ._framework import Context, Spec, stack_policy
 from ._readers.placement import POOL_SETTINGS, pool_settings
 from ._readers.stack import LOAD_GENERATOR, candidates, database_pools, read_stack
 
-SPEC = Spec(name="load-generator-pool", rules=("B1",),
-            description="against the stack's node pools, load generators can never run on the database pool", settings=POOL_SETTINGS)
+SPEC = Spec(
+    name="load-generator-pool",
+    rules=("B1",),
+    description="against the stack's node pools, load generators can never run on the database pool",
+    settings=POOL_SETTINGS,
+)
 
 
 def check(ctx: Context) -> None:
@@ -22,10 +26,15 @@ def check(ctx: Context) -> None:
     for group in generators:
         inside = [pool.name for pool in candidates(group, stack.pools) if any(pool is other for other in inside_database)]
         if inside:
-            ctx.violation("B1", f"{group.label} can run on the database pool {', '.join(inside)}",
-                          "the rule never runs load generators on the database pool",
-                          "select the monitoring pool ({}) and taint the database pool".format(
-                              ", ".join(f"{k}={v}" for k, v in mon_labels.items())), group.urn)
+            ctx.violation(
+                "B1",
+                f"{group.label} can run on the database pool {', '.join(inside)}",
+                "the rule never runs load generators on the database pool",
+                "select the monitoring pool ({}) and taint the database pool".format(
+                    ", ".join(f"{k}={v}" for k, v in mon_labels.items())
+                ),
+                group.urn,
+            )
 
 
 POLICY = stack_policy(SPEC, check)

@@ -22,16 +22,29 @@ from ._subjects import database, database_types
 
 SPEC = Spec(
     name="memory-split",
-    rules=("M1", "M2", "M4", "M5"), applies_to=database_types,
+    rules=("M1", "M2", "M4", "M5"),
+    applies_to=database_types,
     description="the modeled mysqld peak (buffer pool, log buffer, connections, temporary tables, overhead, "
     "page cache, gcache or XCom cache and certification info) fits the container's memory limit; the buffer "
     "pool is explicit, never the operators' auto-tuning",
-    thresholds=("fixed_server_overhead_bytes", "page_cache_reserve_fraction", "buffer_pool_descriptor_bytes",
-                "performance_schema_fixed_bytes", "performance_schema_bytes_per_connection",
-                "allocator_fragmentation_fraction", "session_bytes_per_connection", "thread_resident_bytes",
-                "xcom_structures_bytes", "certification_gc_period_seconds",
-                "certification_bytes_per_transaction", "certification_min_bytes", "certification_max_bytes",
-                "applier_tps_per_worker", "applier_scaling_max_workers", "primary_to_applier_rate_ratio"),
+    thresholds=(
+        "fixed_server_overhead_bytes",
+        "page_cache_reserve_fraction",
+        "buffer_pool_descriptor_bytes",
+        "performance_schema_fixed_bytes",
+        "performance_schema_bytes_per_connection",
+        "allocator_fragmentation_fraction",
+        "session_bytes_per_connection",
+        "thread_resident_bytes",
+        "xcom_structures_bytes",
+        "certification_gc_period_seconds",
+        "certification_bytes_per_transaction",
+        "certification_min_bytes",
+        "certification_max_bytes",
+        "applier_tps_per_worker",
+        "applier_scaling_max_workers",
+        "primary_to_applier_rate_ratio",
+    ),
     remediation="Set innodb_buffer_pool_size to what is left of limits.memory after every other term "
     "(python -m percona_mysql_k8s.sizing prints the split), or raise the limit.",
 )
@@ -89,10 +102,13 @@ def _explicit_options(ctx: Context, view, limit: int | None, limit_text: str) ->
             )
         if "innodb_buffer_pool_size" not in options:
             share = "75%/50%" if view.operator == "pxc" else "50%"
-            outcome = (f"so the operator auto-tunes it to {share} of the container limit (or mysqld keeps its 128M "
-                       "default without a limit)" if operator_autotunes(view, "innodb_buffer_pool_size") else
-                       "and the operator skips auto-tuning it because the text names it (a comment or another "
-                       "group), so mysqld keeps its 128M default")
+            outcome = (
+                f"so the operator auto-tunes it to {share} of the container limit (or mysqld keeps its 128M "
+                "default without a limit)"
+                if operator_autotunes(view, "innodb_buffer_pool_size")
+                else "and the operator skips auto-tuning it because the text names it (a comment or another "
+                "group), so mysqld keeps its 128M default"
+            )
             ctx.violation(
                 "M2",
                 f"{where} does not give mysqld innodb_buffer_pool_size, {outcome}",
@@ -112,12 +128,16 @@ def _modeled_peak(ctx: Context, view, options: dict, limit: int, limit_text: str
             return
         fit = fitting_buffer_pool(view, running, limit, ctx.thresholds, cpu)
         if fit > 0:
-            fix = (f"set innodb_buffer_pool_size={fit // MIB}M or less in {view.path(view.config_rel)} "
-                   f"(the {limit_text} limit minus every other term), or raise the limit")
+            fix = (
+                f"set innodb_buffer_pool_size={fit // MIB}M or less in {view.path(view.config_rel)} "
+                f"(the {limit_text} limit minus every other term), or raise the limit"
+            )
         else:
             others = memory.peak_bytes - memory.terms["buffer_pool"]
-            fix = (f"the other terms alone take {mem(others)}: lower max_connections or the per-connection "
-                   f"buffers, or raise {view.mysqld_container().path}.limits.memory above {mem(others)}")
+            fix = (
+                f"the other terms alone take {mem(others)}: lower max_connections or the per-connection "
+                f"buffers, or raise {view.mysqld_container().path}.limits.memory above {mem(others)}"
+            )
         how = f" ({'; '.join(notes)})" if notes else ""
         ctx.violation(
             "M1",

@@ -20,9 +20,13 @@ from .data_protection import production
 
 NETWORK_POLICY = "kubernetes:networking.k8s.io/v1:NetworkPolicy"
 
-SPEC = Spec(name="database-network-policy", rules=("R6",), settings=DATA_PROTECTION.settings,
-            description="a NetworkPolicy selects the database pods of every cluster on production stacks",
-            remediation="Keep the stack's networkPolicies on, or add a NetworkPolicy selecting the database pods.")
+SPEC = Spec(
+    name="database-network-policy",
+    rules=("R6",),
+    settings=DATA_PROTECTION.settings,
+    description="a NetworkPolicy selects the database pods of every cluster on production stacks",
+    remediation="Keep the stack's networkPolicies on, or add a NetworkPolicy selecting the database pods.",
+)
 
 
 def _ingress_selectors(ctx: Context) -> list[tuple[str, object]]:
@@ -48,13 +52,16 @@ def check(ctx: Context) -> None:
         pod = mysqld_pod_labels(view.operator, view.name)
         if any(ns == namespace and selector_matches(selector, pod) for ns, selector in selectors):
             continue
-        ctx.violation("R6", f"no NetworkPolicy selects the database pods of {resource.label} "
-                            f"(labels {', '.join(f'{k}={v}' for k, v in sorted(pod.items()) if k.endswith(('instance', 'component')))}) "
-                            f"in namespace {namespace or '(default)'}",
-                      "the rule lets database pods accept traffic only from their proxies, members, the operator, "
-                      "monitoring and backup Jobs",
-                      "set networkPolicies true in the stack config, or add an Ingress NetworkPolicy selecting these pods",
-                      resource.urn)
+        ctx.violation(
+            "R6",
+            f"no NetworkPolicy selects the database pods of {resource.label} "
+            f"(labels {', '.join(f'{k}={v}' for k, v in sorted(pod.items()) if k.endswith(('instance', 'component')))}) "
+            f"in namespace {namespace or '(default)'}",
+            "the rule lets database pods accept traffic only from their proxies, members, the operator, "
+            "monitoring and backup Jobs",
+            "set networkPolicies true in the stack config, or add an Ingress NetworkPolicy selecting these pods",
+            resource.urn,
+        )
 
 
 POLICY = stack_policy(SPEC, check)

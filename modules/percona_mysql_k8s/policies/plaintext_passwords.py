@@ -31,29 +31,48 @@ from ._subjects import any_of, database, database_types, exactly, pmm_values, wo
 
 SPEC = Spec(
     name="no-plaintext-passwords",
-    rules=("S1",), applies_to=any_of(database_types, workload_types, exactly("kubernetes:core/v1:ConfigMap")),
+    rules=("S1",),
+    applies_to=any_of(database_types, workload_types, exactly("kubernetes:core/v1:ConfigMap")),
     description="no password in plain text in custom resources, chart values, ConfigMaps or workloads",
     remediation="Generate passwords with random.RandomPassword, keep them in a Kubernetes Secret and reference it.",
 )
 
 PASSWORD_KEY = re.compile(r"(password|passwd|pmmserverkey|pmmservertoken|apikey|token)$")
 REFERENCE_KEY = re.compile(r"(secretname|secretsname|secret|secretref|ref|keyref|file|path|generationoptions)$")
-SECRET_KEYS = {"root", "xtrabackup", "monitor", "proxyadmin", "operator", "replication", "orchestrator", "heartbeat",
-               "clusterset", "pmmserver", "pmmserverkey", "pmmservertoken"}
+SECRET_KEYS = {
+    "root",
+    "xtrabackup",
+    "monitor",
+    "proxyadmin",
+    "operator",
+    "replication",
+    "orchestrator",
+    "heartbeat",
+    "clusterset",
+    "pmmserver",
+    "pmmserverkey",
+    "pmmservertoken",
+}
 IN_TEXT = re.compile(r"(?im)^\s*[\w.\-]*(?:password|passwd)\s*[=:]\s*[\"']?([^\"'\s#;]+)")
 ARGUMENT = re.compile(r"--[\w-]*password=([\"']?)([^\s\"']+)")
 # Proxy configuration strings, read by their proxy's own grammar (core.proxy_credentials).
 # The custom resources' fields, and the file names the operators mount them as (a ConfigMap's data keys).
-PROXY_CONFIGURATIONS = (("proxysql.configuration", proxysql_credentials), ("haproxy.configuration", haproxy_credentials),
-                        ("proxysql.cnf", proxysql_credentials), ("haproxy.cfg", haproxy_credentials),
-                        ("haproxy-global.cfg", haproxy_credentials))
+PROXY_CONFIGURATIONS = (
+    ("proxysql.configuration", proxysql_credentials),
+    ("haproxy.configuration", haproxy_credentials),
+    ("proxysql.cnf", proxysql_credentials),
+    ("haproxy.cfg", haproxy_credentials),
+    ("haproxy-global.cfg", haproxy_credentials),
+)
 # Kubernetes' dependent environment variables: $(NAME) in an env value is another variable's value ($$ escapes).
 K8S_REFERENCE = re.compile(r"(?<!\$)\$\([A-Za-z_][A-Za-z0-9_.-]*\)")
 ENV_NAME = re.compile(r"(PASSWORD|PASSWD|PWD|TOKEN|SECRET|API_?KEY)", re.IGNORECASE)
 # The MySQL clients read -pSECRET (no space) as the password; -p alone prompts
 # (https://dev.mysql.com/doc/refman/8.4/en/connection-options.html#option_general_password).
-CLIENT = re.compile(r"(?:^|[\s/;&|(`\"'])(?:mysql|mysqladmin|mysqldump|mysqlsh|mysqlslap|mysqlcheck|mysqlpump|mysqlimport|"
-                    r"mysqlshow|mysqlbinlog|mariadb|mariadb-admin|mariadb-dump)(?=\s)")
+CLIENT = re.compile(
+    r"(?:^|[\s/;&|(`\"'])(?:mysql|mysqladmin|mysqldump|mysqlsh|mysqlslap|mysqlcheck|mysqlpump|mysqlimport|"
+    r"mysqlshow|mysqlbinlog|mariadb|mariadb-admin|mariadb-dump)(?=\s)"
+)
 CLIENT_EDGES = " /;&|(`\"'"
 SHORT_PASSWORD = re.compile(r"(?<!\S)-p(\S+)")
 SEGMENT = re.compile(r"&&|\|\||[;\n|]")
@@ -124,10 +143,14 @@ def _proxy_configuration(text: str, path: str):
             found = credentials(text)
         except UnreadableConfiguration as error:
             proxy = "ProxySQL" if "proxysql" in suffix else "HAProxy"
-            return [(path, f"has a {proxy} configuration in {path} whose passwords cannot be verified: "
-                           f"{error} (line {error.line})")]
-        return [(path, f"has a password in plain text inside {path} ({credential.where}, line {credential.line})")
-                for credential in found if credential.literal][:1]
+            return [
+                (path, f"has a {proxy} configuration in {path} whose passwords cannot be verified: {error} (line {error.line})")
+            ]
+        return [
+            (path, f"has a password in plain text inside {path} ({credential.where}, line {credential.line})")
+            for credential in found
+            if credential.literal
+        ][:1]
     return None
 
 
@@ -184,7 +207,7 @@ def check(ctx: Context) -> None:
             data = resource.props.get("data")
             found = list(scan({"data": data}, ""))
             named = {path for path, _ in found}
-            for key, value in (data.items() if isinstance(data, dict) else []):
+            for key, value in data.items() if isinstance(data, dict) else []:
                 if join("data", str(key)) not in named and _names_a_password(str(key)) and _literal(value):
                     found.append((join("data", str(key)), f"holds a literal password in data.{key} (its key names a password)"))
         subject = None if values is not None or found else workload(ctx, "S1")
@@ -194,17 +217,33 @@ def check(ctx: Context) -> None:
                 if isinstance(entry.get("name"), str) and ENV_NAME.search(entry["name"]) and _env_literal(value):
                     found.append((path, f"sets {entry['name']} to a literal value in container {container} ({path}.value)"))
                 elif isinstance(value, str):
-                    found += [(path, f"has {what} in {entry.get('name')} of container {container} ({path}.value)")
-                              for what in command_line(value)[:1]]
+                    found += [
+                        (path, f"has {what} in {entry.get('name')} of container {container} ({path}.value)")
+                        for what in command_line(value)[:1]
+                    ]
             for index, container in enumerate(subject.containers + subject.init_containers):
-                words = [str(w) for key in ("command", "args") if isinstance(container.get(key), list)
-                         for w in container[key] if isinstance(w, str | int | float)]
+                words = [
+                    str(w)
+                    for key in ("command", "args")
+                    if isinstance(container.get(key), list)
+                    for w in container[key]
+                    if isinstance(w, str | int | float)
+                ]
                 for what in command_line(" ".join(words))[:1]:
-                    found.append((subject.path, f"passes {what} on the command line of container "
-                                                f"{container.get('name', index)} of {subject.kind} {subject.name}"))
+                    found.append(
+                        (
+                            subject.path,
+                            f"passes {what} on the command line of container "
+                            f"{container.get('name', index)} of {subject.kind} {subject.name}",
+                        )
+                    )
     for _path, what in found:
-        ctx.violation("S1", f"{resource.label} {what}",
-                      "the rule keeps every password a Pulumi secret in a Kubernetes Secret, never in plain text", FIX)
+        ctx.violation(
+            "S1",
+            f"{resource.label} {what}",
+            "the rule keeps every password a Pulumi secret in a Kubernetes Secret, never in plain text",
+            FIX,
+        )
 
 
 POLICY = resource_policy(SPEC, check)

@@ -13,8 +13,12 @@ from ._readers.database import major_minor
 from ._readers.values import as_map, at
 from ._subjects import database, database_types
 
-SPEC = Spec(name="pmm-client-version", rules=("S5",), applies_to=database_types,
-            description="the PMM client major version matches the operator and the credentials it is given")
+SPEC = Spec(
+    name="pmm-client-version",
+    rules=("S5",),
+    applies_to=database_types,
+    description="the PMM client major version matches the operator and the credentials it is given",
+)
 
 
 def client_major(view) -> int | None:
@@ -34,19 +38,33 @@ def check(ctx: Context) -> None:
         if major is None:
             return
         if view.operator == "ps" and major < 3:
-            ctx.violation("S5", f"{view.path('pmm.image')} is a PMM {major}.x client",
-                          "the rule matches client and server majors; the PS operator supports PMM 3 only (pmmservertoken)",
-                          "use percona/pmm-client:3.x and a PMM 3 server")
+            ctx.violation(
+                "S5",
+                f"{view.path('pmm.image')} is a PMM {major}.x client",
+                "the rule matches client and server majors; the PS operator supports PMM 3 only (pmmservertoken)",
+                "use percona/pmm-client:3.x and a PMM 3 server",
+            )
         if view.chart == "pxc-db":
             # secrets.passwords is not part of the custom resource: the chart writes a Secret from it
             passwords = as_map(at(view.values, "secrets.passwords", base="values"), view.path("secrets.passwords"))
-            if major >= 3 and not passwords.get("pmmservertoken") and (passwords.get("pmmserverkey") or passwords.get("pmmserver")):
-                ctx.violation("S5", f"{view.path('secrets.passwords')} carries a PMM 2 credential for a PMM {major}.x client",
-                              "the rule matches client and credentials: PMM 3 authenticates with pmmservertoken",
-                              "put a PMM 3 service-account token in pmmservertoken (in a Secret, S1)")
+            if (
+                major >= 3
+                and not passwords.get("pmmservertoken")
+                and (passwords.get("pmmserverkey") or passwords.get("pmmserver"))
+            ):
+                ctx.violation(
+                    "S5",
+                    f"{view.path('secrets.passwords')} carries a PMM 2 credential for a PMM {major}.x client",
+                    "the rule matches client and credentials: PMM 3 authenticates with pmmservertoken",
+                    "put a PMM 3 service-account token in pmmservertoken (in a Secret, S1)",
+                )
             if major < 3 and passwords.get("pmmservertoken"):
-                ctx.violation("S5", f"{view.path('secrets.passwords')} carries a PMM 3 token for a PMM {major}.x client",
-                              "the rule matches client and credentials", "use percona/pmm-client:3.x with the token")
+                ctx.violation(
+                    "S5",
+                    f"{view.path('secrets.passwords')} carries a PMM 3 token for a PMM {major}.x client",
+                    "the rule matches client and credentials",
+                    "use percona/pmm-client:3.x with the token",
+                )
 
 
 POLICY = resource_policy(SPEC, check)

@@ -12,8 +12,9 @@ from ._readers.database import major_minor
 from ._readers.stack import read_stack
 from .pmm_client_version import client_major
 
-SPEC = Spec(name="pmm-versions-match", rules=("S5",),
-            description="PMM clients and the stack's PMM server share the major version")
+SPEC = Spec(
+    name="pmm-versions-match", rules=("S5",), description="PMM clients and the stack's PMM server share the major version"
+)
 
 
 def check(ctx: Context) -> None:
@@ -34,9 +35,13 @@ def check(ctx: Context) -> None:
             continue
         for server, server_major in servers.items():
             if major is not None and major != server_major:
-                ctx.violation("S5", f"{resource.label} runs a PMM {major}.x client ({view.path('pmm.image')}) but {server} is PMM {server_major}.x",
-                              "the rule requires client and server major versions to match (a mismatch makes the client loop)",
-                              f"use percona/pmm-client:{server_major}.x (PMM 3 authenticates with pmmservertoken)", resource.urn)
+                ctx.violation(
+                    "S5",
+                    f"{resource.label} runs a PMM {major}.x client ({view.path('pmm.image')}) but {server} is PMM {server_major}.x",
+                    "the rule requires client and server major versions to match (a mismatch makes the client loop)",
+                    f"use percona/pmm-client:{server_major}.x (PMM 3 authenticates with pmmservertoken)",
+                    resource.urn,
+                )
 
 
 POLICY = stack_policy(SPEC, check)

@@ -29,10 +29,22 @@ SPEC = Spec(
     description="on every pool, per node, the requests of the pods placed there (one database pod per node under the "
     "operators' required anti-affinity, at least size nodes) plus DaemonSets fit the allocatable of its machine type",
     settings=(
-        Setting("daemonset_cpu_millicores", "integer", 0, "CPU requested per node by DaemonSets the stack does not declare (K1); "
-                "at most a machine's 8192 CPUs.", minimum=0, maximum=MAX_MACHINE_CPU_MILLICORES),
-        Setting("daemonset_memory_bytes", "integer", 0, "Memory requested per node by DaemonSets the stack does not declare (K1); "
-                "at most a machine's 4 PiB.", minimum=0, maximum=MAX_MACHINE_MEMORY_BYTES),
+        Setting(
+            "daemonset_cpu_millicores",
+            "integer",
+            0,
+            "CPU requested per node by DaemonSets the stack does not declare (K1); at most a machine's 8192 CPUs.",
+            minimum=0,
+            maximum=MAX_MACHINE_CPU_MILLICORES,
+        ),
+        Setting(
+            "daemonset_memory_bytes",
+            "integer",
+            0,
+            "Memory requested per node by DaemonSets the stack does not declare (K1); at most a machine's 4 PiB.",
+            minimum=0,
+            maximum=MAX_MACHINE_MEMORY_BYTES,
+        ),
     ),
     remediation="Use a machine type whose allocatable holds the pods (python -m percona_mysql_k8s.sizing --node-type …), or add nodes.",
 )
@@ -47,8 +59,11 @@ def _free(stack, pool, extra_cpu: int, extra_memory: int):
     except InputError:
         return None  # not a catalog machine type: its allocatable is unknown
     daemonsets = [g for g in stack.groups if g.role == DAEMONSET and can_run_on(g, pool)]
-    return (budget, budget.allocatable_cpu_millicores - extra_cpu - sum(g.cpu for g in daemonsets),
-            budget.allocatable_memory_bytes - extra_memory - sum(g.memory for g in daemonsets))
+    return (
+        budget,
+        budget.allocatable_cpu_millicores - extra_cpu - sum(g.cpu for g in daemonsets),
+        budget.allocatable_memory_bytes - extra_memory - sum(g.memory for g in daemonsets),
+    )
 
 
 def _fits_somewhere(ctx: Context, stack, extra_cpu: int, extra_memory: int) -> None:
@@ -61,13 +76,18 @@ def _fits_somewhere(ctx: Context, stack, extra_cpu: int, extra_memory: int) -> N
         if len(pools) < 2 or any(free is None for free in frees):
             continue
         if not any(group.cpu <= free_cpu and group.memory <= free_memory for _, free_cpu, free_memory in frees):
-            where = ", ".join(f"{pool.name} ({pool.machine_type}: {cpu(free_cpu)} CPU / {mem(free_memory)} free)"
-                              for pool, (_, free_cpu, free_memory) in zip(pools, frees, strict=True))
-            ctx.violation("K5", f"a pod of {group.label} requests {cpu(group.cpu)} CPU and {mem(group.memory)}, more than one node "
-                          f"of any pool it can land on: {where}",
-                          "the rule requires every pod to fit a node's allocatable (K1), never its capacity",
-                          "lower the requests to what `python -m percona_mysql_k8s.sizing` computes, or use a larger machine type",
-                          group.urn)
+            where = ", ".join(
+                f"{pool.name} ({pool.machine_type}: {cpu(free_cpu)} CPU / {mem(free_memory)} free)"
+                for pool, (_, free_cpu, free_memory) in zip(pools, frees, strict=True)
+            )
+            ctx.violation(
+                "K5",
+                f"a pod of {group.label} requests {cpu(group.cpu)} CPU and {mem(group.memory)}, more than one node "
+                f"of any pool it can land on: {where}",
+                "the rule requires every pod to fit a node's allocatable (K1), never its capacity",
+                "lower the requests to what `python -m percona_mysql_k8s.sizing` computes, or use a larger machine type",
+                group.urn,
+            )
 
 
 def check(ctx: Context) -> None:
@@ -79,36 +99,54 @@ def check(ctx: Context) -> None:
         if free is None:
             continue
         budget, free_cpu, free_memory = free
-        where = f"node pool {pool.name} ({pool.machine_type}: allocatable {cpu(budget.allocatable_cpu_millicores)} CPU, " \
-                f"{mem(budget.allocatable_memory_bytes)}; {cpu(free_cpu)} / {mem(free_memory)} after DaemonSets)"
+        where = (
+            f"node pool {pool.name} ({pool.machine_type}: allocatable {cpu(budget.allocatable_cpu_millicores)} CPU, "
+            f"{mem(budget.allocatable_memory_bytes)}; {cpu(free_cpu)} / {mem(free_memory)} after DaemonSets)"
+        )
         sizing = f"python -m percona_mysql_k8s.sizing --node-type {pool.machine_type} --provider {pool.provider}"
         placed = [g for g in stack.groups if g.role != DAEMONSET and g.replicas > 0 and candidates(g, stack.pools) == [pool]]
         for group in placed:
             if group.cpu > free_cpu or group.memory > free_memory:
-                ctx.violation("K5", f"a pod of {group.label} requests {cpu(group.cpu)} CPU and {mem(group.memory)}, more than one node of {where}",
-                              "the rule requires every pod to fit a node's allocatable (K1), never its capacity",
-                              f"lower the requests to what `{sizing}` computes, or use a larger machine type", resource.urn)
+                ctx.violation(
+                    "K5",
+                    f"a pod of {group.label} requests {cpu(group.cpu)} CPU and {mem(group.memory)}, more than one node of {where}",
+                    "the rule requires every pod to fit a node's allocatable (K1), never its capacity",
+                    f"lower the requests to what `{sizing}` computes, or use a larger machine type",
+                    resource.urn,
+                )
         spread = [g for g in placed if g.one_per_node]
         for group in spread:
             if pool.max_nodes is not None and group.replicas > pool.max_nodes:
-                ctx.violation("K5", f"{group.label} needs {group.replicas} nodes (required hostname anti-affinity) but node pool "
-                              f"{pool.name} has at most {pool.max_nodes}",
-                              "the rule requires at least size nodes for each component under the operators' anti-affinity",
-                              f"give node pool {pool.name} at least {group.replicas} nodes", resource.urn)
+                ctx.violation(
+                    "K5",
+                    f"{group.label} needs {group.replicas} nodes (required hostname anti-affinity) but node pool "
+                    f"{pool.name} has at most {pool.max_nodes}",
+                    "the rule requires at least size nodes for each component under the operators' anti-affinity",
+                    f"give node pool {pool.name} at least {group.replicas} nodes",
+                    resource.urn,
+                )
         per_node_cpu, per_node_memory = sum(g.cpu for g in spread), sum(g.memory for g in spread)
         if spread and (per_node_cpu > free_cpu or per_node_memory > free_memory):
             names = ", ".join(g.label for g in spread)
-            ctx.violation("K5", f"one node of {where} must hold a pod of each of {names}: {cpu(per_node_cpu)} CPU, {mem(per_node_memory)}",
-                          "the rule requires the pods placed on a node plus DaemonSets to fit its allocatable",
-                          f"size the member (mysqld pod + proxy pod) to the node with `{sizing}`", resource.urn)
+            ctx.violation(
+                "K5",
+                f"one node of {where} must hold a pod of each of {names}: {cpu(per_node_cpu)} CPU, {mem(per_node_memory)}",
+                "the rule requires the pods placed on a node plus DaemonSets to fit its allocatable",
+                f"size the member (mysqld pod + proxy pod) to the node with `{sizing}`",
+                resource.urn,
+            )
         if pool.max_nodes:
             total_cpu = sum(g.cpu * g.replicas for g in placed)
             total_memory = sum(g.memory * g.replicas for g in placed)
             if total_cpu > free_cpu * pool.max_nodes or total_memory > free_memory * pool.max_nodes:
-                ctx.violation("K5", f"the pods placed on node pool {pool.name} request {cpu(total_cpu)} CPU and {mem(total_memory)} "
-                              f"in all, more than its {pool.max_nodes} nodes offer ({where})",
-                              "the rule requires the pods of a pool to fit its nodes' allocatable",
-                              f"add nodes to {pool.name} or lower the requests (`{sizing}`)", resource.urn)
+                ctx.violation(
+                    "K5",
+                    f"the pods placed on node pool {pool.name} request {cpu(total_cpu)} CPU and {mem(total_memory)} "
+                    f"in all, more than its {pool.max_nodes} nodes offer ({where})",
+                    "the rule requires the pods of a pool to fit its nodes' allocatable",
+                    f"add nodes to {pool.name} or lower the requests (`{sizing}`)",
+                    resource.urn,
+                )
 
 
 POLICY = stack_policy(SPEC, check)

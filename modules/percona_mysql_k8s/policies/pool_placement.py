@@ -12,9 +12,12 @@ from ._framework import Context, Spec, stack_policy
 from ._readers.placement import POOL_SETTINGS, pool_settings
 from ._readers.stack import DAEMONSET, DATABASE, LOAD_GENERATOR, candidates, database_pools, read_stack
 
-SPEC = Spec(name="pool-placement", rules=("K4",),
-            description="against the stack's node pools, database pods land only on a tainted pool and nothing else can land there",
-            settings=POOL_SETTINGS)
+SPEC = Spec(
+    name="pool-placement",
+    rules=("K4",),
+    description="against the stack's node pools, database pods land only on a tainted pool and nothing else can land there",
+    settings=POOL_SETTINGS,
+)
 
 
 def check(ctx: Context) -> None:
@@ -31,25 +34,37 @@ def check(ctx: Context) -> None:
         found_by_pods = found_by_pods or bool(pools)
         open_pools = [pool.name for pool in pools if not pool.nodes.dedicated]
         if open_pools:
-            ctx.violation("K4", f"{group.label} can run on node pool(s) {', '.join(open_pools)}, which carry no "
-                          "NoSchedule/NoExecute taint: any pod can land beside them",
-                          "the rule runs mysqld and proxy pods only on the database pool, kept for them by its taint",
-                          "pin these pods to one pool by its labels (nodeSelector or required node affinity), taint that pool "
-                          "and tolerate the taint", group.urn)
+            ctx.violation(
+                "K4",
+                f"{group.label} can run on node pool(s) {', '.join(open_pools)}, which carry no "
+                "NoSchedule/NoExecute taint: any pod can land beside them",
+                "the rule runs mysqld and proxy pods only on the database pool, kept for them by its taint",
+                "pin these pods to one pool by its labels (nodeSelector or required node affinity), taint that pool "
+                "and tolerate the taint",
+                group.urn,
+            )
     if not found_by_pods:
         for resource, pool in stack.pools:
             if pool in inside_database and not pool.nodes.dedicated:
-                ctx.violation("K4", f"node pool {pool.name} is labelled as the database pool but carries no NoSchedule taint",
-                              "the rule keeps every other pod off the database pool with its taint",
-                              f"add the taint {taint.key}={taint.value}:{taint.effect} to {pool.taints_path}", resource.urn)
+                ctx.violation(
+                    "K4",
+                    f"node pool {pool.name} is labelled as the database pool but carries no NoSchedule taint",
+                    "the rule keeps every other pod off the database pool with its taint",
+                    f"add the taint {taint.key}={taint.value}:{taint.effect} to {pool.taints_path}",
+                    resource.urn,
+                )
     for group in stack.groups:
         if group.role in (DAEMONSET, LOAD_GENERATOR, DATABASE) or group.replicas == 0:
             continue
         inside = [pool.name for pool in candidates(group, stack.pools) if any(pool is other for other in inside_database)]
         if inside:
-            ctx.violation("K4", f"{group.label} ({group.role}) can run on the database pool {', '.join(inside)}",
-                          "the rule keeps everything but database pods off the database pool",
-                          "taint the database pool and drop this workload's toleration, or select another pool", group.urn)
+            ctx.violation(
+                "K4",
+                f"{group.label} ({group.role}) can run on the database pool {', '.join(inside)}",
+                "the rule keeps everything but database pods off the database pool",
+                "taint the database pool and drop this workload's toleration, or select another pool",
+                group.urn,
+            )
 
 
 POLICY = stack_policy(SPEC, check)

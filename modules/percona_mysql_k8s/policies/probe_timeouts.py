@@ -16,8 +16,12 @@ from ._framework import Context, Spec, resource_policy
 from ._readers.values import MISSING, as_int, as_map
 from ._subjects import database, database_types
 
-SPEC = Spec(name="probe-timeouts", rules=("K6",), applies_to=database_types,
-            description="probe delays, timeouts, periods and failure thresholds are never below the operator defaults")
+SPEC = Spec(
+    name="probe-timeouts",
+    rules=("K6",),
+    applies_to=database_types,
+    description="probe delays, timeouts, periods and failure thresholds are never below the operator defaults",
+)
 FIELDS = ("initialDelaySeconds", "timeoutSeconds", "periodSeconds", "failureThreshold")
 
 
@@ -37,9 +41,12 @@ def check(ctx: Context) -> None:
                 wrong = f"{kind}Probe" if view.operator == "pxc" else f"{kind}Probes"
                 path = view.path(f"{component.rel}.{right}")
                 if component.raw.get(wrong, MISSING) is not MISSING:
-                    ctx.violation("K6", f"{view.path(f'{component.rel}.{wrong}')} is not a field the operator reads",
-                                  f"the rule keeps probes at or above the defaults, set under {right}",
-                                  f"rename it to {right}")
+                    ctx.violation(
+                        "K6",
+                        f"{view.path(f'{component.rel}.{wrong}')} is not a field the operator reads",
+                        f"the rule keeps probes at or above the defaults, set under {right}",
+                        f"rename it to {right}",
+                    )
                 values = as_map(component.raw.get(right, MISSING), path)
                 short = []
                 delay_path, delay = _delay_override(view, component, kind)
@@ -52,9 +59,12 @@ def check(ctx: Context) -> None:
                     if value is not None and value < minimum:
                         short.append(f"{field} {value} < {minimum}" + (f" (set by {where}, which overrides it)" if where else ""))
                 if short:
-                    ctx.violation("K6", f"{path} has {', '.join(short)}",
-                                  "the rule never shortens probes below the operator defaults: a slow but healthy pod must not be killed",
-                                  f"raise them to at least {', '.join(f'{f}={getattr(probe, f)}' for f in FIELDS)}")
+                    ctx.violation(
+                        "K6",
+                        f"{path} has {', '.join(short)}",
+                        "the rule never shortens probes below the operator defaults: a slow but healthy pod must not be killed",
+                        f"raise them to at least {', '.join(f'{f}={getattr(probe, f)}' for f in FIELDS)}",
+                    )
 
 
 def _delay_override(view, component, kind: str) -> tuple[str, int | None]:

@@ -24,7 +24,8 @@ from ._subjects import database, database_types
 
 SPEC = Spec(
     name="proxy-backend-connections",
-    rules=("T5",), applies_to=database_types,
+    rules=("T5",),
+    applies_to=database_types,
     description="the proxy pods open no more backend connections than mysqld's max_connections leaves beside "
     "min_connections for its own users, so a connection storm waits at the proxy",
     thresholds=("min_connections",),
@@ -72,21 +73,27 @@ def check(ctx: Context) -> None:
             size_path = view.path(f"{proxy.component.rel}.size")
             share = max(0, (accepted - own) // pods)
             if proxy.limits is None:
-                ctx.violation("T5", f"{proxy.source}: nothing bounds what {pods} {proxy.component.key} pods "
-                              f"({size_path}) open against max_connections={accepted} ({origin})",
-                              f"the rule keeps the proxies' backend connections plus min_connections ({own}) within "
-                              "max_connections, so a storm waits at the proxy instead of failing with error 1040",
-                              _fix(HAPROXY, share))
+                ctx.violation(
+                    "T5",
+                    f"{proxy.source}: nothing bounds what {pods} {proxy.component.key} pods "
+                    f"({size_path}) open against max_connections={accepted} ({origin})",
+                    f"the rule keeps the proxies' backend connections plus min_connections ({own}) within "
+                    "max_connections, so a storm waits at the proxy instead of failing with error 1040",
+                    _fix(HAPROXY, share),
+                )
                 continue
             opened = pods * proxy.limits.backend_limit
             if opened + own > accepted:
-                ctx.violation("T5", f"{pods} {proxy.component.key} pods ({size_path}) can open {pods} x "
-                              f"{proxy.limits.backend_limit} = {opened} connections to one mysqld "
-                              f"({proxy.source}), and with min_connections ({own}) for mysqld's own users that "
-                              f"exceeds max_connections={accepted} ({origin})",
-                              "the rule keeps them within max_connections, so a connection storm waits at the proxy "
-                              "instead of failing at mysqld with error 1040",
-                              f"{_fix(proxy.component.key, share)}, or raise max_connections to {opened + own}")
+                ctx.violation(
+                    "T5",
+                    f"{pods} {proxy.component.key} pods ({size_path}) can open {pods} x "
+                    f"{proxy.limits.backend_limit} = {opened} connections to one mysqld "
+                    f"({proxy.source}), and with min_connections ({own}) for mysqld's own users that "
+                    f"exceeds max_connections={accepted} ({origin})",
+                    "the rule keeps them within max_connections, so a connection storm waits at the proxy "
+                    "instead of failing at mysqld with error 1040",
+                    f"{_fix(proxy.component.key, share)}, or raise max_connections to {opened + own}",
+                )
 
 
 def _fix(proxy: str, share: int) -> str:
@@ -95,10 +102,14 @@ def _fix(proxy: str, share: int) -> str:
     if proxy == HAPROXY:
         return f"set `maxconn {settings['maxconn']}` in the global section of the HAProxy configuration"
     if proxy == PROXYSQL:
-        return (f"enable the ProxySQL scheduler with maxConnections {settings['scheduler.maxConnections']} (each "
-                "server sits in two hostgroups)")
-    return (f"set [DEFAULT] max_total_connections={settings['max_total_connections']} and [connection_pool] "
-            f"max_idle_server_connections={settings['max_idle_server_connections']} in the Router configuration")
+        return (
+            f"enable the ProxySQL scheduler with maxConnections {settings['scheduler.maxConnections']} (each "
+            "server sits in two hostgroups)"
+        )
+    return (
+        f"set [DEFAULT] max_total_connections={settings['max_total_connections']} and [connection_pool] "
+        f"max_idle_server_connections={settings['max_idle_server_connections']} in the Router configuration"
+    )
 
 
 POLICY = resource_policy(SPEC, check)

@@ -12,7 +12,8 @@ from ._subjects import database, database_types
 
 SPEC = Spec(
     name="proxy-choice",
-    rules=("T2",), applies_to=database_types,
+    rules=("T2",),
+    applies_to=database_types,
     description="one proxy kind per cluster (HAProxy by default; ProxySQL only on PXC, Router only on group "
     "replication, never HAProxy with ProxySQL) with at least min_proxy_pods pods",
     thresholds=("min_proxy_pods",),
@@ -31,13 +32,15 @@ def check(ctx: Context) -> None:
         names = [proxy.key for proxy in enabled]
         if len(enabled) > 1:
             ctx.violation(
-                "T2", f"{view.source} enables both {' and '.join(names)} ({', '.join(view.path(p.rel + '.enabled') for p in enabled)})",
+                "T2",
+                f"{view.source} enables both {' and '.join(names)} ({', '.join(view.path(p.rel + '.enabled') for p in enabled)})",
                 "the rule allows one proxy kind per cluster (the operators refuse HAProxy with ProxySQL, and Router with HAProxy)",
                 f"keep {view.path('haproxy' if view.operator == 'pxc' else 'proxy.haproxy')}.enabled: true and disable the other",
             )
         if kind == ASYNC and "router" in names:
             ctx.violation(
-                "T2", f"{view.path('proxy.router.enabled')} is true on an async cluster",
+                "T2",
+                f"{view.path('proxy.router.enabled')} is true on an async cluster",
                 "the rule allows MySQL Router only on group replication",
                 f"disable the router and enable {view.path('proxy.haproxy')}",
             )
@@ -45,7 +48,8 @@ def check(ctx: Context) -> None:
             if view.operator == "ps" and view.unsafe("proxy"):
                 return
             ctx.violation(
-                "T2", f"{view.source} enables no proxy: clients would connect to mysqld pods directly",
+                "T2",
+                f"{view.source} enables no proxy: clients would connect to mysqld pods directly",
                 f"the rule requires a proxy (HAProxy by default) with at least {minimum} pods",
                 f"set {view.path('haproxy' if view.operator == 'pxc' else 'proxy.haproxy')}.enabled: true with size: {max(minimum, 3)}",
             )
@@ -56,7 +60,8 @@ def check(ctx: Context) -> None:
                 if size is not None and size >= 1 and view.unsafe("proxySize"):
                     continue
                 ctx.violation(
-                    "T2", f"{view.path(proxy.rel + '.size')} is {'not set' if size is None else size}",
+                    "T2",
+                    f"{view.path(proxy.rel + '.size')} is {'not set' if size is None else size}",
                     f"the rule requires at least {minimum} proxy pods (config min_proxy_pods); fewer only with the unsafe proxySize flag",
                     f"set {view.path(proxy.rel + '.size')}: {max(minimum, 3)}",
                 )

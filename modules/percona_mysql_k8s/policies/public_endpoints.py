@@ -18,17 +18,26 @@ from ._framework import Context, Spec, resource_policy
 from ._readers.values import MISSING, as_list, as_map, as_str, at, join
 from ._subjects import any_of, database, database_types, exactly
 
-SPEC = Spec(name="no-public-database-endpoint", rules=("S3",), applies_to=any_of(database_types, exactly("kubernetes:core/v1:Service")),
-            description="database Services are not exposed through a public load balancer without source ranges",
-            remediation="Use ClusterIP, an internal load balancer annotation, or loadBalancerSourceRanges.")
+SPEC = Spec(
+    name="no-public-database-endpoint",
+    rules=("S3",),
+    applies_to=any_of(database_types, exactly("kubernetes:core/v1:Service")),
+    description="database Services are not exposed through a public load balancer without source ranges",
+    remediation="Use ClusterIP, an internal load balancer annotation, or loadBalancerSourceRanges.",
+)
 
-EXPOSE = {"pxc": ("pxc.expose", "haproxy.exposePrimary", "haproxy.exposeReplicas", "proxysql.expose"),
-          "ps": ("mysql.expose", "mysql.exposePrimary", "proxy.haproxy.expose", "proxy.router.expose", "orchestrator.expose")}
+EXPOSE = {
+    "pxc": ("pxc.expose", "haproxy.exposePrimary", "haproxy.exposeReplicas", "proxysql.expose"),
+    "ps": ("mysql.expose", "mysql.exposePrimary", "proxy.haproxy.expose", "proxy.router.expose", "orchestrator.expose"),
+}
 LEGACY = ("pxc", "haproxy", "proxysql")
-INTERNAL = {"networking.gke.io/load-balancer-type": "internal", "cloud.google.com/load-balancer-type": "internal",
-            "service.beta.kubernetes.io/aws-load-balancer-internal": "true",
-            "service.beta.kubernetes.io/aws-load-balancer-scheme": "internal",
-            "service.beta.kubernetes.io/azure-load-balancer-internal": "true"}
+INTERNAL = {
+    "networking.gke.io/load-balancer-type": "internal",
+    "cloud.google.com/load-balancer-type": "internal",
+    "service.beta.kubernetes.io/aws-load-balancer-internal": "true",
+    "service.beta.kubernetes.io/aws-load-balancer-scheme": "internal",
+    "service.beta.kubernetes.io/azure-load-balancer-internal": "true",
+}
 # Kubernetes reads the source ranges from this annotation when spec.loadBalancerSourceRanges is empty
 # (https://kubernetes.io/docs/reference/labels-annotations-taints/#service-beta-kubernetes-io-load-balancer-source-ranges).
 RANGES_ANNOTATION = "service.beta.kubernetes.io/load-balancer-source-ranges"
@@ -40,21 +49,37 @@ PERCONA_NAMES = {"percona-xtradb-cluster", "percona-server", "percona-server-mys
 DATABASE_POD_LABELS = {
     "app.kubernetes.io/name": PERCONA_NAMES | {"mysql", "orchestrator"},
     "app.kubernetes.io/part-of": {"percona-xtradb-cluster", "percona-server"},
-    "app.kubernetes.io/managed-by": {"percona-xtradb-cluster-operator", "percona-server-mysql-operator", "percona-server-operator"},
+    "app.kubernetes.io/managed-by": {
+        "percona-xtradb-cluster-operator",
+        "percona-server-mysql-operator",
+        "percona-server-operator",
+    },
     "app.kubernetes.io/component": {"pxc", "mysql", "database", "haproxy", "proxysql", "router", "orchestrator", "proxy"},
 }
 # Addresses that are not the internet (RFC 6890 special-purpose blocks): ranges may leave them out and
 # still admit every public address.
-_SPECIAL_V4 = ("0.0.0.0/8", "10.0.0.0/8", "100.64.0.0/10", "127.0.0.0/8", "169.254.0.0/16", "172.16.0.0/12",
-               "192.0.0.0/24", "192.0.2.0/24", "192.168.0.0/16", "198.18.0.0/15", "198.51.100.0/24", "203.0.113.0/24",
-               "224.0.0.0/4", "240.0.0.0/4")
+_SPECIAL_V4 = (
+    "0.0.0.0/8",
+    "10.0.0.0/8",
+    "100.64.0.0/10",
+    "127.0.0.0/8",
+    "169.254.0.0/16",
+    "172.16.0.0/12",
+    "192.0.0.0/24",
+    "192.0.2.0/24",
+    "192.168.0.0/16",
+    "198.18.0.0/15",
+    "198.51.100.0/24",
+    "203.0.113.0/24",
+    "224.0.0.0/4",
+    "240.0.0.0/4",
+)
 
 
 def _public_v4() -> list[ipaddress.IPv4Network]:
     blocks = [ipaddress.IPv4Network("0.0.0.0/0")]
     for special in map(ipaddress.IPv4Network, _SPECIAL_V4):
-        blocks = [part for block in blocks
-                  for part in (block.address_exclude(special) if special.subnet_of(block) else [block])]
+        blocks = [part for block in blocks for part in (block.address_exclude(special) if special.subnet_of(block) else [block])]
     return blocks
 
 
@@ -91,9 +116,12 @@ def public(kind, annotations: dict, ranges: list) -> bool:
 
 
 def _report(ctx: Context, path: str) -> None:
-    ctx.violation("S3", f"{path} exposes the database through a public LoadBalancer without loadBalancerSourceRanges that keep the internet out",
-                  "the rule allows a public load balancer only with source ranges set",
-                  f"set {path} type ClusterIP, an internal load-balancer annotation, or loadBalancerSourceRanges naming only your networks (not 0.0.0.0/0, nor ranges that add up to it)")
+    ctx.violation(
+        "S3",
+        f"{path} exposes the database through a public LoadBalancer without loadBalancerSourceRanges that keep the internet out",
+        "the rule allows a public load balancer only with source ranges set",
+        f"set {path} type ClusterIP, an internal load-balancer annotation, or loadBalancerSourceRanges naming only your networks (not 0.0.0.0/0, nor ranges that add up to it)",
+    )
 
 
 def check(ctx: Context) -> None:
@@ -102,15 +130,21 @@ def check(ctx: Context) -> None:
         with ctx.checking("S3"):
             for rel in EXPOSE[view.operator]:
                 block = as_map(view.get(rel), view.path(rel))
-                if block and public(block.get("type"), as_map(block.get("annotations", MISSING), view.path(rel)),
-                                    as_list(block.get("loadBalancerSourceRanges", MISSING), view.path(rel))):
+                if block and public(
+                    block.get("type"),
+                    as_map(block.get("annotations", MISSING), view.path(rel)),
+                    as_list(block.get("loadBalancerSourceRanges", MISSING), view.path(rel)),
+                ):
                     _report(ctx, view.path(rel))
             if view.operator == "pxc":
                 for rel in LEGACY:
                     for field in ("serviceType", "replicasServiceType"):
                         kind = view.get(f"{rel}.{field}")
-                        if kind == "LoadBalancer" and public(kind, as_map(view.get(f"{rel}.serviceAnnotations"), view.path(rel)),
-                                                             as_list(view.get(f"{rel}.loadBalancerSourceRanges"), view.path(rel))):
+                        if kind == "LoadBalancer" and public(
+                            kind,
+                            as_map(view.get(f"{rel}.serviceAnnotations"), view.path(rel)),
+                            as_list(view.get(f"{rel}.loadBalancerSourceRanges"), view.path(rel)),
+                        ):
                             _report(ctx, view.path(f"{rel}.{field}"))
         return
     resource = ctx.resource
@@ -121,9 +155,14 @@ def check(ctx: Context) -> None:
         kind = as_str(at(props, "spec.type"), "spec.type")
         if kind != "LoadBalancer":
             return
-        ports = {int(p["port"]) for p in as_list(at(props, "spec.ports"), "spec.ports")
-                 if isinstance(p, dict) and isinstance(p.get("port"), int | float) and not isinstance(p.get("port"), bool)
-                 and math.isfinite(p["port"])}
+        ports = {
+            int(p["port"])
+            for p in as_list(at(props, "spec.ports"), "spec.ports")
+            if isinstance(p, dict)
+            and isinstance(p.get("port"), int | float)
+            and not isinstance(p.get("port"), bool)
+            and math.isfinite(p["port"])
+        }
         selector = as_map(at(props, "spec.selector"), "spec.selector")
         if not (ports & MYSQL_PORTS or selects_database_pods(selector)):
             return

@@ -15,7 +15,8 @@ from ._subjects import database, database_types
 
 SPEC = Spec(
     name="replica-parallel-workers",
-    rules=("F6",), applies_to=database_types,
+    rules=("F6",),
+    applies_to=database_types,
     description="replica_parallel_workers is at most replica_workers_per_core per core of the mysqld container",
     thresholds=("replica_workers_per_core",),
     remediation="Set replica_parallel_workers to the value python -m percona_mysql_k8s.sizing reports (2.5 per core).",
@@ -36,8 +37,11 @@ def check(ctx: Context) -> None:
         workers = found[1] if found else REPLICA_WORKERS_DEFAULT
         maximum = flow_control.max_replica_workers(cpu, ctx.thresholds)
         if workers > maximum:
-            what = (f"{view.path(view.config_rel)} sets {found[0]}={workers}" if found
-                    else f"{view.path(view.config_rel)} leaves replica_parallel_workers at the server default {workers}")
+            what = (
+                f"{view.path(view.config_rel)} sets {found[0]}={workers}"
+                if found
+                else f"{view.path(view.config_rel)} leaves replica_parallel_workers at the server default {workers}"
+            )
             ctx.violation(
                 "F6",
                 f"{what} for a mysqld container of {cpu}m",

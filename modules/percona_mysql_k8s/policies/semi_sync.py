@@ -19,8 +19,12 @@ from ._readers.flow import integer_option
 from ._subjects import database, database_types
 
 MIN_SEMI_SYNC_REPLICAS = 2  # the acknowledgements the source waits for (T4)
-SPEC = Spec(name="semi-sync", rules=("T4",), applies_to=database_types,
-            description=f"where semi-sync is in use, the source waits for at least {MIN_SEMI_SYNC_REPLICAS} semi-sync replicas at AFTER_SYNC")
+SPEC = Spec(
+    name="semi-sync",
+    rules=("T4",),
+    applies_to=database_types,
+    description=f"where semi-sync is in use, the source waits for at least {MIN_SEMI_SYNC_REPLICAS} semi-sync replicas at AFTER_SYNC",
+)
 WAIT_POINT = ("rpl_semi_sync_source_wait_point", "rpl_semi_sync_master_wait_point")
 REPLICA_COUNT = ("rpl_semi_sync_source_wait_for_replica_count", "rpl_semi_sync_master_wait_for_slave_count")
 ENABLED = ("rpl_semi_sync_source_enabled", "rpl_semi_sync_master_enabled")
@@ -49,16 +53,26 @@ def check(ctx: Context) -> None:
         point = view.option(*WAIT_POINT)
         if point and point[1].strip().upper() != "AFTER_SYNC":
             key = next(name for name in WAIT_POINT if name in view.effective().settings)
-            ctx.violation("T4", f"{where} sets {point[0]}={view.reading(key)} with semi-sync enabled",
-                          "the rule allows only AFTER_SYNC (AFTER_COMMIT shows commits a failover can lose)",
-                          f"set {point[0]}=AFTER_SYNC")
+            ctx.violation(
+                "T4",
+                f"{where} sets {point[0]}={view.reading(key)} with semi-sync enabled",
+                "the rule allows only AFTER_SYNC (AFTER_COMMIT shows commits a failover can lose)",
+                f"set {point[0]}=AFTER_SYNC",
+            )
         count = integer_option(view, *REPLICA_COUNT)
         if count is None or count[1] < MIN_SEMI_SYNC_REPLICAS:
-            found = (f"sets {count[0]}={count[1]}" if count
-                     else "leaves rpl_semi_sync_source_wait_for_replica_count at the server default 1")
-            ctx.violation("T4", f"{where} enables semi-sync and {found}", f"the rule waits for at least {MIN_SEMI_SYNC_REPLICAS} semi-sync replicas",
-                          f"set rpl_semi_sync_source_wait_for_replica_count={MIN_SEMI_SYNC_REPLICAS} "
-                          f"(with {MIN_SEMI_SYNC_REPLICAS + 1} or more members)")
+            found = (
+                f"sets {count[0]}={count[1]}"
+                if count
+                else "leaves rpl_semi_sync_source_wait_for_replica_count at the server default 1"
+            )
+            ctx.violation(
+                "T4",
+                f"{where} enables semi-sync and {found}",
+                f"the rule waits for at least {MIN_SEMI_SYNC_REPLICAS} semi-sync replicas",
+                f"set rpl_semi_sync_source_wait_for_replica_count={MIN_SEMI_SYNC_REPLICAS} "
+                f"(with {MIN_SEMI_SYNC_REPLICAS + 1} or more members)",
+            )
 
 
 POLICY = resource_policy(SPEC, check)

@@ -10,7 +10,8 @@ from ._subjects import database, database_types
 
 SPEC = Spec(
     name="tls-on",
-    rules=("S2",), applies_to=database_types,
+    rules=("S2",),
+    applies_to=database_types,
     description="TLS stays on: no tls.enabled false, no unsafeFlags.tls, no allowUnsafeConfigurations, no ssl off in my.cnf",
     remediation="Remove the TLS-disabling setting; the operators generate certificates (or use cert-manager).",
 )
@@ -30,16 +31,29 @@ def check(ctx: Context) -> None:
             if view.flag("unsafeFlags.tls"):
                 findings.append((view.path("unsafeFlags.tls"), "is true", "remove unsafeFlags.tls"))
             if view.flag("allowUnsafeConfigurations"):
-                findings.append((view.path("allowUnsafeConfigurations"), "is true, which forces TLS off",
-                                 "remove allowUnsafeConfigurations and set the individual unsafeFlags you need"))
+                findings.append(
+                    (
+                        view.path("allowUnsafeConfigurations"),
+                        "is true, which forces TLS off",
+                        "remove allowUnsafeConfigurations and set the individual unsafeFlags you need",
+                    )
+                )
         for path, what, fix in findings:
             ctx.violation("S2", f"{path} {what}", "the rule keeps TLS on", fix)
     with ctx.checking("S2"):
         options = view.options()
         where = view.path(view.config_rel)
-        if options.get("ssl", "on").strip().lower() in _OFF or "skip_ssl" in options or options.get("tls_version", "x").strip() == "":
-            ctx.violation("S2", f"{where} turns mysqld's TLS off (ssl/skip_ssl/tls_version)", "the rule keeps TLS on",
-                          f"remove ssl=OFF, skip_ssl and an empty tls_version from {where}")
+        if (
+            options.get("ssl", "on").strip().lower() in _OFF
+            or "skip_ssl" in options
+            or options.get("tls_version", "x").strip() == ""
+        ):
+            ctx.violation(
+                "S2",
+                f"{where} turns mysqld's TLS off (ssl/skip_ssl/tls_version)",
+                "the rule keeps TLS on",
+                f"remove ssl=OFF, skip_ssl and an empty tls_version from {where}",
+            )
 
 
 POLICY = resource_policy(SPEC, check)

@@ -9,8 +9,12 @@ from ._readers.sysbench import invocations, literal_env
 from ._readers.workloads import LOAD_GENERATOR
 from ._subjects import workload, workload_types
 
-SPEC = Spec(name="writer-endpoint", rules=("T3",), applies_to=workload_types,
-            description="load generators that write target the writer endpoint, never the read-only replicas endpoint")
+SPEC = Spec(
+    name="writer-endpoint",
+    rules=("T3",),
+    applies_to=workload_types,
+    description="load generators that write target the writer endpoint, never the read-only replicas endpoint",
+)
 HOST_VARIABLES = ("MYSQL_HOST", "MYSQL_HOSTNAME", "DB_HOST")
 
 
@@ -33,9 +37,12 @@ def check(ctx: Context) -> None:
             host, port = host.strip("'\""), port.strip("'\"")
             if run.writes and read_only(host, port):
                 writer = host.replace("-haproxy-replicas", "-haproxy")
-                ctx.violation("T3", f"{subject.kind} {subject.name} sends writes (sysbench {run.test or run.subcommand}) to {host}:{port}, a read-only endpoint",
-                              "the rule sends writes to the writer endpoint only (writes on replicas cause certification conflicts)",
-                              f"point it at {writer}:3306 (HAProxy) or the Router's 6446")
+                ctx.violation(
+                    "T3",
+                    f"{subject.kind} {subject.name} sends writes (sysbench {run.test or run.subcommand}) to {host}:{port}, a read-only endpoint",
+                    "the rule sends writes to the writer endpoint only (writes on replicas cause certification conflicts)",
+                    f"point it at {writer}:3306 (HAProxy) or the Router's 6446",
+                )
 
 
 POLICY = resource_policy(SPEC, check)

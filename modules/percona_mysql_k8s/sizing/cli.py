@@ -83,25 +83,50 @@ def _parser() -> argparse.ArgumentParser:
     budget.add_argument("--daemonset-cpu", help="CPU requested per node by DaemonSets (default: the provider's, K1)")
     budget.add_argument("--daemonset-memory", help="memory requested per node by DaemonSets (default: the provider's, K1)")
     parser.add_argument("--load", default="light-oltp", help=f"load profile: {', '.join(LOADS)} (default light-oltp)")
-    parser.add_argument("--connections", type=_whole_number, default=0,
-                        help="max_connections; 0 derives what the proxies open at their shipped limits, fewer where "
-                        "the buffer pool would fall below 70%% of the mysqld limit (M6)")
-    parser.add_argument("--proxy", default="haproxy", help=f"{', '.join(PROXIES)}: haproxy (default), proxysql (PXC), router (GR)")
-    parser.add_argument("--thread-pool", action=argparse.BooleanOptionalAction, default=True,
-                        help="Percona Server's thread pool: idle connections hold no thread, running statements are "
-                        "bounded by the cores (default on, M6)")
+    parser.add_argument(
+        "--connections",
+        type=_whole_number,
+        default=0,
+        help="max_connections; 0 derives what the proxies open at their shipped limits, fewer where "
+        "the buffer pool would fall below 70%% of the mysqld limit (M6)",
+    )
+    parser.add_argument(
+        "--proxy", default="haproxy", help=f"{', '.join(PROXIES)}: haproxy (default), proxysql (PXC), router (GR)"
+    )
+    parser.add_argument(
+        "--thread-pool",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="Percona Server's thread pool: idle connections hold no thread, running statements are "
+        "bounded by the cores (default on, M6)",
+    )
     parser.add_argument("--pmm", action=argparse.BooleanOptionalAction, default=True, help="PMM client sidecars (default on)")
-    parser.add_argument("--log-collector", action=argparse.BooleanOptionalAction, default=None,
-                        help="PXC log collector sidecars (default: on for PXC; PS has none)")
-    parser.add_argument("--backup", action=argparse.BooleanOptionalAction, default=False,
-                        help="backups enabled (PS adds an xtrabackup sidecar to every mysqld pod)")
+    parser.add_argument(
+        "--log-collector",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="PXC log collector sidecars (default: on for PXC; PS has none)",
+    )
+    parser.add_argument(
+        "--backup",
+        action=argparse.BooleanOptionalAction,
+        default=False,
+        help="backups enabled (PS adds an xtrabackup sidecar to every mysqld pod)",
+    )
     parser.add_argument("--mysql-version", default="8.0", help=f"{' or '.join(MYSQL_VERSIONS)} (default 8.0)")
     parser.add_argument("--size", type=_whole_number, default=3, help="cluster size (T1: PXC 3/5, GR 3/5/7)")
     parser.add_argument("--allow-unsafe-size", action="store_true", help="allow fewer members (ephemeral stacks only)")
     parser.add_argument("--volume", help="data volume size (Kubernetes quantity: 200Gi); bounds the redo log (K6)")
-    parser.add_argument("--disk-iops", type=_whole_number, default=DEFAULT_DISK_IOPS, help=f"data volume IOPS (default {DEFAULT_DISK_IOPS})")
-    parser.add_argument("--threshold", action="append", default=[], metavar="NAME=VALUE",
-                        help=f"override a rule threshold; names: {', '.join(sorted(THRESHOLDS))}")
+    parser.add_argument(
+        "--disk-iops", type=_whole_number, default=DEFAULT_DISK_IOPS, help=f"data volume IOPS (default {DEFAULT_DISK_IOPS})"
+    )
+    parser.add_argument(
+        "--threshold",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help=f"override a rule threshold; names: {', '.join(sorted(THRESHOLDS))}",
+    )
     parser.add_argument("--format", default="table", choices=("table", "json"))
     parser.add_argument("--plot", metavar="FILE", help="write the memory split as a picture (.png or .svg)")
     return parser
@@ -130,11 +155,17 @@ def _thresholds(pairs: Sequence[str]) -> dict[str, float]:
             except OverflowError:
                 number = math.inf  # refused below, as not finite
             except ValueError:
-                raise InputError("threshold", f"{name.strip()}: {value!r} is not a number (ASCII digits; at most "
-                                              f"the threshold's maximum)", THRESHOLD_RULE.get(name.strip())) from None
+                raise InputError(
+                    "threshold",
+                    f"{name.strip()}: {value!r} is not a number (ASCII digits; at most the threshold's maximum)",
+                    THRESHOLD_RULE.get(name.strip()),
+                ) from None
         if isinstance(number, float) and not math.isfinite(number):
-            raise InputError("threshold", f"threshold {name.strip()!r} must be a finite number, got {value.strip()!r}",
-                             THRESHOLD_RULE.get(name.strip()))
+            raise InputError(
+                "threshold",
+                f"threshold {name.strip()!r} must be a finite number, got {value.strip()!r}",
+                THRESHOLD_RULE.get(name.strip()),
+            )
         overrides[name.strip()] = number
     return overrides
 

@@ -12,8 +12,21 @@ from percona_mysql_k8s.core.mycnf import render as render_mycnf
 from percona_mysql_k8s.core.sizing import SizingResult
 from percona_mysql_k8s.core.units import MIB
 
-_TERM_COLOURS = ("green", "cyan", "magenta", "yellow", "blue", "red", "bright_black", "bright_green", "bright_cyan",
-                 "bright_magenta", "bright_yellow", "bright_blue", "bright_red")
+_TERM_COLOURS = (
+    "green",
+    "cyan",
+    "magenta",
+    "yellow",
+    "blue",
+    "red",
+    "bright_black",
+    "bright_green",
+    "bright_cyan",
+    "bright_magenta",
+    "bright_yellow",
+    "bright_blue",
+    "bright_red",
+)
 
 
 def _mycnf(result: SizingResult) -> Panel:
@@ -46,8 +59,13 @@ def _resources(result: SizingResult) -> Table:
     for pod, names in result.pods.items():
         for name in names:
             size = result.containers[name]
-            table.add_row(pod, name, _cpu(size.cpu_millicores), _mib(size.memory_bytes),
-                          ", ".join(result.rules.get(f"resources.{name}", ())))
+            table.add_row(
+                pod,
+                name,
+                _cpu(size.cpu_millicores),
+                _mib(size.memory_bytes),
+                ", ".join(result.rules.get(f"resources.{name}", ())),
+            )
         total = result.pod_total(pod)
         table.add_row(pod, "[bold]pod total[/]", _cpu(total.cpu_millicores), _mib(total.memory_bytes), "K5")
     member = result.member_total

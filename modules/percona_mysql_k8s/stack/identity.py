@@ -35,8 +35,11 @@ def identity_changes(previous: Mapping[str, object] | None, current: Mapping[str
     ``database`` output (a first deployment, or one that never got that far): no change."""
     if not isinstance(previous, Mapping):
         return []
-    return [(key, previous[field], current[field]) for field, key in IDENTITY
-            if field in previous and previous[field] != current[field]]
+    return [
+        (key, previous[field], current[field])
+        for field, key in IDENTITY
+        if field in previous and previous[field] != current[field]
+    ]
 
 
 def check_identity(previous: Mapping[str, object] | None, current: Mapping[str, object], *, ephemeral: bool) -> None:

@@ -84,5 +84,3 @@ def build(component: pulumi.ComponentResource, target: str, args: Mapping[str, A
                 registered[config_key(name)] = output
     component.register_outputs(registered)
     return registered
-
-

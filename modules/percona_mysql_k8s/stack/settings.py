@@ -14,12 +14,23 @@ from percona_mysql_k8s.plan.config import (
     target_keys,
 )
 
-__all__ = ["CONFIG_KEYS", "OPTIONAL_KEYS", "PMM_TOKEN_KEY", "StackSettings", "all_keys", "check_config_keys",
-           "stack_settings_from_config", "target_keys"]
+__all__ = [
+    "CONFIG_KEYS",
+    "OPTIONAL_KEYS",
+    "PMM_TOKEN_KEY",
+    "StackSettings",
+    "all_keys",
+    "check_config_keys",
+    "stack_settings_from_config",
+    "target_keys",
+]
 
-__getattr__, __dir__ = moved_to(__name__, [
-    "percona_mysql_k8s.plan.config.keys",
-    "percona_mysql_k8s.plan.config.backup",
-    "percona_mysql_k8s.plan.config.sections",
-    "percona_mysql_k8s.plan.config.decide",
-])
+__getattr__, __dir__ = moved_to(
+    __name__,
+    [
+        "percona_mysql_k8s.plan.config.keys",
+        "percona_mysql_k8s.plan.config.backup",
+        "percona_mysql_k8s.plan.config.sections",
+        "percona_mysql_k8s.plan.config.decide",
+    ],
+)

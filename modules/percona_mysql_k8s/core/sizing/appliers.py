@@ -37,16 +37,19 @@ def galera_appliers(cpu: int, thresholds: Mapping[str, float]) -> int:
     return min(MAX_WSREP_APPLIER_THREADS, flow_control.galera_applier_threads(cpu, thresholds))
 
 
-def check_brownout_budget(inp: SizingInput, brownout: float, queue_bound: float, rate: float,
-                          thresholds: Mapping[str, float]) -> None:
+def check_brownout_budget(
+    inp: SizingInput, brownout: float, queue_bound: float, rate: float, thresholds: Mapping[str, float]
+) -> None:
     """F5: the smallest queue bound flow control allows (a threshold of 1, and for group replication one
     period's overshoot) must drain within the budget; a budget no setting meets is refused, never exceeded."""
     budget = thresholds["max_failover_brownout_seconds"]
     if brownout <= budget * (1 + 1e-12):  # the chosen bound meets it (up to float rounding of queue / rate)
         return
     if inp.engine == GROUP_REPLICATION:
-        why = (f"even a flow-control threshold of 1 lets the queue reach {queue_bound:.0f} transactions (one "
-               f"period's overshoot at primary_to_applier_rate_ratio {thresholds['primary_to_applier_rate_ratio']:g})")
+        why = (
+            f"even a flow-control threshold of 1 lets the queue reach {queue_bound:.0f} transactions (one "
+            f"period's overshoot at primary_to_applier_rate_ratio {thresholds['primary_to_applier_rate_ratio']:g})"
+        )
         fix = "lower primary_to_applier_rate_ratio, or give mysqld more CPU (more appliers)"
     else:
         why = f"even gcs.fc_limit 1 lets {inp.cluster_size} members queue {queue_bound:.1f} write-sets"

@@ -69,11 +69,16 @@ def connections_and_buffers(split: Split, budget_memory: int, notes: list[str]) 
         fraction = pool_floor_fraction(inp.engine, thresholds)
         limit, raw = split.raw_pool(budget_memory, connections, BUFFER_SCALE_MIN)
         kept = buffer_pool_bytes(raw, split.mysqld_cpu) / limit
-        outcome = (f"to keep {fraction:.0%} of the mysqld limit instead" if kept >= fraction else
-                   f"and even the fewest ({connections}) leave the pool {kept:.0%} of the mysqld limit: its fixed terms "
-                   "(server overhead, performance_schema, the gcache or XCom cache) take the rest")
-        notes.append(f"M6: beside its sidecars the member cannot keep {fraction:.0%} of its budget for the buffer pool; "
-                     f"connections are derived with the smallest per-connection buffers {outcome}.")
+        outcome = (
+            f"to keep {fraction:.0%} of the mysqld limit instead"
+            if kept >= fraction
+            else f"and even the fewest ({connections}) leave the pool {kept:.0%} of the mysqld limit: its fixed terms "
+            "(server overhead, performance_schema, the gcache or XCom cache) take the rest"
+        )
+        notes.append(
+            f"M6: beside its sidecars the member cannot keep {fraction:.0%} of its budget for the buffer pool; "
+            f"connections are derived with the smallest per-connection buffers {outcome}."
+        )
         return connections, BUFFER_SCALE_MIN, None
     return (connections, *_buffer_scale(split, budget_memory, connections, notes))
 
@@ -86,8 +91,13 @@ def _connection_ceiling(split: Split) -> int:
     deliverable = min(deliverable_connections(split.inp.proxy, split.proxies, split.thresholds), MYSQLD_MAX_CONNECTIONS)
     if split.inp.thread_pool:
         return deliverable
-    return min(deliverable, max(fewest_connections(split.inp.proxy, split.proxies, split.thresholds),
-                                split.mysqld_cpu * split.profile.connections_per_core // 1000))
+    return min(
+        deliverable,
+        max(
+            fewest_connections(split.inp.proxy, split.proxies, split.thresholds),
+            split.mysqld_cpu * split.profile.connections_per_core // 1000,
+        ),
+    )
 
 
 def _derived_connections(split: Split, budget_memory: int, fits: Callable[[int], bool], fewest: int) -> tuple[int, bool]:
@@ -158,15 +168,19 @@ def _buffer_scale(split: Split, budget_memory: int, connections: int, notes: lis
         while low < high:
             middle = (low + high + 1) // 2
             low, high = (middle, high) if reaches(middle) else (low, middle - 1)
-        notes.append(f"M6: per-connection buffers scaled to {low}/256 of the {inp.load} profile so {connections} "
-                     f"connections leave the buffer pool {fraction:.0%} of the member budget.")
+        notes.append(
+            f"M6: per-connection buffers scaled to {low}/256 of the {inp.load} profile so {connections} "
+            f"connections leave the buffer pool {fraction:.0%} of the member budget."
+        )
         return low, target
     if split.runs(budget_memory, connections):
         _, raw = split.raw_pool(budget_memory, connections, BUFFER_SCALE_MIN)
         share = buffer_pool_bytes(raw, cpu) / budget_memory
-        notes.append(f"M6: the buffer pool is {share:.0%} of the member budget, below the {fraction:.0%} floor, even "
-                     f"with per-connection buffers at their smallest: the member is small for its sidecars and "
-                     f"{connections} connections.")
+        notes.append(
+            f"M6: the buffer pool is {share:.0%} of the member budget, below the {fraction:.0%} floor, even "
+            f"with per-connection buffers at their smallest: the member is small for its sidecars and "
+            f"{connections} connections."
+        )
         return BUFFER_SCALE_MIN, None
     raise _too_small(split, budget_memory, connections)
 

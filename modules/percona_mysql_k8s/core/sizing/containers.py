@@ -67,8 +67,9 @@ def pod_sum(pods: Mapping[str, tuple[str, ...]], sizes: Mapping[str, ContainerSi
     return sum(getattr(sizes[name], attribute) for pod in pods.values() for name in pod if name in sizes)
 
 
-def _mysqld_cpu(inp: SizingInput, budget_cpu: int, fixed: Mapping[str, ContainerSize],
-                member_pods: Mapping[str, tuple[str, ...]]) -> int:
+def _mysqld_cpu(
+    inp: SizingInput, budget_cpu: int, fixed: Mapping[str, ContainerSize], member_pods: Mapping[str, tuple[str, ...]]
+) -> int:
     """mysqld CPU: what is left after fixed sidecars and the proxy, which takes a share of mysqld's."""
     available = budget_cpu - pod_sum(member_pods, fixed, "cpu_millicores")
     share = PROXY_CPU_SHARE[inp.proxy]

@@ -38,8 +38,10 @@ def size(inp: SizingInput) -> SizingResult:
     connections, scale, pool_target = connections_and_buffers(split, budget_memory, notes)
     limits = proxy_limits(inp.proxy, connections, split.proxies, thresholds)  # T5: both ends from one number
     if limits.backend_limit > shipped(inp.proxy).backend_limit:
-        notes.append(f"M6: each {inp.proxy} pod may open {limits.backend_limit} connections to mysqld (shipped: "
-                     f"{shipped(inp.proxy).backend_limit}), so the {split.proxies} proxies can use {connections} connections.")
+        notes.append(
+            f"M6: each {inp.proxy} pod may open {limits.backend_limit} connections to mysqld (shipped: "
+            f"{shipped(inp.proxy).backend_limit}), so the {split.proxies} proxies can use {connections} connections."
+        )
 
     limit, raw = split.raw_pool(budget_memory, connections, scale)
     pool, chunk, instances = buffer_pool_layout(raw if pool_target is None else pool_target, mysqld_cpu)
@@ -50,7 +52,10 @@ def size(inp: SizingInput) -> SizingResult:
         **memory_options(inp, profile, limit, connections, mysqld_cpu, thresholds, scale),
     }
     redo, redo_bound = redo_capacity(
-        pool, profile.redo_share_of_buffer_pool, engine=inp.engine, disk_iops=inp.disk_iops,
+        pool,
+        profile.redo_share_of_buffer_pool,
+        engine=inp.engine,
+        disk_iops=inp.disk_iops,
         volume_bytes=inp.volume_bytes,
     )  # K6: recoverable within the probes' allowance, and a bounded share of the volume
     options.update(io_options(inp, profile, mysqld_cpu, connections, redo))

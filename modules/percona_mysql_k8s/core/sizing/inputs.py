@@ -79,15 +79,18 @@ def validate(inp: SizingInput) -> dict[str, float]:
     if not isinstance(inp.thread_pool, bool):
         raise InputError("thread_pool", f"must be true or false, got {inp.thread_pool!r}", "M6")
     if _require_int("disk_iops", inp.disk_iops, MIN_DISK_IOPS) > MAX_DISK_IOPS:
-        raise InputError("disk_iops", f"{inp.disk_iops} is above {MAX_DISK_IOPS}, the most IOPS any volume offers "
-                                      "(GCE Hyperdisk Extreme)")
+        raise InputError(
+            "disk_iops", f"{inp.disk_iops} is above {MAX_DISK_IOPS}, the most IOPS any volume offers (GCE Hyperdisk Extreme)"
+        )
     if inp.volume_bytes is not None and _require_int("volume_bytes", inp.volume_bytes, GIB, "K6") > MAX_VOLUME_BYTES:
         raise InputError("volume_bytes", f"{inp.volume_bytes} bytes is above 64Ti, the largest persistent disk", "K6")
     size = _require_int("cluster_size", inp.cluster_size, 1, "T1")
     allowed = CLUSTER_SIZES[inp.engine]
     if size not in allowed and not (inp.allow_unsafe_size and size < min(allowed)):
         hint = " (smaller sizes need allow_unsafe_size for an ephemeral stack)" if size < min(allowed) else ""
-        raise InputError("cluster_size", f"{inp.engine} clusters have {' or '.join(map(str, allowed))} members, got {size}{hint}", "T1")
+        raise InputError(
+            "cluster_size", f"{inp.engine} clusters have {' or '.join(map(str, allowed))} members, got {size}{hint}", "T1"
+        )
     _validate_budget(inp)
     if not isinstance(inp.thresholds, Mapping):
         raise InputError("thresholds", f"must be a mapping of threshold names to numbers, got {inp.thresholds!r}")
@@ -109,16 +112,27 @@ def _validate_budget(inp: SizingInput) -> None:
         if inp.cpu_millicores is None or inp.memory_bytes is None:
             missing = "memory" if inp.memory_bytes is None else "cpu"
             raise InputError(missing, "a per-member budget needs both cpu and memory", "K1")
-        for key, value, most, what in (("cpu", inp.cpu_millicores, MAX_MACHINE_CPU_MILLICORES, "8192 CPUs, Linux's most"),
-                                       ("memory", inp.memory_bytes, MAX_MACHINE_MEMORY_BYTES, "4 PiB, x86-64's most")):
+        for key, value, most, what in (
+            ("cpu", inp.cpu_millicores, MAX_MACHINE_CPU_MILLICORES, "8192 CPUs, Linux's most"),
+            ("memory", inp.memory_bytes, MAX_MACHINE_MEMORY_BYTES, "4 PiB, x86-64's most"),
+        ):
             if _require_int(key, value, 1, "K1") > most:
-                raise InputError(key, f"{value} is more than any machine has ({what}): a member's budget is at most one node", "K1")
+                raise InputError(
+                    key, f"{value} is more than any machine has ({what}): a member's budget is at most one node", "K1"
+                )
         # Node facts apply only to a node type's budget: beside an explicit one they would be ignored.
-        for key, value in (("provider", inp.provider), ("daemonset_cpu", inp.daemonset_cpu_millicores),
-                           ("daemonset_memory", inp.daemonset_memory_bytes)):
+        for key, value in (
+            ("provider", inp.provider),
+            ("daemonset_cpu", inp.daemonset_cpu_millicores),
+            ("daemonset_memory", inp.daemonset_memory_bytes),
+        ):
             if value is not None:
-                raise InputError(key, "applies only when sizing from a node type (with its provider): beside an explicit "
-                                      "cpu + memory budget it would be ignored; drop it, or size from the node type", "K1")
+                raise InputError(
+                    key,
+                    "applies only when sizing from a node type (with its provider): beside an explicit "
+                    "cpu + memory budget it would be ignored; drop it, or size from the node type",
+                    "K1",
+                )
     elif inp.node_type is None:
         raise InputError("node_type", "give a per-member budget (cpu + memory) or a node type with its provider", "K1")
     elif inp.provider is None:

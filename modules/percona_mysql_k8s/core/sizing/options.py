@@ -64,8 +64,15 @@ def _normalized(options: Mapping[str, str]) -> dict[str, str]:
     return {normalize_key(key): value for key, value in options.items()}
 
 
-def memory_options(inp: SizingInput, profile: LoadProfile, limit: int, connections: int, cpu: int,
-                   thresholds: Mapping[str, float], scale: int = BUFFER_SCALE_FULL) -> dict[str, str]:
+def memory_options(
+    inp: SizingInput,
+    profile: LoadProfile,
+    limit: int,
+    connections: int,
+    cpu: int,
+    thresholds: Mapping[str, float],
+    scale: int = BUFFER_SCALE_FULL,
+) -> dict[str, str]:
     """Everything that enters the memory model except the buffer pool."""
     log_buffer = max(MIB, min(profile.log_buffer_bytes, limit // 64 // KIB * KIB))
     # MySQL 8.4's own temptable_max_ram rule (3% of memory, at most 4 GiB), applied to the container limit.
@@ -98,11 +105,16 @@ def memory_options(inp: SizingInput, profile: LoadProfile, limit: int, connectio
     return options
 
 
-def evaluate(inp: SizingInput, options: Mapping[str, str], limit: int, thresholds: Mapping[str, float],
-             cpu: int) -> MemoryModel:
+def evaluate(inp: SizingInput, options: Mapping[str, str], limit: int, thresholds: Mapping[str, float], cpu: int) -> MemoryModel:
     """The memory model (M1) of ``options`` in a mysqld container of ``limit`` bytes and ``cpu`` millicores."""
-    return model(_normalized(options), engine=inp.engine, limit_bytes=limit, thresholds=thresholds,
-                 version=inp.mysql_version, cpu_millicores=cpu)
+    return model(
+        _normalized(options),
+        engine=inp.engine,
+        limit_bytes=limit,
+        thresholds=thresholds,
+        version=inp.mysql_version,
+        cpu_millicores=cpu,
+    )
 
 
 def io_options(inp: SizingInput, profile: LoadProfile, cpu: int, connections: int, redo: int) -> dict[str, str]:
@@ -159,13 +171,15 @@ def flow_control_options(inp: SizingInput, cpu: int, limit: int, thresholds: Map
     appliers = galera_appliers(cpu, thresholds)
     rate = flow_control.apply_rate_tps(appliers, thresholds)
     fc_limit = flow_control.galera_fc_limit(rate, inp.cluster_size, thresholds)
-    provider = render_provider_options({
-        "gcache.size": retention_cache_bytes(limit),
-        "gcache.recover": "yes",
-        "gcs.fc_limit": fc_limit,
-        # Galera 4's default: resume as soon as the queue is back under the limit; the bound on
-        # the queue (and so on failover) is fc_limit.
-        "gcs.fc_factor": str(flow_control.GALERA_FC_FACTOR_DEFAULT),
-    })
+    provider = render_provider_options(
+        {
+            "gcache.size": retention_cache_bytes(limit),
+            "gcache.recover": "yes",
+            "gcs.fc_limit": fc_limit,
+            # Galera 4's default: resume as soon as the queue is back under the limit; the bound on
+            # the queue (and so on failover) is fc_limit.
+            "gcs.fc_factor": str(flow_control.GALERA_FC_FACTOR_DEFAULT),
+        }
+    )
     options = {PROVIDER_OPTIONS: provider, "wsrep_applier_threads": str(appliers), "wsrep_sync_wait": "1"}
     return FlowControl(options, rate, flow_control.galera_effective_queue(fc_limit, inp.cluster_size))

@@ -49,8 +49,9 @@ class Split:
         options = memory_options(self.inp, self.profile, limit, connections, self.mysqld_cpu, self.thresholds, scale)
         others = evaluate(self.inp, {**options, "innodb_buffer_pool_size": "0"}, limit, self.thresholds, self.mysqld_cpu)
         # M1: the pool's block descriptors come on top of it; the layout keeps at most MAX_POOL_CHUNKS chunks
-        return limit, pool_within(limit - others.peak_bytes, int(self.thresholds["buffer_pool_descriptor_bytes"]),
-                                  MAX_POOL_CHUNKS)
+        return limit, pool_within(
+            limit - others.peak_bytes, int(self.thresholds["buffer_pool_descriptor_bytes"]), MAX_POOL_CHUNKS
+        )
 
     def runs(self, budget_memory: int, connections: int) -> bool:
         """Physically possible: the smallest buffers leave mysqld at least InnoDB's minimum pool (M1)."""

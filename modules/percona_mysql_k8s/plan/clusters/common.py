@@ -59,7 +59,9 @@ def machine_name(name: str, key: str, provider: str) -> str:
     except InputError as error:
         raise rekey(error, key) from None
     if machine.provider != provider:
-        raise InputError(key, f"{machine.name} is a {machine.provider} machine type; the {provider} target needs a {provider} one", rule="K1")
+        raise InputError(
+            key, f"{machine.name} is a {machine.provider} machine type; the {provider} target needs a {provider} one", rule="K1"
+        )
     return machine.name
 
 
@@ -95,8 +97,9 @@ def daemonset_request(values: Values, key: str, parse: Callable[[object], int]) 
     return quantity(values, key, parse) if values.text(key) else None
 
 
-def own_pools(cluster_name: str, machine: tuple[str | None, str | None], counts: tuple[int, int],
-           budgets: tuple[NodeBudget, NodeBudget]) -> tuple[PoolShape, PoolShape]:
+def own_pools(
+    cluster_name: str, machine: tuple[str | None, str | None], counts: tuple[int, int], budgets: tuple[NodeBudget, NodeBudget]
+) -> tuple[PoolShape, PoolShape]:
     """The two pools our own clusters have: labeled and tainted with the core's constants (K4)."""
     database = PoolShape(
         name=f"{cluster_name}-database",

@@ -59,20 +59,27 @@ def cluster_settings_from_config(
     check_target_keys(values, target)
     check_bounds(values, target)
     common = _common(v, target)
-    monitoring_count = v.integer("monitoringNodeCount", 1, rule="K4",
-                                 why=": the PMM server and sysbench need a monitoring node to run on (K4, B1)")
-    daemonset = (daemonset_request(v, "daemonsetCpu", cpu_to_millicores),
-                 daemonset_request(v, "daemonsetMemory", memory_to_bytes))
+    monitoring_count = v.integer(
+        "monitoringNodeCount", 1, rule="K4", why=": the PMM server and sysbench need a monitoring node to run on (K4, B1)"
+    )
+    daemonset = (
+        daemonset_request(v, "daemonsetCpu", cpu_to_millicores),
+        daemonset_request(v, "daemonsetMemory", memory_to_bytes),
+    )
 
     if target == "kind":
         return kind.cluster_settings(v, common, monitoring_count, daemonset, host or kind.host_resources)
     database_count = v.integer("databaseNodeCount", 1, rule="K5")
     if target == "existing":  # with existingNodeSource=cluster the count is read from the cluster
-        return existing.cluster_settings(v, common, database_count, monitoring_count, daemonset, cluster_reader or inventory.read_cluster)
+        return existing.cluster_settings(
+            v, common, database_count, monitoring_count, daemonset, cluster_reader or inventory.read_cluster
+        )
     check_node_count(database_count, common["cluster_size"])
     machines = _cloud_machines(v, target)
-    budgets = (budget(machines[0], target, "databaseNodeType", daemonset),
-               budget(machines[1], target, "monitoringNodeType", daemonset))
+    budgets = (
+        budget(machines[0], target, "databaseNodeType", daemonset),
+        budget(machines[1], target, "monitoringNodeType", daemonset),
+    )
     module = gke if target == "gke" else eks
     return module.cluster_settings(v, common, (database_count, monitoring_count), machines, budgets)
 
@@ -89,10 +96,17 @@ def _common(v: Values, target: str) -> dict:
     ephemeral = v.flag("ephemeral")
     cluster_size = v.integer("clusterSize", 1, rule="T1", why=": a database cluster has at least one member")
     if cluster_size < 3 and not ephemeral:
-        raise InputError("clusterSize", f"{cluster_size} members have no quorum; fewer than 3 only with ephemeral: true", rule="T1")
+        raise InputError(
+            "clusterSize", f"{cluster_size} members have no quorum; fewer than 3 only with ephemeral: true", rule="T1"
+        )
     disk = v.integer("databaseDiskSizeGb", MIN_DISK_SIZE_GB, why=" GB for a node boot disk")
-    return {"target": target, "cluster_name": name, "cluster_size": cluster_size, "ephemeral": ephemeral,
-            "database_disk_size_gb": disk}
+    return {
+        "target": target,
+        "cluster_name": name,
+        "cluster_size": cluster_size,
+        "ephemeral": ephemeral,
+        "database_disk_size_gb": disk,
+    }
 
 
 def _cloud_machines(v: Values, target: str) -> tuple[str, str]:
@@ -100,7 +114,9 @@ def _cloud_machines(v: Values, target: str) -> tuple[str, str]:
     database_type = v.text("databaseNodeType")
     if not database_type:
         example = "n2-standard-16" if target == "gke" else "m6i.4xlarge"
-        raise InputError("databaseNodeType", f"the {target} target needs the database pool's machine type (e.g. {example})", rule="K1")
+        raise InputError(
+            "databaseNodeType", f"the {target} target needs the database pool's machine type (e.g. {example})", rule="K1"
+        )
     database_type = machine_name(database_type, "databaseNodeType", target)
     monitoring_type = v.text("monitoringNodeType") or DEFAULT_MONITORING_NODE_TYPES[target]
     return database_type, machine_name(monitoring_type, "monitoringNodeType", target)

@@ -23,12 +23,15 @@ EKS_VERSIONS = tuple(f"1.{minor}" for minor in range(32, 37))
 
 def check_bounds(v: Values) -> None:
     if v.text("eksVersion") not in EKS_VERSIONS:
-        raise InputError("eksVersion", f"{v.text('eksVersion')!r} is not an EKS version the Percona operators are tested on "
-                                       f"({', '.join(EKS_VERSIONS)})")
+        raise InputError(
+            "eksVersion",
+            f"{v.text('eksVersion')!r} is not an EKS version the Percona operators are tested on ({', '.join(EKS_VERSIONS)})",
+        )
 
 
-def cluster_settings(v: Values, common: dict, counts: tuple[int, int], machines: tuple[str, str],
-                     budgets: tuple[NodeBudget, NodeBudget]) -> ClusterSettings:
+def cluster_settings(
+    v: Values, common: dict, counts: tuple[int, int], machines: tuple[str, str], budgets: tuple[NodeBudget, NodeBudget]
+) -> ClusterSettings:
     """The EKS cluster: one managed node group per pool, of ``counts`` (database, monitoring) nodes."""
     database, monitoring = own_pools(common["cluster_name"], machines, counts, budgets)
     return ClusterSettings(**common, database_pool=database, monitoring_pool=monitoring, eks=eks_settings(v))
@@ -45,8 +48,9 @@ def hardening(v: Values, region: str, private_endpoint: bool) -> dict:
     envelope-encrypts Secrets (empty = one created by the stack); EKS needs the key in the cluster's region."""
     cidrs = ipv4_cidrs(v, "eksPublicAccessCidrs", MAX_EKS_PUBLIC_ACCESS_CIDRS)
     if cidrs and private_endpoint:
-        raise InputError("eksPublicAccessCidrs", "eksPrivateEndpoint is true, so there is no public endpoint to open: "
-                                                 "clear one of the two")
+        raise InputError(
+            "eksPublicAccessCidrs", "eksPrivateEndpoint is true, so there is no public endpoint to open: clear one of the two"
+        )
     arn = v.text("eksSecretsKmsKeyArn")
     if arn:
         match = _KMS_KEY_ARN.fullmatch(arn)
@@ -70,7 +74,9 @@ def eks_settings(v: Values) -> EksSettings:
     if vpc_id and not _VPC_ID.fullmatch(vpc_id):
         raise InputError("eksVpcId", f"{vpc_id!r} is not a VPC ID (vpc-…)")
     if subnet_ids and not vpc_id:
-        raise InputError("eksVpcId", "eksSubnetIds are subnets of an existing VPC: set eksVpcId too (or neither, to create a VPC)")
+        raise InputError(
+            "eksVpcId", "eksSubnetIds are subnets of an existing VPC: set eksVpcId too (or neither, to create a VPC)"
+        )
     if vpc_id:
         bad = [subnet for subnet in subnet_ids if not _SUBNET_ID.fullmatch(subnet)]
         if bad:

@@ -42,14 +42,19 @@ class _Sized:
     notes: tuple[str, ...]
 
 
-def cluster_settings(v: Values, common: dict, database_count: int, monitoring_count: int,
-                     daemonset: tuple[int, int], read: ClusterReader) -> ClusterSettings:
+def cluster_settings(
+    v: Values, common: dict, database_count: int, monitoring_count: int, daemonset: tuple[int, int], read: ClusterReader
+) -> ClusterSettings:
     selection = _selection(v)
     existing = _existing_settings(v)
     source = v.text("existingNodeSource").lower()
     if source not in EXISTING_NODE_SOURCES:
-        raise InputError("existingNodeSource", f"{source!r} is not one of {', '.join(EXISTING_NODE_SOURCES)}: 'cluster' "
-                                               "reads the pools' Nodes at preview/up, 'config' plans offline from config", rule="K1")
+        raise InputError(
+            "existingNodeSource",
+            f"{source!r} is not one of {', '.join(EXISTING_NODE_SOURCES)}: 'cluster' "
+            "reads the pools' Nodes at preview/up, 'config' plans offline from config",
+            rule="K1",
+        )
     if source == "config":
         check_node_count(database_count, common["cluster_size"])
         sized = _sized_from_config(v, (database_count, monitoring_count), daemonset)
@@ -80,7 +85,9 @@ def _selection(v: Values) -> _Selection:
             rule="K4",
         )
     if monitoring_labels == database_labels:
-        raise InputError("monitoringPoolLabels", "the monitoring pool must not be selected by the database pool's labels", rule="K4")
+        raise InputError(
+            "monitoringPoolLabels", "the monitoring pool must not be selected by the database pool's labels", rule="K4"
+        )
     taint_text = v.text("databasePoolTaint")
     taints = (parse_taint(taint_text, "databasePoolTaint"),) if taint_text else ()
     return _Selection(database_labels, monitoring_labels, taints, taint_text)
@@ -97,30 +104,39 @@ def _existing_settings(v: Values) -> ExistingSettings:
 
 def _sized_from_config(v: Values, counts: tuple[int, int], daemonset: tuple[int, int]) -> _Sized:
     database_type, monitoring_type = v.text("databaseNodeType"), v.text("monitoringNodeType")
-    database_budget = (catalog_budget(database_type, "databaseNodeType", daemonset) if database_type
-                       else _configured_budget(v, daemonset))
-    monitoring_budget = (catalog_budget(monitoring_type, "monitoringNodeType", daemonset) if monitoring_type
-                         else database_budget)
-    notes = ("existingNodeSource=config: sized from config, not from the cluster's Nodes; the plan holds only if the "
-             "cluster's database nodes match it (K1, K5)",)
+    database_budget = (
+        catalog_budget(database_type, "databaseNodeType", daemonset) if database_type else _configured_budget(v, daemonset)
+    )
+    monitoring_budget = catalog_budget(monitoring_type, "monitoringNodeType", daemonset) if monitoring_type else database_budget
+    notes = (
+        "existingNodeSource=config: sized from config, not from the cluster's Nodes; the plan holds only if the "
+        "cluster's database nodes match it (K1, K5)",
+    )
     return _Sized(counts, (database_budget, monitoring_budget), (), notes)
 
 
-def _sized_from_cluster(v: Values, selection: _Selection, read: tuple, cluster_size: int,
-                        daemonset: tuple[int, int]) -> _Sized:
+def _sized_from_cluster(v: Values, selection: _Selection, read: tuple, cluster_size: int, daemonset: tuple[int, int]) -> _Sized:
     observed = observe_all(*read)
     taints = selection.taints
-    database_nodes = select_pool(observed, selection.database_labels, [taint.as_toleration() for taint in taints],
-                                 key="databasePoolTaint" if taints else "databasePoolLabels")
+    database_nodes = select_pool(
+        observed,
+        selection.database_labels,
+        [taint.as_toleration() for taint in taints],
+        key="databasePoolTaint" if taints else "databasePoolLabels",
+    )
     monitoring_nodes, monitoring_taints = _monitoring_nodes(observed, selection.monitoring_labels)
     _check_disjoint(database_nodes, monitoring_nodes)
     database_count = _observed_count(v, database_nodes, cluster_size, selection.database_labels)
     database_budget = _observed_budget(v, database_nodes, daemonset, v.text("databaseNodeType"))
     monitoring_budget = _observed_budget(v, monitoring_nodes, daemonset, v.text("monitoringNodeType"), monitoring=True)
-    notes = (f"existing cluster: database pool read from the cluster: {database_nodes.describe()}",
-             f"existing cluster: monitoring pool read from the cluster: {monitoring_nodes.describe()}")
-    notes += tuple(f"node {node.name} carries the pool's labels but is {node.why_not_schedulable}: not counted"
-                   for node in database_nodes.skipped + monitoring_nodes.skipped)
+    notes = (
+        f"existing cluster: database pool read from the cluster: {database_nodes.describe()}",
+        f"existing cluster: monitoring pool read from the cluster: {monitoring_nodes.describe()}",
+    )
+    notes += tuple(
+        f"node {node.name} carries the pool's labels but is {node.why_not_schedulable}: not counted"
+        for node in database_nodes.skipped + monitoring_nodes.skipped
+    )
     if taints and not all(taints[0].as_k8s() in node.taints for node in database_nodes.nodes):
         notes += (f"databasePoolTaint {selection.taint_text} is not on every database node: other pods may land there (K4)",)
     return _Sized((database_count, monitoring_nodes.count), (database_budget, monitoring_budget), monitoring_taints, notes)
@@ -161,8 +177,9 @@ def _pools(v: Values, cluster_name: str, selection: _Selection, sized: _Sized) -
 def _monitoring_nodes(observed: tuple[ObservedNode, ...], labels: dict[str, str]) -> tuple[ObservedPool, tuple[Taint, ...]]:
     """The monitoring pool and the taints all its nodes carry: its pods tolerate exactly those."""
     candidates = select_pool(observed, labels, [{"operator": "Exists"}], key="monitoringPoolLabels")
-    taints = tuple(Taint(str(t.get("key")), str(t.get("value") or ""), str(t.get("effect")))
-                   for t in candidates.common_blocking_taints())
+    taints = tuple(
+        Taint(str(t.get("key")), str(t.get("value") or ""), str(t.get("effect"))) for t in candidates.common_blocking_taints()
+    )
     pool = select_pool(observed, labels, [taint.as_toleration() for taint in taints], key="monitoringPoolLabels")
     return pool, taints
 
@@ -170,24 +187,36 @@ def _monitoring_nodes(observed: tuple[ObservedNode, ...], labels: dict[str, str]
 def _check_disjoint(database: ObservedPool, monitoring: ObservedPool) -> None:
     shared = sorted({node.name for node in database.nodes} & {node.name for node in monitoring.nodes})
     if shared:
-        raise InputError("monitoringPoolLabels", f"node(s) {', '.join(shared)} carry both pools' labels: PMM and sysbench "
-                                                 "would run beside mysqld", rule="K4")
+        raise InputError(
+            "monitoringPoolLabels",
+            f"node(s) {', '.join(shared)} carry both pools' labels: PMM and sysbench would run beside mysqld",
+            rule="K4",
+        )
 
 
 def _observed_count(v: Values, pool: ObservedPool, cluster_size: int, labels: dict[str, str]) -> int:
     wanted = ",".join(f"{k}={val}" for k, val in labels.items())
     if pool.count < cluster_size:
-        raise InputError("clusterSize", f"{cluster_size} members need {cluster_size} database nodes (one member per node, "
-                                        f"required anti-affinity); the cluster has {pool.count} schedulable node(s) "
-                                        f"carrying {wanted}", rule="K5")
+        raise InputError(
+            "clusterSize",
+            f"{cluster_size} members need {cluster_size} database nodes (one member per node, "
+            f"required anti-affinity); the cluster has {pool.count} schedulable node(s) "
+            f"carrying {wanted}",
+            rule="K5",
+        )
     if v.explicit("databaseNodeCount") and v.integer("databaseNodeCount", 1) > pool.count:
-        raise InputError("databaseNodeCount", f"{v.integer('databaseNodeCount', 1)} database nodes configured, but the "
-                                              f"cluster has {pool.count} schedulable node(s) carrying {wanted}", rule="K5")
+        raise InputError(
+            "databaseNodeCount",
+            f"{v.integer('databaseNodeCount', 1)} database nodes configured, but the "
+            f"cluster has {pool.count} schedulable node(s) carrying {wanted}",
+            rule="K5",
+        )
     return pool.count
 
 
-def _observed_budget(v: Values, pool: ObservedPool, daemonset: tuple[int, int], machine_type: str,
-                     monitoring: bool = False) -> NodeBudget:
+def _observed_budget(
+    v: Values, pool: ObservedPool, daemonset: tuple[int, int], machine_type: str, monitoring: bool = False
+) -> NodeBudget:
     """The smallest node of ``pool`` as a K1 budget; configured values may only be smaller (they are checked)."""
     cpu_node, memory_node = pool.smallest_cpu(), pool.smallest_memory()
     # A configured DaemonSet reserve is a floor: it may cover DaemonSets not installed yet.
@@ -204,12 +233,17 @@ def _observed_budget(v: Values, pool: ObservedPool, daemonset: tuple[int, int], 
         daemonset_cpu_millicores=daemonset_cpu,
         daemonset_memory_bytes=daemonset_memory,
         max_pods=min(node.allocatable_pods for node in pool.nodes) or DEFAULT_MAX_PODS,
-        notes=(f"existing cluster: allocatable of node {cpu_node.name} (CPU) and {memory_node.name} (memory), the smallest "
-               "of the pool as the kubelet reports them, minus the requests of their DaemonSet pods",),
+        notes=(
+            f"existing cluster: allocatable of node {cpu_node.name} (CPU) and {memory_node.name} (memory), the smallest "
+            "of the pool as the kubelet reports them, minus the requests of their DaemonSet pods",
+        ),
     )
     if observed.usable_cpu_millicores <= 0 or observed.usable_memory_bytes <= 0:
-        raise InputError("daemonsetCpu" if observed.usable_cpu_millicores <= 0 else "daemonsetMemory",
-                         f"DaemonSets leave nothing of node {memory_node.name}'s allocatable", rule="K1")
+        raise InputError(
+            "daemonsetCpu" if observed.usable_cpu_millicores <= 0 else "daemonsetMemory",
+            f"DaemonSets leave nothing of node {memory_node.name}'s allocatable",
+            rule="K1",
+        )
     key = "monitoringNodeType" if monitoring else "databaseNodeType"
     if machine_type:
         claimed = catalog_budget(machine_type, key, daemonset)
@@ -217,8 +251,12 @@ def _observed_budget(v: Values, pool: ObservedPool, daemonset: tuple[int, int], 
         return claimed
     if not monitoring and (v.text("existingNodeCpu") or v.text("existingNodeMemory")):
         claimed = _configured_budget(v, daemonset)
-        _no_larger("existingNodeMemory" if claimed.capacity_memory_bytes > observed.capacity_memory_bytes else "existingNodeCpu",
-                   claimed, observed, pool)
+        _no_larger(
+            "existingNodeMemory" if claimed.capacity_memory_bytes > observed.capacity_memory_bytes else "existingNodeCpu",
+            claimed,
+            observed,
+            pool,
+        )
         return claimed
     return observed
 
@@ -226,11 +264,19 @@ def _observed_budget(v: Values, pool: ObservedPool, daemonset: tuple[int, int], 
 def _no_larger(key: str, claimed: NodeBudget, observed: NodeBudget, pool: ObservedPool) -> None:
     """Config may plan for less than the cluster has, never for more (the pods would stay Pending)."""
     if claimed.usable_cpu_millicores > observed.usable_cpu_millicores:
-        raise InputError(key, f"plans {format_cpu(claimed.usable_cpu_millicores)} CPU per node but the cluster's smallest "
-                              f"node offers {format_cpu(observed.usable_cpu_millicores)} after DaemonSets ({pool.describe()})", rule="K5")
+        raise InputError(
+            key,
+            f"plans {format_cpu(claimed.usable_cpu_millicores)} CPU per node but the cluster's smallest "
+            f"node offers {format_cpu(observed.usable_cpu_millicores)} after DaemonSets ({pool.describe()})",
+            rule="K5",
+        )
     if claimed.usable_memory_bytes > observed.usable_memory_bytes:
-        raise InputError(key, f"plans {format_memory(claimed.usable_memory_bytes)} per node but the cluster's smallest node "
-                              f"offers {format_memory(observed.usable_memory_bytes)} after DaemonSets ({pool.describe()})", rule="K5")
+        raise InputError(
+            key,
+            f"plans {format_memory(claimed.usable_memory_bytes)} per node but the cluster's smallest node "
+            f"offers {format_memory(observed.usable_memory_bytes)} after DaemonSets ({pool.describe()})",
+            rule="K5",
+        )
 
 
 def _configured_budget(v: Values, daemonset: tuple[int | None, int | None]) -> NodeBudget:
@@ -251,12 +297,16 @@ def _configured_budget(v: Values, daemonset: tuple[int | None, int | None]) -> N
     if memory <= 0:
         raise InputError("existingNodeMemory", "allocatable memory must be positive", rule="K1")
     if cpu > MAX_MACHINE_CPU_MILLICORES:
-        raise InputError("existingNodeCpu", f"{format_cpu(cpu)} is more CPU than any node has (8192 CPUs, Linux's most)", rule="K1")
+        raise InputError(
+            "existingNodeCpu", f"{format_cpu(cpu)} is more CPU than any node has (8192 CPUs, Linux's most)", rule="K1"
+        )
     no_machine_has_more(memory, "existingNodeMemory", v.text("existingNodeMemory"))
     if daemonset[0] > cpu:
         raise InputError("daemonsetCpu", f"{daemonset[0]}m exceeds the {cpu}m allocatable of existingNodeCpu", rule="K1")
     if daemonset[1] > memory:
-        raise InputError("daemonsetMemory", f"{daemonset[1]} bytes exceed the {memory} bytes allocatable of existingNodeMemory", rule="K1")
+        raise InputError(
+            "daemonsetMemory", f"{daemonset[1]} bytes exceed the {memory} bytes allocatable of existingNodeMemory", rule="K1"
+        )
     return NodeBudget(
         machine=None,
         provider="existing",
@@ -268,6 +318,8 @@ def _configured_budget(v: Values, daemonset: tuple[int | None, int | None]) -> N
         daemonset_cpu_millicores=daemonset[0],
         daemonset_memory_bytes=daemonset[1],
         max_pods=DEFAULT_MAX_PODS,
-        notes=("existing cluster: allocatable from existingNodeCpu/existingNodeMemory as the kubelet reports it "
-               "(reserves and eviction threshold already subtracted)",),
+        notes=(
+            "existing cluster: allocatable from existingNodeCpu/existingNodeMemory as the kubelet reports it "
+            "(reserves and eviction threshold already subtracted)",
+        ),
     )

@@ -17,19 +17,25 @@ GKE_RELEASE_CHANNELS = ("RAPID", "REGULAR", "STABLE", "EXTENDED")
 _GCP_REGION = re.compile(r"^[a-z]+(-[a-z]+)+[0-9]+$")
 _GCP_PROJECT = re.compile(r"^[a-z][-a-z0-9]{4,28}[a-z0-9]$")
 # A GCE resource name (RFC 1035), or a network/subnetwork path as the GKE API accepts it.
-_GCE_NAME = re.compile(r"^([a-z]([-a-z0-9]{0,61}[a-z0-9])?|projects/[a-z][-a-z0-9]{4,28}[a-z0-9]/(global|regions/[a-z0-9-]+)/(networks|subnetworks)/[a-z]([-a-z0-9]{0,61}[a-z0-9])?)$")
+_GCE_NAME = re.compile(
+    r"^([a-z]([-a-z0-9]{0,61}[a-z0-9])?|projects/[a-z][-a-z0-9]{4,28}[a-z0-9]/(global|regions/[a-z0-9-]+)/(networks|subnetworks)/[a-z]([-a-z0-9]{0,61}[a-z0-9])?)$"
+)
 
 
 def check_bounds(v: Values) -> None:
     for key in ("gkeNetwork", "gkeSubnetwork"):
         value = v.text(key)
         if value and not _GCE_NAME.fullmatch(value):
-            raise InputError(key, f"{value!r} is not a GCE network name (lowercase letters, digits, hyphens; at most 63) "
-                                  "or a projects/…/networks|subnetworks/… path")
+            raise InputError(
+                key,
+                f"{value!r} is not a GCE network name (lowercase letters, digits, hyphens; at most 63) "
+                "or a projects/…/networks|subnetworks/… path",
+            )
 
 
-def cluster_settings(v: Values, common: dict, counts: tuple[int, int], machines: tuple[str, str],
-                     budgets: tuple[NodeBudget, NodeBudget]) -> ClusterSettings:
+def cluster_settings(
+    v: Values, common: dict, counts: tuple[int, int], machines: tuple[str, str], budgets: tuple[NodeBudget, NodeBudget]
+) -> ClusterSettings:
     """The GKE cluster: ``counts`` (database, monitoring nodes) become per-zone counts over gcpZones."""
     database_count, monitoring_count = counts
     gke = gke_settings(v, database_count, monitoring_count)
@@ -37,11 +43,15 @@ def cluster_settings(v: Values, common: dict, counts: tuple[int, int], machines:
     database, monitoring = own_pools(common["cluster_name"], machines, totals, budgets)
     notes: tuple[str, ...] = ()
     if totals[0] != database_count:
-        notes = (f"GKE node_count is per zone: {database_count} database nodes over {len(gke.database_placement.zones)} "
-                 f"zones become {gke.database_placement.nodes_per_zone} per zone = {totals[0]} nodes",)
+        notes = (
+            f"GKE node_count is per zone: {database_count} database nodes over {len(gke.database_placement.zones)} "
+            f"zones become {gke.database_placement.nodes_per_zone} per zone = {totals[0]} nodes",
+        )
     if not gke.master_authorized_networks and not common["ephemeral"]:
-        notes += ("gkeMasterAuthorizedNetworks is empty: the GKE control plane accepts connections from any "
-                  "address (authenticated by Google IAM); list the networks that administer it",)
+        notes += (
+            "gkeMasterAuthorizedNetworks is empty: the GKE control plane accepts connections from any "
+            "address (authenticated by Google IAM); list the networks that administer it",
+        )
     return ClusterSettings(**common, database_pool=database, monitoring_pool=monitoring, gke=gke, notes=notes)
 
 
@@ -68,7 +78,9 @@ def gke_settings(v: Values, database_count: int, monitoring_count: int) -> GkeSe
         raise InputError("gcpRegion", f"{region!r} is not a GCP region (e.g. europe-west1, us-central1)")
     zones = v.strings("gcpZones")
     if not zones:
-        raise InputError("gcpZones", f"the gke target needs the zones its node pools spread over (e.g. {region}-b, {region}-c, {region}-d)")
+        raise InputError(
+            "gcpZones", f"the gke target needs the zones its node pools spread over (e.g. {region}-b, {region}-c, {region}-d)"
+        )
     foreign = [zone for zone in zones if not re.fullmatch(re.escape(region) + r"-[a-z]", zone)]
     if foreign:
         raise InputError("gcpZones", f"{', '.join(foreign)} not zones of gcpRegion {region} (zones look like {region}-b)")
@@ -106,9 +118,12 @@ def hardening(v: Values, region: str) -> dict:
     if key:
         match = _KMS_KEY.fullmatch(key)
         if not match:
-            raise InputError("gkeSecretsKmsKey", f"{key!r} is not a Cloud KMS key name "
-                                                 "(projects/P/locations/L/keyRings/R/cryptoKeys/K)")
+            raise InputError(
+                "gkeSecretsKmsKey", f"{key!r} is not a Cloud KMS key name (projects/P/locations/L/keyRings/R/cryptoKeys/K)"
+            )
         if match.group(2) != region:
-            raise InputError("gkeSecretsKmsKey", f"the key is in {match.group(2)}, but GKE needs it in the cluster's "
-                                                 f"location gcpRegion {region}")
+            raise InputError(
+                "gkeSecretsKmsKey",
+                f"the key is in {match.group(2)}, but GKE needs it in the cluster's location gcpRegion {region}",
+            )
     return {"cloud_nat": v.flag("gkeCloudNat"), "master_authorized_networks": cidrs, "secrets_kms_key": key}

@@ -19,8 +19,10 @@ from percona_mysql_k8s.core.errors import InputError
 ClusterReader = Callable[[str, str], tuple[Sequence[Mapping[str, Any]], Sequence[Mapping[str, Any]]]]
 
 _TIMEOUT_SECONDS = 20
-_OFFLINE_HINT = ("set existingNodeSource=config to plan offline from existingNodeCpu/existingNodeMemory "
-                 "(the plan then holds only if the cluster matches them)")
+_OFFLINE_HINT = (
+    "set existingNodeSource=config to plan offline from existingNodeCpu/existingNodeMemory "
+    "(the plan then holds only if the cluster matches them)"
+)
 
 
 def read_cluster(kubeconfig: str, context: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
@@ -30,25 +32,35 @@ def read_cluster(kubeconfig: str, context: str) -> tuple[list[dict[str, Any]], l
         from kubernetes.client.rest import ApiException
         from kubernetes.config.config_exception import ConfigException
     except ImportError as error:  # the runtime requirements include it; say so if a venv lacks it
-        raise InputError("existingNodeSource", f"reading the cluster needs the `kubernetes` package ({error}); "
-                                               f"install requirements.txt, or {_OFFLINE_HINT}", rule="K1") from None
+        raise InputError(
+            "existingNodeSource",
+            f"reading the cluster needs the `kubernetes` package ({error}); install requirements.txt, or {_OFFLINE_HINT}",
+            rule="K1",
+        ) from None
     key = "kubeContext" if context else "kubeconfig"
     try:
         api_client = config.new_client_from_config(config_file=kubeconfig or None, context=context or None)
     except (ConfigException, OSError, TypeError, ValueError) as error:
-        raise InputError(key, f"cannot load the kubeconfig to read the cluster's Nodes: {error}; {_OFFLINE_HINT}",
-                         rule="K1") from None
+        raise InputError(
+            key, f"cannot load the kubeconfig to read the cluster's Nodes: {error}; {_OFFLINE_HINT}", rule="K1"
+        ) from None
     core = client.CoreV1Api(api_client)
     try:
         nodes = core.list_node(_request_timeout=_TIMEOUT_SECONDS)
-        pods = core.list_pod_for_all_namespaces(field_selector="status.phase!=Succeeded,status.phase!=Failed",
-                                                _request_timeout=_TIMEOUT_SECONDS)
+        pods = core.list_pod_for_all_namespaces(
+            field_selector="status.phase!=Succeeded,status.phase!=Failed", _request_timeout=_TIMEOUT_SECONDS
+        )
     except ApiException as error:
-        raise InputError(key, f"the API server refused to list Nodes/Pods ({error.status} {error.reason}): the "
-                              f"identity needs list on nodes and pods cluster-wide; or {_OFFLINE_HINT}", rule="K1") from None
+        raise InputError(
+            key,
+            f"the API server refused to list Nodes/Pods ({error.status} {error.reason}): the "
+            f"identity needs list on nodes and pods cluster-wide; or {_OFFLINE_HINT}",
+            rule="K1",
+        ) from None
     except Exception as error:  # urllib3 connection and TLS errors have no common base in the client
-        raise InputError(key, f"cannot reach the cluster to read its Nodes ({type(error).__name__}: {error}); "
-                              f"{_OFFLINE_HINT}", rule="K1") from None
+        raise InputError(
+            key, f"cannot reach the cluster to read its Nodes ({type(error).__name__}: {error}); {_OFFLINE_HINT}", rule="K1"
+        ) from None
     finally:
         api_client.close()
     serialize = api_client.sanitize_for_serialization

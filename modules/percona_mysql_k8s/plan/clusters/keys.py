@@ -88,7 +88,7 @@ def rekey(error: InputError, key: str) -> InputError:
     """A core error re-issued under the stack config key the user actually set."""
     prefix = (f"{error.rule}: " if error.rule else "") + f"{error.key}: "
     message = str(error)
-    return InputError(key, message[len(prefix):] if message.startswith(prefix) else message, error.rule)
+    return InputError(key, message[len(prefix) :] if message.startswith(prefix) else message, error.rule)
 
 
 class Values:
@@ -157,15 +157,28 @@ _LABEL_VALUE = re.compile(r"^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$")
 
 # Which targets read each target-specific key (every other key is read by all targets).
 TARGET_KEYS: dict[str, tuple[str, ...]] = {
-    **dict.fromkeys(("gcpProject", "gcpRegion", "gcpZones", "gkeReleaseChannel", "gkePrivateNodes", "gkeNetwork",
-                     "gkeSubnetwork"), ("gke",)),
+    **dict.fromkeys(
+        ("gcpProject", "gcpRegion", "gcpZones", "gkeReleaseChannel", "gkePrivateNodes", "gkeNetwork", "gkeSubnetwork"), ("gke",)
+    ),
     **dict.fromkeys(("awsRegion", "eksVersion", "eksVpcId", "eksSubnetIds", "eksPrivateEndpoint"), ("eks",)),
     **dict.fromkeys(("kindHostShare", "kindHostCpu", "kindHostMemory", "kindNodeImage"), ("kind",)),
-    **dict.fromkeys(("kubeconfig", "kubeContext", "databasePoolLabels", "databasePoolTaint", "monitoringPoolLabels",
-                     "existingNodeCpu", "existingNodeMemory", "existingNodeSource"), ("existing",)),
+    **dict.fromkeys(
+        (
+            "kubeconfig",
+            "kubeContext",
+            "databasePoolLabels",
+            "databasePoolTaint",
+            "monitoringPoolLabels",
+            "existingNodeCpu",
+            "existingNodeMemory",
+            "existingNodeSource",
+        ),
+        ("existing",),
+    ),
     # kind sizes one worker per member from a share of the host: no machine types, counts or boot disks
-    **dict.fromkeys(("databaseNodeType", "monitoringNodeType", "databaseNodeCount", "databaseDiskSizeGb"),
-                    ("gke", "eks", "existing")),
+    **dict.fromkeys(
+        ("databaseNodeType", "monitoringNodeType", "databaseNodeCount", "databaseDiskSizeGb"), ("gke", "eks", "existing")
+    ),
 }
 
 
@@ -179,8 +192,11 @@ def check_target_keys(values: Mapping[str, object], target: str) -> None:
         decoded = decode_config_value(key, value) if isinstance(value, str) and not isinstance(default, str) else value
         if decoded == default or (isinstance(decoded, str) and decoded.strip() == str(default)):
             continue
-        raise InputError(key, f"applies only to target {' or '.join(owners)}, and this stack's target is {target}: it would "
-                              "be ignored (remove it from the stack config, or change target)")
+        raise InputError(
+            key,
+            f"applies only to target {' or '.join(owners)}, and this stack's target is {target}: it would "
+            "be ignored (remove it from the stack config, or change target)",
+        )
 
 
 def _check_label_key(key: str, config_key: str, rule: str) -> None:
@@ -212,7 +228,9 @@ def parse_taint(text: str, config_key: str) -> Taint:
     """``"key=value:Effect"`` (or ``"key:Effect"``) as a :class:`Taint` (K4)."""
     head, sep, effect = text.strip().rpartition(":")
     if not sep or not head:
-        raise InputError(config_key, f"{text!r} is not key=value:Effect (e.g. {DATABASE_TAINT.key}=database:NoSchedule)", rule="K4")
+        raise InputError(
+            config_key, f"{text!r} is not key=value:Effect (e.g. {DATABASE_TAINT.key}=database:NoSchedule)", rule="K4"
+        )
     if effect not in TAINT_EFFECTS:
         raise InputError(config_key, f"taint effect {effect!r} is not one of {', '.join(TAINT_EFFECTS)}", rule="K4")
     key, _, value = head.partition("=")

@@ -28,7 +28,8 @@ AUTO = "auto"
 _IMAGE_REFERENCE = re.compile(
     r"^(?:[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?)*(?::[0-9]+)?/)?"
     r"[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*(?:/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*"
-    r"(?::[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?(?:@sha256:[a-f0-9]{64})?$")
+    r"(?::[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?(?:@sha256:[a-f0-9]{64})?$"
+)
 
 
 def check_bounds(v: Values) -> None:
@@ -49,7 +50,9 @@ def host_resources() -> tuple[int, int]:
         return docker
     cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     if not cpus:
-        raise InputError("kindHostCpu", "cannot tell how many CPUs this machine has: set kindHostCpu and kindHostMemory", rule="K1")
+        raise InputError(
+            "kindHostCpu", "cannot tell how many CPUs this machine has: set kindHostCpu and kindHostMemory", rule="K1"
+        )
     return cpus * 1000, _memory_bytes()
 
 
@@ -63,8 +66,9 @@ def _docker_resources() -> tuple[int, int] | None:
     if shutil.which("docker") is None:
         return None
     try:
-        info = subprocess.run(["docker", "info", "--format", "{{json .}}"], capture_output=True, text=True,
-                              timeout=15, check=False)
+        info = subprocess.run(
+            ["docker", "info", "--format", "{{json .}}"], capture_output=True, text=True, timeout=15, check=False
+        )
         data = json.loads(info.stdout) if info.returncode == 0 else {}
     except (OSError, subprocess.SubprocessError, ValueError):
         return None
@@ -85,8 +89,9 @@ def _memory_bytes() -> int:
     try:
         return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     except (ValueError, OSError, AttributeError) as error:
-        raise InputError("kindHostMemory", "cannot tell how much memory this machine has: set kindHostCpu and kindHostMemory",
-                         rule="K1") from error
+        raise InputError(
+            "kindHostMemory", "cannot tell how much memory this machine has: set kindHostCpu and kindHostMemory", rule="K1"
+        ) from error
 
 
 def kind_host(v: Values, host: Callable[[], tuple[int, int]]) -> KindHost:
@@ -111,19 +116,28 @@ def kind_host(v: Values, host: Callable[[], tuple[int, int]]) -> KindHost:
     if cpu % 1000 or cpu > MAX_MACHINE_CPU_MILLICORES:
         # Docker counts whole CPUs (docker info NCPU; Docker Desktop allots whole CPUs), and no host has more than
         # Linux's 8192 (core.bounds).
-        raise InputError("kindHostCpu", f"{cpu_text!r} is no host's CPU count: a host has a whole number of CPUs "
-                                        f"from 1 to {MAX_MACHINE_CPU_MILLICORES // 1000} (e.g. 8, as docker info reports)", rule="K1")
+        raise InputError(
+            "kindHostCpu",
+            f"{cpu_text!r} is no host's CPU count: a host has a whole number of CPUs "
+            f"from 1 to {MAX_MACHINE_CPU_MILLICORES // 1000} (e.g. 8, as docker info reports)",
+            rule="K1",
+        )
     no_machine_has_more(memory, "kindHostMemory", memory_text)
     declared = KindHost(cpu, memory, source="the declared host (kindHostCpu/kindHostMemory)")
     if v.text("kindHostShare").lower() == AUTO:
         return declared  # the fit (plan.config.kind_fit) refuses a host too small with the smallest host that works
-    for key, free, text, what in (("kindHostCpu", declared.free_cpu_millicores, cpu_text, "CPU"),
-                                  ("kindHostMemory", declared.free_memory_bytes, memory_text, "memory")):
+    for key, free, text, what in (
+        ("kindHostCpu", declared.free_cpu_millicores, cpu_text, "CPU"),
+        ("kindHostMemory", declared.free_memory_bytes, memory_text, "memory"),
+    ):
         if free <= 0:
-            raise InputError(key, f"{text!r} is not enough {what} to run kind at all: the host's own share and the "
-                                  f"control plane take {format_cpu(HOST_RESERVE.cpu_millicores + CONTROL_PLANE.cpu_millicores)} "
-                                  f"CPU and {format_memory(HOST_RESERVE.memory_bytes + CONTROL_PLANE.memory_bytes)} (core.kind_host)",
-                             rule="K1")
+            raise InputError(
+                key,
+                f"{text!r} is not enough {what} to run kind at all: the host's own share and the "
+                f"control plane take {format_cpu(HOST_RESERVE.cpu_millicores + CONTROL_PLANE.cpu_millicores)} "
+                f"CPU and {format_memory(HOST_RESERVE.memory_bytes + CONTROL_PLANE.memory_bytes)} (core.kind_host)",
+                rule="K1",
+            )
     return declared
 
 
@@ -146,8 +160,9 @@ def kind_share(v: Values) -> float | None:
     return share
 
 
-def cluster_settings(v: Values, common: dict, monitoring_count: int, daemonset: tuple[int, int],
-          host: Callable[[], tuple[int, int]]) -> ClusterSettings:
+def cluster_settings(
+    v: Values, common: dict, monitoring_count: int, daemonset: tuple[int, int], host: Callable[[], tuple[int, int]]
+) -> ClusterSettings:
     share = kind_share(v)
     image = v.text("kindNodeImage")
     if not image:
@@ -168,9 +183,13 @@ def cluster_settings(v: Values, common: dict, monitoring_count: int, daemonset: 
         except InputError as error:
             raise rekey(error, keys.get(error.key, "kindHostShare")) from None
         if share * nodes > 1:
-            notes = (f"{nodes} kind workers × kindHostShare {share} = {share * nodes:.0%} of this machine: the nodes overcommit "
-                     "the host, so sizing against one node's share overstates what all of them get together (K1)",)
+            notes = (
+                f"{nodes} kind workers × kindHostShare {share} = {share * nodes:.0%} of this machine: the nodes overcommit "
+                "the host, so sizing against one node's share overstates what all of them get together (K1)",
+            )
     # One kind worker per database member: kind has no node pools to size separately.
-    database, monitoring = own_pools(common["cluster_name"], (None, None), (common["cluster_size"], monitoring_count), (budget, budget))
+    database, monitoring = own_pools(
+        common["cluster_name"], (None, None), (common["cluster_size"], monitoring_count), (budget, budget)
+    )
     kind = KindSettings(image, share, machine.cpu_millicores, machine.memory_bytes)
     return ClusterSettings(**common, database_pool=database, monitoring_pool=monitoring, kind=kind, notes=notes)

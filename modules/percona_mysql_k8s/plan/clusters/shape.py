@@ -116,5 +116,14 @@ class ClusterArgs:
     def from_settings(cls, settings: ClusterSettings) -> Self:
         if cls.TARGET and settings.target != cls.TARGET:
             raise ValueError(f"{cls.__name__} needs settings of the {cls.TARGET} target")
-        return cls(settings.cluster_name, settings.database_pool, settings.monitoring_pool, settings.database_disk_size_gb,
-                   not settings.ephemeral, settings.gke, settings.eks, settings.kind, settings.existing)
+        return cls(
+            settings.cluster_name,
+            settings.database_pool,
+            settings.monitoring_pool,
+            settings.database_disk_size_gb,
+            not settings.ephemeral,
+            settings.gke,
+            settings.eks,
+            settings.kind,
+            settings.existing,
+        )

@@ -70,7 +70,6 @@ class StackSettings:
     create_namespace: bool = True  # the stack creates the database namespace (with the operator)
 
 
-
 def stack_settings_from_config(
     values: Mapping[str, object],
     *,
@@ -87,8 +86,9 @@ def stack_settings_from_config(
     if kind_fit.applies(values):
         machine = kind_plan.kind_host_from_config(values, host)
         measured = (machine.cpu_millicores, machine.memory_bytes)
-        settings, notes = kind_fit.fit(values, lambda fitted: _settings(fitted, pmm_token_set, lambda: measured),
-                                       measured, machine.source, ladder=_ladder)
+        settings, notes = kind_fit.fit(
+            values, lambda fitted: _settings(fitted, pmm_token_set, lambda: measured), measured, machine.source, ladder=_ladder
+        )
         return replace(settings, notes=notes)
     return _settings(values, pmm_token_set, host)
 
@@ -110,8 +110,13 @@ def _settings(values: Mapping[str, object], pmm_token_set: bool, host: Callable[
     sysbench = sysbench_settings_from_config(v)
     placement, sizing = _sized(database, cluster)
     check_pmm_volume(v, cluster.cluster_size)  # after sizing: the cluster size is checked (T1)
-    plan = _monitoring_plan(cluster, operator=install_operator, pmm_server=pmm.install, sysbench=sysbench is not None,
-                            backup=backup.plan if backup is not None else None)
+    plan = _monitoring_plan(
+        cluster,
+        operator=install_operator,
+        pmm_server=pmm.install,
+        sysbench=sysbench is not None,
+        backup=backup.plan if backup is not None else None,
+    )
     benchmark = None
     if sysbench is not None:
         benchmark = bench.plan(
@@ -127,8 +132,21 @@ def _settings(values: Mapping[str, object], pmm_token_set: bool, host: Callable[
         )
     chart_sources = sources_from_config(v, database.engine)
     network = network_settings_from_config(v)
-    return StackSettings(cluster, database, install_operator, pmm, sysbench, placement, sizing, plan, benchmark,
-                         sources=chart_sources, network=network, backup=backup, create_namespace=v.get("createNamespace"))
+    return StackSettings(
+        cluster,
+        database,
+        install_operator,
+        pmm,
+        sysbench,
+        placement,
+        sizing,
+        plan,
+        benchmark,
+        sources=chart_sources,
+        network=network,
+        backup=backup,
+        create_namespace=v.get("createNamespace"),
+    )
 
 
 _SIZING_KEYS = {"connections": "connections", "cluster_size": "clusterSize", "proxy": "proxy", "log_collector": "logCollector"}
@@ -145,12 +163,15 @@ def _budget_key(cluster: ClusterSettings, error_key: str) -> str:
 def _on_the_kind_host(error: InputError, cluster: ClusterSettings) -> InputError:
     """A capacity refusal on kind, said in terms of the host the kind nodes share (the keys that size them)."""
     host = cluster.kind
-    modeled = (f"modeled as {host.host_share:g} of" if host.host_share is not None
-               else "an equal part of what is left of")
-    return InputError(error.key, f"{error.message} (each kind node is {modeled} the kind host's "
-                      f"{format_cpu(host.host_cpu_millicores)} CPU and {human_bytes(host.host_memory_bytes)}, kindHostCpu/"
-                      f"kindHostMemory or else this machine's: {'raise the share or ' if host.host_share is not None else ''}"
-                      "use a larger machine)", error.rule)
+    modeled = f"modeled as {host.host_share:g} of" if host.host_share is not None else "an equal part of what is left of"
+    return InputError(
+        error.key,
+        f"{error.message} (each kind node is {modeled} the kind host's "
+        f"{format_cpu(host.host_cpu_millicores)} CPU and {human_bytes(host.host_memory_bytes)}, kindHostCpu/"
+        f"kindHostMemory or else this machine's: {'raise the share or ' if host.host_share is not None else ''}"
+        "use a larger machine)",
+        error.rule,
+    )
 
 
 def _monitoring_plan(cluster: ClusterSettings, **wanted) -> MonitoringPlan:
@@ -176,4 +197,4 @@ def _sized(database: DatabaseSpec, cluster: ClusterSettings) -> tuple[Placement,
             error = _on_the_kind_host(error, cluster)
         prefix = (f"{error.rule}: " if error.rule else "") + f"{error.key}: "
         message = str(error)
-        raise InputError(key, message[len(prefix):] if message.startswith(prefix) else message, error.rule) from None
+        raise InputError(key, message[len(prefix) :] if message.startswith(prefix) else message, error.rule) from None

@@ -164,9 +164,13 @@ def check_config_keys(config: Mapping[str, object], *, project: str, secret_keys
     static cloud key (R4, core.cloud_keys, the policy pack's test); an ephemeral one (``ephemeral: true``) may."""
     if str(config.get(f"{project}:ephemeral", "")).lower() != "true":
         for found in static_cloud_keys(config):
-            raise InputError(found.key, f"{found.what}: no static cloud key belongs in stack config (remove it; on gke/eks "
-                                        "the stack creates a key scoped to the backup bucket, elsewhere name a Secret you "
-                                        "created in backupCredentialsSecret)", "R4")
+            raise InputError(
+                found.key,
+                f"{found.what}: no static cloud key belongs in stack config (remove it; on gke/eks "
+                "the stack creates a key scoped to the backup bucket, elsewhere name a Secret you "
+                "created in backupCredentialsSecret)",
+                "R4",
+            )
     known = set(all_keys()) | {PMM_TOKEN_KEY}
     for full in sorted(config):
         namespace, _, key = full.partition(":")
@@ -177,8 +181,11 @@ def check_config_keys(config: Mapping[str, object], *, project: str, secret_keys
         raise InputError(key, f"is not a setting of this project{hint} (every setting is declared in Pulumi.yaml)")
     token = f"{project}:{PMM_TOKEN_KEY}"
     if config.get(token) and token not in secret_keys:
-        raise InputError(PMM_TOKEN_KEY, "is stored in plain text in the stack config: set it with "
-                                        "`pulumi config set --secret pmmServerToken <token>`", "S1")
+        raise InputError(
+            PMM_TOKEN_KEY,
+            "is stored in plain text in the stack config: set it with `pulumi config set --secret pmmServerToken <token>`",
+            "S1",
+        )
 
 
 def all_keys() -> tuple[str, ...]:
@@ -209,7 +216,7 @@ def target_keys(target: str) -> tuple[str, ...]:
             return CLOUD_TARGETS
         if key in ENDPOINT_ONLY:
             return ("kind", "existing")
-        prefix = next((p for p in _TARGET_PREFIXES if key.startswith(p) and key[len(p):len(p) + 1].isupper()), None)
+        prefix = next((p for p in _TARGET_PREFIXES if key.startswith(p) and key[len(p) : len(p) + 1].isupper()), None)
         return _TARGET_PREFIXES[prefix] if prefix else TARGETS
 
     return tuple(key for key in all_keys() if key != "target" and target in owners(key))

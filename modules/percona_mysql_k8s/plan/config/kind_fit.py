@@ -110,8 +110,9 @@ def _smallest(accepts: Callable[[int], bool], step: int, ceiling: int) -> int | 
     return high * step
 
 
-def minimum_host(values: Mapping[str, object], layout: Layout, build: Callable[[Mapping[str, object]], S],
-                 host: tuple[int, int]) -> tuple[int, int] | None:
+def minimum_host(
+    values: Mapping[str, object], layout: Layout, build: Callable[[Mapping[str, object]], S], host: tuple[int, int]
+) -> tuple[int, int] | None:
     """(CPU millicores, memory bytes) of the smallest host that holds ``layout``, in whole CPUs and 256 MiB steps.
 
     CPU is searched with ample memory (the CPU split does not depend on memory once PMM is off), then
@@ -132,9 +133,13 @@ def minimum_host(values: Mapping[str, object], layout: Layout, build: Callable[[
     return None if memory is None else (cpu, memory)
 
 
-def fit(values: Mapping[str, object], build: Callable[[Mapping[str, object]], S],
-        host: tuple[int, int], source: str,
-        ladder: Callable[[Mapping[str, object]], tuple[int, ...] | None] = lambda values: None) -> tuple[S, tuple[str, ...]]:
+def fit(
+    values: Mapping[str, object],
+    build: Callable[[Mapping[str, object]], S],
+    host: tuple[int, int],
+    source: str,
+    ladder: Callable[[Mapping[str, object]], tuple[int, ...] | None] = lambda values: None,
+) -> tuple[S, tuple[str, ...]]:
     """The first layout ``build`` accepts, with notes saying what it gave up; or one clear InputError.
 
     ``host`` is the (CPU millicores, memory bytes) the kind nodes share and ``source`` where it came from;
@@ -154,9 +159,11 @@ def fit(values: Mapping[str, object], build: Callable[[Mapping[str, object]], S]
                 kept = [count for count in threads if count <= room] or [max(room, 1)]
                 if kept != list(threads):
                     fitted["sysbenchThreads"] = kept
-                    notes.append(f"kind: sysbench runs {kept} threads, not {list(threads)}: the member is sized for "
-                                 f"max_connections={probe.sizing.connections}, {RESERVED_CONNECTIONS} of them kept for "
-                                 "the operator and PMM (B3)")
+                    notes.append(
+                        f"kind: sysbench runs {kept} threads, not {list(threads)}: the member is sized for "
+                        f"max_connections={probe.sizing.connections}, {RESERVED_CONNECTIONS} of them kept for "
+                        "the operator and PMM (B3)"
+                    )
             result = build(fitted)
         except InputError as error:
             if not _is_capacity(error):
@@ -165,18 +172,27 @@ def fit(values: Mapping[str, object], build: Callable[[Mapping[str, object]], S]
             continue
         if refused:
             wanted, why = refused[0]
-            notes.insert(0, f"kind: {source} ({format_cpu(host[0])} CPU, {human_bytes(host[1])}) does not hold "
-                            f"{wanted.describe()} ({why}); deploying {layout.describe()}, the richest layout it holds "
-                            "(ephemeral stack)")
+            notes.insert(
+                0,
+                f"kind: {source} ({format_cpu(host[0])} CPU, {human_bytes(host[1])}) does not hold "
+                f"{wanted.describe()} ({why}); deploying {layout.describe()}, the richest layout it holds "
+                "(ephemeral stack)",
+            )
         return result, tuple(notes)
     smallest, why = refused[-1]
     found = f"{source} has {format_cpu(host[0])} CPU and {human_bytes(host[1])}"
     need = minimum_host(values, smallest, build, host)
     hint = "" if _flag(values, "ephemeral", False) else "; fewer than 3 members need ephemeral: true (T1)"
-    levers = ("use a larger machine (Docker Desktop: give its VM more CPUs and memory), set sysbenchEnabled false, "
-              f"or deploy to a cluster you have (target: existing){hint}")
+    levers = (
+        "use a larger machine (Docker Desktop: give its VM more CPUs and memory), set sysbenchEnabled false, "
+        f"or deploy to a cluster you have (target: existing){hint}"
+    )
     if need is None:
         raise InputError(why.key, f"{found}: not even {smallest.describe()} fits ({why}); {levers}", rule="K1")
     key = "kindHostCpu" if host[0] < need[0] else "kindHostMemory"
-    raise InputError(key, f"{found}; the kind stack needs at least {format_cpu(need[0])} CPU and {human_bytes(need[1])} "
-                          f"for its smallest layout ({smallest.describe()}): {levers}", rule="K1")
+    raise InputError(
+        key,
+        f"{found}; the kind stack needs at least {format_cpu(need[0])} CPU and {human_bytes(need[1])} "
+        f"for its smallest layout ({smallest.describe()}): {levers}",
+        rule="K1",
+    )

@@ -118,9 +118,12 @@ def check_pmm_volume(values: Config, cluster_size: int) -> None:
     monitored = cluster_size if v.get("pmmEnabled") else 0
     needed = monitoring.pmm_volume_bytes(monitored)
     if amount < needed:
-        raise InputError("pmmStorageSize", f"{v.get('pmmStorageSize')!r} is below what PMM Server needs for {max(1, monitored)} "
-                                           f"monitored database node(s) (clusterSize): ~1 GB per node per week over its {monitoring.PMM_RETENTION_DAYS}-day "
-                                           f"retention is {math.ceil(needed / 2**30)}Gi; set pmmStorageSize to at least that")
+        raise InputError(
+            "pmmStorageSize",
+            f"{v.get('pmmStorageSize')!r} is below what PMM Server needs for {max(1, monitored)} "
+            f"monitored database node(s) (clusterSize): ~1 GB per node per week over its {monitoring.PMM_RETENTION_DAYS}-day "
+            f"retention is {math.ceil(needed / 2**30)}Gi; set pmmStorageSize to at least that",
+        )
 
 
 def check_database_keys(values: Config) -> None:
@@ -146,8 +149,11 @@ def database_spec_from_config(values: Config, cluster: ClusterSettings) -> Datab
     v = ConfigValues.of(values)
     name = v.get("dbClusterName") or cluster.cluster_name
     if not v.get("dbClusterName") and len(name) > 22:
-        raise InputError("dbClusterName", f"clusterName {name!r} is longer than the 22 characters the PXC operator allows "
-                                          "for a database cluster: set dbClusterName")
+        raise InputError(
+            "dbClusterName",
+            f"clusterName {name!r} is longer than the 22 characters the PXC operator allows "
+            "for a database cluster: set dbClusterName",
+        )
     return DatabaseSpec(
         name=name,
         namespace=v.get("namespace"),
@@ -172,24 +178,42 @@ def backup_settings_from_config(values: Config, cluster: ClusterSettings, *, eng
     false."""
     v = ConfigValues.of(values)
     place = cluster.gke.project if cluster.gke is not None else cluster.eks.region if cluster.eks is not None else ""
-    return backup_settings({key: v.get(key) for key in BACKUP_KEYS}, target=cluster.target, cluster_name=cluster.cluster_name, place=place, engine=engine,
-                           ephemeral=cluster.ephemeral, volume_bytes=_check_quantity(v, "storageSize"))
+    return backup_settings(
+        {key: v.get(key) for key in BACKUP_KEYS},
+        target=cluster.target,
+        cluster_name=cluster.cluster_name,
+        place=place,
+        engine=engine,
+        ephemeral=cluster.ephemeral,
+        volume_bytes=_check_quantity(v, "storageSize"),
+    )
 
 
 def pmm_settings_from_config(values: Config, *, token_set: bool) -> PmmSettings:
     v = ConfigValues.of(values)
     install, enabled, host = v.get("installPmm"), v.get("pmmEnabled"), v.get("pmmServerHost")
     if install and host:
-        raise InputError("pmmServerHost", "is for a PMM server this stack does not install: set installPmm false, or leave it empty")
+        raise InputError(
+            "pmmServerHost", "is for a PMM server this stack does not install: set installPmm false, or leave it empty"
+        )
     if host and not _HOST.fullmatch(host):
-        raise InputError("pmmServerHost", f"{host!r} must be a bare host name (no scheme or port), e.g. monitoring-service.pmm", "S5")
+        raise InputError(
+            "pmmServerHost", f"{host!r} must be a bare host name (no scheme or port), e.g. monitoring-service.pmm", "S5"
+        )
     if enabled and not install:
         if not host:
-            raise InputError("pmmServerHost", "pmmEnabled with installPmm false needs the host of the existing PMM 3 server "
-                                              "(e.g. monitoring-service.pmm)", "S5")
+            raise InputError(
+                "pmmServerHost",
+                "pmmEnabled with installPmm false needs the host of the existing PMM 3 server (e.g. monitoring-service.pmm)",
+                "S5",
+            )
         if not token_set:
-            raise InputError(PMM_TOKEN_KEY, "pmmEnabled with installPmm false needs a PMM 3 service-account token: "
-                                            "pulumi config set --secret pmmServerToken glsa_...", "S5")
+            raise InputError(
+                PMM_TOKEN_KEY,
+                "pmmEnabled with installPmm false needs a PMM 3 service-account token: "
+                "pulumi config set --secret pmmServerToken glsa_...",
+                "S5",
+            )
     return PmmSettings(install=install, enabled=enabled, server_host=host, storage_size=v.get("pmmStorageSize"))
 
 
@@ -199,7 +223,9 @@ def sysbench_settings_from_config(values: Config) -> SysbenchSettings | None:
     v = ConfigValues.of(values)
     run_request, data_size = v.get("sysbenchRunId"), v.get("sysbenchDataSize")
     if run_request and not _RUN_ID.fullmatch(run_request):
-        raise InputError("sysbenchRunId", f"{run_request!r} must be 1-16 lowercase letters, digits and hyphens (it names the Job)", "R5")
+        raise InputError(
+            "sysbenchRunId", f"{run_request!r} must be 1-16 lowercase letters, digits and hyphens (it names the Job)", "R5"
+        )
     max_data = None
     if data_size:
         try:
@@ -210,16 +236,31 @@ def sysbench_settings_from_config(values: Config) -> SysbenchSettings | None:
         return None
     if not v.get("ephemeral"):
         if not run_request:
-            raise InputError("sysbenchRunId", "sysbenchEnabled is true, and a production stack runs a benchmark only on an "
-                                              "explicit request: set "
-                                              "sysbenchRunId (a new id per run; the run never repeats by itself)", "R5")
+            raise InputError(
+                "sysbenchRunId",
+                "sysbenchEnabled is true, and a production stack runs a benchmark only on an "
+                "explicit request: set "
+                "sysbenchRunId (a new id per run; the run never repeats by itself)",
+                "R5",
+            )
         if not data_size:
-            raise InputError("sysbenchDataSize", "sysbenchEnabled is true, and a production benchmark prepares only the data "
-                                                 "its user asked for: set "
-                                                 "sysbenchDataSize (e.g. 50Gi)", "R5")
+            raise InputError(
+                "sysbenchDataSize",
+                "sysbenchEnabled is true, and a production benchmark prepares only the data "
+                "its user asked for: set "
+                "sysbenchDataSize (e.g. 50Gi)",
+                "R5",
+            )
     ladder = bench.ladder(v.get("sysbenchThreads"), v.get("sysbenchDuration"), v.get("sysbenchWarmup"), v.get("sysbenchRate"))
-    return SysbenchSettings(ladder.threads, ladder.duration_seconds, ladder.warmup_seconds, ladder.rate,
-                            v.get("sysbenchCleanup"), run_request or None, max_data)
+    return SysbenchSettings(
+        ladder.threads,
+        ladder.duration_seconds,
+        ladder.warmup_seconds,
+        ladder.rate,
+        v.get("sysbenchCleanup"),
+        run_request or None,
+        max_data,
+    )
 
 
 def network_settings_from_config(values: Config) -> ClientAccess | None:
@@ -228,7 +269,10 @@ def network_settings_from_config(values: Config) -> ClientAccess | None:
     access = client_access(v.get("clientNamespaces"), v.get("clientPodLabels"))
     if not v.get("networkPolicies"):
         if access.namespaces or access.pod_labels:
-            raise InputError("networkPolicies", "is false, so clientNamespaces and clientPodLabels would be ignored: "
-                                                "set networkPolicies true or clear them", "R6")
+            raise InputError(
+                "networkPolicies",
+                "is false, so clientNamespaces and clientPodLabels would be ignored: set networkPolicies true or clear them",
+                "R6",
+            )
         return None
     return access

@@ -65,8 +65,7 @@ GCS_BUCKET_ROLES = ("roles/storage.objectAdmin", "roles/storage.legacyBucketRead
 # (run_backup.sh ``s3api list-objects``); xbcloud and minio upload in parts. No s3:DeleteObjectVersion: on a
 # versioned bucket a delete only adds a delete marker, so a leaked key cannot destroy a backup.
 S3_BUCKET_ACTIONS = ("s3:GetBucketLocation", "s3:ListBucket", "s3:ListBucketMultipartUploads")
-S3_OBJECT_ACTIONS = ("s3:GetObject", "s3:PutObject", "s3:DeleteObject", "s3:AbortMultipartUpload",
-                     "s3:ListMultipartUploadParts")
+S3_OBJECT_ACTIONS = ("s3:GetObject", "s3:PutObject", "s3:DeleteObject", "s3:AbortMultipartUpload", "s3:ListMultipartUploadParts")
 # SSE-KMS: an upload needs a data key, a download (and a multipart upload's completion) decrypts it.
 KMS_ACTIONS = ("kms:GenerateDataKey", "kms:Decrypt")
 
@@ -92,13 +91,21 @@ _GCP_KMS_KEY = re.compile(r"^projects/[^/]+/locations/[^/]+/keyRings/[^/]+/crypt
 def check_bucket_name(name: str, kind: str) -> str:
     """``name`` as the cloud of ``kind`` (GCS or S3) accepts it, dots excluded (see ``_BUCKET``)."""
     if not isinstance(name, str) or not _BUCKET.fullmatch(name):
-        raise InputError(BUCKET_KEY, f"{name!r} is not a bucket name: 3-63 lower-case letters, digits and '-', "
-                                     "starting and ending with a letter or digit (no dots)", "R1")
+        raise InputError(
+            BUCKET_KEY,
+            f"{name!r} is not a bucket name: 3-63 lower-case letters, digits and '-', "
+            "starting and ending with a letter or digit (no dots)",
+            "R1",
+        )
     if kind == GCS and ("google" in name or name.startswith("goog")):
         raise InputError(BUCKET_KEY, f"{name!r}: GCS refuses bucket names containing 'google' or starting with 'goog'", "R1")
     if kind in (S3, S3_COMPATIBLE) and (name.startswith(_S3_RESERVED_PREFIXES) or name.endswith(_S3_RESERVED_SUFFIXES)):
-        raise InputError(BUCKET_KEY, f"{name!r}: S3 reserves the prefixes {', '.join(_S3_RESERVED_PREFIXES)} and the "
-                                     f"suffixes {', '.join(_S3_RESERVED_SUFFIXES)}", "R1")
+        raise InputError(
+            BUCKET_KEY,
+            f"{name!r}: S3 reserves the prefixes {', '.join(_S3_RESERVED_PREFIXES)} and the "
+            f"suffixes {', '.join(_S3_RESERVED_SUFFIXES)}",
+            "R1",
+        )
     return name
 
 
@@ -107,8 +114,11 @@ def check_kms_key(key: str, kind: str) -> str:
     IAM policy that lets the backup identity use the key) or a Cloud KMS key's resource name (GCS)."""
     if not key:
         return key
-    pattern, form = ((_AWS_KMS_KEY, "arn:aws:kms:<region>:<account>:key/<key-id>") if kind == S3 else
-                     (_GCP_KMS_KEY, "projects/<p>/locations/<l>/keyRings/<r>/cryptoKeys/<k>"))
+    pattern, form = (
+        (_AWS_KMS_KEY, "arn:aws:kms:<region>:<account>:key/<key-id>")
+        if kind == S3
+        else (_GCP_KMS_KEY, "projects/<p>/locations/<l>/keyRings/<r>/cryptoKeys/<k>")
+    )
     if not isinstance(key, str) or not pattern.match(key):
         raise InputError(KMS_KEY, f"{key!r} is not a {kind.upper()} key: expected {form}", "R4")
     return key
@@ -166,7 +176,7 @@ def _fit(name: str, limit: int) -> str:
     if len(name) <= limit:
         return name
     digest = hashlib.sha256(name.encode()).hexdigest()[:8]
-    return f"{name[:limit - 9].rstrip('-')}-{digest}"
+    return f"{name[: limit - 9].rstrip('-')}-{digest}"
 
 
 def gcp_service_account_id(bucket: str) -> str:
@@ -212,24 +222,33 @@ def s3_bucket_arn(bucket: str, partition: str) -> str:
 def s3_access_policy(bucket: str, partition: str, kms_key_arn: str) -> str:
     """The backup identity's IAM policy: this bucket, its objects and its key; nothing else."""
     arn = s3_bucket_arn(bucket, partition)
-    return json.dumps({
-        "Version": "2012-10-17",
-        "Statement": [
-            {"Sid": "Bucket", "Effect": "Allow", "Action": list(S3_BUCKET_ACTIONS), "Resource": arn},
-            {"Sid": "Objects", "Effect": "Allow", "Action": list(S3_OBJECT_ACTIONS), "Resource": f"{arn}/*"},
-            {"Sid": "Key", "Effect": "Allow", "Action": list(KMS_ACTIONS), "Resource": kms_key_arn},
-        ],
-    })
+    return json.dumps(
+        {
+            "Version": "2012-10-17",
+            "Statement": [
+                {"Sid": "Bucket", "Effect": "Allow", "Action": list(S3_BUCKET_ACTIONS), "Resource": arn},
+                {"Sid": "Objects", "Effect": "Allow", "Action": list(S3_OBJECT_ACTIONS), "Resource": f"{arn}/*"},
+                {"Sid": "Key", "Effect": "Allow", "Action": list(KMS_ACTIONS), "Resource": kms_key_arn},
+            ],
+        }
+    )
 
 
 def s3_tls_only_policy(bucket: str, partition: str) -> str:
     """The bucket policy: every request without TLS is denied, whoever sends it (aws:SecureTransport)."""
     arn = s3_bucket_arn(bucket, partition)
-    return json.dumps({
-        "Version": "2012-10-17",
-        "Statement": [{
-            "Sid": "DenyInsecureTransport", "Effect": "Deny", "Principal": "*", "Action": "s3:*",
-            "Resource": [arn, f"{arn}/*"],
-            "Condition": {"Bool": {"aws:SecureTransport": "false"}},
-        }],
-    })
+    return json.dumps(
+        {
+            "Version": "2012-10-17",
+            "Statement": [
+                {
+                    "Sid": "DenyInsecureTransport",
+                    "Effect": "Deny",
+                    "Principal": "*",
+                    "Action": "s3:*",
+                    "Resource": [arn, f"{arn}/*"],
+                    "Condition": {"Bool": {"aws:SecureTransport": "false"}},
+                }
+            ],
+        }
+    )

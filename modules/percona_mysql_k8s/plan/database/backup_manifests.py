@@ -98,7 +98,9 @@ def check_storage(storage: BackupStorage) -> None:
         raise InputError("backup", f"credentials Secret name {storage.credentials_secret!r} is not a valid Secret name", "R1")
 
 
-def _storage_block(storage: BackupStorage, plan: BackupPlan, placement: PodPlacement, storage_body: dict[str, Any]) -> dict[str, Any]:
+def _storage_block(
+    storage: BackupStorage, plan: BackupPlan, placement: PodPlacement, storage_body: dict[str, Any]
+) -> dict[str, Any]:
     """The storage with the backup Job's own size and placement (the operators read both from here)."""
     return {**storage_body, "verifyTLS": storage.verify_tls, "resources": resources(plan.backup_job), **_placement(placement)}
 
@@ -127,18 +129,28 @@ def pxc_backup(spec: DatabaseSpec, plan: BackupPlan, placement: PodPlacement) ->
     # GCS through its S3-interoperable endpoint (HMAC keys): the PXC operator has no gcs storage type.
     body: dict[str, Any] = {
         "image": versions.PXC.image(spec.mysql_version, "backup"),
-        "storages": {STORAGE_NAME: _storage_block(storage, plan, placement, {
-            "type": "s3", "s3": s3_block(storage, with_prefix_field=False),
-            # xbcloud's parallelism pinned: the backup script's default is the node's CPU count, which the Job's
-            # memory size (core.backup.PXC_BACKUP_JOB) does not cover (run_backup.sh; XBCLOUD_ARGS come last)
-            "containerOptions": {"args": {"xbcloud": list(PXC_XBCLOUD_ARGS)}},
-        })},
-        "schedule": [{
-            "name": SCHEDULE_NAME,
-            "schedule": plan.schedule.text,
-            "retention": {"type": "count", "count": plan.keep, "deleteFromStorage": True},
-            "storageName": STORAGE_NAME,
-        }],
+        "storages": {
+            STORAGE_NAME: _storage_block(
+                storage,
+                plan,
+                placement,
+                {
+                    "type": "s3",
+                    "s3": s3_block(storage, with_prefix_field=False),
+                    # xbcloud's parallelism pinned: the backup script's default is the node's CPU count, which the Job's
+                    # memory size (core.backup.PXC_BACKUP_JOB) does not cover (run_backup.sh; XBCLOUD_ARGS come last)
+                    "containerOptions": {"args": {"xbcloud": list(PXC_XBCLOUD_ARGS)}},
+                },
+            )
+        },
+        "schedule": [
+            {
+                "name": SCHEDULE_NAME,
+                "schedule": plan.schedule.text,
+                "retention": {"type": "count", "count": plan.keep, "deleteFromStorage": True},
+                "storageName": STORAGE_NAME,
+            }
+        ],
     }
     if storage.service_account:
         body["serviceAccountName"] = storage.service_account
@@ -153,7 +165,9 @@ def pxc_backup(spec: DatabaseSpec, plan: BackupPlan, placement: PodPlacement) ->
     return body
 
 
-def ps_backup(spec: DatabaseSpec, plan: BackupPlan, placement: PodPlacement, sidecar: ContainerSize | None = None) -> dict[str, Any]:
+def ps_backup(
+    spec: DatabaseSpec, plan: BackupPlan, placement: PodPlacement, sidecar: ContainerSize | None = None
+) -> dict[str, Any]:
     """``PerconaServerMySQL.spec.backup``: one storage, one full-backup schedule with ``keep``, the binlog server.
 
     ``sidecar`` is the ``xtrabackup`` sidecar's size from the member budget (``backup.resources``).
@@ -161,10 +175,18 @@ def ps_backup(spec: DatabaseSpec, plan: BackupPlan, placement: PodPlacement, sid
     storage = plan.storage
     check_storage(storage)
     if not storage.credentials_secret:
-        raise InputError("backup", "the PS operator requires a credentials Secret for every storage (CRD: credentialsSecret "
-                                   "is required; the backup controller refuses a storage whose Secret is missing)", "R4")
+        raise InputError(
+            "backup",
+            "the PS operator requires a credentials Secret for every storage (CRD: credentialsSecret "
+            "is required; the backup controller refuses a storage whose Secret is missing)",
+            "R4",
+        )
     if storage.kind == GCS:
-        gcs: dict[str, Any] = {"bucket": storage.bucket, "credentialsSecret": storage.credentials_secret, "endpointUrl": GCS_ENDPOINT}
+        gcs: dict[str, Any] = {
+            "bucket": storage.bucket,
+            "credentialsSecret": storage.credentials_secret,
+            "endpointUrl": GCS_ENDPOINT,
+        }
         if storage.prefix:
             gcs["prefix"] = storage.prefix
         storage_body: dict[str, Any] = {"type": "gcs", "gcs": gcs}
@@ -174,13 +196,15 @@ def ps_backup(spec: DatabaseSpec, plan: BackupPlan, placement: PodPlacement, sid
         "enabled": True,
         "image": versions.PS.image(spec.mysql_version, "backup"),
         "storages": {STORAGE_NAME: _storage_block(storage, plan, placement, storage_body)},
-        "schedule": [{
-            "name": SCHEDULE_NAME,
-            "schedule": plan.schedule.text,
-            "keep": plan.keep,
-            "storageName": STORAGE_NAME,
-            "type": "full",
-        }],
+        "schedule": [
+            {
+                "name": SCHEDULE_NAME,
+                "schedule": plan.schedule.text,
+                "keep": plan.keep,
+                "storageName": STORAGE_NAME,
+                "type": "full",
+            }
+        ],
     }
     if sidecar is not None:
         body["resources"] = resources(sidecar)

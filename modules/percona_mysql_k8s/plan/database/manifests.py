@@ -123,8 +123,14 @@ def _pmm(spec: DatabaseSpec, sizing: SizingResult, pmm_host: str | None, release
     }
 
 
-def pxc_spec(spec: DatabaseSpec, sizing: SizingResult, place: Placement, pmm_host: str | None,
-             backup: BackupPlan | None = None, backup_placement: PodPlacement | None = None) -> dict[str, Any]:
+def pxc_spec(
+    spec: DatabaseSpec,
+    sizing: SizingResult,
+    place: Placement,
+    pmm_host: str | None,
+    backup: BackupPlan | None = None,
+    backup_placement: PodPlacement | None = None,
+) -> dict[str, Any]:
     release = versions.PXC
     size_unsafe = spec.cluster_size not in CLUSTER_SIZES[PXC]
     body: dict[str, Any] = {
@@ -184,22 +190,30 @@ def _ps_proxy(spec: DatabaseSpec, sizing: SizingResult, place: Placement, proxy:
     }
     if spec.proxy != proxy:
         return block
-    block.update({
-        "resources": resources(sizing.containers[proxy]),
-        # M6, T5: the proxy's limits from the same number as mysqld's max_connections
-        "configuration": proxy_configuration(GROUP_REPLICATION, proxy, sizing.proxy_limits),
-        **place.scheduling(),
-        "podDisruptionBudget": {"maxUnavailable": 1},
-        "gracePeriod": 30,
-        **_probes(sizing, proxy, plural=False),
-    })
+    block.update(
+        {
+            "resources": resources(sizing.containers[proxy]),
+            # M6, T5: the proxy's limits from the same number as mysqld's max_connections
+            "configuration": proxy_configuration(GROUP_REPLICATION, proxy, sizing.proxy_limits),
+            **place.scheduling(),
+            "podDisruptionBudget": {"maxUnavailable": 1},
+            "gracePeriod": 30,
+            **_probes(sizing, proxy, plural=False),
+        }
+    )
     if proxy == HAPROXY:
         block["sidecarResources"] = {"mysql-monit": resources(sizing.containers["mysql-monit"])}
     return block
 
 
-def ps_spec(spec: DatabaseSpec, sizing: SizingResult, place: Placement, pmm_host: str | None,
-            backup: BackupPlan | None = None, backup_placement: PodPlacement | None = None) -> dict[str, Any]:
+def ps_spec(
+    spec: DatabaseSpec,
+    sizing: SizingResult,
+    place: Placement,
+    pmm_host: str | None,
+    backup: BackupPlan | None = None,
+    backup_placement: PodPlacement | None = None,
+) -> dict[str, Any]:
     release = versions.PS
     size = spec.cluster_size
     body: dict[str, Any] = {
@@ -245,8 +259,14 @@ def ps_spec(spec: DatabaseSpec, sizing: SizingResult, place: Placement, pmm_host
     return body
 
 
-def custom_resource(spec: DatabaseSpec, sizing: SizingResult, place: Placement, pmm_host: str | None = None,
-                    backup: BackupPlan | None = None, backup_placement: PodPlacement | None = None) -> dict[str, Any]:
+def custom_resource(
+    spec: DatabaseSpec,
+    sizing: SizingResult,
+    place: Placement,
+    pmm_host: str | None = None,
+    backup: BackupPlan | None = None,
+    backup_placement: PodPlacement | None = None,
+) -> dict[str, Any]:
     """The whole object: apiVersion, kind, metadata, spec.
 
     ``backup`` is the plan ``spec.backup`` is written from (R1) and ``backup_placement`` where its Jobs, the PXC

@@ -73,19 +73,24 @@ PXC_MEMBER_PORTS = (MYSQL, 4444, 4567, 4568, MYSQLX, ADMIN)  # 4444 SST, 4567 Ga
 GR_MEMBER_PORTS = (MYSQL, 33061, MYSQLX, ADMIN)  # 33061 XCom; 3306 also carries clone
 PS_SIDECAR_PORT = 6450  # the PS backup sidecar's HTTP port, called by backup Jobs
 PROXY_TO_MYSQLD_PORTS = (MYSQL, MYSQLX, ADMIN)
-CLIENT_PORTS: Mapping[str, tuple[int, ...]] = MappingProxyType({
-    HAPROXY: (3306, 3307, 3309, MYSQLX),  # writer, replicas, proxy-protocol, X
-    PROXYSQL: (3306,),
-    ROUTER: (3306, 6446, 6447, 6448, 6449, MYSQLX),
-})
+CLIENT_PORTS: Mapping[str, tuple[int, ...]] = MappingProxyType(
+    {
+        HAPROXY: (3306, 3307, 3309, MYSQLX),  # writer, replicas, proxy-protocol, X
+        PROXYSQL: (3306,),
+        ROUTER: (3306, 6446, 6447, 6448, 6449, MYSQLX),
+    }
+)
 PROXYSQL_CLUSTER_PORT = 6032  # ProxySQL instances sync their configuration over the admin port
 # pmm-client's exporters listen in this range (PMM "Network and firewall" ports: 42000-51999).
 PMM_EXPORTER_PORTS = (42000, 51999)
-PMM_SERVER_LABELS: Mapping[str, str] = MappingProxyType({
-    "app.kubernetes.io/name": "pmm", "app.kubernetes.io/component": "pmm-server"})
+PMM_SERVER_LABELS: Mapping[str, str] = MappingProxyType(
+    {"app.kubernetes.io/name": "pmm", "app.kubernetes.io/component": "pmm-server"}
+)
 SYSBENCH_COMPONENT = "load-generator"  # the label the sysbench Job's pods carry (database/sysbench.py)
 
-_LABEL_NAME = re.compile(r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$")
+_LABEL_NAME = re.compile(
+    r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$"
+)
 _LABEL_VALUE = re.compile(r"^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?$")
 _NAMESPACE = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 
@@ -111,8 +116,9 @@ def client_access(namespaces: Sequence[object], pod_labels: Sequence[object]) ->
         key, sep, value = item.partition("=") if isinstance(item, str) else ("", "", "")
         name = key.rpartition("/")[2]
         if not sep or not _LABEL_NAME.fullmatch(key) or len(name) > 63 or len(value) > 63 or not _LABEL_VALUE.fullmatch(value):
-            raise InputError("clientPodLabels", f"{item!r} is not a label selector item key=value "
-                                                "(e.g. app.kubernetes.io/name=web)", "R6")
+            raise InputError(
+                "clientPodLabels", f"{item!r} is not a label selector item key=value (e.g. app.kubernetes.io/name=web)", "R6"
+            )
         if key in labels:
             raise InputError("clientPodLabels", f"{key!r} is given twice", "R6")
         labels[key] = value
@@ -139,8 +145,9 @@ def proxy_selector(spec: DatabaseSpec) -> dict[str, str]:
     return proxy_pod_labels(_operator(spec), spec.name, spec.proxy)
 
 
-BUNDLE_OPERATOR_NAMES: Mapping[str, str] = MappingProxyType({
-    PXC_OPERATOR: "percona-xtradb-cluster-operator", PS_OPERATOR: "percona-server-mysql-operator"})
+BUNDLE_OPERATOR_NAMES: Mapping[str, str] = MappingProxyType(
+    {PXC_OPERATOR: "percona-xtradb-cluster-operator", PS_OPERATOR: "percona-server-mysql-operator"}
+)
 
 
 def operator_selector(spec: DatabaseSpec) -> dict[str, str]:
@@ -152,8 +159,10 @@ def operator_peer(spec: DatabaseSpec, *, installed_here: bool) -> dict[str, Any]
     if installed_here:
         return {"podSelector": {"matchLabels": operator_selector(spec)}}
     names = [operator_for(spec.engine).chart, BUNDLE_OPERATOR_NAMES[_operator(spec)]]
-    return {"namespaceSelector": {}, "podSelector": {"matchExpressions": [
-        {"key": "app.kubernetes.io/name", "operator": "In", "values": names}]}}
+    return {
+        "namespaceSelector": {},
+        "podSelector": {"matchExpressions": [{"key": "app.kubernetes.io/name", "operator": "In", "values": names}]},
+    }
 
 
 def job_peers(spec: DatabaseSpec) -> list[dict[str, Any]]:
@@ -162,14 +171,25 @@ def job_peers(spec: DatabaseSpec) -> list[dict[str, Any]]:
         cluster = _pxc_labels(spec)
         return [
             {"podSelector": {"matchLabels": {**cluster, "percona.com/backup-type": "xtrabackup"}}},
-            {"podSelector": {"matchLabels": cluster, "matchExpressions": [
-                {"key": "percona.com/restore-job-name", "operator": "Exists"}]}},
+            {
+                "podSelector": {
+                    "matchLabels": cluster,
+                    "matchExpressions": [{"key": "percona.com/restore-job-name", "operator": "Exists"}],
+                }
+            },
             {"podSelector": {"matchLabels": {**cluster, "app.kubernetes.io/component": "pitr"}}},
         ]
     operator = "percona-server-mysql-operator"
     return [
-        {"podSelector": {"matchLabels": {"app.kubernetes.io/managed-by": operator, "app.kubernetes.io/part-of": part_of,
-                                         "app.kubernetes.io/component": component}}}
+        {
+            "podSelector": {
+                "matchLabels": {
+                    "app.kubernetes.io/managed-by": operator,
+                    "app.kubernetes.io/part-of": part_of,
+                    "app.kubernetes.io/component": component,
+                }
+            }
+        }
         for part_of, component in (("percona-server-backup", "backup"), ("percona-server-restore", "restore"))
     ]
 
@@ -179,13 +199,20 @@ PS_BINLOG_SERVER = "binlog-server"  # PS v1.2.0 pkg/binlogserver AppName
 
 def binlog_server_selector(spec: DatabaseSpec) -> dict[str, str]:
     """The PS binlog server's pods (PITR, R2): this cluster's only (``instance``)."""
-    return {"app.kubernetes.io/managed-by": "percona-server-mysql-operator", "app.kubernetes.io/name": PS_BINLOG_SERVER,
-            "app.kubernetes.io/instance": spec.name, "app.kubernetes.io/component": "pitr"}
+    return {
+        "app.kubernetes.io/managed-by": "percona-server-mysql-operator",
+        "app.kubernetes.io/name": PS_BINLOG_SERVER,
+        "app.kubernetes.io/instance": spec.name,
+        "app.kubernetes.io/component": "pitr",
+    }
 
 
 def sysbench_selector(spec: DatabaseSpec) -> dict[str, str]:
-    return {"app.kubernetes.io/name": "sysbench", "app.kubernetes.io/instance": spec.name,
-            "app.kubernetes.io/component": SYSBENCH_COMPONENT}
+    return {
+        "app.kubernetes.io/name": "sysbench",
+        "app.kubernetes.io/instance": spec.name,
+        "app.kubernetes.io/component": SYSBENCH_COMPONENT,
+    }
 
 
 # ---- policies -------------------------------------------------------------------------------------
@@ -197,8 +224,10 @@ def _ports(ports: Sequence[int]) -> list[dict[str, Any]]:
 
 def _pmm_rule() -> dict[str, Any]:
     first, last = PMM_EXPORTER_PORTS
-    return {"from": [{"podSelector": {"matchLabels": dict(PMM_SERVER_LABELS)}}],
-            "ports": [{"protocol": "TCP", "port": first, "endPort": last}]}
+    return {
+        "from": [{"podSelector": {"matchLabels": dict(PMM_SERVER_LABELS)}}],
+        "ports": [{"protocol": "TCP", "port": first, "endPort": last}],
+    }
 
 
 def _operator_rule(spec: DatabaseSpec, installed_here: bool) -> dict[str, Any]:
@@ -210,16 +239,20 @@ def _client_peers(spec: DatabaseSpec, clients: ClientAccess) -> list[dict[str, A
     peers: list[dict[str, Any]] = [{"podSelector": pods}]  # the database namespace
     others = [ns for ns in clients.namespaces if ns != spec.namespace]
     if others:
-        peers.append({"namespaceSelector": {"matchExpressions": [
-                          {"key": NAMESPACE_NAME_LABEL, "operator": "In", "values": others}]},
-                      "podSelector": pods})
+        peers.append(
+            {
+                "namespaceSelector": {"matchExpressions": [{"key": NAMESPACE_NAME_LABEL, "operator": "In", "values": others}]},
+                "podSelector": pods,
+            }
+        )
     if clients.pod_labels:
         peers.append({"podSelector": {"matchLabels": sysbench_selector(spec)}})
     return peers
 
 
-def _policy(spec: DatabaseSpec, suffix: str, selector: Mapping[str, str], rules: list[dict[str, Any]],
-            labels: Mapping[str, str]) -> dict[str, Any]:
+def _policy(
+    spec: DatabaseSpec, suffix: str, selector: Mapping[str, str], rules: list[dict[str, Any]], labels: Mapping[str, str]
+) -> dict[str, Any]:
     return {
         "apiVersion": API_VERSION,
         "kind": "NetworkPolicy",
@@ -228,8 +261,14 @@ def _policy(spec: DatabaseSpec, suffix: str, selector: Mapping[str, str], rules:
     }
 
 
-def network_policies(spec: DatabaseSpec, clients: ClientAccess, *, pmm_server: bool, operator_installed: bool = True,
-                     labels: Mapping[str, str] = MappingProxyType({})) -> list[dict[str, Any]]:
+def network_policies(
+    spec: DatabaseSpec,
+    clients: ClientAccess,
+    *,
+    pmm_server: bool,
+    operator_installed: bool = True,
+    labels: Mapping[str, str] = MappingProxyType({}),
+) -> list[dict[str, Any]]:
     """The two NetworkPolicies of the cluster (R6). ``pmm_server``: a PMM server runs in the database
     namespace and may reach the pmm-client exporters. ``operator_installed``: the stack installs the
     operator in the database namespace."""
@@ -242,17 +281,19 @@ def network_policies(spec: DatabaseSpec, clients: ClientAccess, *, pmm_server: b
         {"from": job_peers(spec), "ports": _ports(job_ports)},
     ]
     if spec.engine != PXC:  # PXC's collector is among the Jobs' peers (component pitr)
-        mysqld_rules.append({"from": [{"podSelector": {"matchLabels": binlog_server_selector(spec)}}],
-                             "ports": _ports((MYSQL,))})
+        mysqld_rules.append({"from": [{"podSelector": {"matchLabels": binlog_server_selector(spec)}}], "ports": _ports((MYSQL,))})
     proxy_rules: list[dict[str, Any]] = [
         {"from": _client_peers(spec, clients), "ports": _ports(CLIENT_PORTS[spec.proxy])},
         _operator_rule(spec, operator_installed),
     ]
     if spec.proxy == PROXYSQL:
-        proxy_rules.append({"from": [{"podSelector": {"matchLabels": proxy_selector(spec)}}],
-                            "ports": _ports((PROXYSQL_CLUSTER_PORT,))})
+        proxy_rules.append(
+            {"from": [{"podSelector": {"matchLabels": proxy_selector(spec)}}], "ports": _ports((PROXYSQL_CLUSTER_PORT,))}
+        )
     if pmm_server:
         mysqld_rules.append(_pmm_rule())
         proxy_rules.append(_pmm_rule())
-    return [_policy(spec, "mysqld", mysqld_selector(spec), mysqld_rules, labels),
-            _policy(spec, "proxy", proxy_selector(spec), proxy_rules, labels)]
+    return [
+        _policy(spec, "mysqld", mysqld_selector(spec), mysqld_rules, labels),
+        _policy(spec, "proxy", proxy_selector(spec), proxy_rules, labels),
+    ]

@@ -37,29 +37,47 @@ def parse_point_in_time(text: str, key: str = "time") -> datetime:
     except ValueError as error:  # 2026-02-30 passes the pattern
         raise InputError(key, f"{text!r}: {error}") from None
     if when < BINLOG_EPOCH:
-        raise InputError(key, f"{text!r} is before 1970-01-01 00:00:00 UTC, where binary log timestamps start: no backup "
-                              "or binary log holds it", "R2")
+        raise InputError(
+            key,
+            f"{text!r} is before 1970-01-01 00:00:00 UTC, where binary log timestamps start: no backup or binary log holds it",
+            "R2",
+        )
     return when
 
 
 def check_point_in_time(when: datetime, now: datetime, key: str = "time") -> None:
     """A point in time a restore can reach: not after ``now`` (naive UTC), when no binary log has it yet."""
     if when > now:
-        raise InputError(key, f"{when.strftime(POINT_IN_TIME_FORMAT)} UTC is in the future (it is "
-                              f"{now.strftime(POINT_IN_TIME_FORMAT)} UTC now): no binary log holds it yet", "R2")
+        raise InputError(
+            key,
+            f"{when.strftime(POINT_IN_TIME_FORMAT)} UTC is in the future (it is "
+            f"{now.strftime(POINT_IN_TIME_FORMAT)} UTC now): no binary log holds it yet",
+            "R2",
+        )
 
 
 def check_restore_names(cluster: str, namespace: str, name: str) -> None:
     """The names a restore object carries, as the API server checks them (core.names): the namespace a
     DNS-1123 label, the cluster's and the restore's names DNS-1123 subdomains."""
-    for key, problem in (("cluster", dns1123_subdomain_problem(cluster)), ("namespace", dns1123_label_problem(namespace)),
-                         ("name", dns1123_subdomain_problem(name))):
+    for key, problem in (
+        ("cluster", dns1123_subdomain_problem(cluster)),
+        ("namespace", dns1123_label_problem(namespace)),
+        ("name", dns1123_subdomain_problem(name)),
+    ):
         if problem:
             raise InputError(key, problem)
 
 
-def restore_manifest(engine: str, cluster: str, namespace: str, *, name: str, backup_name: str | None = None,
-                     point_in_time: str | None = None, storage: BackupStorage | None = None) -> dict[str, Any]:
+def restore_manifest(
+    engine: str,
+    cluster: str,
+    namespace: str,
+    *,
+    name: str,
+    backup_name: str | None = None,
+    point_in_time: str | None = None,
+    storage: BackupStorage | None = None,
+) -> dict[str, Any]:
     """A ``PerconaXtraDBClusterRestore`` / ``PerconaServerMySQLRestore`` for a named backup, optionally rolled
     forward to ``point_in_time`` with the binary logs the collector uploaded.
 
@@ -91,8 +109,10 @@ def restore_manifest(engine: str, cluster: str, namespace: str, *, name: str, ba
         kind = "PerconaXtraDBClusterRestore"
     elif engine == GROUP_REPLICATION:
         if storage is not None:
-            raise InputError("storage", "a PS restore reads the binary logs through the cluster's own binlog server; "
-                                        "no other storage can be named")
+            raise InputError(
+                "storage",
+                "a PS restore reads the binary logs through the cluster's own binlog server; no other storage can be named",
+            )
         release = versions.PS
         spec = {"clusterName": cluster, "backupName": backup_name}
         if point_in_time is not None:

@@ -133,7 +133,9 @@ retry() {  # SECONDS COMMAND...: until it succeeds or the time is up
 
 
 # The one-shot setup Job, the only pod that holds root's password: the schema and the dedicated user.
-USER_SETUP = _CLIENT_FILES + r"""
+USER_SETUP = (
+    _CLIENT_FILES
+    + r"""
 echo "waiting for the writer endpoint ${MYSQL_HOST}:${MYSQL_PORT}"
 retry 900 mysql --defaults-extra-file="$tmp/root.cnf" -e 'SELECT 1' >/dev/null
 # single quotes doubled for the SQL literal (the generated passwords are alphanumeric anyway)
@@ -149,25 +151,34 @@ echo "waiting until ${SYSBENCH_USER} can log in through ${MYSQL_HOST}"
 retry 900 mysql --defaults-extra-file="$tmp/sbtest.cnf" -e 'SELECT 1' "${SYSBENCH_DATABASE}" >/dev/null
 echo "schema and user ready"
 """
+)
 
 
 # The benchmark pod's first phase, as the benchmark user only (no root in that pod): the user created by
 # USER_SETUP reaches its schema through the writer endpoint.
-SCHEMA = _CLIENT_FILES + r"""
+SCHEMA = (
+    _CLIENT_FILES
+    + r"""
 echo "waiting until ${SYSBENCH_USER} can use ${SYSBENCH_DATABASE} through ${MYSQL_HOST}:${MYSQL_PORT}"
 retry 900 mysql --defaults-extra-file="$tmp/sbtest.cnf" -e 'SELECT 1' "${SYSBENCH_DATABASE}" >/dev/null
 echo "schema and user ready"
 """
+)
 
 
-PREPARE = _CLIENT_FILES + r"""
+PREPARE = (
+    _CLIENT_FILES
+    + r"""
 echo "B4: ${TABLES} tables x ${TABLE_SIZE} rows (${DATA_DESCRIPTION})"
 sysbench "$SYSBENCH_LUA" --config-file="$tmp/sysbench.cfg" cleanup
 sysbench "$SYSBENCH_LUA" --config-file="$tmp/sysbench.cfg" --threads="$PREPARE_THREADS" prepare
 """
+)
 
 
-WARMUP = _CLIENT_FILES + r"""
+WARMUP = (
+    _CLIENT_FILES
+    + r"""
 echo "B2: warming up the buffer pool"
 sysbench "$SYSBENCH_LUA" --config-file="$tmp/sysbench.cfg" --threads="$PREPARE_THREADS" prewarm \
   || echo "prewarm is not supported by this sysbench; the timed warm-up follows"
@@ -176,9 +187,12 @@ if [ "$WARMUP_SECONDS" -gt 0 ]; then
     __B3_FLAGS__ run
 fi
 """.replace("__B3_FLAGS__", " ".join(B3_RUN_FLAGS))
+)
 
 
-LADDER = _CLIENT_FILES + r"""
+LADDER = (
+    _CLIENT_FILES
+    + r"""
 mkdir -p "$RESULTS_DIR"
 # the publisher container waits for this file: the ladder's exit status, whatever happens
 trap 'echo "$?" > "$RESULTS_DIR/done"' EXIT
@@ -213,8 +227,9 @@ for threads in $THREADS; do
     END { print t "," tps "," qps "," p "," err "," rec }' "$RESULTS_DIR/run-${threads}.log" >> "$RESULTS_DIR/summary.csv"
 done
 cat "$RESULTS_DIR/summary.csv"
-""".replace("__SUMMARY_HEADER__", SUMMARY_HEADER).replace("__INTERVAL_HEADER__", INTERVAL_HEADER).replace(
-    "__B3_FLAGS__", " ".join(B3_RUN_FLAGS)
+""".replace("__SUMMARY_HEADER__", SUMMARY_HEADER)
+    .replace("__INTERVAL_HEADER__", INTERVAL_HEADER)
+    .replace("__B3_FLAGS__", " ".join(B3_RUN_FLAGS))
 )
 
 
@@ -266,8 +281,11 @@ def sysbench_env(benchmark: Benchmark) -> dict[str, str]:
         "TABLE_SIZE": str(data.table_size),
         "PREPARE_THREADS": str(benchmark.prepare_threads),
         # a requested data set must not mention the buffer pool: the Job would change with the database (R5)
-        "DATA_DESCRIPTION": (f"~{data.data_bytes / 2**30:.1f} GiB as requested by sysbenchDataSize" if data.requested else
-                             f"~{data.data_bytes / 2**30:.1f} GiB, {data.ratio:g}x the buffer pool: {data.bound}-bound"),
+        "DATA_DESCRIPTION": (
+            f"~{data.data_bytes / 2**30:.1f} GiB as requested by sysbenchDataSize"
+            if data.requested
+            else f"~{data.data_bytes / 2**30:.1f} GiB, {data.ratio:g}x the buffer pool: {data.bound}-bound"
+        ),
         "WARMUP_SECONDS": str(benchmark.ladder.warmup_seconds),
         "WARMUP_THREADS": str(benchmark.ladder.warmup_threads),
         "THREADS": " ".join(str(t) for t in benchmark.ladder.threads),

@@ -54,8 +54,11 @@ class ChartSource:
 def _absolute(key: str, text: str) -> str:
     path = os.path.expanduser(text)
     if not os.path.isabs(path):
-        raise InputError(key, f"{text!r} is a relative path: give an absolute one (Pulumi runs the program from stacks/), "
-                              "an oci:// reference or an https:// URL")
+        raise InputError(
+            key,
+            f"{text!r} is a relative path: give an absolute one (Pulumi runs the program from stacks/), "
+            "an oci:// reference or an https:// URL",
+        )
     if not os.path.exists(path):
         raise InputError(key, f"{path} does not exist")
     return path
@@ -69,7 +72,9 @@ def _chart_yaml(key: str, path: str) -> dict:
                 text = handle.read()
         else:
             with tarfile.open(path, "r:*") as archive:
-                member = next((m for m in archive.getmembers() if m.name.count("/") == 1 and m.name.endswith("/Chart.yaml")), None)
+                member = next(
+                    (m for m in archive.getmembers() if m.name.count("/") == 1 and m.name.endswith("/Chart.yaml")), None
+                )
                 if member is None:
                     raise InputError(key, f"{path} holds no <chart>/Chart.yaml: not a chart archive made by `helm package`")
                 text = archive.extractfile(member).read().decode("utf-8")
@@ -100,8 +105,11 @@ def chart_source(key: str, text: str, chart: str, version: str) -> ChartSource:
     scheme = _SCHEME.match(text)
     if scheme:
         if scheme.group(1).lower() not in ("http", "https") or not _HTTP.fullmatch(text):
-            raise InputError(key, f"{text!r}: a chart comes from a path, an oci:// reference or an http(s):// repository "
-                                  f"URL, not {scheme.group(1)}://")
+            raise InputError(
+                key,
+                f"{text!r}: a chart comes from a path, an oci:// reference or an http(s):// repository "
+                f"URL, not {scheme.group(1)}://",
+            )
         if text.lower().split("?", 1)[0].endswith(".tgz"):
             return ChartSource(text, None, None, "archive-url")
         return ChartSource(chart, version, text, "mirror")
@@ -111,12 +119,16 @@ def chart_source(key: str, text: str, chart: str, version: str) -> ChartSource:
     base = os.path.basename(path.rstrip("/"))
     expected = chart if os.path.isdir(path) else f"{chart}-{version}.tgz"
     if base != expected:
-        raise InputError(key, f"{path}: name it {expected} (as helm pull / helm package do), so the policy pack "
-                              f"recognises the {chart} chart")
+        raise InputError(
+            key, f"{path}: name it {expected} (as helm pull / helm package do), so the policy pack recognises the {chart} chart"
+        )
     found = _chart_yaml(key, path)
     if found.get("name") != chart or str(found.get("version")) != version:
-        raise InputError(key, f"{path} is the chart {found.get('name')!r} {found.get('version')!r}; this stack pins {chart} "
-                              f"{version} (database/versions.py), which its custom resource and images are pinned with")
+        raise InputError(
+            key,
+            f"{path} is the chart {found.get('name')!r} {found.get('version')!r}; this stack pins {chart} "
+            f"{version} (database/versions.py), which its custom resource and images are pinned with",
+        )
     return ChartSource(path, None, None, "local")
 
 
@@ -139,11 +151,17 @@ def crd_source(key: str, text: str, release: versions.OperatorRelease) -> str:
             documents = [doc for doc in yaml.safe_load_all(handle) if isinstance(doc, dict)]
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as error:
         raise InputError(key, f"{path} is not a YAML file: {error}") from None
-    kinds = {doc.get("spec", {}).get("names", {}).get("kind") for doc in documents
-             if doc.get("kind") == "CustomResourceDefinition" and doc.get("spec", {}).get("group") == group}
+    kinds = {
+        doc.get("spec", {}).get("names", {}).get("kind")
+        for doc in documents
+        if doc.get("kind") == "CustomResourceDefinition" and doc.get("spec", {}).get("group") == group
+    }
     if release.kind not in kinds:
-        raise InputError(key, f"{path} does not define {release.kind} ({group}): give the crd.yaml of the "
-                              f"{release.chart} {release.chart_version} release")
+        raise InputError(
+            key,
+            f"{path} does not define {release.kind} ({group}): give the crd.yaml of the "
+            f"{release.chart} {release.chart_version} release",
+        )
     return path
 
 
@@ -151,8 +169,9 @@ def image_registry(key: str, text: str) -> str:
     """A registry mirror prefix (``registry.local:5000`` or ``registry.local/dockerhub``), or ``""``."""
     text = text.strip().rstrip("/")
     if text and (_SCHEME.match(text) or not _REGISTRY.fullmatch(text)):
-        raise InputError(key, f"{text!r} is not a registry host with an optional path (e.g. registry.local:5000/dockerhub; "
-                              "no scheme)")
+        raise InputError(
+            key, f"{text!r} is not a registry host with an optional path (e.g. registry.local:5000/dockerhub; no scheme)"
+        )
     return text
 
 

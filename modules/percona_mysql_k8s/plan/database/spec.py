@@ -119,14 +119,26 @@ def validate_spec(spec: DatabaseSpec) -> None:
         raise InputError("connections", f"must be >= 0 (0 derives the largest that fits), got {spec.connections}", "M6")
     if spec.disk_iops < 100:
         raise InputError("diskIops", f"must be >= 100, got {spec.disk_iops}")
-    for key, value in (("logCollector", spec.log_collector), ("backup", spec.backup), ("pmmEnabled", spec.pmm_enabled),
-                       ("ephemeral", spec.ephemeral)):
+    for key, value in (
+        ("logCollector", spec.log_collector),
+        ("backup", spec.backup),
+        ("pmmEnabled", spec.pmm_enabled),
+        ("ephemeral", spec.ephemeral),
+    ):
         _bool(key, value)
     allowed = CLUSTER_SIZES[spec.engine]
     if spec.cluster_size not in allowed:
         if spec.cluster_size < 1 or spec.cluster_size > min(allowed) or not spec.ephemeral:
-            hint = " (fewer members only on an ephemeral stack, with the operator's unsafe flag)" if 1 <= spec.cluster_size < min(allowed) else ""
-            raise InputError("clusterSize", f"{spec.engine} clusters have {' or '.join(map(str, allowed))} members, got {spec.cluster_size}{hint}", "T1")
+            hint = (
+                " (fewer members only on an ephemeral stack, with the operator's unsafe flag)"
+                if 1 <= spec.cluster_size < min(allowed)
+                else ""
+            )
+            raise InputError(
+                "clusterSize",
+                f"{spec.engine} clusters have {' or '.join(map(str, allowed))} members, got {spec.cluster_size}{hint}",
+                "T1",
+            )
     if not isinstance(spec.storage_class, str):
         raise InputError("storageClass", f"must be a string, got {spec.storage_class!r}")
     try:
@@ -134,7 +146,9 @@ def validate_spec(spec: DatabaseSpec) -> None:
     except ValueError as error:
         raise InputError("storageSize", str(error)) from None
     if volume < 1 << 30:
-        raise InputError("storageSize", f"{spec.storage_size!r} is below 1Gi; a data volume needs room for data, redo and binary logs")
+        raise InputError(
+            "storageSize", f"{spec.storage_size!r} is below 1Gi; a data volume needs room for data, redo and binary logs"
+        )
 
 
 # --------------------------------------------------------------------------------------------------
@@ -205,7 +219,6 @@ def sizing_input(spec: DatabaseSpec, pool: PoolShape, members_per_node: int = 1)
 def size_for_pool(spec: DatabaseSpec, pool: PoolShape) -> tuple[Placement, SizingResult]:
     place = placement(spec, pool)
     return place, size(sizing_input(spec, pool, place.members_per_node))
-
 
 
 @dataclass(frozen=True)

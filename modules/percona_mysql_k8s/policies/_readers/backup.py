@@ -36,6 +36,8 @@ FILESYSTEM = "filesystem"
 OBJECT_STORAGE_TYPES = {"pxc": ("s3", "azure"), "ps": ("s3", "gcs", "azure")}
 # The first crVersion whose operator restores to a point in time (see the module docstring).
 PITR_SINCE = {"pxc": (1, 8, 0), "ps": (1, 1, 0)}
+
+
 @dataclass(frozen=True)
 class Storage:
     """One object or volume storage: where the operator writes backups."""
@@ -53,8 +55,10 @@ class Storage:
         if self.type == FILESYSTEM:
             return f"storage {self.name} is of type filesystem: a volume in the cluster, lost with it"
         if self.type not in OBJECT_STORAGE_TYPES[operator]:
-            return (f"storage {self.name} has type {describe(self.type)}, not one the operator writes to object "
-                    f"storage ({', '.join(OBJECT_STORAGE_TYPES[operator])})")
+            return (
+                f"storage {self.name} has type {describe(self.type)}, not one the operator writes to object "
+                f"storage ({', '.join(OBJECT_STORAGE_TYPES[operator])})"
+            )
         problem = endpoint_in_cluster(self.endpoint)
         if problem:
             return f"storage {self.name} ({self.endpoint_path}) {problem}"
@@ -128,8 +132,11 @@ def _storage(view: DatabaseView, name: str, raw, path: str) -> Storage:
             # they are read from the values themselves
             given = _values_storage(view, name).get("s3")
             given = given if isinstance(given, dict) else {}
-            keys = tuple(join(join(path, "s3"), key) for key in ("credentialsAccessKey", "credentialsSecretKey")
-                         if given.get(key) not in (MISSING, None, ""))
+            keys = tuple(
+                join(join(path, "s3"), key)
+                for key in ("credentialsAccessKey", "credentialsSecretKey")
+                if given.get(key) not in (MISSING, None, "")
+            )
     verify = as_bool(spec.get("verifyTLS", MISSING), join(path, "verifyTLS"))
     return Storage(name, path, kind, endpoint.strip(), endpoint_path, verify, keys)
 
@@ -172,8 +179,11 @@ def backup_section(view: DatabaseView) -> BackupSection:
     section.pitr_supported = version is None or version >= PITR_SINCE[operator]
     if raw is MISSING or raw is None:
         # the pxc-db chart renders spec.backup only while values.backup.enabled is true (chart_render)
-        section.off = (f"{path}.enabled is false: the chart renders no backup section, the operator runs no backups"
-                       if view.chart else f"{path} is absent: the operator runs no backups")
+        section.off = (
+            f"{path}.enabled is false: the chart renders no backup section, the operator runs no backups"
+            if view.chart
+            else f"{path} is absent: the operator runs no backups"
+        )
         return section
     backup = as_map(raw, path)
     enabled_path = join(path, "enabled")
@@ -203,8 +213,10 @@ def _pitr(view: DatabaseView, section: BackupSection, pitr: dict, path: str) -> 
         name = as_str(pitr.get("storageName", MISSING), name_path, "") or ""
         storage = section.storages.get(name)
         if storage is None:
-            section.pitr_problem = (f"{name_path} is {describe(name) if name else 'empty'}, which names no storage "
-                                    "of the cluster (the operator refuses the cluster)")
+            section.pitr_problem = (
+                f"{name_path} is {describe(name) if name else 'empty'}, which names no storage "
+                "of the cluster (the operator refuses the cluster)"
+            )
             return
         section.pitr_storage = storage
         problem = storage.offsite_problem("pxc")
@@ -217,7 +229,9 @@ def _pitr(view: DatabaseView, section: BackupSection, pitr: dict, path: str) -> 
         section.pitr_problem = f"{server_path} is absent: the operator runs no binlog server (PiTREnabled is false)"
         return
     s3_path = join(join(server_path, "storage"), "s3")
-    s3 = as_map(as_map(as_map(server, server_path).get("storage", MISSING), join(server_path, "storage")).get("s3", MISSING), s3_path)
+    s3 = as_map(
+        as_map(as_map(server, server_path).get("storage", MISSING), join(server_path, "storage")).get("s3", MISSING), s3_path
+    )
     bucket = as_str(s3.get("bucket", MISSING), join(s3_path, "bucket"), "") or ""
     if not bucket:
         section.pitr_problem = f"{join(s3_path, 'bucket')} is not set: the binlog server has nowhere to upload"
@@ -242,8 +256,10 @@ def schedule_problem(section: BackupSection, schedule: Schedule):
     storage = section.storages.get(schedule.storage_name)
     if storage is None:
         named = describe(schedule.storage_name) if schedule.storage_name else "no storage"
-        return (f"{join(schedule.path, 'storageName')} is {named}, which the cluster's storages do not define "
-                "(the operator refuses the cluster)"), None
+        return (
+            f"{join(schedule.path, 'storageName')} is {named}, which the cluster's storages do not define "
+            "(the operator refuses the cluster)"
+        ), None
     problem = storage.offsite_problem(section.operator)
     if problem:
         return f"{schedule.path} writes to {problem}", None

@@ -72,8 +72,13 @@ class Container:
 
 
 _TEMPLATE = re.compile(r"\{\{(.*?)\}\}")
-_TEMPLATE_OPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
-                 ast.FloorDiv: operator.floordiv}
+_TEMPLATE_OPS = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.Div: operator.truediv,
+    ast.FloorDiv: operator.floordiv,
+}
 
 
 def _evaluate(node: ast.AST, limit: int) -> float:
@@ -90,12 +95,14 @@ def _evaluate(node: ast.AST, limit: int) -> float:
 
 def render_template(value: str, limit: int) -> str:
     """``{{containerMemoryLimit * 3 / 4}}`` with the container limit, as the operators render it (pongo2)."""
+
     def substitute(match: re.Match) -> str:
         expression = match.group(1).strip()
         if len(expression) > 200:
             raise ValueError("template too long")
         result = _evaluate(ast.parse(expression, mode="eval"), limit)
         return str(int(result))
+
     return _TEMPLATE.sub(substitute, value)
 
 
@@ -189,7 +196,10 @@ class DatabaseView:
             haproxy = self._component(HAPROXY, "haproxy", "proxy", False)
             proxysql = self._component(PROXYSQL, "proxysql", "proxy", False)
             return [haproxy, proxysql]  # chart values: the rendered haproxy is off when proxysql is on (chart_render)
-        return [self._component(HAPROXY, "proxy.haproxy", "proxy", False), self._component(ROUTER, "proxy.router", "proxy", False)]
+        return [
+            self._component(HAPROXY, "proxy.haproxy", "proxy", False),
+            self._component(ROUTER, "proxy.router", "proxy", False),
+        ]
 
     def enabled_proxies(self) -> list[Component]:
         return [proxy for proxy in self.proxies() if proxy.enabled]
@@ -308,8 +318,10 @@ class DatabaseView:
         try:
             return parse_provider_options(self.options().get(PROVIDER_OPTIONS))
         except MyCnfError as error:
-            raise Malformed(self.path(self.config_rel), f"has a {PROVIDER_OPTIONS}{self.origin(PROVIDER_OPTIONS)} Galera "
-                            f"would not start with: {error}") from None
+            raise Malformed(
+                self.path(self.config_rel),
+                f"has a {PROVIDER_OPTIONS}{self.origin(PROVIDER_OPTIONS)} Galera would not start with: {error}",
+            ) from None
 
     def option(self, *names: str) -> tuple[str, str] | None:
         """(name as written, value mysqld keeps) of the first of ``names`` that is set. An alias
@@ -355,13 +367,29 @@ class DatabaseView:
             result.append(self.mysqld_container())
             if self.logcollector_enabled():
                 for name in LOG_COLLECTOR_CONTAINERS:
-                    result.append(Container(component.key, name, "sidecar", self.path("logcollector.resources"), self.get("logcollector.resources")))
+                    result.append(
+                        Container(
+                            component.key,
+                            name,
+                            "sidecar",
+                            self.path("logcollector.resources"),
+                            self.get("logcollector.resources"),
+                        )
+                    )
             if self.backup_sidecar():
-                result.append(Container(component.key, "xtrabackup", "sidecar", self.path("backup.resources"), self.get("backup.resources")))
+                result.append(
+                    Container(component.key, "xtrabackup", "sidecar", self.path("backup.resources"), self.get("backup.resources"))
+                )
             if self.toolkit():
-                result.append(Container(component.key, "pt-heartbeat", "sidecar", self.path("toolkit.resources"), self.get("toolkit.resources")))
+                result.append(
+                    Container(
+                        component.key, "pt-heartbeat", "sidecar", self.path("toolkit.resources"), self.get("toolkit.resources")
+                    )
+                )
             if pmm:
-                result.append(Container(component.key, "pmm-client", "sidecar", self.path("pmm.resources"), self.get("pmm.resources")))
+                result.append(
+                    Container(component.key, "pmm-client", "sidecar", self.path("pmm.resources"), self.get("pmm.resources"))
+                )
         elif component.role == "proxy":
             rel = f"{component.rel}.resources"
             result.append(Container(component.key, component.key, "proxy", self.path(rel), self.get(rel)))
@@ -376,7 +404,9 @@ class DatabaseView:
                 else:
                     result.append(Container(component.key, name, "sidecar", self.path(sidecar_rel), self.get(sidecar_rel)))
             if pmm and proxy_has_pmm(component.key):
-                result.append(Container(component.key, "pmm-client", "sidecar", self.path("pmm.resources"), self.get("pmm.resources")))
+                result.append(
+                    Container(component.key, "pmm-client", "sidecar", self.path("pmm.resources"), self.get("pmm.resources"))
+                )
         else:
             rel = f"{component.rel}.resources"
             result.append(Container(component.key, component.key, "orchestrator", self.path(rel), self.get(rel)))
@@ -429,12 +459,25 @@ def database_view(resource_type: str, props: dict, name: str = "") -> DatabaseVi
         release = props.get("name") if isinstance(props.get("name"), str) and props.get("name") else name
         rendered = (render_pxc_db if chart == PXC_DB else render_ps_db)(values, app_version, release or "release")
         root = {**rendered["spec"], "finalizers": rendered["finalizers"]}
-        return DatabaseView(operator_name, f"{chart} chart values", chart, "values", root, {}, name,
-                            chart_app_version=app_version, values=values)
+        return DatabaseView(
+            operator_name, f"{chart} chart values", chart, "values", root, {}, name, chart_app_version=app_version, values=values
+        )
     return None
 
 
 __all__ = [
-    "ASYNC", "Component", "Container", "DatabaseView", "MISSING", "Malformed", "NotKnown", "PMM",
-    "ValuesFromFiles", "database_view", "has_template", "image_tag", "major_minor", "render_template",
+    "ASYNC",
+    "Component",
+    "Container",
+    "DatabaseView",
+    "MISSING",
+    "Malformed",
+    "NotKnown",
+    "PMM",
+    "ValuesFromFiles",
+    "database_view",
+    "has_template",
+    "image_tag",
+    "major_minor",
+    "render_template",
 ]

@@ -40,8 +40,10 @@ def integer_option(view: DatabaseView, *names: str, minimum: int = 0) -> tuple[s
 
 
 # How Galera types the parameters read here (galera_options: gcs/src/gcs_params.cpp params_init_*).
-_PROVIDER_NUMBERS = {"gcs.fc_limit": lambda key, raw: float(galera_options.integer(key, raw, 0)),
-                     "gcs.fc_factor": lambda key, raw: galera_options.double(key, raw, 0.0, 1.0)}
+_PROVIDER_NUMBERS = {
+    "gcs.fc_limit": lambda key, raw: float(galera_options.integer(key, raw, 0)),
+    "gcs.fc_factor": lambda key, raw: galera_options.double(key, raw, 0.0, 1.0),
+}
 
 
 def provider_number(view: DatabaseView, key: str) -> float | None:
@@ -52,8 +54,9 @@ def provider_number(view: DatabaseView, key: str) -> float | None:
     try:
         return _PROVIDER_NUMBERS[key](key, raw)
     except galera_options.ProviderOptionError as error:
-        raise Malformed(view.path(view.config_rel), f"sets {key}={describe(raw)} in wsrep_provider_options, which "
-                        f"Galera refuses: {error}") from None
+        raise Malformed(
+            view.path(view.config_rel), f"sets {key}={describe(raw)} in wsrep_provider_options, which Galera refuses: {error}"
+        ) from None
 
 
 def mysqld_cpu(view: DatabaseView) -> int | None:

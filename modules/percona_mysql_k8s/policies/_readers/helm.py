@@ -101,8 +101,10 @@ CHART_DEFAULTS: dict[str, dict[str, Any]] = {
             "resources": {"requests": {"memory": "150M", "cpu": "300m"}, "limits": {}},
         },
         "backup": {"enabled": True, "resources": {"requests": {}, "limits": {}}},
-        "toolkit": {"image": {"repository": "percona/percona-toolkit", "tag": "3.7.1"},
-                    "resources": {"requests": {}, "limits": {}}},
+        "toolkit": {
+            "image": {"repository": "percona/percona-toolkit", "tag": "3.7.1"},
+            "resources": {"requests": {}, "limits": {}},
+        },
     },
     PMM: {
         "image": {"repository": "percona/pmm-server", "tag": "3.8.1"},

@@ -88,7 +88,15 @@ def yaml_scalar(text: str) -> Any:
     plain = text.replace("_", "")
     if _GO_INT.fullmatch(plain):
         body = plain.lstrip("+-")
-        base = 16 if body[:2] in ("0x", "0X") else 2 if body[:2] in ("0b", "0B") else 8 if body.startswith("0") and len(body) > 1 else 10
+        base = (
+            16
+            if body[:2] in ("0x", "0X")
+            else 2
+            if body[:2] in ("0b", "0B")
+            else 8
+            if body.startswith("0") and len(body) > 1
+            else 10
+        )
         digits = body[2:] if base in (16, 2) or body[:2] in ("0o", "0O") else body
         number = int(digits, base) * (-1 if plain.startswith("-") else 1)
         if -(2**63) <= number < 2**63:
@@ -147,7 +155,7 @@ def _go_string(body: str) -> str | None:
             out.append(body[i])
             i += 1
             continue
-        escaped = body[i + 1:i + 2]
+        escaped = body[i + 1 : i + 2]
         if escaped not in _GO_ESCAPES:
             return None
         out.append(_GO_ESCAPES[escaped])
@@ -169,9 +177,11 @@ def tpl_text(text: str, where: str) -> str | Unrenderable:
         if match is not None:
             value = _go_string(match.group(2)) if match.group(2) is not None else match.group(3)
         if value is None:
-            return Unrenderable(f"{where} holds the template action {text[start:start + 40]!r}..., which Helm's tpl "
-                                "evaluates at render time (containerMemoryLimit, for one, is no Helm function and fails "
-                                "the render); the pack evaluates only string literals such as {{ \"{{containerMemoryLimit}}\" }}")
+            return Unrenderable(
+                f"{where} holds the template action {text[start : start + 40]!r}..., which Helm's tpl "
+                "evaluates at render time (containerMemoryLimit, for one, is no Helm function and fails "
+                'the render); the pack evaluates only string literals such as {{ "{{containerMemoryLimit}}" }}'
+            )
         before = text[at:start]
         out.append(before.rstrip(" \t\r\n") if match.group(1) else before)
         out.append(value)

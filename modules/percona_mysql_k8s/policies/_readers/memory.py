@@ -43,7 +43,9 @@ def autotuned(view: DatabaseView, options: Mapping[str, str], limit: int) -> tup
             try:
                 value = render_template(value, limit)
             except (ValueError, SyntaxError, ZeroDivisionError, RecursionError, OverflowError):
-                raise Malformed(view.path(view.config_rel), f"sets {key}={value!r}, a template that cannot be evaluated") from None
+                raise Malformed(
+                    view.path(view.config_rel), f"sets {key}={value!r}, a template that cannot be evaluated"
+                ) from None
         result[key] = value
     notes = []
     if "innodb_buffer_pool_size" not in result and operator_autotunes(view, "innodb_buffer_pool_size"):

@@ -22,12 +22,26 @@ from ..config import Setting
 from .values import MISSING, Malformed, as_list, as_map, describe, join
 
 POOL_SETTINGS = (
-    Setting("database_pool_labels", "object", {POOL_LABEL: DATABASE_POOL},
-            "Node labels that select the database pool (percona_mysql_k8s.core.pools).", {"type": "string"}),
-    Setting("database_pool_taint", "string", f"{DATABASE_TAINT.key}={DATABASE_TAINT.value}:{DATABASE_TAINT.effect}",
-            "The database pool's taint as key=value:Effect (percona_mysql_k8s.core.pools)."),
-    Setting("monitoring_pool_labels", "object", {POOL_LABEL: MONITORING_POOL},
-            "Node labels that select the monitoring pool (PMM server, load generators).", {"type": "string"}),
+    Setting(
+        "database_pool_labels",
+        "object",
+        {POOL_LABEL: DATABASE_POOL},
+        "Node labels that select the database pool (percona_mysql_k8s.core.pools).",
+        {"type": "string"},
+    ),
+    Setting(
+        "database_pool_taint",
+        "string",
+        f"{DATABASE_TAINT.key}={DATABASE_TAINT.value}:{DATABASE_TAINT.effect}",
+        "The database pool's taint as key=value:Effect (percona_mysql_k8s.core.pools).",
+    ),
+    Setting(
+        "monitoring_pool_labels",
+        "object",
+        {POOL_LABEL: MONITORING_POOL},
+        "Node labels that select the monitoring pool (PMM server, load generators).",
+        {"type": "string"},
+    ),
 )
 
 
@@ -110,7 +124,9 @@ def read_placement(node_selector, tolerations, affinity, path: str) -> Placement
     required_affinity = None
     if required:
         terms = []
-        for index, term in enumerate(as_list(required.get("nodeSelectorTerms", MISSING), join(required_path, "nodeSelectorTerms"))):
+        for index, term in enumerate(
+            as_list(required.get("nodeSelectorTerms", MISSING), join(required_path, "nodeSelectorTerms"))
+        ):
             term_path = f"{join(required_path, 'nodeSelectorTerms')}[{index}]"
             term = as_map(term, term_path)
             expressions = as_list(term.get("matchExpressions", MISSING), join(term_path, "matchExpressions"))
@@ -145,8 +161,9 @@ CAN_RUN_ON_DATABASE_POOL = "can run on the database pool"
 PINNED_TO_NO_POOL = "is pinned to no pool"
 
 
-def off_the_monitoring_pool(placement: Placement, db_labels: Mapping[str, str], taint: Taint,
-                            mon_labels: Mapping[str, str]) -> str | None:
+def off_the_monitoring_pool(
+    placement: Placement, db_labels: Mapping[str, str], taint: Taint, mon_labels: Mapping[str, str]
+) -> str | None:
     """Why a pod that belongs on the monitoring pool (the PMM server, a load generator) is not kept off the
     configured database pool: it can run there (selects it or tolerates its taint), or it is pinned to no pool
     at all; None when it is kept off."""

@@ -24,7 +24,11 @@ from percona_mysql_k8s.core.scheduling import (
 
 from .values import MISSING, Malformed, NotKnown, as_bool, as_int, as_list, as_map, as_str, at, describe, join
 
-GKE_POOL, EKS_NODE_GROUP, EKS_MANAGED = "gcp:container/nodePool:NodePool", "aws:eks/nodeGroup:NodeGroup", "eks:index:ManagedNodeGroup"
+GKE_POOL, EKS_NODE_GROUP, EKS_MANAGED = (
+    "gcp:container/nodePool:NodePool",
+    "aws:eks/nodeGroup:NodeGroup",
+    "eks:index:ManagedNodeGroup",
+)
 KIND_COMMAND = "command:local:Command"
 GKE_CLUSTER = "gcp:container/cluster:Cluster"
 # GKE names a cluster's default pool "default-pool" and makes it of e2-medium machines unless
@@ -103,27 +107,46 @@ def _gke(props: dict, name: str, default_machine: str | None = None) -> NodePool
     else:
         max_nodes = None  # a regional pool: nodeCount is per zone of the cluster, which is not here
     nodes = gke_pool_nodes(
-        name=_name(props, "name"), machine_type=machine,
+        name=_name(props, "name"),
+        machine_type=machine,
         labels=_labels(config.get("labels", MISSING), "nodeConfig.labels"),
         taints=_taints(as_list(config.get("taints", MISSING), "nodeConfig.taints"), "nodeConfig.taints"),
-        location=location, node_locations=zones,
+        location=location,
+        node_locations=zones,
         spot=bool(as_bool(config.get("spot", MISSING), "nodeConfig.spot", False)),
-        preemptible=bool(as_bool(config.get("preemptible", MISSING), "nodeConfig.preemptible", False)))
-    return NodePool(GKE_POOL, _name(props, "name") or name, "gke", machine, nodes, max_nodes,
-                    "nodeConfig.labels", "nodeConfig.taints", "nodeConfig.machineType")
+        preemptible=bool(as_bool(config.get("preemptible", MISSING), "nodeConfig.preemptible", False)),
+    )
+    return NodePool(
+        GKE_POOL,
+        _name(props, "name") or name,
+        "gke",
+        machine,
+        nodes,
+        max_nodes,
+        "nodeConfig.labels",
+        "nodeConfig.taints",
+        "nodeConfig.machineType",
+    )
 
 
 def _eks(resource_type: str, props: dict, name: str) -> NodePool:
     types = as_list(at(props, "instanceTypes"), "instanceTypes")
     machine = types[0] if types and isinstance(types[0], str) else None
     scaling = as_map(at(props, "scalingConfig"), "scalingConfig")
-    max_nodes = as_int(scaling.get("maxSize", MISSING), "scalingConfig.maxSize",
-                       as_int(scaling.get("desiredSize", MISSING), "scalingConfig.desiredSize"))
+    max_nodes = as_int(
+        scaling.get("maxSize", MISSING),
+        "scalingConfig.maxSize",
+        as_int(scaling.get("desiredSize", MISSING), "scalingConfig.desiredSize"),
+    )
     own_name = _name(props, "nodeGroupName")
     nodes = eks_pool_nodes(
-        name=own_name, instance_types=[t for t in types if isinstance(t, str)],
-        labels=_labels(at(props, "labels"), "labels"), taints=_taints(as_list(at(props, "taints"), "taints"), "taints"),
-        capacity_type=as_str(at(props, "capacityType"), "capacityType"), ami_type=as_str(at(props, "amiType"), "amiType"))
+        name=own_name,
+        instance_types=[t for t in types if isinstance(t, str)],
+        labels=_labels(at(props, "labels"), "labels"),
+        taints=_taints(as_list(at(props, "taints"), "taints"), "taints"),
+        capacity_type=as_str(at(props, "capacityType"), "capacityType"),
+        ami_type=as_str(at(props, "amiType"), "amiType"),
+    )
     return NodePool(resource_type, own_name or name, "eks", machine, nodes, max_nodes, "labels", "taints", "instanceTypes")
 
 
@@ -140,8 +163,10 @@ def _patch_taints(patches, path: str) -> list[dict]:
         for document in documents:
             if isinstance(document, dict) and document.get("kind") in ("InitConfiguration", "JoinConfiguration"):
                 registration = as_map(document.get("nodeRegistration", MISSING), f"{path}[{index}].nodeRegistration")
-                taints += _taints(as_list(registration.get("taints", MISSING), f"{path}[{index}].nodeRegistration.taints"),
-                                  f"{path}[{index}].nodeRegistration.taints")
+                taints += _taints(
+                    as_list(registration.get("taints", MISSING), f"{path}[{index}].nodeRegistration.taints"),
+                    f"{path}[{index}].nodeRegistration.taints",
+                )
     return taints
 
 
@@ -161,11 +186,27 @@ def _kind(props: dict, name: str) -> list[NodePool]:
     nodes = []
     for index, node in enumerate(as_list(config.get("nodes", MISSING), "stdin.nodes") or [{"role": "control-plane"}]):
         node = as_map(node, f"stdin.nodes[{index}]")
-        nodes.append((str(node.get("role", "control-plane")), _labels(node.get("labels", MISSING), f"stdin.nodes[{index}].labels"),
-                      _patch_taints(node.get("kubeadmConfigPatches", MISSING), f"stdin.nodes[{index}].kubeadmConfigPatches")))
-    return [NodePool(KIND_COMMAND, f"{name}/{pool.name}", "kind", None, pool, count, "stdin.nodes[].labels",
-                     "stdin.nodes[].kubeadmConfigPatches", "stdin.nodes[].image")
-            for pool, count in kind_config_pools(nodes)]
+        nodes.append(
+            (
+                str(node.get("role", "control-plane")),
+                _labels(node.get("labels", MISSING), f"stdin.nodes[{index}].labels"),
+                _patch_taints(node.get("kubeadmConfigPatches", MISSING), f"stdin.nodes[{index}].kubeadmConfigPatches"),
+            )
+        )
+    return [
+        NodePool(
+            KIND_COMMAND,
+            f"{name}/{pool.name}",
+            "kind",
+            None,
+            pool,
+            count,
+            "stdin.nodes[].labels",
+            "stdin.nodes[].kubeadmConfigPatches",
+            "stdin.nodes[].image",
+        )
+        for pool, count in kind_config_pools(nodes)
+    ]
 
 
 def _gke_cluster(props: dict, name: str) -> list[NodePool]:
@@ -176,14 +217,22 @@ def _gke_cluster(props: dict, name: str) -> list[NodePool]:
     where = {"location": at(props, "location"), "nodeLocations": at(props, "nodeLocations")}
     pools = []
     if not as_bool(at(props, "removeDefaultNodePool"), "removeDefaultNodePool", False):
-        default = {**where, "name": GKE_DEFAULT_POOL, "nodeConfig": at(props, "nodeConfig"), "initialNodeCount": at(props, "initialNodeCount")}
-        pools.append(_gke({k: v for k, v in default.items() if v is not MISSING}, f"{name}/{GKE_DEFAULT_POOL}", GKE_DEFAULT_MACHINE))
+        default = {
+            **where,
+            "name": GKE_DEFAULT_POOL,
+            "nodeConfig": at(props, "nodeConfig"),
+            "initialNodeCount": at(props, "initialNodeCount"),
+        }
+        pools.append(
+            _gke({k: v for k, v in default.items() if v is not MISSING}, f"{name}/{GKE_DEFAULT_POOL}", GKE_DEFAULT_MACHINE)
+        )
     for index, inline in enumerate(as_list(at(props, "nodePools"), "nodePools")):
         path = f"nodePools[{index}]"
         inline = as_map(inline, path)
         try:
-            pools.append(_gke({**{k: v for k, v in where.items() if v is not MISSING}, **inline}, f"{name}/{path}",
-                              GKE_DEFAULT_MACHINE))
+            pools.append(
+                _gke({**{k: v for k, v in where.items() if v is not MISSING}, **inline}, f"{name}/{path}", GKE_DEFAULT_MACHINE)
+            )
         except Malformed as error:
             raise Malformed(f"{path}.{error.path}", error.problem) from None
     return pools

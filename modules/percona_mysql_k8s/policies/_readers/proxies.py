@@ -43,8 +43,10 @@ def _haproxy(view: DatabaseView, component: Component) -> tuple[ProxyLimits | No
     except ValueError as error:
         raise Malformed(where, f"is a configuration HAProxy refuses ({error})") from None
     if maxconn is None:
-        return None, (f"{where} replaces the operator's global section and sets no global maxconn, so HAProxy "
-                      "derives its limit from the file-descriptor limit (about half of ulimit -n)")
+        return None, (
+            f"{where} replaces the operator's global section and sets no global maxconn, so HAProxy "
+            "derives its limit from the file-descriptor limit (about half of ulimit -n)"
+        )
     return ProxyLimits(HAPROXY, maxconn, maxconn, {"maxconn": maxconn}), f"{where} (global maxconn {maxconn})"
 
 
@@ -59,8 +61,10 @@ def _proxysql(view: DatabaseView, component: Component) -> tuple[ProxyLimits, st
         where = f"{view.path(rel)}.maxConnections {per_server}"
     else:
         per_server = PROXYSQL_SHIPPED_SERVER_CONNECTIONS
-        where = (f"proxysql-admin's MAX_CONNECTIONS {per_server} ({view.path(rel)} is not enabled, and the image's "
-                 "proxysql-admin.cnf fixes it)")
+        where = (
+            f"proxysql-admin's MAX_CONNECTIONS {per_server} ({view.path(rel)} is not enabled, and the image's "
+            "proxysql-admin.cnf fixes it)"
+        )
     limits = proxysql_limits(0, per_server)
     return limits, f"{where} per server, in the writer and the reader hostgroup"
 
@@ -73,8 +77,10 @@ def _router(view: DatabaseView, component: Component) -> tuple[ProxyLimits, str]
         raise Malformed(where, f"is a configuration MySQL Router refuses ({error})") from None
     settings = limits.settings
     source = where if text else "the bootstrapped configuration"
-    return limits, (f"{source} (max_total_connections {settings['max_total_connections']} + an idle pool of "
-                    f"max_idle_server_connections {settings['max_idle_server_connections']})")
+    return limits, (
+        f"{source} (max_total_connections {settings['max_total_connections']} + an idle pool of "
+        f"max_idle_server_connections {settings['max_idle_server_connections']})"
+    )
 
 
 _READERS = {HAPROXY: _haproxy, PROXYSQL: _proxysql, ROUTER: _router}

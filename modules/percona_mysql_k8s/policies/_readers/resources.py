@@ -65,9 +65,13 @@ def _amount(block: dict, path: str, key: str, parse, schema: Schema) -> tuple[in
 
     value = _known(value, join(path, key))
     try:
-        return parse(value, schema), (value.strip() if isinstance(value, str) else f"{value:g}" if isinstance(value, float) else str(value))
+        return parse(value, schema), (
+            value.strip() if isinstance(value, str) else f"{value:g}" if isinstance(value, float) else str(value)
+        )
     except ValueError as error:
-        raise Malformed(join(path, key), f"is {describe(value)}, not a Kubernetes quantity the API server accepts ({error})") from None
+        raise Malformed(
+            join(path, key), f"is {describe(value)}, not a Kubernetes quantity the API server accepts ({error})"
+        ) from None
 
 
 _cache = threading.local()
@@ -108,9 +112,14 @@ def _read_resources(value: object, path: str, schema: Schema) -> Resources:
     return Resources(
         path=path,
         declared=bool(requests or limits),
-        cpu_request=cpu_request, cpu_limit=cpu_limit, memory_request=memory_request, memory_limit=memory_limit,
-        cpu_request_text=cpu_request_text, cpu_limit_text=cpu_limit_text,
-        memory_request_text=memory_request_text, memory_limit_text=memory_limit_text,
+        cpu_request=cpu_request,
+        cpu_limit=cpu_limit,
+        memory_request=memory_request,
+        memory_limit=memory_limit,
+        cpu_request_text=cpu_request_text,
+        cpu_limit_text=cpu_limit_text,
+        memory_request_text=memory_request_text,
+        memory_limit_text=memory_limit_text,
     )
 
 
@@ -123,7 +132,9 @@ def mem(num_bytes: int | None) -> str:
     if num_bytes is None:
         return "unset"
     exact = format_memory(num_bytes)
-    decimal = next((f"{num_bytes // factor}{suffix}" for suffix, factor in _DECIMAL if num_bytes and num_bytes % factor == 0), None)
+    decimal = next(
+        (f"{num_bytes // factor}{suffix}" for suffix, factor in _DECIMAL if num_bytes and num_bytes % factor == 0), None
+    )
     if decimal is not None and (exact.isdigit() or len(decimal) < len(exact)):
         return decimal
     if not exact.isdigit() or num_bytes < 1024:

@@ -53,19 +53,42 @@ def _database_groups(resource, view: DatabaseView) -> list[PodGroup]:
         size = view.size(component.rel)
         if size is None:
             size = 3 if view.chart else 0
-        placement = read_placement(component.raw.get("nodeSelector", MISSING), component.raw.get("tolerations", MISSING),
-                                   advanced, view.path(component.rel))
-        groups.append(PodGroup(resource.urn, f"{resource.label}: {component.key} pods", DATABASE, size, cpu, memory,
-                               placement, advanced is MISSING and key == HOSTNAME))
+        placement = read_placement(
+            component.raw.get("nodeSelector", MISSING),
+            component.raw.get("tolerations", MISSING),
+            advanced,
+            view.path(component.rel),
+        )
+        groups.append(
+            PodGroup(
+                resource.urn,
+                f"{resource.label}: {component.key} pods",
+                DATABASE,
+                size,
+                cpu,
+                memory,
+                placement,
+                advanced is MISSING and key == HOSTNAME,
+            )
+        )
     return groups
 
 
 def _backup_group(resource, label: str, raw: dict, path: str, resources_rel: str = "resources") -> PodGroup:
     resources = read_resources(raw.get(resources_rel, MISSING), f"{path}.{resources_rel}")
-    placement = read_placement(raw.get("nodeSelector", MISSING), raw.get("tolerations", MISSING),
-                               raw.get("affinity", MISSING), path)
-    return PodGroup(resource.urn, f"{resource.label}: {label}", BACKUP, 1, resources.scheduled_cpu,
-                    resources.scheduled_memory, placement, False)
+    placement = read_placement(
+        raw.get("nodeSelector", MISSING), raw.get("tolerations", MISSING), raw.get("affinity", MISSING), path
+    )
+    return PodGroup(
+        resource.urn,
+        f"{resource.label}: {label}",
+        BACKUP,
+        1,
+        resources.scheduled_cpu,
+        resources.scheduled_memory,
+        placement,
+        False,
+    )
 
 
 def _backup_groups(resource, view: DatabaseView) -> list[PodGroup]:
@@ -80,8 +103,14 @@ def _backup_groups(resource, view: DatabaseView) -> list[PodGroup]:
     storages = as_map(backup.get("storages", MISSING), f"{section.path}.storages")
     groups = []
     for name in sorted({schedule.storage_name for schedule in section.schedules} & set(storages)):
-        groups.append(_backup_group(resource, f"backup Job ({name})", as_map(storages[name], f"{section.path}.storages.{name}"),
-                                    f"{section.path}.storages.{name}"))
+        groups.append(
+            _backup_group(
+                resource,
+                f"backup Job ({name})",
+                as_map(storages[name], f"{section.path}.storages.{name}"),
+                f"{section.path}.storages.{name}",
+            )
+        )
     if section.pitr_enabled and section.pitr_problem is None:
         pitr = as_map(backup.get("pitr", MISSING), section.pitr_path)
         if view.operator == "pxc":
@@ -104,15 +133,24 @@ def _workload_group(resource, workload: Workload) -> PodGroup:
     required = anti.get("requiredDuringSchedulingIgnoredDuringExecution")
     one_per_node = isinstance(required, list) and any(isinstance(t, dict) and t.get("topologyKey") == HOSTNAME for t in required)
     role = DAEMONSET if workload.daemonset else workload.role()
-    return PodGroup(resource.urn, f"{workload.kind} {workload.name}", role, workload.replicas, cpu, memory,
-                    workload.placement(), one_per_node)
+    return PodGroup(
+        resource.urn, f"{workload.kind} {workload.name}", role, workload.replicas, cpu, memory, workload.placement(), one_per_node
+    )
 
 
 def _pmm_group(resource, values: dict) -> PodGroup:
     resources = read_resources(at(values, "pmmResources"), "values.pmmResources", Schema.BUILTIN)  # a StatefulSet
     placement = read_placement(at(values, "nodeSelector"), at(values, "tolerations"), at(values, "affinity"), "values")
-    return PodGroup(resource.urn, f"{resource.label}: PMM server", PMM_ROLE, 1, resources.scheduled_cpu,
-                    resources.scheduled_memory, placement, False)
+    return PodGroup(
+        resource.urn,
+        f"{resource.label}: PMM server",
+        PMM_ROLE,
+        1,
+        resources.scheduled_cpu,
+        resources.scheduled_memory,
+        placement,
+        False,
+    )
 
 
 @dataclass
@@ -182,5 +220,16 @@ def database_pools(stack: StackView, labels: dict[str, str], taint) -> list[Node
     return [pool for _, pool in stack.pools if pool.nodes.carries(labels) or pool.nodes.carries_taint(taint.as_k8s())]
 
 
-__all__ = ["DATABASE", "DAEMONSET", "LOAD_GENERATOR", "PMM_ROLE", "PodGroup", "StackView", "as_int", "can_run_on",
-           "candidates", "database_pools", "read_stack"]
+__all__ = [
+    "DATABASE",
+    "DAEMONSET",
+    "LOAD_GENERATOR",
+    "PMM_ROLE",
+    "PodGroup",
+    "StackView",
+    "as_int",
+    "can_run_on",
+    "candidates",
+    "database_pools",
+    "read_stack",
+]

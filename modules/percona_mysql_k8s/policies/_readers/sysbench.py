@@ -65,7 +65,7 @@ def _invocations(script: str, env_items: tuple) -> tuple[Invocation, ...]:
         if start is None:
             continue
         options, words = {}, []
-        for token in tokens[start + 1:]:
+        for token in tokens[start + 1 :]:
             if token.startswith("--"):
                 key, _, value = token[2:].partition("=")
                 options[key.replace("_", "-")] = value

@@ -45,8 +45,12 @@ class Workload:
         return self.kind == "DaemonSet"
 
     def placement(self) -> Placement:
-        return read_placement(self.spec.get("nodeSelector", MISSING), self.spec.get("tolerations", MISSING),
-                              self.spec.get("affinity", MISSING), self.path)
+        return read_placement(
+            self.spec.get("nodeSelector", MISSING),
+            self.spec.get("tolerations", MISSING),
+            self.spec.get("affinity", MISSING),
+            self.path,
+        )
 
     def images(self) -> list[str]:
         return [c["image"] for c in self.containers + self.init_containers if isinstance(c.get("image"), str)]
@@ -65,7 +69,9 @@ class Workload:
         result = []
         for index, container in enumerate(self.containers):
             path = f"{join(self.path, 'containers')}[{index}].resources"
-            result.append((str(container.get("name", index)), read_resources(container.get("resources", MISSING), path, Schema.BUILTIN)))
+            result.append(
+                (str(container.get("name", index)), read_resources(container.get("resources", MISSING), path, Schema.BUILTIN))
+            )
         return result
 
     def pod_request(self) -> tuple[int, int]:
@@ -75,8 +81,9 @@ class Workload:
             cpu += resources.scheduled_cpu
             memory += resources.scheduled_memory
         for index, container in enumerate(self.init_containers):
-            resources = read_resources(container.get("resources", MISSING), f"{join(self.path, 'initContainers')}[{index}].resources",
-                                       Schema.BUILTIN)
+            resources = read_resources(
+                container.get("resources", MISSING), f"{join(self.path, 'initContainers')}[{index}].resources", Schema.BUILTIN
+            )
             cpu, memory = max(cpu, resources.scheduled_cpu), max(memory, resources.scheduled_memory)
         return cpu, memory
 
@@ -98,7 +105,9 @@ class Workload:
             if isinstance(entries, list):
                 for number, entry in enumerate(entries):
                     if isinstance(entry, dict):
-                        result.append((f"{join(self.path, 'containers')}[{index}].env[{number}]", entry, str(container.get("name", index))))
+                        result.append(
+                            (f"{join(self.path, 'containers')}[{index}].env[{number}]", entry, str(container.get("name", index)))
+                        )
         return result
 
 
@@ -129,5 +138,14 @@ def workload_view(resource_type: str, props: dict, name: str = "") -> Workload |
     workload_name = as_str(metadata.get("name", MISSING), "metadata.name", name) or name
     containers = _dicts(as_list(spec.get("containers", MISSING), join(path, "containers")), join(path, "containers"))
     init = _dicts(as_list(spec.get("initContainers", MISSING), join(path, "initContainers")), join(path, "initContainers"))
-    return Workload(resource_type, kind, workload_name, path, spec, {str(k): v for k, v in labels.items()},
-                    max(0, replicas or 0), containers, init)
+    return Workload(
+        resource_type,
+        kind,
+        workload_name,
+        path,
+        spec,
+        {str(k): v for k, v in labels.items()},
+        max(0, replicas or 0),
+        containers,
+        init,
+    )

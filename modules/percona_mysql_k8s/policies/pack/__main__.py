@@ -23,9 +23,11 @@ try:
 except ModuleNotFoundError as error:
     if error.name != "percona_mysql_k8s":
         raise
-    sys.exit(f"error: the policy pack's code (percona_mysql_k8s) is neither in {VENDOR} nor installed in this "
-             f"virtualenv ({sys.prefix}). Build a self-contained pack with `percona-mysql-policy-bundle DIR`, or "
-             "in a checkout run `venv/bin/pip install -r requirements.txt -e ..` in policies/.")
+    sys.exit(
+        f"error: the policy pack's code (percona_mysql_k8s) is neither in {VENDOR} nor installed in this "
+        f"virtualenv ({sys.prefix}). Build a self-contained pack with `percona-mysql-policy-bundle DIR`, or "
+        "in a checkout run `venv/bin/pip install -r requirements.txt -e ..` in policies/."
+    )
 
 from pulumi_policy import PolicyPack  # noqa: E402 - after the library is found
 

@@ -22,9 +22,13 @@ k8s.apps.v1.Deployment(
             "metadata": {"labels": labels},
             "spec": {
                 "nodeSelector": {"mysql.percona.com/pool": "monitoring"},
-                "containers": [{"name": "main", "image": "busybox:1.37",
-                                "resources": {"requests": {"cpu": "100m", "memory": "64Gi"},
-                                              "limits": {"memory": "64Gi"}}}],
+                "containers": [
+                    {
+                        "name": "main",
+                        "image": "busybox:1.37",
+                        "resources": {"requests": {"cpu": "100m", "memory": "64Gi"}, "limits": {"memory": "64Gi"}},
+                    }
+                ],
             },
         },
     },
