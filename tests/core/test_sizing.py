@@ -376,15 +376,32 @@ def test_the_package_keeps_every_name_the_single_module_exported():
 def test_derived_connections_never_exceed_what_mysqld_accepts():
     # min_connections near its bound beside three HAProxy pods at their shipped maxconn (2048 each) would ask for
     # 99000 + 3 * 2048 = 105144; mysqld's max_connections stops at 100000 (found by the threshold property test)
-    result = size(SizingInput(engine="group-replication", proxy="haproxy", load="read-heavy", cluster_size=3,
-                              cpu_millicores=127_650, memory_bytes=395 * 10**9, thresholds={"min_connections": 99_000}))
+    result = size(
+        SizingInput(
+            engine="group-replication",
+            proxy="haproxy",
+            load="read-heavy",
+            cluster_size=3,
+            cpu_millicores=127_650,
+            memory_bytes=395 * 10**9,
+            thresholds={"min_connections": 99_000},
+        )
+    )
     assert result.connections == int(result.mysqld["max_connections"]) <= 100_000
 
 
 def test_min_connections_that_leaves_the_proxies_no_room_is_refused_by_name():
     # five ProxySQL pods need at least 2 backend connections each (two hostgroups): 99993 + 10 > 100000
     with pytest.raises(InputError) as raised:
-        size(SizingInput(engine="pxc", proxy="proxysql", cluster_size=5, cpu_millicores=127_650,
-                         memory_bytes=395 * 10**9, thresholds={"min_connections": 99_993}))
+        size(
+            SizingInput(
+                engine="pxc",
+                proxy="proxysql",
+                cluster_size=5,
+                cpu_millicores=127_650,
+                memory_bytes=395 * 10**9,
+                thresholds={"min_connections": 99_993},
+            )
+        )
     assert raised.value.key == "min_connections" and raised.value.rule == "M6"
     assert "at most 99990" in str(raised.value)
