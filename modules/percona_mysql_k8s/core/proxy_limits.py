@@ -34,6 +34,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from . import haproxy_config
 from .sidecars import HAPROXY, PROXYSQL, ROUTER
 
 HAPROXY_SHIPPED_MAXCONN = 2048
@@ -101,62 +102,6 @@ def limits_for_share(proxy: str, share: int) -> ProxyLimits:
 # --------------------------------------------------------------------------------------------------
 # readers: each format as its proxy reads it
 
-# Section keywords of HAProxy's configuration (cfg_register_section calls, HAProxy 2.8 src/cfgparse.c and the
-# files registering sections: resolvers, peers, mailers, userlist, cache, program, http-errors, ring, log-forward).
-_HAPROXY_SECTIONS = {
-    "global",
-    "defaults",
-    "frontend",
-    "backend",
-    "listen",
-    "resolvers",
-    "peers",
-    "mailers",
-    "userlist",
-    "cache",
-    "program",
-    "http-errors",
-    "ring",
-    "log-forward",
-    "namespace_list",
-    "crt-store",
-    "traces",
-}
-
-
-def _haproxy_words(line: str) -> list[str]:
-    """A line split as HAProxy's parse_line does: blanks separate words, quotes group them, a backslash escapes the
-    next character, and an unquoted ``#`` starts a comment."""
-    words: list[str] = []
-    word, quote, escaped, started = [], "", False, False
-    for char in line:
-        if escaped:
-            word.append(char)
-            escaped = False
-        elif char == "\\" and quote != "'":
-            escaped, started = True, True
-        elif quote:
-            if char == quote:
-                quote = ""
-            else:
-                word.append(char)
-        elif char in "'\"":
-            quote, started = char, True
-        elif char == "#":
-            break
-        elif char in " \t":
-            if started:
-                words.append("".join(word))
-                word, started = [], False
-        else:
-            word.append(char)
-            started = True
-    if quote:
-        raise ValueError(f"unterminated quote in {line.strip()!r}")
-    if started:
-        words.append("".join(word))
-    return words
-
 
 def haproxy_global_maxconn(text: str) -> int | None:
     """HAProxy's global ``maxconn``, or None when the global section sets none.
@@ -165,16 +110,10 @@ def haproxy_global_maxconn(text: str) -> int | None:
     global maxconn is an alert ("already specified. Continuing.") and the first value stays. Raises ValueError
     for a value HAProxy refuses.
     """
-    section = None
-    for number, line in enumerate(text.splitlines(), 1):
-        words = _haproxy_words(line)
-        if not words:
+    for line in haproxy_config.parse(text):  # the one HAProxy reader: words and sections as parse_line reads them
+        if line.section != "global" or line.words[0].text != "maxconn":
             continue
-        if words[0] in _HAPROXY_SECTIONS:
-            section = words[0]
-            continue
-        if section != "global" or words[0] != "maxconn":
-            continue
+        number, words = line.number, [word.text for word in line.words]
         if len(words) != 2:
             raise ValueError(f"line {number}: HAProxy's maxconn takes one integer, got {' '.join(words[1:]) or 'none'}")
         digits = words[1][1:] if words[1][:1] in "+-" else words[1]
