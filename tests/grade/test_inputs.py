@@ -199,6 +199,13 @@ def _free_port() -> int:
         (["--sizing", "{sizing}", "--user", "u", "--password-file", "{missing}"], {}, "error: --password-file: "),
         (["--sizing", "{sizing}", "--user", "u", "--threshold", "max_fc_limit"], {"MYSQL_PWD": "x"}, "error: --threshold: "),
         (["--sizing", "{sizing}", "--user", "u", "--threshold", "no_such=1"], {"MYSQL_PWD": "x"}, "unknown threshold 'no_such'"),
+        # read as the sizing command reads them (core/threshold_pairs): ASCII numbers only, finite
+        (
+            ["--sizing", "{sizing}", "--user", "u", "--threshold", "max_fc_limit=\u0661\u066b\u0665"],
+            {"MYSQL_PWD": "x"},
+            "error: --threshold: max_fc_limit: ",
+        ),
+        (["--sizing", "{sizing}", "--user", "u", "--threshold", "max_fc_limit=nan"], {"MYSQL_PWD": "x"}, "is not a number"),
         (
             ["--sizing", "{sizing}", "--user", "u", "--threshold", "max_flow_control_paused_fraction=2"],
             {"MYSQL_PWD": "x"},

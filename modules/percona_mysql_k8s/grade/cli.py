@@ -17,8 +17,10 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from percona_mysql_k8s.core.errors import InputError
 from percona_mysql_k8s.core.memory import PXC
 from percona_mysql_k8s.core.rules import THRESHOLDS, ThresholdError, resolve_thresholds
+from percona_mysql_k8s.core.threshold_pairs import threshold_pairs
 
 from . import live
 from .checks import MemberReading, exit_status, grade
@@ -107,22 +109,11 @@ def _password(args: argparse.Namespace) -> str:
 
 
 def _thresholds(sizing_overrides, pairs: Sequence[str]) -> dict[str, float]:
-    """The sizing's own overrides, then --threshold NAME=VALUE, checked as sizing checks them."""
-    overrides = dict(sizing_overrides)
-    for pair in pairs:
-        name, separator, value = pair.partition("=")
-        name = name.strip()
-        try:
-            number = float(value) if separator else None
-        except ValueError:
-            number = None
-        if number is None:
-            raise GradeInputError("--threshold", f"{pair!r}: expected NAME=VALUE with a number")
-        threshold = THRESHOLDS.get(name)
-        integral = threshold is not None and threshold.kind == "integer" and number.is_integer()
-        overrides[name] = int(number) if integral else number
+    """The sizing's own overrides, then --threshold NAME=VALUE, read and checked as sizing reads and checks them."""
     try:
-        return resolve_thresholds(overrides)
+        return resolve_thresholds({**sizing_overrides, **threshold_pairs(pairs)})
+    except InputError as error:
+        raise GradeInputError("--threshold", error.message) from None
     except (ThresholdError, KeyError, ValueError) as error:
         raise GradeInputError("--threshold", str(error).strip('"')) from None
 

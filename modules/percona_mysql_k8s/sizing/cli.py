@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import sys
 from collections.abc import Sequence
@@ -14,10 +13,11 @@ from percona_mysql_k8s.core.errors import InputError, one_line
 from percona_mysql_k8s.core.memory import ENGINES, MYSQL_VERSIONS
 from percona_mysql_k8s.core.profiles import LOADS
 from percona_mysql_k8s.core.report import to_json
-from percona_mysql_k8s.core.rules import THRESHOLD_RULE, THRESHOLDS
+from percona_mysql_k8s.core.rules import THRESHOLDS
 from percona_mysql_k8s.core.sidecars import PROXIES
 from percona_mysql_k8s.core.sizing import DEFAULT_DISK_IOPS, SizingInput, size
-from percona_mysql_k8s.core.units import cpu_to_millicores, decimal_number, memory_to_bytes, whole_number
+from percona_mysql_k8s.core.threshold_pairs import threshold_pairs
+from percona_mysql_k8s.core.units import cpu_to_millicores, memory_to_bytes, whole_number
 
 
 class UsageError(Exception):
@@ -141,35 +141,6 @@ def _quantity(key: str, value: str | None, convert) -> int | None:
         raise InputError(key, str(error), "K1") from None
 
 
-def _thresholds(pairs: Sequence[str]) -> dict[str, float]:
-    overrides: dict[str, float] = {}
-    for pair in pairs:
-        name, separator, value = pair.partition("=")
-        if not separator:
-            raise InputError("threshold", f"expected NAME=VALUE, got {pair!r}")
-        try:  # ASCII only: float() would also take '١٫٥' and 'nan'; a whole number stays exact
-            number = whole_number(value)
-        except ValueError:
-            try:
-                number = decimal_number(value)
-            except OverflowError:
-                number = math.inf  # refused below, as not finite
-            except ValueError:
-                raise InputError(
-                    "threshold",
-                    f"{name.strip()}: {value!r} is not a number (ASCII digits; at most the threshold's maximum)",
-                    THRESHOLD_RULE.get(name.strip()),
-                ) from None
-        if isinstance(number, float) and not math.isfinite(number):
-            raise InputError(
-                "threshold",
-                f"threshold {name.strip()!r} must be a finite number, got {value.strip()!r}",
-                THRESHOLD_RULE.get(name.strip()),
-            )
-        overrides[name.strip()] = number
-    return overrides
-
-
 def check_plot_target(path: str | None) -> None:
     """Refuse a picture that cannot be written before anything is printed (one line, exit 2)."""
     if path is None:
@@ -207,7 +178,7 @@ def input_from_args(args: argparse.Namespace) -> SizingInput:
         provider=args.provider,
         daemonset_cpu_millicores=_quantity("daemonset_cpu", args.daemonset_cpu, cpu_to_millicores),
         daemonset_memory_bytes=_quantity("daemonset_memory", args.daemonset_memory, memory_to_bytes),
-        thresholds=_thresholds(args.threshold),
+        thresholds=threshold_pairs(args.threshold),
     )
 
 
