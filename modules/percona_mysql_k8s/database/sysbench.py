@@ -56,8 +56,8 @@ from percona_mysql_k8s.plan.database.pods import labels, pool_scheduling, resour
 from percona_mysql_k8s.plan.database.sources import mirror_images
 from percona_mysql_k8s.plan.database.spec import DatabaseSpec
 
-from .cluster import DatabaseCluster, generated_password
-from .common import child_options
+from .cluster import DatabaseCluster
+from .common import child_options, generated_password
 
 RUN_REQUEST_ANNOTATION = "percona-mysql/run-request"
 PHASES = ("schema", "prepare", "warmup", "ladder", "cleanup")  # in the order they run
