@@ -278,7 +278,10 @@ def test_secret_keys_are_what_each_operator_needs():
     [
         ({"name": "a-very-long-cluster-name-1"}, "dbClusterName"),
         ({"name": "Bad_Name"}, "dbClusterName"),
+        ({"name": "1db"}, "dbClusterName"),  # a Service is named after it: an RFC 1035 label starts with a letter
+        ({"name": "db1\n"}, "dbClusterName"),
         ({"namespace": "No Space"}, "namespace"),
+        ({"namespace": "mysql\n"}, "namespace"),  # accepted before: Python's $ matches before a final newline
         ({"engine": "galera"}, "engine"),
         ({"proxy": "proxysql", "engine": "group-replication"}, "T2: proxy"),
         ({"proxy": "router"}, "T2: proxy"),
