@@ -49,6 +49,7 @@ except ModuleNotFoundError as missing:  # a provider SDK of an extra (pyproject.
 from percona_mysql_k8s.clusters.target import ClusterTarget
 from percona_mysql_k8s.core.backup import GCS, GCS_ENDPOINT, S3, BackupPlan, BackupStorage
 from percona_mysql_k8s.plan.database import backup_bucket as plan
+from percona_mysql_k8s.plan.database.pods import labels
 
 if TYPE_CHECKING:
     import pulumi_aws as aws
@@ -77,15 +78,6 @@ class BackupStorageArgs:
     binlog_expiry_days: int = 0
 
 
-def _labels(args: BackupStorageArgs) -> dict[str, str]:
-    return {
-        "app.kubernetes.io/name": "backup-storage",
-        "app.kubernetes.io/instance": args.cluster_name,
-        "app.kubernetes.io/part-of": "percona-mysql",
-        "app.kubernetes.io/managed-by": "pulumi",
-    }
-
-
 def _credentials_secret(
     component: pulumi.ComponentResource,
     name: str,
@@ -101,7 +93,11 @@ def _credentials_secret(
     )
     return k8s.core.v1.Secret(
         f"{name}-credentials",
-        metadata={"name": plan.credentials_secret_name(args.cluster_name), "namespace": args.namespace, "labels": _labels(args)},
+        metadata={
+            "name": plan.credentials_secret_name(args.cluster_name),
+            "namespace": args.namespace,
+            "labels": labels("backup-storage", args.cluster_name),
+        },
         type="Opaque",
         string_data=data,
         opts=pulumi.ResourceOptions(
