@@ -22,7 +22,7 @@ from percona_mysql_k8s.plan.clusters import ClusterSettings
 from percona_mysql_k8s.plan.database import sources, versions
 from percona_mysql_k8s.plan.database.network_policies import ClientAccess, client_access
 from percona_mysql_k8s.plan.database.sources import ChartSource
-from percona_mysql_k8s.plan.database.spec import DatabaseSpec
+from percona_mysql_k8s.plan.database.spec import CLUSTER_NAME_MAX, DatabaseSpec
 
 from .backup import BackupSettings, backup_settings
 from .keys import BACKUP_KEYS, PMM_TOKEN_KEY, ConfigValues
@@ -144,10 +144,10 @@ def check_database_keys(values: Config) -> None:
 def database_spec_from_config(values: Config, cluster: ClusterSettings) -> DatabaseSpec:
     v = ConfigValues.of(values)
     name = v.get("dbClusterName") or cluster.cluster_name
-    if not v.get("dbClusterName") and len(name) > 22:
+    if not v.get("dbClusterName") and len(name) > CLUSTER_NAME_MAX:
         raise InputError(
             "dbClusterName",
-            f"clusterName {name!r} is longer than the 22 characters the PXC operator allows "
+            f"clusterName {name!r} is longer than the {CLUSTER_NAME_MAX} characters the PXC operator allows "
             "for a database cluster: set dbClusterName",
         )
     return DatabaseSpec(
