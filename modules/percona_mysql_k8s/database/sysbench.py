@@ -114,6 +114,7 @@ class Sysbench(pulumi.ComponentResource):
         self.run_id = args.run_request or run_id(cluster, self.plan)
         job_name = f"{spec.name}-sysbench-{args.run_request}" if args.run_request else f"{spec.name}-sysbench"
         self.cluster_name = spec.name
+        self.cluster_secret = spec.secret_name  # root's password for the setup Job
         self.namespace = namespace = spec.namespace
         common_labels = labels("sysbench", spec.name)
         after = [*cluster.ready, *args.depends_on]
@@ -266,7 +267,7 @@ class Sysbench(pulumi.ComponentResource):
     def user_job_spec(self, env: list[dict], helper: ContainerSize, pool, *, timeout: int) -> dict:
         """The setup Job: root's password (from the cluster's Secret) and the benchmark user's, nothing else."""
         _, container_security = restricted_security()
-        root = [{"name": "ROOT_PASSWORD", "valueFrom": {"secretKeyRef": {"name": f"{self.cluster_name}-secrets", "key": "root"}}}]
+        root = [{"name": "ROOT_PASSWORD", "valueFrom": {"secretKeyRef": {"name": self.cluster_secret, "key": "root"}}}]
         ca_volume, ca_mount = self._ca()
         user = {
             "name": "user",
