@@ -248,6 +248,18 @@ def test_a_storage_size_change_resizes_the_volumes(engine):
     assert claims[0]["storageClassName"] == claims[1]["storageClassName"] == "premium-rwo"
 
 
+@pytest.mark.parametrize(
+    "other", [{"engine": "group-replication"}, {"cluster_size": 5}, {"proxy": "proxysql"}], ids=["engine", "size", "proxy"]
+)
+def test_a_sizing_computed_for_another_cluster_is_refused(other):
+    database, _ = gke_pools(nodes=5)
+    spec = DatabaseSpec(name="db1", namespace="mysql")
+    place, _ = size_for_pool(spec, database)
+    _, sizing = size_for_pool(DatabaseSpec(name="db1", namespace="mysql", **other), database)
+    with pytest.raises(ValueError, match="computed for a different cluster"):
+        custom_resource(spec, sizing, place, "monitoring-service")
+
+
 def test_pmm_off_needs_no_server_and_pmm_on_needs_one():
     database, _ = gke_pools()
     spec = DatabaseSpec(name="db1", namespace="mysql", pmm_enabled=False)
@@ -278,7 +290,10 @@ def test_secret_keys_are_what_each_operator_needs():
     [
         ({"name": "a-very-long-cluster-name-1"}, "dbClusterName"),
         ({"name": "Bad_Name"}, "dbClusterName"),
+        ({"name": "1db"}, "dbClusterName"),  # a Service is named after it: an RFC 1035 label starts with a letter
+        ({"name": "db1\n"}, "dbClusterName"),
         ({"namespace": "No Space"}, "namespace"),
+        ({"namespace": "mysql\n"}, "namespace"),  # accepted before: Python's $ matches before a final newline
         ({"engine": "galera"}, "engine"),
         ({"proxy": "proxysql", "engine": "group-replication"}, "T2: proxy"),
         ({"proxy": "router"}, "T2: proxy"),

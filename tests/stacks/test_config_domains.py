@@ -54,6 +54,8 @@ BAD = [
     ("storage class that is not a name", GKE, "storageClass", "Fast SSD"),
     ("reserved namespace", GKE, "namespace", "kube-system"),
     ("namespace that is not a DNS label", GKE, "namespace", "My_DB"),
+    ("a PMM host longer than a DNS name", {**GKE, "installPmm": False}, "pmmServerHost", ("a" * 60 + ".") * 4 + "a" * 10),
+    ("a run id longer than its Job name allows", GKE, "sysbenchRunId", "a" * 17),
     ("GCE network that is not a name", GKE, "gkeNetwork", "my network"),
     ("GCE subnetwork that is not a name", GKE, "gkeSubnetwork", "../etc"),
     ("boot disk above the largest", GKE, "databaseDiskSizeGb", 100_000),

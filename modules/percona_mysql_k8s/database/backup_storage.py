@@ -49,6 +49,7 @@ except ModuleNotFoundError as missing:  # a provider SDK of an extra (pyproject.
 from percona_mysql_k8s.clusters.target import ClusterTarget
 from percona_mysql_k8s.core.backup import GCS, GCS_ENDPOINT, S3, BackupPlan, BackupStorage
 from percona_mysql_k8s.plan.database import backup_bucket as plan
+from percona_mysql_k8s.plan.database.pods import labels
 
 if TYPE_CHECKING:
     import pulumi_aws as aws
@@ -77,15 +78,6 @@ class BackupStorageArgs:
     binlog_expiry_days: int = 0
 
 
-def _labels(args: BackupStorageArgs) -> dict[str, str]:
-    return {
-        "app.kubernetes.io/name": "backup-storage",
-        "app.kubernetes.io/instance": args.cluster_name,
-        "app.kubernetes.io/part-of": "percona-mysql",
-        "app.kubernetes.io/managed-by": "pulumi",
-    }
-
-
 def _credentials_secret(
     component: pulumi.ComponentResource,
     name: str,
@@ -101,7 +93,11 @@ def _credentials_secret(
     )
     return k8s.core.v1.Secret(
         f"{name}-credentials",
-        metadata={"name": plan.credentials_secret_name(args.cluster_name), "namespace": args.namespace, "labels": _labels(args)},
+        metadata={
+            "name": plan.credentials_secret_name(args.cluster_name),
+            "namespace": args.namespace,
+            "labels": labels("backup-storage", args.cluster_name),
+        },
         type="Opaque",
         string_data=data,
         opts=pulumi.ResourceOptions(
@@ -119,11 +115,37 @@ def _cloud_sdk(module: str, extra: str, component: str):
         raise missing_extra(missing, f"{__name__}.{component}", extra) from None
 
 
-def _check(args: BackupStorageArgs, kind: str) -> None:
-    plan.check_bucket_name(args.bucket, kind)
-    plan.check_kms_key(args.kms_key, kind)
+@dataclass(frozen=True)
+class _Cloud:
+    """One cloud's bucket storage: the component's type name, the SDK it creates with (and the extra that
+    installs it), the storage kind it checks the arguments against, and the target facts it reads."""
+
+    component: str
+    sdk: str
+    extra: str
+    kind: str
+    facts: str  # the ClusterTarget attribute holding this cloud's facts
+    target: str  # the target it needs, as the error names it
+
+
+_GCS_CLOUD = _Cloud("GcsBackupStorage", "pulumi_gcp", "gke", GCS, "gcp", "a GKE target (its project and region)")
+_S3_CLOUD = _Cloud("S3BackupStorage", "pulumi_aws", "eks", S3, "aws", "an EKS target (its region and AWS provider)")
+
+
+def _start(component: pulumi.ComponentResource, name: str, args: BackupStorageArgs, opts, cloud: _Cloud):
+    """What both storages do first: import the cloud's SDK (a missing extra is named before anything is
+    registered), register the component, take the target's facts of that cloud and check the arguments.
+    Returns the SDK module and the facts."""
+    sdk = _cloud_sdk(cloud.sdk, cloud.extra, cloud.component)
+    pulumi.ComponentResource.__init__(component, token(cloud.component), name, None, renamed(cloud.component, opts))
+    facts = getattr(args.target, cloud.facts)
+    if facts is None:
+        raise ValueError(f"{cloud.component} needs {cloud.target}; {args.target.kind} has none")
+    plan.check_bucket_name(args.bucket, cloud.kind)
+    plan.check_kms_key(args.kms_key, cloud.kind)
     plan.check_retention_days(args.retention_days)
     plan.check_engine(args.engine)
+    return sdk, facts
 
 
 class GcsBackupStorage(pulumi.ComponentResource):
@@ -132,12 +154,7 @@ class GcsBackupStorage(pulumi.ComponentResource):
     the custom resource must wait for."""
 
     def __init__(self, name: str, args: BackupStorageArgs, opts: pulumi.ResourceOptions | None = None):
-        gcp = _cloud_sdk("pulumi_gcp", "gke", "GcsBackupStorage")
-        super().__init__(token("GcsBackupStorage"), name, None, renamed("GcsBackupStorage", opts))
-        facts = args.target.gcp
-        if facts is None:
-            raise ValueError(f"GcsBackupStorage needs a GKE target (its project and region); {args.target.kind} has none")
-        _check(args, GCS)
+        gcp, facts = _start(self, name, args, opts, _GCS_CLOUD)
         child = pulumi.ResourceOptions(parent=self)
         days = plan.noncurrent_version_days(args.retention_days)
         self.bucket = gcp.storage.Bucket(
@@ -218,12 +235,7 @@ class S3BackupStorage(pulumi.ComponentResource):
     resource must wait for (the Secret and every bucket setting, so no backup lands before them)."""
 
     def __init__(self, name: str, args: BackupStorageArgs, opts: pulumi.ResourceOptions | None = None):
-        aws = _cloud_sdk("pulumi_aws", "eks", "S3BackupStorage")
-        super().__init__(token("S3BackupStorage"), name, None, renamed("S3BackupStorage", opts))
-        facts = args.target.aws
-        if facts is None:
-            raise ValueError(f"S3BackupStorage needs an EKS target (its region and AWS provider); {args.target.kind} has none")
-        _check(args, S3)
+        aws, facts = _start(self, name, args, opts, _S3_CLOUD)
         child = pulumi.ResourceOptions(parent=self, provider=facts.provider)
         protected = pulumi.ResourceOptions.merge(child, pulumi.ResourceOptions(protect=args.protect))
         key_arn = self._kms_key(aws, name, args, protected)

@@ -24,7 +24,6 @@ from percona_mysql_k8s._tokens import token
 
 try:
     import pulumi_kubernetes as k8s
-    import pulumi_random as random
 except ModuleNotFoundError as missing:  # a provider SDK of an extra (pyproject.toml): say which one installs it
     raise missing_extra(missing, __name__) from None
 
@@ -39,7 +38,7 @@ from percona_mysql_k8s.plan.database.pods import labels
 from percona_mysql_k8s.plan.database.sources import mirror_images
 from percona_mysql_k8s.plan.database.spec import PMM_TOKEN_KEY, DatabaseSpec, Endpoint, Placement, size_for_pool, writer_endpoint
 
-from .common import child_options
+from .common import child_options, generated_password
 from .operator import PerconaOperator
 from .pmm import ExternalPmm, PmmServer, PmmToken, PmmTokenArgs
 
@@ -55,21 +54,6 @@ class DatabaseClusterArgs:
     image_registry: str = ""  # a mirror of Docker Hub for every image the custom resource names (database.sources)
     backup: BackupPlan | None = None  # required when spec.backup is on (R1)
     backup_ready: Sequence[pulumi.Resource] = field(default=())  # what the backups need before the CR exists
-
-
-def generated_password(name: str, parent: pulumi.Resource) -> random.RandomPassword:
-    """Alphanumeric, 24 characters (~140 bits): nothing the operators forbid (``;``, ``:``, a leading
-    ``*`` for proxyadmin, quotes, ``\\``, ``/``, ``|``, backtick) and nothing a shell or SQL quote
-    could trip over."""
-    return random.RandomPassword(
-        name,
-        length=24,
-        special=False,
-        min_lower=1,
-        min_upper=1,
-        min_numeric=1,
-        opts=pulumi.ResourceOptions(parent=parent),
-    )
 
 
 class DatabaseCluster(pulumi.ComponentResource):

@@ -12,6 +12,7 @@ from percona_mysql_k8s._extras import missing_extra
 
 try:
     import pulumi_kubernetes as k8s
+    import pulumi_random as random
 except ModuleNotFoundError as missing:  # a provider SDK of an extra (pyproject.toml): say which one installs it
     raise missing_extra(missing, __name__) from None
 
@@ -26,6 +27,21 @@ def child_options(
     **extra: Any,
 ) -> pulumi.ResourceOptions:
     return pulumi.ResourceOptions(parent=parent, provider=provider, depends_on=list(depends_on), **extra)
+
+
+def generated_password(name: str, parent: pulumi.Resource) -> random.RandomPassword:
+    """Alphanumeric, 24 characters (~140 bits): nothing the operators forbid (``;``, ``:``, a leading
+    ``*`` for proxyadmin, quotes, ``\\``, ``/``, ``|``, backtick) and nothing a shell or SQL quote
+    could trip over. The clusters' users, the sysbench user and PMM's admin all get one."""
+    return random.RandomPassword(
+        name,
+        length=24,
+        special=False,
+        min_lower=1,
+        min_upper=1,
+        min_numeric=1,
+        opts=pulumi.ResourceOptions(parent=parent),
+    )
 
 
 def create_namespace(

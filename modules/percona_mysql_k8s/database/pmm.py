@@ -23,7 +23,6 @@ from percona_mysql_k8s._tokens import token
 
 try:
     import pulumi_kubernetes as k8s
-    import pulumi_random as random
 except ModuleNotFoundError as missing:  # a provider SDK of an extra (pyproject.toml): say which one installs it
     raise missing_extra(missing, __name__) from None
 
@@ -36,7 +35,7 @@ from percona_mysql_k8s.plan.database.pods import labels, pool_scheduling, resour
 from percona_mysql_k8s.plan.database.sources import ChartSource, chart_source, mirror_images
 from percona_mysql_k8s.plan.database.spec import PMM_TOKEN_KEY
 
-from .common import child_options, release_chart
+from .common import child_options, generated_password, release_chart
 
 PMM_SECRET = "pmm-secret"
 PMM_PASSWORD_KEY = "PMM_ADMIN_PASSWORD"
@@ -83,15 +82,7 @@ class PmmServer(pulumi.ComponentResource):
             or monitoring.plan(args.target.monitoring_pool.node, operator=True, pmm_server=True, sysbench=True).pmm_server
         )
 
-        self.admin_password = random.RandomPassword(
-            f"{name}-admin-password",
-            length=24,
-            special=False,
-            min_lower=1,
-            min_upper=1,
-            min_numeric=1,
-            opts=pulumi.ResourceOptions(parent=self),
-        )
+        self.admin_password = generated_password(f"{name}-admin-password", self)
         # The chart applies the password on PMM's first start only; the secret is protected with the
         # server's data on persistent stacks.
         self.admin_secret = k8s.core.v1.Secret(

@@ -56,8 +56,8 @@ from percona_mysql_k8s.plan.database.pods import labels, pool_scheduling, resour
 from percona_mysql_k8s.plan.database.sources import mirror_images
 from percona_mysql_k8s.plan.database.spec import DatabaseSpec
 
-from .cluster import DatabaseCluster, generated_password
-from .common import child_options
+from .cluster import DatabaseCluster
+from .common import child_options, generated_password
 
 RUN_REQUEST_ANNOTATION = "percona-mysql/run-request"
 PHASES = ("schema", "prepare", "warmup", "ladder", "cleanup")  # in the order they run
@@ -114,6 +114,7 @@ class Sysbench(pulumi.ComponentResource):
         self.run_id = args.run_request or run_id(cluster, self.plan)
         job_name = f"{spec.name}-sysbench-{args.run_request}" if args.run_request else f"{spec.name}-sysbench"
         self.cluster_name = spec.name
+        self.cluster_secret = spec.secret_name  # root's password for the setup Job
         self.namespace = namespace = spec.namespace
         common_labels = labels("sysbench", spec.name)
         after = [*cluster.ready, *args.depends_on]
@@ -241,44 +242,48 @@ class Sysbench(pulumi.ComponentResource):
         }
         return volume, {"name": "mysql-ca", "mountPath": scripts.CA_DIR, "readOnly": True}
 
-    def user_job_spec(self, env: list[dict], helper: ContainerSize, pool, *, timeout: int) -> dict:
-        """The setup Job: root's password (from the cluster's Secret) and the benchmark user's, nothing else."""
-        cluster = self.cluster_name
-        pod_security, container_security = restricted_security()
-        root = [{"name": "ROOT_PASSWORD", "valueFrom": {"secretKeyRef": {"name": f"{cluster}-secrets", "key": "root"}}}]
-        ca_volume, ca_mount = self._ca()
+    def _job(self, component: str, timeout: int, pool, account: dict, pod: dict) -> dict:
+        """A Job of this run: one retry, a deadline, pods labelled with the run, restricted, on the monitoring
+        pool (B1, K4: its selector, and no toleration of the database taint); ``account`` is how the pods hold
+        (or do not hold) a ServiceAccount token, ``pod`` their volumes and containers."""
         return {
             "backoffLimit": 1,
             "activeDeadlineSeconds": timeout,
             "template": {
                 "metadata": {
-                    "labels": labels("sysbench", cluster, {"app.kubernetes.io/component": "benchmark-setup"}),
+                    "labels": labels("sysbench", self.cluster_name, {"app.kubernetes.io/component": component}),
                     "annotations": {"percona-mysql/run": self.run_id},
                 },
                 "spec": {
                     "restartPolicy": "Never",
-                    "automountServiceAccountToken": False,  # it talks to MySQL only, never to the API server
-                    "securityContext": pod_security,
-                    **pool_scheduling(pool),  # B1, K4: the monitoring pool
-                    "volumes": [ca_volume],
-                    "containers": [
-                        {
-                            "name": "user",
-                            "image": versions.SYSBENCH_IMAGE,  # its mysql client
-                            "command": ["bash", "-c", scripts.USER_SETUP],
-                            "env": env + root,
-                            "resources": resources(helper),
-                            "securityContext": container_security,
-                            "volumeMounts": [ca_mount],
-                        }
-                    ],
+                    **account,
+                    "securityContext": restricted_security()[0],
+                    **pool_scheduling(pool),
+                    **pod,
                 },
             },
         }
 
+    def user_job_spec(self, env: list[dict], helper: ContainerSize, pool, *, timeout: int) -> dict:
+        """The setup Job: root's password (from the cluster's Secret) and the benchmark user's, nothing else."""
+        _, container_security = restricted_security()
+        root = [{"name": "ROOT_PASSWORD", "valueFrom": {"secretKeyRef": {"name": self.cluster_secret, "key": "root"}}}]
+        ca_volume, ca_mount = self._ca()
+        user = {
+            "name": "user",
+            "image": versions.SYSBENCH_IMAGE,  # its mysql client
+            "command": ["bash", "-c", scripts.USER_SETUP],
+            "env": env + root,
+            "resources": resources(helper),
+            "securityContext": container_security,
+            "volumeMounts": [ca_mount],
+        }
+        # it talks to MySQL only, never to the API server
+        account = {"automountServiceAccountToken": False}
+        return self._job("benchmark-setup", timeout, pool, account, {"volumes": [ca_volume], "containers": [user]})
+
     def job_spec(self, env: list[dict], size: ContainerSize, helper: ContainerSize, pool, *, cleanup: bool, timeout: int) -> dict:
-        cluster = self.cluster_name
-        pod_security, container_security = restricted_security()
+        _, container_security = restricted_security()
         mount = [{"name": "results", "mountPath": scripts.RESULTS_DIR}]
         ca_volume, ca = self._ca()
         ca_mount = [ca]
@@ -312,23 +317,6 @@ class Sysbench(pulumi.ComponentResource):
             "securityContext": container_security,
             "volumeMounts": mount,
         }
-        return {
-            "backoffLimit": 1,
-            "activeDeadlineSeconds": timeout,
-            "template": {
-                "metadata": {
-                    "labels": labels("sysbench", cluster, {"app.kubernetes.io/component": "load-generator"}),
-                    "annotations": {"percona-mysql/run": self.run_id},
-                },
-                "spec": {
-                    "restartPolicy": "Never",
-                    "serviceAccountName": f"{cluster}-sysbench",
-                    "securityContext": pod_security,
-                    # B1, K4: the monitoring pool's selector, and no toleration of the database taint
-                    **pool_scheduling(pool),
-                    "volumes": [{"name": "results", "emptyDir": {}}, ca_volume],
-                    "initContainers": init,
-                    "containers": [ladder, publish],
-                },
-            },
-        }
+        volumes = [{"name": "results", "emptyDir": {}}, ca_volume]
+        pod = {"volumes": volumes, "initContainers": init, "containers": [ladder, publish]}
+        return self._job("load-generator", timeout, pool, {"serviceAccountName": f"{self.cluster_name}-sysbench"}, pod)

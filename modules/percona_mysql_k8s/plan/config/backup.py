@@ -37,6 +37,7 @@ from percona_mysql_k8s.core.backup import (
 )
 from percona_mysql_k8s.core.bounds import MAX_VOLUME_READ_BYTES_PER_SECOND
 from percona_mysql_k8s.core.errors import InputError
+from percona_mysql_k8s.core.names import dns1123_subdomain_problem
 from percona_mysql_k8s.core.units import format_memory
 from percona_mysql_k8s.plan.database.backup_bucket import check_bucket_name, check_kms_key
 
@@ -53,8 +54,6 @@ __all__ = [
     "default_bucket",
 ]
 
-# A Secret's name is a DNS-1123 subdomain.
-_DNS_SUBDOMAIN = re.compile(r"^(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 _REGION = re.compile(r"^[a-z0-9][a-z0-9-]{0,62}$")
 
 
@@ -171,7 +170,7 @@ def _endpoint_storage(values: Mapping[str, object], bucket: str, *, target: str,
             "R1",
         )
     check_bucket_name(bucket, S3_COMPATIBLE)
-    if not _DNS_SUBDOMAIN.fullmatch(secret):
+    if dns1123_subdomain_problem(secret):  # a Secret's name is a DNS-1123 subdomain
         raise InputError("backupCredentialsSecret", f"{secret!r} is not a Secret name (lowercase DNS subdomain)", "R4")
     region = str(values["backupRegion"]) or "us-east-1"  # what S3 clients sign with when a store has no regions
     if not _REGION.fullmatch(region):

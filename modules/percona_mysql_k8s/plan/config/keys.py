@@ -14,6 +14,7 @@ from typing import Any
 from percona_mysql_k8s.core.cloud_keys import static_cloud_keys
 from percona_mysql_k8s.core.errors import InputError
 from percona_mysql_k8s.core.units import whole_number
+from percona_mysql_k8s.plan.clusters.keys import CONFIG_KEYS as CLUSTER_KEYS
 
 # key: (type, default declared in Pulumi.yaml; a test keeps the two in step)
 BACKUP_KEYS: dict[str, tuple[type, object]] = {
@@ -37,8 +38,8 @@ CLOUD_TARGETS = ("gke", "eks")
 # two in step).
 CONFIG_KEYS: dict[str, tuple[type, object]] = {
     "engine": (str, "pxc"),
-    "clusterSize": (int, 3),
-    "ephemeral": (bool, False),
+    # read by both layers, declared once (the cluster layer's)
+    **{key: CLUSTER_KEYS[key] for key in ("clusterSize", "ephemeral")},
     "proxy": (str, "haproxy"),
     "load": (str, "light-oltp"),
     "connections": (int, 0),
@@ -190,8 +191,6 @@ def check_config_keys(config: Mapping[str, object], *, project: str, secret_keys
 
 def all_keys() -> tuple[str, ...]:
     """Every key the stack program reads (cluster layer + database layer), secrets excluded."""
-    from percona_mysql_k8s.plan.clusters import CONFIG_KEYS as CLUSTER_KEYS
-
     return tuple(dict.fromkeys([*CLUSTER_KEYS, *CONFIG_KEYS, *OPTIONAL_KEYS]))
 
 

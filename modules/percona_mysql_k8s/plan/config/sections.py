@@ -9,7 +9,6 @@ the one :class:`~percona_mysql_k8s.plan.config.keys.ConfigValues` of the stack, 
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -17,19 +16,19 @@ from percona_mysql_k8s.core import benchmark as bench
 from percona_mysql_k8s.core import monitoring
 from percona_mysql_k8s.core.bounds import MAX_DISK_IOPS, MAX_VOLUME_BYTES, MIN_DISK_IOPS
 from percona_mysql_k8s.core.errors import InputError
+from percona_mysql_k8s.core.names import dns1123_label_problem, dns1123_subdomain_problem
 from percona_mysql_k8s.core.units import memory_to_bytes, parse_quantity
 from percona_mysql_k8s.plan.clusters import ClusterSettings
 from percona_mysql_k8s.plan.database import sources, versions
 from percona_mysql_k8s.plan.database.network_policies import ClientAccess, client_access
 from percona_mysql_k8s.plan.database.sources import ChartSource
-from percona_mysql_k8s.plan.database.spec import DatabaseSpec
+from percona_mysql_k8s.plan.database.spec import CLUSTER_NAME_MAX, DatabaseSpec
 
 from .backup import BackupSettings, backup_settings
 from .keys import BACKUP_KEYS, PMM_TOKEN_KEY, ConfigValues
 
 Config = Mapping[str, object] | ConfigValues  # the raw stack config, or the stack's one decoded reader
-_RUN_ID = re.compile(r"^[a-z0-9]([-a-z0-9]{0,14}[a-z0-9])?$")
-_HOST = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+_RUN_ID_MAX_LENGTH = 16  # a DNS-1123 label this short: it names the run's Job
 
 
 @dataclass(frozen=True)
@@ -78,11 +77,6 @@ def sources_from_config(values: Config, engine: str) -> Sources:
 # ---- domains the component code does not bound itself: beyond them a value is a typo, not a plan -------
 
 # The volume and IOPS bounds are core.bounds' (MAX_DISK_IOPS, MAX_VOLUME_BYTES), read by sizing too.
-# A namespace is a DNS-1123 label; the kube- prefix is reserved for Kubernetes' own namespaces
-# (https://kubernetes.io/docs/concepts/overview/working-with-objects/namespaces/).
-_DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
-# A StorageClass name is a DNS-1123 subdomain.
-_DNS_SUBDOMAIN = re.compile(r"^(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 
 
 def _check_range(v: ConfigValues, key: str, low: int, high: int, why: str, rule: str | None = None) -> None:
@@ -134,12 +128,14 @@ def check_database_keys(values: Config) -> None:
     # the ladder's own checks (B2, B3), even when sysbench is off: a bad value is never kept for later
     bench.ladder(v.get("sysbenchThreads"), v.get("sysbenchDuration"), v.get("sysbenchWarmup"), v.get("sysbenchRate"))
     namespace = v.get("namespace")
-    if not _DNS_LABEL.fullmatch(namespace):
+    # A namespace is a DNS-1123 label; the kube- prefix is reserved for Kubernetes' own namespaces
+    # (https://kubernetes.io/docs/concepts/overview/working-with-objects/namespaces/).
+    if dns1123_label_problem(namespace):
         raise InputError("namespace", f"{namespace!r} is not a namespace name (lowercase letters, digits, hyphens; at most 63)")
     if namespace.startswith("kube-"):
         raise InputError("namespace", f"{namespace!r} is reserved for Kubernetes itself: choose the database's own namespace")
     storage_class = v.get("storageClass")
-    if storage_class and not _DNS_SUBDOMAIN.fullmatch(storage_class):
+    if storage_class and dns1123_subdomain_problem(storage_class):  # a StorageClass name is a DNS-1123 subdomain
         raise InputError("storageClass", f"{storage_class!r} is not a StorageClass name (lowercase DNS subdomain)")
     _check_quantity(v, "storageSize")
     _check_quantity(v, "pmmStorageSize")
@@ -148,10 +144,10 @@ def check_database_keys(values: Config) -> None:
 def database_spec_from_config(values: Config, cluster: ClusterSettings) -> DatabaseSpec:
     v = ConfigValues.of(values)
     name = v.get("dbClusterName") or cluster.cluster_name
-    if not v.get("dbClusterName") and len(name) > 22:
+    if not v.get("dbClusterName") and len(name) > CLUSTER_NAME_MAX:
         raise InputError(
             "dbClusterName",
-            f"clusterName {name!r} is longer than the 22 characters the PXC operator allows "
+            f"clusterName {name!r} is longer than the {CLUSTER_NAME_MAX} characters the PXC operator allows "
             "for a database cluster: set dbClusterName",
         )
     return DatabaseSpec(
@@ -196,7 +192,7 @@ def pmm_settings_from_config(values: Config, *, token_set: bool) -> PmmSettings:
         raise InputError(
             "pmmServerHost", "is for a PMM server this stack does not install: set installPmm false, or leave it empty"
         )
-    if host and not _HOST.fullmatch(host):
+    if host and dns1123_subdomain_problem(host):  # a Service's DNS name, or another host's: at most 253 characters
         raise InputError(
             "pmmServerHost", f"{host!r} must be a bare host name (no scheme or port), e.g. monitoring-service.pmm", "S5"
         )
@@ -222,9 +218,11 @@ def sysbench_settings_from_config(values: Config) -> SysbenchSettings | None:
     the most data it may prepare; ephemeral stacks may run on every change."""
     v = ConfigValues.of(values)
     run_request, data_size = v.get("sysbenchRunId"), v.get("sysbenchDataSize")
-    if run_request and not _RUN_ID.fullmatch(run_request):
+    if run_request and (dns1123_label_problem(run_request) or len(run_request) > _RUN_ID_MAX_LENGTH):
         raise InputError(
-            "sysbenchRunId", f"{run_request!r} must be 1-16 lowercase letters, digits and hyphens (it names the Job)", "R5"
+            "sysbenchRunId",
+            f"{run_request!r} must be 1-{_RUN_ID_MAX_LENGTH} lowercase letters, digits and hyphens (it names the Job)",
+            "R5",
         )
     max_data = None
     if data_size:

@@ -14,6 +14,7 @@ Field names follow INTERFACES.md exactly (the structural schema silently drops a
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any
 
 from percona_mysql_k8s.core.backup import BackupPlan
@@ -39,6 +40,35 @@ MANAGED_BY = {"app.kubernetes.io/managed-by": "pulumi", "app.kubernetes.io/part-
 # 1.19/1.20, PS 1.2.0; INTERFACES §2.1, §2.7, §3.1); the PS operator's own e2e test pvc-resize sets it. The
 # StorageClass must allow expansion too (allowVolumeExpansion: docs/database.md "Growing the volumes").
 VOLUME_EXPANSION = {"enableVolumeExpansion": True}
+
+
+@dataclass(frozen=True)
+class ResourceInputs:
+    """What one custom resource is written from, checked together when built (:func:`custom_resource` builds
+    it once; :func:`pxc_spec` and :func:`ps_spec` read it).
+
+    ``backup`` is the plan ``spec.backup`` is written from (R1) and ``backup_placement`` where its Jobs, the PXC
+    binlog collector and the PS binlog server run (the monitoring pool's, K5); both are needed when
+    ``spec.backup`` is on, and a plan without ``spec.backup`` would be silently dropped, so it is refused too.
+    """
+
+    spec: DatabaseSpec
+    sizing: SizingResult
+    place: Placement
+    pmm_host: str | None = None
+    backup: BackupPlan | None = None
+    backup_placement: PodPlacement | None = None
+
+    def __post_init__(self) -> None:
+        spec, sized = self.spec, self.sizing.input
+        if (sized.engine, sized.cluster_size, sized.proxy) != (spec.engine, spec.cluster_size, spec.proxy):
+            raise ValueError("the sizing result was computed for a different cluster than this spec")
+        if spec.backup and self.backup is None:
+            raise InputError("backup", "backups are on but no backup plan (storage, schedule, retention) is given", "R1")
+        if self.backup is not None and not spec.backup:
+            raise InputError("backup", "a backup plan is given but backups are off", "R1")
+        if spec.backup and self.backup_placement is None:
+            raise InputError("backup", "backups are on but no placement is given for the backup pods (the monitoring pool)", "K5")
 
 
 # --------------------------------------------------------------------------------------------------
@@ -110,27 +140,21 @@ def proxysql_scheduler(sizing: SizingResult) -> dict[str, Any]:
     return {"enabled": True, "maxConnections": sizing.proxy_limits.settings["scheduler.maxConnections"]}
 
 
-def _pmm(spec: DatabaseSpec, sizing: SizingResult, pmm_host: str | None, release: versions.OperatorRelease) -> dict[str, Any]:
-    if not spec.pmm_enabled:
+def _pmm(inputs: ResourceInputs, release: versions.OperatorRelease) -> dict[str, Any]:
+    if not inputs.spec.pmm_enabled:
         return {"enabled": False}
-    if not pmm_host:
+    if not inputs.pmm_host:
         raise InputError("pmmServerHost", "PMM is enabled but no PMM server host is known", "S5")
     return {
         "enabled": True,
-        "image": release.image(spec.mysql_version, "pmm-client"),
-        "serverHost": pmm_host,
-        "resources": resources(sizing.containers["pmm-client"]),
+        "image": release.image(inputs.spec.mysql_version, "pmm-client"),
+        "serverHost": inputs.pmm_host,
+        "resources": resources(inputs.sizing.containers["pmm-client"]),
     }
 
 
-def pxc_spec(
-    spec: DatabaseSpec,
-    sizing: SizingResult,
-    place: Placement,
-    pmm_host: str | None,
-    backup: BackupPlan | None = None,
-    backup_placement: PodPlacement | None = None,
-) -> dict[str, Any]:
+def pxc_spec(inputs: ResourceInputs) -> dict[str, Any]:
+    spec, sizing, place = inputs.spec, inputs.sizing, inputs.place
     release = versions.PXC
     size_unsafe = spec.cluster_size not in CLUSTER_SIZES[PXC]
     body: dict[str, Any] = {
@@ -170,11 +194,11 @@ def pxc_spec(
             if spec.log_collector_enabled
             else {"enabled": False}
         ),
-        "pmm": _pmm(spec, sizing, pmm_host, release),
+        "pmm": _pmm(inputs, release),
     }
     if spec.backup:
         # Backups run as separate Jobs on PXC, placed and sized from the storage (backup_manifests).
-        body["backup"] = backup_manifests.pxc_backup(spec, backup, backup_placement)
+        body["backup"] = backup_manifests.pxc_backup(spec, inputs.backup, inputs.backup_placement)
     return body
 
 
@@ -206,14 +230,8 @@ def _ps_proxy(spec: DatabaseSpec, sizing: SizingResult, place: Placement, proxy:
     return block
 
 
-def ps_spec(
-    spec: DatabaseSpec,
-    sizing: SizingResult,
-    place: Placement,
-    pmm_host: str | None,
-    backup: BackupPlan | None = None,
-    backup_placement: PodPlacement | None = None,
-) -> dict[str, Any]:
+def ps_spec(inputs: ResourceInputs) -> dict[str, Any]:
+    spec, sizing, place = inputs.spec, inputs.sizing, inputs.place
     release = versions.PS
     size = spec.cluster_size
     body: dict[str, Any] = {
@@ -250,12 +268,12 @@ def ps_spec(
         },
         # Unused in group replication, present because the CEL rules dereference it.
         "orchestrator": {"enabled": False, "size": 3, "image": release.image(spec.mysql_version, "orchestrator")},
-        "pmm": _pmm(spec, sizing, pmm_host, release),
+        "pmm": _pmm(inputs, release),
         "backup": {"enabled": False, "image": release.image(spec.mysql_version, "backup")},
     }
     if spec.backup:
         # The xtrabackup sidecar in every mysqld pod stays in the member budget (M3).
-        body["backup"] = backup_manifests.ps_backup(spec, backup, backup_placement, sizing.containers["xtrabackup"])
+        body["backup"] = backup_manifests.ps_backup(spec, inputs.backup, inputs.backup_placement, sizing.containers["xtrabackup"])
     return body
 
 
@@ -267,26 +285,15 @@ def custom_resource(
     backup: BackupPlan | None = None,
     backup_placement: PodPlacement | None = None,
 ) -> dict[str, Any]:
-    """The whole object: apiVersion, kind, metadata, spec.
-
-    ``backup`` is the plan ``spec.backup`` is written from (R1) and ``backup_placement`` where its Jobs, the PXC
-    binlog collector and the PS binlog server run (the monitoring pool's, K5); both are needed when
-    ``spec.backup`` is on, and a plan without ``spec.backup`` would be silently dropped, so it is refused too.
-    """
-    if sizing.input.engine != spec.engine or sizing.input.cluster_size != spec.cluster_size or sizing.input.proxy != spec.proxy:
-        raise ValueError("the sizing result was computed for a different cluster than this spec")
-    if spec.backup and backup is None:
-        raise InputError("backup", "backups are on but no backup plan (storage, schedule, retention) is given", "R1")
-    if backup is not None and not spec.backup:
-        raise InputError("backup", "a backup plan is given but backups are off", "R1")
-    if spec.backup and backup_placement is None:
-        raise InputError("backup", "backups are on but no placement is given for the backup pods (the monitoring pool)", "K5")
+    """The whole object: apiVersion, kind, metadata, spec; the arguments are checked together
+    (:class:`ResourceInputs`)."""
+    inputs = ResourceInputs(spec, sizing, place, pmm_host, backup, backup_placement)
     build = pxc_spec if spec.engine == PXC else ps_spec
     return {
         "apiVersion": spec.release.api_version,
         "kind": spec.release.kind,
         "metadata": metadata(spec),
-        "spec": build(spec, sizing, place, pmm_host, backup, backup_placement),
+        "spec": build(inputs),
     }
 
 

@@ -52,6 +52,7 @@ from typing import Any
 
 from percona_mysql_k8s.core.errors import InputError
 from percona_mysql_k8s.core.memory import PXC
+from percona_mysql_k8s.core.names import dns1123_label_problem
 from percona_mysql_k8s.core.operator_labels import (
     PS_OPERATOR,
     PXC_OPERATOR,
@@ -92,7 +93,6 @@ _LABEL_NAME = re.compile(
     r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$"
 )
 _LABEL_VALUE = re.compile(r"^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?$")
-_NAMESPACE = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 
 
 @dataclass(frozen=True)
@@ -108,7 +108,7 @@ def client_access(namespaces: Sequence[object], pod_labels: Sequence[object]) ->
     namespace names (RFC 1123 label, 63 characters) and label keys/values (prefix/name, 63 characters)."""
     checked: list[str] = []
     for item in namespaces:
-        if not isinstance(item, str) or len(item) > 63 or not _NAMESPACE.fullmatch(item):
+        if dns1123_label_problem(item):
             raise InputError("clientNamespaces", f"{item!r} is not a namespace name (lower-case RFC 1123 label)", "R6")
         checked.append(item)
     labels: dict[str, str] = {}

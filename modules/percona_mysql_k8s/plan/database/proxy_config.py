@@ -31,6 +31,8 @@ from percona_mysql_k8s.core.memory import PXC
 from percona_mysql_k8s.core.proxy_limits import ProxyLimits
 from percona_mysql_k8s.core.sidecars import HAPROXY, PROXYSQL, ROUTER
 
+# Each operator's build/haproxy-global.cfg byte for byte (PXC v1.19.0, PS v1.2.0; compared with the tags): two
+# upstream files that share their global/defaults text today, kept whole so each diffs cleanly against its source.
 PXC_HAPROXY_GLOBAL = """    global
       log stdout format raw local0
       maxconn 2048

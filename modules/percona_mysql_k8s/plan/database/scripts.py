@@ -132,6 +132,12 @@ retry() {  # SECONDS COMMAND...: until it succeeds or the time is up
 """
 
 
+# Until the benchmark user can use its schema through MYSQL_HOST (after its own "waiting until" line).
+_BENCHMARK_USER_READY = r"""retry 900 mysql --defaults-extra-file="$tmp/sbtest.cnf" -e 'SELECT 1' "${SYSBENCH_DATABASE}" >/dev/null
+echo "schema and user ready"
+"""
+
+
 # The one-shot setup Job, the only pod that holds root's password: the schema and the dedicated user.
 USER_SETUP = (
     _CLIENT_FILES
@@ -148,9 +154,8 @@ GRANT ALL PRIVILEGES ON \`${SYSBENCH_DATABASE}\`.* TO '${SYSBENCH_USER}'@'%';
 SQL
 # ProxySQL learns new users from the operator's periodic sync: wait until the user gets through.
 echo "waiting until ${SYSBENCH_USER} can log in through ${MYSQL_HOST}"
-retry 900 mysql --defaults-extra-file="$tmp/sbtest.cnf" -e 'SELECT 1' "${SYSBENCH_DATABASE}" >/dev/null
-echo "schema and user ready"
 """
+    + _BENCHMARK_USER_READY
 )
 
 
@@ -160,9 +165,8 @@ SCHEMA = (
     _CLIENT_FILES
     + r"""
 echo "waiting until ${SYSBENCH_USER} can use ${SYSBENCH_DATABASE} through ${MYSQL_HOST}:${MYSQL_PORT}"
-retry 900 mysql --defaults-extra-file="$tmp/sbtest.cnf" -e 'SELECT 1' "${SYSBENCH_DATABASE}" >/dev/null
-echo "schema and user ready"
 """
+    + _BENCHMARK_USER_READY
 )
 
 

@@ -9,13 +9,13 @@ is written from them (:mod:`percona_mysql_k8s.plan.database.manifests`).
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from percona_mysql_k8s.core.errors import InputError
 from percona_mysql_k8s.core.memory import ENGINES, GROUP_REPLICATION, MYSQL_VERSIONS, PXC
+from percona_mysql_k8s.core.names import dns1123_label_problem
 from percona_mysql_k8s.core.pools import PoolShape
 from percona_mysql_k8s.core.profiles import LOADS
 from percona_mysql_k8s.core.sidecars import HAPROXY, PROXIES, PROXYSQL, ROUTER
@@ -30,9 +30,6 @@ NO_ANTI_AFFINITY = "none"
 PXC_SECRET_KEYS = ("root", "xtrabackup", "monitor", "proxyadmin", "operator", "replication")
 PS_SECRET_KEYS = ("root", "xtrabackup", "monitor", "operator", "replication", "orchestrator", "heartbeat", "clusterset")
 PMM_TOKEN_KEY = "pmmservertoken"  # PMM 3 service-account token (INTERFACES §2.8, §3.7; S5)
-
-_DNS_LABEL = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
-_DNS_1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 
 
 @dataclass(frozen=True)
@@ -92,13 +89,15 @@ def _bool(key: str, value: object) -> None:
 
 def validate_spec(spec: DatabaseSpec) -> None:
     """Everything that can be checked before any resource exists (T1, T2, S-rules, name limits)."""
-    if not isinstance(spec.name, str) or not _DNS_LABEL.fullmatch(spec.name) or len(spec.name) > CLUSTER_NAME_MAX:
+    # An RFC 1035 label (a DNS-1123 label starting with a letter): the operators name the cluster's Services
+    # after it, and a Service's name is one (Kubernetes ValidateServiceName = NameIsDNS1035Label).
+    if dns1123_label_problem(spec.name) or not spec.name[0].isalpha() or len(spec.name) > CLUSTER_NAME_MAX:
         raise InputError(
             "dbClusterName",
             f"{spec.name!r} must be a DNS label (lowercase letters, digits, '-', starting with a letter) of at most "
             f"{CLUSTER_NAME_MAX} characters (the PXC operator's limit)",
         )
-    if not isinstance(spec.namespace, str) or not _DNS_1123_LABEL.match(spec.namespace) or len(spec.namespace) > 63:
+    if dns1123_label_problem(spec.namespace):
         raise InputError("namespace", f"{spec.namespace!r} is not a valid namespace name")
     if spec.engine not in ENGINES:
         raise InputError("engine", f"must be one of {', '.join(ENGINES)}; got {spec.engine!r}")
