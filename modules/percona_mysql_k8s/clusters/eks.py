@@ -61,6 +61,7 @@ except ModuleNotFoundError as missing:  # a provider SDK of an extra (pyproject.
 from percona_mysql_k8s.core.pools import PoolShape
 from percona_mysql_k8s.plan.clusters.shape import CLOUD_TAINT_EFFECTS, ClusterArgs
 
+from .kubeconfig import exec_plugin_kubeconfig
 from .target import AwsFacts, ClusterTarget
 
 NODE_POLICIES = ("AmazonEKSWorkerNodePolicy", "AmazonEKS_CNI_Policy", "AmazonEC2ContainerRegistryReadOnly")
@@ -113,29 +114,14 @@ class EksClusterArgs(ClusterArgs):
 def kubeconfig(name: str, region: str, endpoint: str, ca_data: str) -> str:
     """A kubeconfig authenticating with ``aws eks get-token`` (the AWS CLI's exec credential plugin), as
     ``aws eks update-kubeconfig`` writes it (docs.aws.amazon.com/eks/latest/userguide/create-kubeconfig.html)."""
-    return json.dumps(
-        {
-            "apiVersion": "v1",
-            "kind": "Config",
-            "clusters": [{"name": name, "cluster": {"server": endpoint, "certificate-authority-data": ca_data}}],
-            "contexts": [{"name": name, "context": {"cluster": name, "user": name}}],
-            "current-context": name,
-            "users": [
-                {
-                    "name": name,
-                    "user": {
-                        "exec": {
-                            "apiVersion": "client.authentication.k8s.io/v1beta1",
-                            "command": "aws",
-                            "args": ["--region", region, "eks", "get-token", "--cluster-name", name, "--output", "json"],
-                            "installHint": "Install the AWS CLI (version 2): https://docs.aws.amazon.com/cli/latest/userguide/getting-started-install.html",
-                            "provideClusterInfo": False,
-                        }
-                    },
-                }
-            ],
-        },
-        indent=2,
+    return exec_plugin_kubeconfig(
+        name,
+        endpoint,
+        ca_data,
+        command="aws",
+        args=("--region", region, "eks", "get-token", "--cluster-name", name, "--output", "json"),
+        install_hint="Install the AWS CLI (version 2): https://docs.aws.amazon.com/cli/latest/userguide/getting-started-install.html",
+        provide_cluster_info=False,
     )
 
 
