@@ -103,6 +103,28 @@ def test_a_required_identifier_is_asked_for_when_empty_and_refused_when_malforme
     assert str(error.value) == f"{key}: {message}"
 
 
+@pytest.mark.parametrize(
+    ("key", "message"),
+    [
+        (
+            "databasePoolLabels",
+            f"the existing target needs the node labels of its database pool (e.g. {POOL_LABEL}=database): "
+            "without them database pods cannot be placed on the pool",
+        ),
+        (
+            "monitoringPoolLabels",
+            f"the existing target needs the node labels of its monitoring pool (e.g. {POOL_LABEL}=monitoring): "
+            "the PMM server and sysbench run only there (K4, B1)",
+        ),
+    ],
+)
+def test_existing_pool_labels_are_required(key, message):
+    with pytest.raises(InputError) as error:
+        settings(with_(EXISTING, **{key: " , "}))  # separators only: no label
+    assert (error.value.key, error.value.rule) == (key, "K4")
+    assert str(error.value) == f"K4: {key}: {message}"
+
+
 def test_unknown_machine_type_suggests_close_names():
     with pytest.raises(InputError, match="did you mean n2-standard-16"):
         settings(with_(GKE, databaseNodeType="n2-standrd-16"))

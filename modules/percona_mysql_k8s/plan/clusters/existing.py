@@ -68,22 +68,12 @@ def cluster_settings(
 
 
 def _selection(v: Values) -> _Selection:
-    database_labels = parse_labels(v.text("databasePoolLabels"), "databasePoolLabels")
-    if not database_labels:
-        raise InputError(
-            "databasePoolLabels",
-            "the existing target needs the node labels of its database pool (e.g. "
-            f"{POOL_LABEL}={DATABASE_POOL}): without them database pods cannot be placed on the pool",
-            rule="K4",
-        )
-    monitoring_labels = parse_labels(v.text("monitoringPoolLabels"), "monitoringPoolLabels")
-    if not monitoring_labels:
-        raise InputError(
-            "monitoringPoolLabels",
-            "the existing target needs the node labels of its monitoring pool (e.g. "
-            f"{POOL_LABEL}={MONITORING_POOL}): the PMM server and sysbench run only there (K4, B1)",
-            rule="K4",
-        )
+    database_labels = _pool_labels(
+        v, "databasePoolLabels", DATABASE_POOL, "without them database pods cannot be placed on the pool"
+    )
+    monitoring_labels = _pool_labels(
+        v, "monitoringPoolLabels", MONITORING_POOL, "the PMM server and sysbench run only there (K4, B1)"
+    )
     if monitoring_labels == database_labels:
         raise InputError(
             "monitoringPoolLabels", "the monitoring pool must not be selected by the database pool's labels", rule="K4"
@@ -91,6 +81,17 @@ def _selection(v: Values) -> _Selection:
     taint_text = v.text("databasePoolTaint")
     taints = (parse_taint(taint_text, "databasePoolTaint"),) if taint_text else ()
     return _Selection(database_labels, monitoring_labels, taints, taint_text)
+
+
+def _pool_labels(v: Values, key: str, pool: str, why: str) -> dict[str, str]:
+    """The node labels that select ``pool`` (K4), required: the pods cannot be placed without them. ``pool``
+    ("database", "monitoring") is also the POOL_LABEL value our own clusters give the pool: the example."""
+    labels = parse_labels(v.text(key), key)
+    if not labels:
+        raise InputError(
+            key, f"the existing target needs the node labels of its {pool} pool (e.g. {POOL_LABEL}={pool}): {why}", rule="K4"
+        )
+    return labels
 
 
 def _existing_settings(v: Values) -> ExistingSettings:
