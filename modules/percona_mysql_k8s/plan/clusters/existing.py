@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from percona_mysql_k8s.core.allocatable import DEFAULT_MAX_PODS, NodeBudget
+from percona_mysql_k8s.core.allocatable import DEFAULT_MAX_PODS, NodeBudget, reported_node_budget
 from percona_mysql_k8s.core.bounds import MAX_MACHINE_CPU_MILLICORES
 from percona_mysql_k8s.core.errors import InputError
 from percona_mysql_k8s.core.node_inventory import ObservedNode, ObservedPool, observe_all, select_pool
@@ -223,21 +223,14 @@ def _observed_budget(
     # A configured DaemonSet reserve is a floor: it may cover DaemonSets not installed yet.
     daemonset_cpu = max(cpu_node.daemonset_cpu_millicores, daemonset[0] or 0)
     daemonset_memory = max(memory_node.daemonset_memory_bytes, daemonset[1] or 0)
-    observed = NodeBudget(
-        machine=None,
-        provider="existing",
-        capacity_cpu_millicores=cpu_node.allocatable_cpu_millicores,
-        capacity_memory_bytes=memory_node.allocatable_memory_bytes,
-        reserved_cpu_millicores=0,
-        reserved_memory_bytes=0,
-        eviction_memory_bytes=0,
-        daemonset_cpu_millicores=daemonset_cpu,
-        daemonset_memory_bytes=daemonset_memory,
-        max_pods=min(node.allocatable_pods for node in pool.nodes) or DEFAULT_MAX_PODS,
-        notes=(
-            f"existing cluster: allocatable of node {cpu_node.name} (CPU) and {memory_node.name} (memory), the smallest "
-            "of the pool as the kubelet reports them, minus the requests of their DaemonSet pods",
-        ),
+    observed = reported_node_budget(
+        cpu_node.allocatable_cpu_millicores,
+        memory_node.allocatable_memory_bytes,
+        daemonset_cpu,
+        daemonset_memory,
+        min(node.allocatable_pods for node in pool.nodes) or DEFAULT_MAX_PODS,
+        f"existing cluster: allocatable of node {cpu_node.name} (CPU) and {memory_node.name} (memory), the smallest "
+        "of the pool as the kubelet reports them, minus the requests of their DaemonSet pods",
     )
     if observed.usable_cpu_millicores <= 0 or observed.usable_memory_bytes <= 0:
         raise InputError(
@@ -308,19 +301,11 @@ def _configured_budget(v: Values, daemonset: tuple[int | None, int | None]) -> N
         raise InputError(
             "daemonsetMemory", f"{daemonset[1]} bytes exceed the {memory} bytes allocatable of existingNodeMemory", rule="K1"
         )
-    return NodeBudget(
-        machine=None,
-        provider="existing",
-        capacity_cpu_millicores=cpu,
-        capacity_memory_bytes=memory,
-        reserved_cpu_millicores=0,
-        reserved_memory_bytes=0,
-        eviction_memory_bytes=0,
-        daemonset_cpu_millicores=daemonset[0],
-        daemonset_memory_bytes=daemonset[1],
-        max_pods=DEFAULT_MAX_PODS,
-        notes=(
-            "existing cluster: allocatable from existingNodeCpu/existingNodeMemory as the kubelet reports it "
-            "(reserves and eviction threshold already subtracted)",
-        ),
+    return reported_node_budget(
+        cpu,
+        memory,
+        *daemonset,
+        DEFAULT_MAX_PODS,
+        "existing cluster: allocatable from existingNodeCpu/existingNodeMemory as the kubelet reports it "
+        "(reserves and eviction threshold already subtracted)",
     )
