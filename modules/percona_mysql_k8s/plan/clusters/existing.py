@@ -14,7 +14,7 @@ from percona_mysql_k8s.core.node_inventory import ObservedNode, ObservedPool, ob
 from percona_mysql_k8s.core.pools import DATABASE_POOL, MONITORING_POOL, POOL_LABEL, PoolShape, Taint
 from percona_mysql_k8s.core.units import cpu_to_millicores, format_cpu, format_memory, memory_to_bytes
 
-from .common import catalog_budget, check_node_count, no_machine_has_more, quantity
+from .common import catalog_budget, check_node_count, no_machine_has_more, pool_pair, quantity
 from .inventory import ClusterReader
 from .keys import Values, parse_labels, parse_taint
 from .shape import ClusterSettings, ExistingSettings
@@ -147,21 +147,13 @@ def _pools(v: Values, cluster_name: str, selection: _Selection, sized: _Sized) -
     """The two pools; the monitoring pool's pods must not be able to land on the database pool (K4)."""
     database_type, monitoring_type = v.text("databaseNodeType"), v.text("monitoringNodeType")
     database_labels, monitoring_labels = selection.database_labels, selection.monitoring_labels
-    database = PoolShape(
-        name=f"{cluster_name}-database",
-        labels=database_labels,
-        node_count=sized.counts[0],
-        node=sized.budgets[0],
-        taints=selection.taints,
-        machine_type=database_type or None,
-    )
-    monitoring = PoolShape(
-        name=f"{cluster_name}-monitoring",
-        labels=monitoring_labels,
-        node_count=sized.counts[1],
-        node=sized.budgets[1],
-        taints=sized.monitoring_taints,
-        machine_type=monitoring_type or database_type or None,
+    database, monitoring = pool_pair(
+        cluster_name,
+        (database_labels, monitoring_labels),
+        sized.counts,
+        sized.budgets,
+        (selection.taints, sized.monitoring_taints),
+        (database_type or None, monitoring_type or database_type or None),
     )
     if monitoring.placement().can_land_on(database.nodes()):
         raise InputError(
