@@ -135,7 +135,21 @@ def test_target(mocked):
     kubeconfig = json.loads(values["kubeconfig"])
     assert values["secret"] is True
     assert kubeconfig["clusters"][0]["cluster"] == {"server": "https://203.0.113.10", "certificate-authority-data": FAKE_CA}
-    assert kubeconfig["users"][0]["user"]["exec"]["command"] == "gke-gcloud-auth-plugin"
+    # gke-gcloud-auth-plugin takes no arguments: the exec entry has no "args" key
+    assert kubeconfig["users"] == [
+        {
+            "name": "perf",
+            "user": {
+                "exec": {
+                    "apiVersion": "client.authentication.k8s.io/v1beta1",
+                    "command": "gke-gcloud-auth-plugin",
+                    "installHint": "Install gke-gcloud-auth-plugin: gcloud components install gke-gcloud-auth-plugin",
+                    "provideClusterInfo": True,
+                }
+            },
+        }
+    ]
+    assert kubeconfig["contexts"] == [{"name": "perf", "context": {"cluster": "perf", "user": "perf"}}]
     assert kubeconfig["current-context"] == "perf"
 
 

@@ -78,6 +78,53 @@ def test_bad_input_names_the_config_key_and_rule(values, key, rule):
     assert f"{key}: " in str(error.value)  # the message a user sees names the key
 
 
+@pytest.mark.parametrize(
+    ("values", "key", "message"),
+    [
+        (with_(EKS, awsRegion=""), "awsRegion", "the eks target needs the AWS region of the cluster (e.g. eu-west-1)"),
+        (with_(EKS, awsRegion="Ireland"), "awsRegion", "'Ireland' is not an AWS region (e.g. eu-west-1, us-east-2)"),
+        (with_(GKE, gcpProject=" "), "gcpProject", "the gke target needs the GCP project of the cluster"),
+        (
+            with_(GKE, gcpProject="Perf"),
+            "gcpProject",
+            "'Perf' is not a GCP project ID (6-30 lowercase letters, digits, hyphens)",
+        ),
+        (
+            with_(GKE, gcpRegion=None),
+            "gcpRegion",
+            "the gke target needs the region of its regional cluster (e.g. europe-west1)",
+        ),
+        (with_(GKE, gcpRegion="europe"), "gcpRegion", "'europe' is not a GCP region (e.g. europe-west1, us-central1)"),
+    ],
+)
+def test_a_required_identifier_is_asked_for_when_empty_and_refused_when_malformed(values, key, message):
+    with pytest.raises(InputError) as error:
+        settings(values)
+    assert str(error.value) == f"{key}: {message}"
+
+
+@pytest.mark.parametrize(
+    ("key", "message"),
+    [
+        (
+            "databasePoolLabels",
+            f"the existing target needs the node labels of its database pool (e.g. {POOL_LABEL}=database): "
+            "without them database pods cannot be placed on the pool",
+        ),
+        (
+            "monitoringPoolLabels",
+            f"the existing target needs the node labels of its monitoring pool (e.g. {POOL_LABEL}=monitoring): "
+            "the PMM server and sysbench run only there (K4, B1)",
+        ),
+    ],
+)
+def test_existing_pool_labels_are_required(key, message):
+    with pytest.raises(InputError) as error:
+        settings(with_(EXISTING, **{key: " , "}))  # separators only: no label
+    assert (error.value.key, error.value.rule) == (key, "K4")
+    assert str(error.value) == f"K4: {key}: {message}"
+
+
 def test_unknown_machine_type_suggests_close_names():
     with pytest.raises(InputError, match="did you mean n2-standard-16"):
         settings(with_(GKE, databaseNodeType="n2-standrd-16"))

@@ -61,6 +61,7 @@ except ModuleNotFoundError as missing:  # a provider SDK of an extra (pyproject.
 from percona_mysql_k8s.core.pools import PoolShape
 from percona_mysql_k8s.plan.clusters.shape import CLOUD_TAINT_EFFECTS, ClusterArgs
 
+from .kubeconfig import exec_plugin_kubeconfig
 from .target import AwsFacts, ClusterTarget
 
 NODE_POLICIES = ("AmazonEKSWorkerNodePolicy", "AmazonEKS_CNI_Policy", "AmazonEC2ContainerRegistryReadOnly")
@@ -93,6 +94,8 @@ def ebs_csi_trust_policy(oidc_provider_arn: str, oidc_provider_url: str) -> str:
 AMI_TYPE = "AL2023_x86_64_STANDARD"  # every EC2 type of the machine catalog is x86_64
 VPC_CIDR = "10.0.0.0/16"
 MAX_ZONES = 3
+# The tag by which load balancers find their subnets: internet-facing ones the public, internal ones the private.
+SUBNET_ROLE_TAGS = {"public": "kubernetes.io/role/elb", "private": "kubernetes.io/role/internal-elb"}
 
 
 def private_subnet_cidr(index: int) -> str:
@@ -113,29 +116,14 @@ class EksClusterArgs(ClusterArgs):
 def kubeconfig(name: str, region: str, endpoint: str, ca_data: str) -> str:
     """A kubeconfig authenticating with ``aws eks get-token`` (the AWS CLI's exec credential plugin), as
     ``aws eks update-kubeconfig`` writes it (docs.aws.amazon.com/eks/latest/userguide/create-kubeconfig.html)."""
-    return json.dumps(
-        {
-            "apiVersion": "v1",
-            "kind": "Config",
-            "clusters": [{"name": name, "cluster": {"server": endpoint, "certificate-authority-data": ca_data}}],
-            "contexts": [{"name": name, "context": {"cluster": name, "user": name}}],
-            "current-context": name,
-            "users": [
-                {
-                    "name": name,
-                    "user": {
-                        "exec": {
-                            "apiVersion": "client.authentication.k8s.io/v1beta1",
-                            "command": "aws",
-                            "args": ["--region", region, "eks", "get-token", "--cluster-name", name, "--output", "json"],
-                            "installHint": "Install the AWS CLI (version 2): https://docs.aws.amazon.com/cli/latest/userguide/getting-started-install.html",
-                            "provideClusterInfo": False,
-                        }
-                    },
-                }
-            ],
-        },
-        indent=2,
+    return exec_plugin_kubeconfig(
+        name,
+        endpoint,
+        ca_data,
+        command="aws",
+        args=("--region", region, "eks", "get-token", "--cluster-name", name, "--output", "json"),
+        install_hint="Install the AWS CLI (version 2): https://docs.aws.amazon.com/cli/latest/userguide/getting-started-install.html",
+        provide_cluster_info=False,
     )
 
 
@@ -364,30 +352,9 @@ class EksCluster(pulumi.ComponentResource):
             f"{name}-vpc", cidr_block=VPC_CIDR, enable_dns_hostnames=True, enable_dns_support=True, tags=tags, opts=child
         )
         gateway = aws.ec2.InternetGateway(f"{name}-igw", vpc_id=self.vpc.id, tags=tags, opts=child)
-        public_table = aws.ec2.RouteTable(
-            f"{name}-public",
-            vpc_id=self.vpc.id,
-            routes=[aws.ec2.RouteTableRouteArgs(cidr_block="0.0.0.0/0", gateway_id=gateway.id)],
-            tags={"Name": f"{cluster_name}-public"},
-            opts=child,
+        public, ready = self._subnets(
+            name, cluster_name, zones, "public", aws.ec2.RouteTableRouteArgs(cidr_block="0.0.0.0/0", gateway_id=gateway.id), child
         )
-        public, private, ready = [], [], []
-        for index, zone in enumerate(zones):
-            subnet = aws.ec2.Subnet(
-                f"{name}-public-{zone}",
-                vpc_id=self.vpc.id,
-                availability_zone=zone,
-                cidr_block=public_subnet_cidr(index),
-                map_public_ip_on_launch=True,
-                tags={"Name": f"{cluster_name}-public-{zone}", "kubernetes.io/role/elb": "1"},
-                opts=child,
-            )
-            ready.append(
-                aws.ec2.RouteTableAssociation(
-                    f"{name}-public-{zone}", subnet_id=subnet.id, route_table_id=public_table.id, opts=child
-                )
-            )
-            public.append(subnet)
         address = aws.ec2.Eip(f"{name}-nat", domain="vpc", tags=tags, opts=child)
         nat = aws.ec2.NatGateway(
             f"{name}-nat",
@@ -396,26 +363,44 @@ class EksCluster(pulumi.ComponentResource):
             tags=tags,
             opts=pulumi.ResourceOptions.merge(child, pulumi.ResourceOptions(depends_on=[gateway])),
         )
-        private_table = aws.ec2.RouteTable(
-            f"{name}-private",
-            vpc_id=self.vpc.id,
-            routes=[aws.ec2.RouteTableRouteArgs(cidr_block="0.0.0.0/0", nat_gateway_id=nat.id)],
-            tags={"Name": f"{cluster_name}-private"},
-            opts=child,
+        private, private_ready = self._subnets(
+            name,
+            cluster_name,
+            zones,
+            "private",
+            aws.ec2.RouteTableRouteArgs(cidr_block="0.0.0.0/0", nat_gateway_id=nat.id),
+            child,
         )
+        return self.vpc.id, [s.id for s in public], [s.id for s in private], ready + private_ready
+
+    def _subnets(
+        self,
+        name: str,
+        cluster_name: str,
+        zones: list[str],
+        tier: str,
+        route: aws.ec2.RouteTableRouteArgs,
+        child: pulumi.ResourceOptions,
+    ) -> tuple[list[aws.ec2.Subnet], list[pulumi.Resource]]:
+        """The ``tier`` ("public" or "private") subnet of every zone, associated with one route table whose
+        default route is ``route``; returns the subnets and the associations."""
+        public = tier == "public"
+        table = aws.ec2.RouteTable(
+            f"{name}-{tier}", vpc_id=self.vpc.id, routes=[route], tags={"Name": f"{cluster_name}-{tier}"}, opts=child
+        )
+        subnets, associations = [], []
         for index, zone in enumerate(zones):
             subnet = aws.ec2.Subnet(
-                f"{name}-private-{zone}",
+                f"{name}-{tier}-{zone}",
                 vpc_id=self.vpc.id,
                 availability_zone=zone,
-                cidr_block=private_subnet_cidr(index),
-                tags={"Name": f"{cluster_name}-private-{zone}", "kubernetes.io/role/internal-elb": "1"},
+                cidr_block=public_subnet_cidr(index) if public else private_subnet_cidr(index),
+                map_public_ip_on_launch=True if public else None,
+                tags={"Name": f"{cluster_name}-{tier}-{zone}", SUBNET_ROLE_TAGS[tier]: "1"},
                 opts=child,
             )
-            ready.append(
-                aws.ec2.RouteTableAssociation(
-                    f"{name}-private-{zone}", subnet_id=subnet.id, route_table_id=private_table.id, opts=child
-                )
+            associations.append(
+                aws.ec2.RouteTableAssociation(f"{name}-{tier}-{zone}", subnet_id=subnet.id, route_table_id=table.id, opts=child)
             )
-            private.append(subnet)
-        return self.vpc.id, [s.id for s in public], [s.id for s in private], ready
+            subnets.append(subnet)
+        return subnets, associations

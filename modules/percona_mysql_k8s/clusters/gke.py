@@ -46,6 +46,7 @@ except ModuleNotFoundError as missing:  # a provider SDK of an extra (pyproject.
 from percona_mysql_k8s.core.pools import PoolShape
 from percona_mysql_k8s.plan.clusters.shape import CLOUD_TAINT_EFFECTS, ClusterArgs, ZonePlacement
 
+from .kubeconfig import exec_plugin_kubeconfig
 from .target import ClusterTarget, GcpFacts
 
 DISK_TYPE = "pd-ssd"
@@ -81,30 +82,14 @@ def pool_name(pool: PoolShape, disk_size_gb: int) -> str:
 
 def kubeconfig(name: str, endpoint: str, ca_certificate: str) -> str:
     """A kubeconfig that authenticates with gke-gcloud-auth-plugin (the gcloud component of that name)."""
-    return json.dumps(
-        {
-            "apiVersion": "v1",
-            "kind": "Config",
-            "clusters": [
-                {"name": name, "cluster": {"server": f"https://{endpoint}", "certificate-authority-data": ca_certificate}}
-            ],
-            "contexts": [{"name": name, "context": {"cluster": name, "user": name}}],
-            "current-context": name,
-            "users": [
-                {
-                    "name": name,
-                    "user": {
-                        "exec": {
-                            "apiVersion": "client.authentication.k8s.io/v1beta1",
-                            "command": "gke-gcloud-auth-plugin",
-                            "installHint": "Install gke-gcloud-auth-plugin: gcloud components install gke-gcloud-auth-plugin",
-                            "provideClusterInfo": True,
-                        }
-                    },
-                }
-            ],
-        },
-        indent=2,
+    return exec_plugin_kubeconfig(
+        name,
+        f"https://{endpoint}",
+        ca_certificate,
+        command="gke-gcloud-auth-plugin",
+        args=(),
+        install_hint="Install gke-gcloud-auth-plugin: gcloud components install gke-gcloud-auth-plugin",
+        provide_cluster_info=True,
     )
 
 

@@ -363,3 +363,29 @@ def kind_node_budget(
             ),
         )
     )
+
+
+def reported_node_budget(
+    allocatable_cpu_millicores: int,
+    allocatable_memory_bytes: int,
+    daemonset_cpu_millicores: int,
+    daemonset_memory_bytes: int,
+    max_pods: int,
+    note: str,
+) -> NodeBudget:
+    """The K1 budget of an existing cluster's node, known by its allocatable as the kubelet reports it (read from
+    the Node or declared in config). The kube/system reserves and the eviction threshold are already subtracted
+    from that figure, so they count zero here; no catalog machine, and no scheduling margin (GKE and EKS only)."""
+    return NodeBudget(
+        machine=None,
+        provider="existing",
+        capacity_cpu_millicores=allocatable_cpu_millicores,
+        capacity_memory_bytes=allocatable_memory_bytes,
+        reserved_cpu_millicores=0,
+        reserved_memory_bytes=0,
+        eviction_memory_bytes=0,
+        daemonset_cpu_millicores=daemonset_cpu_millicores,
+        daemonset_memory_bytes=daemonset_memory_bytes,
+        max_pods=max_pods,
+        notes=(note,),
+    )

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import ipaddress
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from percona_mysql_k8s.core.allocatable import NodeBudget, node_budget
 from percona_mysql_k8s.core.bounds import MAX_MACHINE_MEMORY_BYTES
 from percona_mysql_k8s.core.errors import InputError
 from percona_mysql_k8s.core.machines import MachineType, lookup
-from percona_mysql_k8s.core.pools import DATABASE_POOL, DATABASE_TAINT, MONITORING_POOL, POOL_LABEL, PoolShape
+from percona_mysql_k8s.core.pools import DATABASE_POOL, DATABASE_TAINT, MONITORING_POOL, POOL_LABEL, PoolShape, Taint
 from percona_mysql_k8s.core.rules import MAX_POOL_NODES
 
 from .keys import Values, rekey
@@ -101,20 +101,25 @@ def own_pools(
     cluster_name: str, machine: tuple[str | None, str | None], counts: tuple[int, int], budgets: tuple[NodeBudget, NodeBudget]
 ) -> tuple[PoolShape, PoolShape]:
     """The two pools our own clusters have: labeled and tainted with the core's constants (K4)."""
-    database = PoolShape(
-        name=f"{cluster_name}-database",
-        labels={POOL_LABEL: DATABASE_POOL},
-        node_count=counts[0],
-        node=budgets[0],
-        taints=(DATABASE_TAINT,),
-        machine_type=machine[0],
-    )
-    monitoring = PoolShape(
-        name=f"{cluster_name}-monitoring",
-        labels={POOL_LABEL: MONITORING_POOL},
-        node_count=counts[1],
-        node=budgets[1],
-        machine_type=machine[1],
+    labels = ({POOL_LABEL: DATABASE_POOL}, {POOL_LABEL: MONITORING_POOL})
+    return pool_pair(cluster_name, labels, counts, budgets, ((DATABASE_TAINT,), ()), machine)
+
+
+def pool_pair(
+    cluster_name: str,
+    labels: tuple[Mapping[str, str], Mapping[str, str]],
+    counts: tuple[int, int],
+    budgets: tuple[NodeBudget, NodeBudget],
+    taints: tuple[tuple[Taint, ...], tuple[Taint, ...]],
+    machines: tuple[str | None, str | None],
+) -> tuple[PoolShape, PoolShape]:
+    """The database pool and the monitoring pool of every target, named ``<cluster>-database`` and
+    ``<cluster>-monitoring``; each argument is a (database, monitoring) pair."""
+    database, monitoring = (
+        PoolShape(name=f"{cluster_name}-{role}", labels=label, node_count=count, node=node, taints=taint, machine_type=machine)
+        for role, label, count, node, taint, machine in zip(
+            ("database", "monitoring"), labels, counts, budgets, taints, machines, strict=True
+        )
     )
     return database, monitoring
 

@@ -62,14 +62,13 @@ def hardening(v: Values, region: str, private_endpoint: bool) -> dict:
 
 
 def eks_settings(v: Values) -> EksSettings:
-    region = v.text("awsRegion")
-    if not region:
-        raise InputError("awsRegion", "the eks target needs the AWS region of the cluster (e.g. eu-west-1)")
-    if not _AWS_REGION.fullmatch(region):
-        raise InputError("awsRegion", f"{region!r} is not an AWS region (e.g. eu-west-1, us-east-2)")
-    version = v.text("eksVersion")
-    if not _EKS_VERSION.fullmatch(version):
-        raise InputError("eksVersion", f"{version!r} is not an EKS Kubernetes version (e.g. 1.33)")
+    region = v.matching(
+        "awsRegion",
+        _AWS_REGION,
+        "an AWS region (e.g. eu-west-1, us-east-2)",
+        missing="the eks target needs the AWS region of the cluster (e.g. eu-west-1)",
+    )
+    version = v.matching("eksVersion", _EKS_VERSION, "an EKS Kubernetes version (e.g. 1.33)")
     vpc_id, subnet_ids = v.text("eksVpcId"), v.strings("eksSubnetIds")
     if vpc_id and not _VPC_ID.fullmatch(vpc_id):
         raise InputError("eksVpcId", f"{vpc_id!r} is not a VPC ID (vpc-…)")

@@ -7,14 +7,14 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from percona_mysql_k8s.core.allocatable import DEFAULT_MAX_PODS, NodeBudget
+from percona_mysql_k8s.core.allocatable import DEFAULT_MAX_PODS, NodeBudget, reported_node_budget
 from percona_mysql_k8s.core.bounds import MAX_MACHINE_CPU_MILLICORES
 from percona_mysql_k8s.core.errors import InputError
 from percona_mysql_k8s.core.node_inventory import ObservedNode, ObservedPool, observe_all, select_pool
 from percona_mysql_k8s.core.pools import DATABASE_POOL, MONITORING_POOL, POOL_LABEL, PoolShape, Taint
 from percona_mysql_k8s.core.units import cpu_to_millicores, format_cpu, format_memory, memory_to_bytes
 
-from .common import catalog_budget, check_node_count, no_machine_has_more, quantity
+from .common import catalog_budget, check_node_count, no_machine_has_more, pool_pair, quantity
 from .inventory import ClusterReader
 from .keys import Values, parse_labels, parse_taint
 from .shape import ClusterSettings, ExistingSettings
@@ -68,22 +68,12 @@ def cluster_settings(
 
 
 def _selection(v: Values) -> _Selection:
-    database_labels = parse_labels(v.text("databasePoolLabels"), "databasePoolLabels")
-    if not database_labels:
-        raise InputError(
-            "databasePoolLabels",
-            "the existing target needs the node labels of its database pool (e.g. "
-            f"{POOL_LABEL}={DATABASE_POOL}): without them database pods cannot be placed on the pool",
-            rule="K4",
-        )
-    monitoring_labels = parse_labels(v.text("monitoringPoolLabels"), "monitoringPoolLabels")
-    if not monitoring_labels:
-        raise InputError(
-            "monitoringPoolLabels",
-            "the existing target needs the node labels of its monitoring pool (e.g. "
-            f"{POOL_LABEL}={MONITORING_POOL}): the PMM server and sysbench run only there (K4, B1)",
-            rule="K4",
-        )
+    database_labels = _pool_labels(
+        v, "databasePoolLabels", DATABASE_POOL, "without them database pods cannot be placed on the pool"
+    )
+    monitoring_labels = _pool_labels(
+        v, "monitoringPoolLabels", MONITORING_POOL, "the PMM server and sysbench run only there (K4, B1)"
+    )
     if monitoring_labels == database_labels:
         raise InputError(
             "monitoringPoolLabels", "the monitoring pool must not be selected by the database pool's labels", rule="K4"
@@ -91,6 +81,17 @@ def _selection(v: Values) -> _Selection:
     taint_text = v.text("databasePoolTaint")
     taints = (parse_taint(taint_text, "databasePoolTaint"),) if taint_text else ()
     return _Selection(database_labels, monitoring_labels, taints, taint_text)
+
+
+def _pool_labels(v: Values, key: str, pool: str, why: str) -> dict[str, str]:
+    """The node labels that select ``pool`` (K4), required: the pods cannot be placed without them. ``pool``
+    ("database", "monitoring") is also the POOL_LABEL value our own clusters give the pool: the example."""
+    labels = parse_labels(v.text(key), key)
+    if not labels:
+        raise InputError(
+            key, f"the existing target needs the node labels of its {pool} pool (e.g. {POOL_LABEL}={pool}): {why}", rule="K4"
+        )
+    return labels
 
 
 def _existing_settings(v: Values) -> ExistingSettings:
@@ -146,21 +147,13 @@ def _pools(v: Values, cluster_name: str, selection: _Selection, sized: _Sized) -
     """The two pools; the monitoring pool's pods must not be able to land on the database pool (K4)."""
     database_type, monitoring_type = v.text("databaseNodeType"), v.text("monitoringNodeType")
     database_labels, monitoring_labels = selection.database_labels, selection.monitoring_labels
-    database = PoolShape(
-        name=f"{cluster_name}-database",
-        labels=database_labels,
-        node_count=sized.counts[0],
-        node=sized.budgets[0],
-        taints=selection.taints,
-        machine_type=database_type or None,
-    )
-    monitoring = PoolShape(
-        name=f"{cluster_name}-monitoring",
-        labels=monitoring_labels,
-        node_count=sized.counts[1],
-        node=sized.budgets[1],
-        taints=sized.monitoring_taints,
-        machine_type=monitoring_type or database_type or None,
+    database, monitoring = pool_pair(
+        cluster_name,
+        (database_labels, monitoring_labels),
+        sized.counts,
+        sized.budgets,
+        (selection.taints, sized.monitoring_taints),
+        (database_type or None, monitoring_type or database_type or None),
     )
     if monitoring.placement().can_land_on(database.nodes()):
         raise InputError(
@@ -222,21 +215,14 @@ def _observed_budget(
     # A configured DaemonSet reserve is a floor: it may cover DaemonSets not installed yet.
     daemonset_cpu = max(cpu_node.daemonset_cpu_millicores, daemonset[0] or 0)
     daemonset_memory = max(memory_node.daemonset_memory_bytes, daemonset[1] or 0)
-    observed = NodeBudget(
-        machine=None,
-        provider="existing",
-        capacity_cpu_millicores=cpu_node.allocatable_cpu_millicores,
-        capacity_memory_bytes=memory_node.allocatable_memory_bytes,
-        reserved_cpu_millicores=0,
-        reserved_memory_bytes=0,
-        eviction_memory_bytes=0,
-        daemonset_cpu_millicores=daemonset_cpu,
-        daemonset_memory_bytes=daemonset_memory,
-        max_pods=min(node.allocatable_pods for node in pool.nodes) or DEFAULT_MAX_PODS,
-        notes=(
-            f"existing cluster: allocatable of node {cpu_node.name} (CPU) and {memory_node.name} (memory), the smallest "
-            "of the pool as the kubelet reports them, minus the requests of their DaemonSet pods",
-        ),
+    observed = reported_node_budget(
+        cpu_node.allocatable_cpu_millicores,
+        memory_node.allocatable_memory_bytes,
+        daemonset_cpu,
+        daemonset_memory,
+        min(node.allocatable_pods for node in pool.nodes) or DEFAULT_MAX_PODS,
+        f"existing cluster: allocatable of node {cpu_node.name} (CPU) and {memory_node.name} (memory), the smallest "
+        "of the pool as the kubelet reports them, minus the requests of their DaemonSet pods",
     )
     if observed.usable_cpu_millicores <= 0 or observed.usable_memory_bytes <= 0:
         raise InputError(
@@ -307,19 +293,11 @@ def _configured_budget(v: Values, daemonset: tuple[int | None, int | None]) -> N
         raise InputError(
             "daemonsetMemory", f"{daemonset[1]} bytes exceed the {memory} bytes allocatable of existingNodeMemory", rule="K1"
         )
-    return NodeBudget(
-        machine=None,
-        provider="existing",
-        capacity_cpu_millicores=cpu,
-        capacity_memory_bytes=memory,
-        reserved_cpu_millicores=0,
-        reserved_memory_bytes=0,
-        eviction_memory_bytes=0,
-        daemonset_cpu_millicores=daemonset[0],
-        daemonset_memory_bytes=daemonset[1],
-        max_pods=DEFAULT_MAX_PODS,
-        notes=(
-            "existing cluster: allocatable from existingNodeCpu/existingNodeMemory as the kubelet reports it "
-            "(reserves and eviction threshold already subtracted)",
-        ),
+    return reported_node_budget(
+        cpu,
+        memory,
+        *daemonset,
+        DEFAULT_MAX_PODS,
+        "existing cluster: allocatable from existingNodeCpu/existingNodeMemory as the kubelet reports it "
+        "(reserves and eviction threshold already subtracted)",
     )

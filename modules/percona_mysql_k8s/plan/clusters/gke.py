@@ -66,16 +66,18 @@ def spread_over_zones(node_count: int, zones: tuple[str, ...]) -> ZonePlacement:
 
 
 def gke_settings(v: Values, database_count: int, monitoring_count: int) -> GkeSettings:
-    project = v.text("gcpProject")
-    if not project:
-        raise InputError("gcpProject", "the gke target needs the GCP project of the cluster")
-    if not _GCP_PROJECT.fullmatch(project):
-        raise InputError("gcpProject", f"{project!r} is not a GCP project ID (6-30 lowercase letters, digits, hyphens)")
-    region = v.text("gcpRegion")
-    if not region:
-        raise InputError("gcpRegion", "the gke target needs the region of its regional cluster (e.g. europe-west1)")
-    if not _GCP_REGION.fullmatch(region):
-        raise InputError("gcpRegion", f"{region!r} is not a GCP region (e.g. europe-west1, us-central1)")
+    project = v.matching(
+        "gcpProject",
+        _GCP_PROJECT,
+        "a GCP project ID (6-30 lowercase letters, digits, hyphens)",
+        missing="the gke target needs the GCP project of the cluster",
+    )
+    region = v.matching(
+        "gcpRegion",
+        _GCP_REGION,
+        "a GCP region (e.g. europe-west1, us-central1)",
+        missing="the gke target needs the region of its regional cluster (e.g. europe-west1)",
+    )
     zones = v.strings("gcpZones")
     if not zones:
         raise InputError(

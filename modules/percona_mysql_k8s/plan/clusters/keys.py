@@ -112,6 +112,16 @@ class Values:
             raise InputError(key, f"{value!r} is not a string")
         return str(value).strip()
 
+    def matching(self, key: str, pattern: re.Pattern[str], what: str, missing: str = "") -> str:
+        """The text of ``key``, which ``pattern`` must match in full ("'<text>' is not <what>" otherwise);
+        with ``missing``, the error an empty value raises (a key the target cannot do without)."""
+        value = self.text(key)
+        if missing and not value:
+            raise InputError(key, missing)
+        if not pattern.fullmatch(value):
+            raise InputError(key, f"{value!r} is not {what}")
+        return value
+
     def integer(self, key: str, minimum: int, rule: str | None = None, why: str = "") -> int:
         value = self._get(key)
         if isinstance(value, float) and value.is_integer():
