@@ -160,15 +160,24 @@ def _budget_key(cluster: ClusterSettings, error_key: str) -> str:
     return "databaseNodeType" if cluster.target == "existing" else _BUDGET_KEYS[cluster.target]
 
 
-def _on_the_kind_host(error: InputError, cluster: ClusterSettings) -> InputError:
-    """A capacity refusal on kind, said in terms of the host the kind nodes share (the keys that size them)."""
+def _on_the_kind_host(error: InputError, cluster: ClusterSettings, *, daemonsets: bool = False) -> InputError:
+    """A capacity refusal on kind, said in terms of the host the kind nodes share (the keys that size them);
+    with ``daemonsets``, also the DaemonSet requests the node's budget is left after (a message that does not
+    name them already)."""
     host = cluster.kind
     modeled = f"modeled as {host.host_share:g} of" if host.host_share is not None else "an equal part of what is left of"
+    node = cluster.database_pool.node
+    less = (
+        f", less its DaemonSets' {format_cpu(node.daemonset_cpu_millicores)} CPU and "
+        f"{human_bytes(node.daemonset_memory_bytes)} (daemonsetCpu/daemonsetMemory)"
+        if daemonsets
+        else ""
+    )
     return InputError(
         error.key,
         f"{error.message} (each kind node is {modeled} the kind host's "
         f"{format_cpu(host.host_cpu_millicores)} CPU and {human_bytes(host.host_memory_bytes)}, kindHostCpu/"
-        f"kindHostMemory or else this machine's: {'raise the share or ' if host.host_share is not None else ''}"
+        f"kindHostMemory or else this machine's{less}: {'raise the share or ' if host.host_share is not None else ''}"
         "use a larger machine)",
         error.rule,
     )
@@ -194,7 +203,7 @@ def _sized(database: DatabaseSpec, cluster: ClusterSettings) -> tuple[Placement,
         if key is None:
             raise
         if cluster.target == "kind" and key == "kindHostShare":
-            error = _on_the_kind_host(error, cluster)
+            error = _on_the_kind_host(error, cluster, daemonsets=True)
         prefix = (f"{error.rule}: " if error.rule else "") + f"{error.key}: "
         message = str(error)
         raise InputError(key, message[len(prefix) :] if message.startswith(prefix) else message, error.rule) from None
