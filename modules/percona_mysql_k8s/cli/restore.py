@@ -22,7 +22,7 @@ from typing import Any
 
 import yaml
 
-from percona_mysql_k8s.core.command_line import Parser, UsageError
+from percona_mysql_k8s.core.command_line import Parser, UsageError, error_line
 from percona_mysql_k8s.core.errors import InputError, one_line
 from percona_mysql_k8s.core.memory import GROUP_REPLICATION, PXC
 from percona_mysql_k8s.core.names import DNS1123_SUBDOMAIN_MAX_LENGTH, dns1123_subdomain_problem
@@ -79,12 +79,6 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--kubeconfig", default="", help="kubeconfig file (default: $KUBECONFIG or ~/.kube/config)")
     parser.add_argument("--context", default="", help="kubeconfig context (default: the current one)")
     return parser
-
-
-def describe(error: InputError) -> str:
-    flag = FLAGS.get(error.key, f"--{error.key}")
-    prefix = f"{error.rule}: " if error.rule else ""
-    return f"error: {prefix}{flag}: {error.message}"
 
 
 def _completed(backup: dict[str, Any]) -> datetime | None:
@@ -226,7 +220,7 @@ def main(argv: Sequence[str] | None = None, *, api=None, now: datetime | None = 
         print(one_line(f"error: {error}"), file=sys.stderr)
         return 2
     except InputError as error:
-        print(one_line(describe(error)), file=sys.stderr)
+        print(one_line(error_line(error, FLAGS)), file=sys.stderr)
         return 2
     except ApiError as error:
         print(one_line(f"error: {error}"), file=sys.stderr)

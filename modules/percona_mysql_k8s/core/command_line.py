@@ -3,15 +3,17 @@
 Two promises the commands share: a flag is spelled out (no abbreviations: ``--c`` or ``--na`` must not silently
 mean ``--cluster`` or ``--name``, nor change meaning when a flag is added), and a flag argparse cannot read is
 bad input like any other: ``UsageError``, which each command prints as its one ``error:`` line (exit status 2),
-never the whole usage block. Pure standard library, so the sizing and grading commands (which may import only
+never the whole usage block; bad input the core refuses names the flag (``error_line``). Pure standard library, so the sizing and grading commands (which may import only
 the core) use it as well as the tools in ``cli``.
 """
 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import NoReturn
+
+from .errors import InputError
 
 
 class UsageError(Exception):
@@ -31,3 +33,11 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:  # argparse would print the whole usage block, then exit
         raise UsageError(message)
+
+
+def error_line(error: InputError, flags: Mapping[str, str]) -> str:
+    """``error: T2: --proxy: ProxySQL is supported only with PXC ...``: the rule, then the input key as the flag a
+    user typed (``flags``; else ``--`` and the key, ``-`` for ``_``), then the message."""
+    flag = flags.get(error.key, f"--{error.key.replace('_', '-')}")
+    prefix = f"{error.rule}: " if error.rule else ""
+    return f"error: {prefix}{flag}: {error.message}"

@@ -9,7 +9,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from percona_mysql_k8s.core.command_line import Parser, UsageError
+from percona_mysql_k8s.core.command_line import Parser, UsageError, error_line
 from percona_mysql_k8s.core.errors import InputError, one_line
 from percona_mysql_k8s.core.memory import ENGINES, MYSQL_VERSIONS
 from percona_mysql_k8s.core.profiles import LOADS
@@ -45,13 +45,6 @@ def _whole_number(text: str) -> int:
         return whole_number(text)
     except ValueError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
-
-
-def describe(error: InputError) -> str:
-    """``error: T2: --proxy: ProxySQL is supported only with PXC ...``"""
-    flag = FLAGS.get(error.key, f"--{error.key.replace('_', '-')}")
-    prefix = f"{error.rule}: " if error.rule else ""
-    return f"error: {prefix}{flag}: {error.message}"
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -175,7 +168,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(one_line(f"error: {error}"), file=sys.stderr)
         return 2
     except InputError as error:
-        line = describe(error)
+        line = error_line(error, FLAGS)
         if args is not None and args.threshold and error.key not in ("threshold", "thresholds"):
             # a refusal the thresholds led to (e.g. a larger term no longer fits): name them too
             line += f" (with --threshold {', '.join(args.threshold)})"
