@@ -190,6 +190,9 @@ def _free_port() -> int:
     "args, env, message",
     [
         (["--user", "u"], {}, "error: usage: "),
+        # input quoted back stays on the one line, its line break escaped
+        (["--sizing", "{sizing}", "--user", "u", "a\nb"], {"MYSQL_PWD": "x"}, "error: usage: unrecognized arguments: a\\nb"),
+        (["--sizing", "{missing}\nb", "--user", "u"], {"MYSQL_PWD": "x"}, "error: --sizing: {missing}\\nb: "),
         (["--sizing", "{sizing}", "--user", "u", "--window", "0"], {"MYSQL_PWD": "x"}, "error: --window: must be within 1..3600"),
         (["--sizing", "{sizing}", "--user", "u", "--port", "0"], {"MYSQL_PWD": "x"}, "error: --port: must be within 1..65535"),
         (["--sizing", "{sizing}", "--user", "u", "--timeout", "inf"], {"MYSQL_PWD": "x"}, "error: --timeout: "),

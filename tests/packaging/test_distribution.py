@@ -186,6 +186,17 @@ def test_each_console_script_names_itself_in_its_usage(script, capsys):
     assert "python -m" not in help_text
 
 
+@pytest.mark.parametrize("script", sorted(PROJECT["scripts"]))
+def test_each_console_script_refuses_an_abbreviated_flag_in_one_error_line(script, capsys):
+    # Every command parses with core.command_line.Parser: --hel is not --help (a flag is spelled out), and words
+    # it cannot read are one error line with exit status 2 like any other bad input, never the usage block.
+    module, function = PROJECT["scripts"][script].split(":")
+    main = getattr(__import__(module, fromlist=[function]), function)
+    assert main(["--hel", "a\nb"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and len(err.splitlines()) == 1 and err.startswith("error: "), err
+
+
 def test_the_package_ships_its_type_hints():
     assert (PACKAGE / "py.typed").is_file()
     assert "py.typed" in PYPROJECT["tool"]["setuptools"]["package-data"]["percona_mysql_k8s"]

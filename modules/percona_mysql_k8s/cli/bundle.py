@@ -14,7 +14,6 @@ the builder refuses a ``DIR`` whose files git would ignore: they would silently 
 
 from __future__ import annotations
 
-import argparse
 import shutil
 import subprocess
 import sys
@@ -22,6 +21,8 @@ from pathlib import Path
 
 import percona_mysql_k8s
 from percona_mysql_k8s._moved import MOVED
+from percona_mysql_k8s.core.command_line import Parser, UsageError
+from percona_mysql_k8s.core.errors import one_line
 from percona_mysql_k8s.policies import SHELL, SHELL_FILES
 
 PACKAGE = Path(percona_mysql_k8s.__file__).resolve().parent
@@ -88,13 +89,12 @@ def build(out: Path) -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="percona-mysql-policy-bundle", description=__doc__.split("\n\n")[0])
+    parser = Parser(prog="percona-mysql-policy-bundle", description=__doc__.split("\n\n")[0])
     parser.add_argument("out", type=Path, help="directory of the pack to build (new, empty, or a previous bundle)")
-    args = parser.parse_args(argv)
     try:
-        out = build(args.out)
-    except BundleError as error:
-        print(f"error: {error}", file=sys.stderr)
+        out = build(parser.parse_args(argv).out)
+    except (UsageError, BundleError) as error:
+        print(one_line(f"error: {error}"), file=sys.stderr)
         return 2
     print(f"policy pack built in {out}\npublish it with: cd {out} && pulumi policy publish [org]")
     return 0

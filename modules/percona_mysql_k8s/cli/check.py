@@ -46,7 +46,8 @@ from percona_mysql_k8s.cli.engine import Diagnostic, Pack, Resource
 from percona_mysql_k8s.cli.manifests import STDIN, ManifestError, ManifestObject, read_manifests, read_values
 from percona_mysql_k8s.cli.project import POLICY_PACK_FILE, find_project, policy_pack_dir, project_file
 from percona_mysql_k8s.cli.stack_config import missing_config_hint, program_config, stack_config_file
-from percona_mysql_k8s.core.errors import InputError
+from percona_mysql_k8s.core.command_line import Parser, UsageError
+from percona_mysql_k8s.core.errors import InputError, one_line
 from percona_mysql_k8s.policies import SHELL
 from percona_mysql_k8s.policies._readers.helm import HELM_TYPES, PMM, PS_DB, PXC_DB
 from percona_mysql_k8s.policies._readers.values import deep_merge
@@ -356,7 +357,7 @@ def manifests_document(report: Report, objects: list[ManifestObject]) -> dict[st
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="percona-mysql-policy-check", description=__doc__.split("\n\n")[0])
+    parser = Parser(prog="percona-mysql-policy-check", description=__doc__.split("\n\n")[0])
     parser.add_argument("--stack", help="stack name: stacks/Pulumi.<stack>.yaml")
     parser.add_argument(
         "--manifests",
@@ -404,12 +405,16 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = _parser()
-    args = parser.parse_args(argv)
+    try:
+        args = _parser().parse_args(argv)
+    except UsageError as error:
+        print(one_line(f"error: {error}"), file=sys.stderr)
+        return 2
     if args.manifests or args.chart or args.values:
         return _check_manifests(args)
     if not args.stack:
-        parser.error("one of --stack or --manifests is required")
+        print("error: one of --stack or --manifests is required", file=sys.stderr)
+        return 2
     return _check_stack(args)
 
 

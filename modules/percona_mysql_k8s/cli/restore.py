@@ -22,6 +22,7 @@ from typing import Any
 
 import yaml
 
+from percona_mysql_k8s.core.command_line import Parser, UsageError, error_line
 from percona_mysql_k8s.core.errors import InputError, one_line
 from percona_mysql_k8s.core.memory import GROUP_REPLICATION, PXC
 from percona_mysql_k8s.core.names import DNS1123_SUBDOMAIN_MAX_LENGTH, dns1123_subdomain_problem
@@ -55,28 +56,18 @@ FLAGS = {
 _TIMEOUT_SECONDS = 20
 
 
-class UsageError(Exception):
-    """A flag argparse could not read; reported as one line like every other bad input."""
-
-
 class ApiError(Exception):
     """The cluster could not be read or refused the object: one line, exit status 1."""
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str):
-        raise UsageError(message)
-
-
 def _parser() -> argparse.ArgumentParser:
-    parser = _Parser(
+    parser = Parser(
         prog="percona-mysql-restore",
-        allow_abbrev=False,  # a flag is spelled out: --c or --na must not silently mean --cluster or --name
         description="Restore a Percona MySQL cluster from a backup, or to a point in time (UTC), through its operator.",
-        epilog="Examples:\n"
-        "  percona-mysql-restore --engine pxc --cluster db1 --namespace mysql --backup cron-db1-offsite-2026112303 | kubectl apply -f -\n"
-        "  percona-mysql-restore --engine gr --cluster db1 --namespace mysql --time '2026-11-23 10:15:00' --apply",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        examples=(
+            "percona-mysql-restore --engine pxc --cluster db1 --namespace mysql --backup cron-db1-offsite-2026112303 | kubectl apply -f -",
+            "percona-mysql-restore --engine gr --cluster db1 --namespace mysql --time '2026-11-23 10:15:00' --apply",
+        ),
     )
     parser.add_argument("--engine", required=True, help="pxc or gr (group replication)")
     parser.add_argument("--cluster", required=True, help="the custom resource's name (dbClusterName)")
@@ -88,12 +79,6 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--kubeconfig", default="", help="kubeconfig file (default: $KUBECONFIG or ~/.kube/config)")
     parser.add_argument("--context", default="", help="kubeconfig context (default: the current one)")
     return parser
-
-
-def describe(error: InputError) -> str:
-    flag = FLAGS.get(error.key, f"--{error.key}")
-    prefix = f"{error.rule}: " if error.rule else ""
-    return f"error: {prefix}{flag}: {error.message}"
 
 
 def _completed(backup: dict[str, Any]) -> datetime | None:
@@ -235,7 +220,7 @@ def main(argv: Sequence[str] | None = None, *, api=None, now: datetime | None = 
         print(one_line(f"error: {error}"), file=sys.stderr)
         return 2
     except InputError as error:
-        print(one_line(describe(error)), file=sys.stderr)
+        print(one_line(error_line(error, FLAGS)), file=sys.stderr)
         return 2
     except ApiError as error:
         print(one_line(f"error: {error}"), file=sys.stderr)

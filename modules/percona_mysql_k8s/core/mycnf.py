@@ -193,7 +193,6 @@ def _current(effective: Effective, option: Option) -> int | None:
 
 def _apply(effective: Effective, argument: Argument, server: Server, plugins: frozenset[str]) -> None:
     option, prefix, loose, tried = _resolve(argument.name, server, plugins)
-    written = argument.value if argument.value is not None else argument.name
     if option is None:
         reasons = [unknown_reason(name, server.operator, plugins) for name in tried]
         if all(reasons):
@@ -206,37 +205,12 @@ def _apply(effective: Effective, argument: Argument, server: Server, plugins: fr
             )
         key = argument.name.replace("-", "_")
         key = key[len("loose_") :] if key.startswith("loose_") else key
-        setting = Setting(
-            key,
-            "ON" if argument.value is None else argument.value,
-            argument.group,
-            argument.file,
-            argument.line,
-            written,
-            argument.value is None,
-            loose,
-            argument.name,
-        )
-        _store(effective, setting)
+        _store(effective, _setting(argument, key, "ON" if argument.value is None else argument.value, loose, argument.name))
         return
     if argument.value is not None and TEMPLATE in argument.value and prefix is None:
         # The operator renders {{containerMemoryLimit ...}} before mysqld reads the file: kept as written
         # for the policies, which render it themselves (policies/_readers/memory.py).
-        _store(
-            effective,
-            Setting(
-                option.name,
-                argument.value,
-                argument.group,
-                argument.file,
-                argument.line,
-                written,
-                False,
-                loose,
-                argument.name,
-                True,
-            ),
-        )
+        _store(effective, _setting(argument, option.name, argument.value, loose, argument.name, known=True))
         return
     value_argument = prefixed_argument(prefix, argument.value)
     try:
@@ -254,21 +228,16 @@ def _apply(effective: Effective, argument: Argument, server: Server, plugins: fr
     if value is None:
         return  # a bare string option keeps its value
     name = tried[-1] if prefix else argument.name
-    _store(
-        effective,
-        Setting(
-            option.name,
-            value.text,
-            argument.group,
-            argument.file,
-            argument.line,
-            written,
-            argument.value is None,
-            loose,
-            name,
-            True,
-            value.warning,
-        ),
+    _store(effective, _setting(argument, option.name, value.text, loose, name, known=True, warning=value.warning))
+
+
+def _setting(
+    argument: Argument, key: str, value: str, loose: bool, name: str, known: bool = False, warning: str | None = None
+) -> Setting:
+    """The setting ``argument`` makes: where it was written, and as what (its value, or the name of a bare option)."""
+    written = argument.value if argument.value is not None else argument.name
+    return Setting(
+        key, value, argument.group, argument.file, argument.line, written, argument.value is None, loose, name, known, warning
     )
 
 

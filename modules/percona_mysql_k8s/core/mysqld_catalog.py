@@ -107,6 +107,11 @@ def _semisync_replica(plugin: str) -> list[Option]:
     ]
 
 
+def _flow_control(suffix, kind, source, minimum, maximum) -> Option:
+    """``group_replication_flow_control_<suffix>``: an integer of the group replication plugin, optional argument."""
+    return _int(f"group_replication_flow_control_{suffix}", kind, source, minimum, maximum, arg="opt", plugin=GROUP_REPLICATION)
+
+
 _GR_THRESHOLD = "GR plugin.cc MYSQL_SYSVAR_LONG(flow_control_*) 0..MAX_FLOW_CONTROL_THRESHOLD (INT_MAX32)"
 
 OPTIONS: tuple[Option, ...] = (
@@ -259,55 +264,13 @@ OPTIONS: tuple[Option, ...] = (
         arg="opt",
         plugin=GROUP_REPLICATION,
     ),
-    _int(
-        "group_replication_flow_control_applier_threshold", "long", _GR_THRESHOLD, 0, INT_MAX, arg="opt", plugin=GROUP_REPLICATION
+    *(
+        _flow_control(name, "long", _GR_THRESHOLD, 0, INT_MAX)
+        for name in ("applier_threshold", "certifier_threshold", "min_quota", "min_recovery_quota", "max_quota")
     ),
-    _int(
-        "group_replication_flow_control_certifier_threshold",
-        "long",
-        _GR_THRESHOLD,
-        0,
-        INT_MAX,
-        arg="opt",
-        plugin=GROUP_REPLICATION,
-    ),
-    _int("group_replication_flow_control_min_quota", "long", _GR_THRESHOLD, 0, INT_MAX, arg="opt", plugin=GROUP_REPLICATION),
-    _int(
-        "group_replication_flow_control_min_recovery_quota",
-        "long",
-        _GR_THRESHOLD,
-        0,
-        INT_MAX,
-        arg="opt",
-        plugin=GROUP_REPLICATION,
-    ),
-    _int("group_replication_flow_control_max_quota", "long", _GR_THRESHOLD, 0, INT_MAX, arg="opt", plugin=GROUP_REPLICATION),
-    _int(
-        "group_replication_flow_control_period",
-        "int",
-        "GR MYSQL_SYSVAR_INT(flow_control_period) 1..60",
-        1,
-        60,
-        arg="opt",
-        plugin=GROUP_REPLICATION,
-    ),
-    _int(
-        "group_replication_flow_control_hold_percent",
-        "int",
-        "GR MYSQL_SYSVAR_INT(flow_control_hold_percent) 0..100",
-        0,
-        100,
-        arg="opt",
-        plugin=GROUP_REPLICATION,
-    ),
-    _int(
-        "group_replication_flow_control_release_percent",
-        "int",
-        "GR MYSQL_SYSVAR_INT(flow_control_release_percent) 0..1000",
-        0,
-        1000,
-        arg="opt",
-        plugin=GROUP_REPLICATION,
+    *(
+        _flow_control(name, "int", f"GR MYSQL_SYSVAR_INT(flow_control_{name}) {low}..{high}", low, high)
+        for name, low, high in (("period", 1, 60), ("hold_percent", 0, 100), ("release_percent", 0, 1000))
     ),
     _enum(
         "group_replication_consistency",

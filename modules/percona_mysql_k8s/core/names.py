@@ -17,29 +17,35 @@ _LABEL_RE = re.compile(_LABEL, re.ASCII)
 _SUBDOMAIN_RE = re.compile(rf"{_LABEL}(\.{_LABEL})*", re.ASCII)
 
 
-def dns1123_label_problem(value: object) -> str | None:
-    """Why ``value`` is not a DNS-1123 label (a namespace's name), or None."""
+def _problem(value: object, kind: str, max_length: int, pattern: re.Pattern[str], form: str) -> str | None:
+    """Why ``value`` is not a ``kind`` (at most ``max_length`` characters, all of ``pattern``), or None."""
     if not isinstance(value, str):
         return f"{value!r} is not a name"
-    if len(value) > DNS1123_LABEL_MAX_LENGTH:
-        return f"{value!r} is {len(value)} characters long: a DNS-1123 label has at most {DNS1123_LABEL_MAX_LENGTH}"
-    if not _LABEL_RE.fullmatch(value):
-        return (
-            f"{value!r} is not a DNS-1123 label: lowercase letters, digits and '-', starting and ending with a "
-            "letter or digit (e.g. my-name)"
-        )
+    if len(value) > max_length:
+        return f"{value!r} is {len(value)} characters long: a {kind} has at most {max_length}"
+    if not pattern.fullmatch(value):
+        return f"{value!r} is not a {kind}: {form}"
     return None
+
+
+def dns1123_label_problem(value: object) -> str | None:
+    """Why ``value`` is not a DNS-1123 label (a namespace's name), or None."""
+    return _problem(
+        value,
+        "DNS-1123 label",
+        DNS1123_LABEL_MAX_LENGTH,
+        _LABEL_RE,
+        "lowercase letters, digits and '-', starting and ending with a letter or digit (e.g. my-name)",
+    )
 
 
 def dns1123_subdomain_problem(value: object) -> str | None:
     """Why ``value`` is not a DNS-1123 subdomain (most objects' names), or None."""
-    if not isinstance(value, str):
-        return f"{value!r} is not a name"
-    if len(value) > DNS1123_SUBDOMAIN_MAX_LENGTH:
-        return f"{value!r} is {len(value)} characters long: a DNS-1123 subdomain has at most {DNS1123_SUBDOMAIN_MAX_LENGTH}"
-    if not _SUBDOMAIN_RE.fullmatch(value):
-        return (
-            f"{value!r} is not a DNS-1123 subdomain: lowercase letters, digits, '-' and '.', each dot-separated "
-            "part starting and ending with a letter or digit (e.g. example.com)"
-        )
-    return None
+    return _problem(
+        value,
+        "DNS-1123 subdomain",
+        DNS1123_SUBDOMAIN_MAX_LENGTH,
+        _SUBDOMAIN_RE,
+        "lowercase letters, digits, '-' and '.', each dot-separated part starting and ending with a letter or "
+        "digit (e.g. example.com)",
+    )

@@ -4,12 +4,24 @@ sizing and the grading command. Values are ASCII numbers only: ``float()`` would
 
 from __future__ import annotations
 
+import argparse
 import math
 from collections.abc import Sequence
 
 from .errors import InputError
-from .rules import THRESHOLD_RULE
+from .rules import THRESHOLD_RULE, THRESHOLDS
 from .units import decimal_number, whole_number
+
+
+def add_threshold_option(parser: argparse.ArgumentParser) -> None:
+    """``--threshold NAME=VALUE`` (repeatable) as both commands take it; ``threshold_pairs`` reads what it collects."""
+    parser.add_argument(
+        "--threshold",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help=f"override a rule threshold; names: {', '.join(sorted(THRESHOLDS))}",
+    )
 
 
 def threshold_pairs(pairs: Sequence[str]) -> dict[str, float]:

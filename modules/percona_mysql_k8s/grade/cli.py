@@ -17,10 +17,11 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from percona_mysql_k8s.core.errors import InputError
+from percona_mysql_k8s.core.command_line import Parser, UsageError
+from percona_mysql_k8s.core.errors import InputError, one_line
 from percona_mysql_k8s.core.memory import PXC
-from percona_mysql_k8s.core.rules import THRESHOLDS, ThresholdError, resolve_thresholds
-from percona_mysql_k8s.core.threshold_pairs import threshold_pairs
+from percona_mysql_k8s.core.rules import ThresholdError, resolve_thresholds
+from percona_mysql_k8s.core.threshold_pairs import add_threshold_option, threshold_pairs
 
 from . import live
 from .checks import MemberReading, exit_status, grade
@@ -32,16 +33,10 @@ TIMEOUT_RANGE = (1.0, 300.0)  # seconds for a connection or one query
 DEFAULT_PASSWORD_ENV = "MYSQL_PWD"  # the variable MySQL's and MariaDB's own clients read
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str):  # one line, like every other bad input
-        raise GradeInputError("usage", message)
-
-
 def _parser() -> argparse.ArgumentParser:
-    parser = _Parser(
+    parser = Parser(
         prog="percona-mysql-grade",
         description=__doc__.split("\n\n")[0],
-        allow_abbrev=False,
         epilog="The password is never a flag: it is read from --password-file or the environment "
         f"variable named by --password-env (default {DEFAULT_PASSWORD_ENV}).",
     )
@@ -78,14 +73,15 @@ def _parser() -> argparse.ArgumentParser:
         metavar="SECONDS",
         help=f"limit for connecting and for each query (default 10; {TIMEOUT_RANGE[0]:g}-{TIMEOUT_RANGE[1]:g})",
     )
-    parser.add_argument(
-        "--threshold",
-        action="append",
-        default=[],
-        metavar="NAME=VALUE",
-        help=f"override a rule threshold; names: {', '.join(sorted(THRESHOLDS))}",
-    )
+    add_threshold_option(parser)
     return parser
+
+
+def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
+    try:
+        return _parser().parse_args(argv)
+    except UsageError as error:  # the grader's own error line: ``error: usage: ...``
+        raise GradeInputError("usage", str(error)) from None
 
 
 def _in_range(name: str, value: float, bounds: tuple[float, float]) -> float:
@@ -184,7 +180,7 @@ def _read(args, sizing, password: str) -> list[MemberReading]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     try:
-        args = _parser().parse_args(argv)
+        args = _arguments(argv)
         if not 1 <= args.port <= 65535:
             raise GradeInputError("--port", f"must be within 1..65535, got {args.port}")
         _in_range("--window", args.window, WINDOW_RANGE)
@@ -198,7 +194,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         password = _password(args)
         readings = _read(args, sizing, password)
     except GradeInputError as error:
-        print(error, file=sys.stderr)
+        print(one_line(str(error)), file=sys.stderr)  # whatever input it quotes back
         return 2
     findings = grade(sizing, readings, thresholds)
     names = ", ".join(f"{r.address} ({r.version})" for r in readings)

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 from ._framework import Context, Spec, resource_policy
 from ._readers.placement import (
-    CAN_RUN_ON_DATABASE_POOL,
     POOL_SETTINGS,
     configured_pools,
     labels_text,
@@ -48,14 +47,14 @@ def _monitoring(ctx: Context, placement, what: str, db_labels, taint, mon_labels
     problem = off_the_monitoring_pool(placement, db_labels, taint, mon_labels)
     if problem is None:
         return
-    can_run_there, selector = problem == CAN_RUN_ON_DATABASE_POOL, labels_text(mon_labels)
     ctx.violation(
         "K4",
         f"{what} ({placement.path}: {placement.describe()}) {problem}",
-        "the rule runs the monitoring server only on the monitoring pool" + (", never beside mysqld" if can_run_there else ""),
-        f"select the monitoring pool with nodeSelector {selector} and drop the toleration of {taint_text(taint)}"
-        if can_run_there
-        else f"select the monitoring pool by its labels, e.g. nodeSelector {selector} at {placement.path}",
+        "the rule runs the monitoring server only on the monitoring pool"
+        + (", never beside mysqld" if problem.on_database_pool else ""),
+        f"select the monitoring pool with nodeSelector {labels_text(mon_labels)} and drop the toleration of {taint_text(taint)}"
+        if problem.on_database_pool
+        else f"select the monitoring pool by its labels, e.g. nodeSelector {labels_text(mon_labels)} at {placement.path}",
     )
 
 

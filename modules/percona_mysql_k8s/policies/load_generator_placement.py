@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from ._framework import Context, Spec, resource_policy
 from ._readers.placement import (
-    CAN_RUN_ON_DATABASE_POOL,
     POOL_SETTINGS,
     labels_text,
     off_the_monitoring_pool,
@@ -45,16 +44,16 @@ def check(ctx: Context) -> None:
         problem = off_the_monitoring_pool(placement, db_labels, taint, mon_labels)
         if problem is None:
             return
-        can_run_there, selector = problem == CAN_RUN_ON_DATABASE_POOL, labels_text(mon_labels)
         ctx.violation(
             "B1",
-            f"load generator {subject.kind} {subject.name} {problem}{'' if can_run_there else ', so it can land on the database pool'} "
+            f"load generator {subject.kind} {subject.name} {problem}"
+            f"{'' if problem.on_database_pool else ', so it can land on the database pool'} "
             f"({placement.path}: {placement.describe()})",
             "the rule never runs load generators on the database pool: they would steal the CPU they measure"
-            if can_run_there
+            if problem.on_database_pool
             else "the rule runs load generators on the monitoring pool",
-            f"set {placement.path}.nodeSelector {selector}"
-            + (f" and remove the toleration of {taint_text(taint)}" if can_run_there else ""),
+            f"set {placement.path}.nodeSelector {labels_text(mon_labels)}"
+            + (f" and remove the toleration of {taint_text(taint)}" if problem.on_database_pool else ""),
         )
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ._framework import Context, Spec, stack_policy
 from ._readers.placement import POOL_SETTINGS, pool_settings
-from ._readers.stack import LOAD_GENERATOR, candidates, database_pools, read_stack
+from ._readers.stack import LOAD_GENERATOR, on_database_pools, read_stack
 
 SPEC = Spec(
     name="load-generator-pool",
@@ -19,22 +19,16 @@ SPEC = Spec(
 def check(ctx: Context) -> None:
     db_labels, taint, mon_labels = pool_settings(ctx)
     stack = read_stack(ctx.resources)
-    generators = [group for group in stack.groups if group.role == LOAD_GENERATOR]
-    if not generators:
-        return
-    inside_database = database_pools(stack, db_labels, taint)
-    for group in generators:
-        inside = [pool.name for pool in candidates(group, stack.pools) if any(pool is other for other in inside_database)]
-        if inside:
-            ctx.violation(
-                "B1",
-                f"{group.label} can run on the database pool {', '.join(inside)}",
-                "the rule never runs load generators on the database pool",
-                "select the monitoring pool ({}) and taint the database pool".format(
-                    ", ".join(f"{k}={v}" for k, v in mon_labels.items())
-                ),
-                group.urn,
-            )
+    for group, pools in on_database_pools(stack, db_labels, taint, lambda group: group.role == LOAD_GENERATOR):
+        ctx.violation(
+            "B1",
+            f"{group.label} can run on the database pool {pools}",
+            "the rule never runs load generators on the database pool",
+            "select the monitoring pool ({}) and taint the database pool".format(
+                ", ".join(f"{k}={v}" for k, v in mon_labels.items())
+            ),
+            group.urn,
+        )
 
 
 POLICY = stack_policy(SPEC, check)

@@ -10,7 +10,16 @@ from __future__ import annotations
 
 from ._framework import Context, Spec, stack_policy
 from ._readers.placement import POOL_SETTINGS, pool_settings
-from ._readers.stack import DAEMONSET, DATABASE, LOAD_GENERATOR, candidates, database_pools, read_stack
+from ._readers.stack import (
+    DAEMONSET,
+    DATABASE,
+    LOAD_GENERATOR,
+    PodGroup,
+    candidates,
+    database_pools,
+    on_database_pools,
+    read_stack,
+)
 
 SPEC = Spec(
     name="pool-placement",
@@ -18,6 +27,11 @@ SPEC = Spec(
     description="against the stack's node pools, database pods land only on a tainted pool and nothing else can land there",
     settings=POOL_SETTINGS,
 )
+
+
+def _other_workload(group: PodGroup) -> bool:
+    """Running pods that are neither database pods nor node agents, nor load generators (B1's)."""
+    return group.role not in (DAEMONSET, LOAD_GENERATOR, DATABASE) and group.replicas != 0
 
 
 def check(ctx: Context) -> None:
@@ -53,18 +67,14 @@ def check(ctx: Context) -> None:
                     f"add the taint {taint.key}={taint.value}:{taint.effect} to {pool.taints_path}",
                     resource.urn,
                 )
-    for group in stack.groups:
-        if group.role in (DAEMONSET, LOAD_GENERATOR, DATABASE) or group.replicas == 0:
-            continue
-        inside = [pool.name for pool in candidates(group, stack.pools) if any(pool is other for other in inside_database)]
-        if inside:
-            ctx.violation(
-                "K4",
-                f"{group.label} ({group.role}) can run on the database pool {', '.join(inside)}",
-                "the rule keeps everything but database pods off the database pool",
-                "taint the database pool and drop this workload's toleration, or select another pool",
-                group.urn,
-            )
+    for group, pools in on_database_pools(stack, db_labels, taint, _other_workload):
+        ctx.violation(
+            "K4",
+            f"{group.label} ({group.role}) can run on the database pool {pools}",
+            "the rule keeps everything but database pods off the database pool",
+            "taint the database pool and drop this workload's toleration, or select another pool",
+            group.urn,
+        )
 
 
 POLICY = stack_policy(SPEC, check)

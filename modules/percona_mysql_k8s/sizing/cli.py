@@ -9,25 +9,15 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from percona_mysql_k8s.core.command_line import Parser, UsageError, error_line
 from percona_mysql_k8s.core.errors import InputError, one_line
 from percona_mysql_k8s.core.memory import ENGINES, MYSQL_VERSIONS
 from percona_mysql_k8s.core.profiles import LOADS
 from percona_mysql_k8s.core.report import to_json
-from percona_mysql_k8s.core.rules import THRESHOLDS
 from percona_mysql_k8s.core.sidecars import PROXIES
 from percona_mysql_k8s.core.sizing import DEFAULT_DISK_IOPS, SizingInput, size
-from percona_mysql_k8s.core.threshold_pairs import threshold_pairs
+from percona_mysql_k8s.core.threshold_pairs import add_threshold_option, threshold_pairs
 from percona_mysql_k8s.core.units import cpu_to_millicores, memory_to_bytes, whole_number
-
-
-class UsageError(Exception):
-    """A flag argparse could not read; reported as one line like every other bad input."""
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str):  # argparse would print the whole usage block first
-        raise UsageError(message)
-
 
 # Input keys of the core -> the flag a user typed.
 FLAGS = {
@@ -57,22 +47,14 @@ def _whole_number(text: str) -> int:
         raise argparse.ArgumentTypeError(str(error)) from None
 
 
-def describe(error: InputError) -> str:
-    """``error: T2: --proxy: ProxySQL is supported only with PXC ...``"""
-    flag = FLAGS.get(error.key, f"--{error.key.replace('_', '-')}")
-    prefix = f"{error.rule}: " if error.rule else ""
-    return f"error: {prefix}{flag}: {error.message}"
-
-
 def _parser() -> argparse.ArgumentParser:
-    parser = _Parser(
+    parser = Parser(
         prog="percona-mysql-sizing",
-        allow_abbrev=False,  # a flag is spelled out: --c or --na must not silently mean --cluster or --name
         description="Size one Percona MySQL member (mysqld pod + one proxy pod) from its budget or its node type.",
-        epilog="Examples:\n"
-        "  percona-mysql-sizing --engine group-replication --cpu 4000m --memory 8Gi --load heavy-oltp --connections 0 --proxy haproxy\n"
-        "  percona-mysql-sizing --engine pxc --node-type n2-standard-16 --provider gke --format json",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        examples=(
+            "percona-mysql-sizing --engine group-replication --cpu 4000m --memory 8Gi --load heavy-oltp --connections 0 --proxy haproxy",
+            "percona-mysql-sizing --engine pxc --node-type n2-standard-16 --provider gke --format json",
+        ),
     )
     parser.add_argument("--engine", required=True, help=f"{' or '.join(ENGINES)}")
     budget = parser.add_argument_group("budget: either --cpu and --memory, or --node-type and --provider")
@@ -120,13 +102,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--disk-iops", type=_whole_number, default=DEFAULT_DISK_IOPS, help=f"data volume IOPS (default {DEFAULT_DISK_IOPS})"
     )
-    parser.add_argument(
-        "--threshold",
-        action="append",
-        default=[],
-        metavar="NAME=VALUE",
-        help=f"override a rule threshold; names: {', '.join(sorted(THRESHOLDS))}",
-    )
+    add_threshold_option(parser)
     parser.add_argument("--format", default="table", choices=("table", "json"))
     parser.add_argument("--plot", metavar="FILE", help="write the memory split as a picture (.png or .svg)")
     return parser
@@ -192,7 +168,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(one_line(f"error: {error}"), file=sys.stderr)
         return 2
     except InputError as error:
-        line = describe(error)
+        line = error_line(error, FLAGS)
         if args is not None and args.threshold and error.key not in ("threshold", "thresholds"):
             # a refusal the thresholds led to (e.g. a larger term no longer fits): name them too
             line += f" (with --threshold {', '.join(args.threshold)})"

@@ -161,16 +161,31 @@ CAN_RUN_ON_DATABASE_POOL = "can run on the database pool"
 PINNED_TO_NO_POOL = "is pinned to no pool"
 
 
+@dataclass(frozen=True)
+class OffPool:
+    """Why a pod that belongs on the monitoring pool is not kept off the database pool; reads as the reason."""
+
+    reason: str  # CAN_RUN_ON_DATABASE_POOL or PINNED_TO_NO_POOL
+
+    @property
+    def on_database_pool(self) -> bool:
+        """It can run on the database pool (rather than only being pinned to no pool)."""
+        return self.reason == CAN_RUN_ON_DATABASE_POOL
+
+    def __str__(self) -> str:
+        return self.reason
+
+
 def off_the_monitoring_pool(
     placement: Placement, db_labels: Mapping[str, str], taint: Taint, mon_labels: Mapping[str, str]
-) -> str | None:
+) -> OffPool | None:
     """Why a pod that belongs on the monitoring pool (the PMM server, a load generator) is not kept off the
     configured database pool: it can run there (selects it or tolerates its taint), or it is pinned to no pool
     at all; None when it is kept off."""
     database_pool, _ = configured_pools(db_labels, taint, mon_labels)
     if placement.can_land_on(database_pool) or placement.tolerates(taint):
-        return CAN_RUN_ON_DATABASE_POOL
-    return None if placement.pinned() else PINNED_TO_NO_POOL
+        return OffPool(CAN_RUN_ON_DATABASE_POOL)
+    return None if placement.pinned() else OffPool(PINNED_TO_NO_POOL)
 
 
 def pool_settings(ctx) -> tuple[dict[str, str], Taint, dict[str, str]]:

@@ -220,6 +220,19 @@ def database_pools(stack: StackView, labels: dict[str, str], taint) -> list[Node
     return [pool for _, pool in stack.pools if pool.nodes.carries(labels) or pool.nodes.carries_taint(taint.as_k8s())]
 
 
+def on_database_pools(stack: StackView, labels: dict[str, str], taint, picked) -> list[tuple[PodGroup, str]]:
+    """The groups ``picked`` chooses that can land on the database pool(s) (``database_pools``), each with those
+    pools' names: what K4 (every other workload) and B1 (load generators) refuse."""
+    groups = [group for group in stack.groups if picked(group)]
+    database = database_pools(stack, labels, taint) if groups else []
+    found = []
+    for group in groups:
+        inside = [pool.name for pool in candidates(group, stack.pools) if any(pool is other for other in database)]
+        if inside:
+            found.append((group, ", ".join(inside)))
+    return found
+
+
 __all__ = [
     "DATABASE",
     "DAEMONSET",
@@ -231,5 +244,6 @@ __all__ = [
     "can_run_on",
     "candidates",
     "database_pools",
+    "on_database_pools",
     "read_stack",
 ]
