@@ -248,6 +248,7 @@ def test_group_replication_flows():
         ([], ["-app=web"], "clientPodLabels"),
         ([], ["app=web", "app=api"], "clientPodLabels"),
         ([], ["example.com/" + "n" * 64 + "=x"], "clientPodLabels"),
+        ([], ["a" * 254 + "/app=x"], "clientPodLabels"),  # a prefix over 253 (taken until core.names read it)
     ],
 )
 def test_bad_client_settings_name_their_key_and_r6(namespaces, labels, key):

@@ -1,7 +1,8 @@
-"""Kubernetes object names as the API server validates them.
+"""Kubernetes object names and label keys and values as the API server validates them.
 
-``IsDNS1123Label`` (namespaces: at most 63 characters) and ``IsDNS1123Subdomain`` (most object names: at
-most 253) from kubernetes/apimachinery pkg/util/validation/validation.go (commit
+``IsDNS1123Label`` (namespaces: at most 63 characters), ``IsDNS1123Subdomain`` (most object names: at
+most 253), ``IsQualifiedName`` (label and taint keys: ``[prefix/]name``) and ``IsValidLabelValue`` (label and
+taint values) from kubernetes/apimachinery pkg/util/validation/validation.go (commit
 eed236ceee2c19c2753a3d93ac0631dc20750454). Go's ``$`` is the end of the text, so a trailing newline is
 refused: matched here with ``fullmatch``, never with Python's ``$``.
 """
@@ -49,3 +50,42 @@ def dns1123_subdomain_problem(value: object) -> str | None:
         "lowercase letters, digits, '-' and '.', each dot-separated part starting and ending with a letter or "
         "digit (e.g. example.com)",
     )
+
+
+# IsQualifiedName: qualifiedNameFmt, at most qualifiedNameMaxLength (63); IsValidLabelValue: the same form or "".
+LABEL_NAME_MAX_LENGTH = 63
+LABEL_VALUE_MAX_LENGTH = 63
+_QUALIFIED_NAME_RE = re.compile(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]", re.ASCII)
+
+
+def label_key_problem(value: object) -> str | None:
+    """Why ``value`` is not a label (or taint) key, or None: ``IsQualifiedName`` splits on every "/", so more than
+    one is refused, and a prefix before it must be a non-empty DNS-1123 subdomain."""
+    if not isinstance(value, str):
+        return f"{value!r} is not a label key"
+    parts = value.split("/")
+    if len(parts) > 2:
+        return f"{value!r} has more than one '/': a label key is [prefix/]name"
+    if len(parts) == 2:
+        if not parts[0]:
+            return f"{value!r} has an empty prefix before '/'"
+        problem = dns1123_subdomain_problem(parts[0])
+        if problem:
+            return f"the prefix of {value!r}: {problem}"
+    name = parts[-1]
+    if len(name) > LABEL_NAME_MAX_LENGTH:
+        return f"the name part of {value!r} is {len(name)} characters long: at most {LABEL_NAME_MAX_LENGTH}"
+    if not _QUALIFIED_NAME_RE.fullmatch(name):
+        return f"the name part of {value!r} is not letters, digits, '-', '_' or '.' starting and ending with a letter or digit"
+    return None
+
+
+def label_value_problem(value: object) -> str | None:
+    """Why ``value`` is not a label (or taint) value, or None; the empty value is one."""
+    if not isinstance(value, str):
+        return f"{value!r} is not a label value"
+    if len(value) > LABEL_VALUE_MAX_LENGTH:
+        return f"{value!r} is {len(value)} characters long: a label value has at most {LABEL_VALUE_MAX_LENGTH}"
+    if value and not _QUALIFIED_NAME_RE.fullmatch(value):
+        return f"{value!r} is not letters, digits, '-', '_' or '.' starting and ending with a letter or digit"
+    return None

@@ -8,6 +8,7 @@ import re
 from collections.abc import Mapping
 
 from percona_mysql_k8s.core.errors import InputError
+from percona_mysql_k8s.core.names import label_key_problem, label_value_problem
 from percona_mysql_k8s.core.pools import DATABASE_TAINT, Taint
 from percona_mysql_k8s.core.units import whole_number
 
@@ -158,11 +159,6 @@ class Values:
         return items
 
 
-_LABEL_NAME = re.compile(r"^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$")
-_LABEL_PREFIX = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
-_LABEL_VALUE = re.compile(r"^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$")
-
-
 # ---- keys of one target: set on another, they would be ignored ---------------------------------------
 
 # Which targets read each target-specific key (every other key is read by all targets).
@@ -210,8 +206,7 @@ def check_target_keys(values: Mapping[str, object], target: str) -> None:
 
 
 def _check_label_key(key: str, config_key: str, rule: str) -> None:
-    prefix, _, name = key.rpartition("/")
-    if (prefix and (len(prefix) > 253 or not _LABEL_PREFIX.fullmatch(prefix))) or not _LABEL_NAME.fullmatch(name):
+    if label_key_problem(key):
         raise InputError(config_key, f"{key!r} is not a valid Kubernetes label key ([prefix/]name)", rule=rule)
 
 
@@ -226,7 +221,7 @@ def parse_labels(text: str, config_key: str) -> dict[str, str]:
         if not sep or not key:
             raise InputError(config_key, f"{item!r} is not key=value (write the labels as k=v,k2=v2)", rule="K4")
         _check_label_key(key, config_key, "K4")
-        if not _LABEL_VALUE.fullmatch(value):
+        if label_value_problem(value):
             raise InputError(config_key, f"{value!r} is not a valid Kubernetes label value", rule="K4")
         if key in labels:
             raise InputError(config_key, f"label {key!r} is given twice", rule="K4")
@@ -245,6 +240,6 @@ def parse_taint(text: str, config_key: str) -> Taint:
         raise InputError(config_key, f"taint effect {effect!r} is not one of {', '.join(TAINT_EFFECTS)}", rule="K4")
     key, _, value = head.partition("=")
     _check_label_key(key, config_key, "K4")
-    if not _LABEL_VALUE.fullmatch(value):
+    if label_value_problem(value):
         raise InputError(config_key, f"{value!r} is not a valid taint value", rule="K4")
     return Taint(key, value, effect)

@@ -44,7 +44,6 @@ allowed" (kubernetes.io/docs/concepts/services-networking/network-policies/).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -52,7 +51,7 @@ from typing import Any
 
 from percona_mysql_k8s.core.errors import InputError
 from percona_mysql_k8s.core.memory import PXC
-from percona_mysql_k8s.core.names import dns1123_label_problem
+from percona_mysql_k8s.core.names import dns1123_label_problem, label_key_problem, label_value_problem
 from percona_mysql_k8s.core.operator_labels import (
     PS_OPERATOR,
     PXC_OPERATOR,
@@ -89,11 +88,6 @@ PMM_SERVER_LABELS: Mapping[str, str] = MappingProxyType(
 )
 SYSBENCH_COMPONENT = "load-generator"  # the label the sysbench Job's pods carry (database/sysbench.py)
 
-_LABEL_NAME = re.compile(
-    r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$"
-)
-_LABEL_VALUE = re.compile(r"^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?$")
-
 
 @dataclass(frozen=True)
 class ClientAccess:
@@ -114,8 +108,7 @@ def client_access(namespaces: Sequence[object], pod_labels: Sequence[object]) ->
     labels: dict[str, str] = {}
     for item in pod_labels:
         key, sep, value = item.partition("=") if isinstance(item, str) else ("", "", "")
-        name = key.rpartition("/")[2]
-        if not sep or not _LABEL_NAME.fullmatch(key) or len(name) > 63 or len(value) > 63 or not _LABEL_VALUE.fullmatch(value):
+        if not sep or label_key_problem(key) or label_value_problem(value):
             raise InputError(
                 "clientPodLabels", f"{item!r} is not a label selector item key=value (e.g. app.kubernetes.io/name=web)", "R6"
             )
