@@ -81,3 +81,11 @@ def test_python_dash_m_works_without_pulumi():
     assert len(yaml.safe_load(result.stdout)["nodes"]) == 5
     purity = subprocess.run([sys.executable, "-c", probe], cwd=REPOSITORY, capture_output=True, text=True, check=False)
     assert purity.returncode == 0, purity.stderr
+
+
+@pytest.mark.parametrize("argv", [["--work", "3"], ["--workers", "three"], ["--bogus"]])
+def test_a_flag_it_cannot_read_is_one_error_line(argv, capsys):
+    # core.command_line.Parser, as in every other command: no abbreviations, no usage block, exit status 2
+    assert main(argv) == 2
+    error = capsys.readouterr().err
+    assert error.startswith("error: ") and error.count("\n") == 1

@@ -15,13 +15,13 @@ the database layer places pods on kind exactly as on GKE or EKS. Labels use the 
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Mapping, Sequence
 
 import yaml
 
-from percona_mysql_k8s.core.errors import InputError
+from percona_mysql_k8s.core.command_line import Parser, UsageError
+from percona_mysql_k8s.core.errors import InputError, one_line
 from percona_mysql_k8s.core.pools import DATABASE_POOL, DATABASE_TAINT, MONITORING_POOL, POOL_LABEL, Taint
 
 KIND_API_VERSION = "kind.x-k8s.io/v1alpha4"
@@ -86,22 +86,23 @@ def render_kind_config(name: str, database_workers: int, monitoring_workers: int
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="python -m percona_mysql_k8s.clusters.kind_config",
         description="Print the kind config of a Percona MySQL test cluster (for users who run kind themselves).",
-        epilog="Example:\n  python -m percona_mysql_k8s.clusters.kind_config --workers 3 --name percona-mysql > kind.yaml\n"
-        "  kind create cluster --config kind.yaml --name percona-mysql",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        examples=(
+            "python -m percona_mysql_k8s.clusters.kind_config --workers 3 --name percona-mysql > kind.yaml",
+            "kind create cluster --config kind.yaml --name percona-mysql",
+        ),
     )
     parser.add_argument("--workers", type=int, default=3, help="database workers, one per member (default 3)")
     parser.add_argument("--monitoring-workers", type=int, default=1, help="monitoring workers (default 1)")
     parser.add_argument("--name", default="percona-mysql", help="cluster name (default percona-mysql)")
     parser.add_argument("--image", default=DEFAULT_NODE_IMAGE, help=f"node image (default {DEFAULT_NODE_IMAGE})")
-    args = parser.parse_args(argv)
     try:
+        args = parser.parse_args(argv)
         sys.stdout.write(render_kind_config(args.name, args.workers, args.monitoring_workers, args.image))
-    except InputError as error:
-        print(f"error: {error}", file=sys.stderr)
+    except (UsageError, InputError) as error:
+        print(one_line(f"error: {error}"), file=sys.stderr)
         return 2
     return 0
 
