@@ -14,6 +14,10 @@ if ! command -v duplicates >/dev/null 2>&1; then
   echo "duplicates check skipped: the duplicates command is not on PATH" >&2
   exit 0
 fi
+if ! git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+  echo "duplicates check skipped: not a git checkout, so there is no change to measure" >&2
+  exit 0
+fi
 base=${DUPLICATES_BASE:-}
 if [ -z "$base" ]; then
   for upstream in origin/main main; do

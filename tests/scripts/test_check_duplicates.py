@@ -14,7 +14,7 @@ SCRIPT = REPOSITORY / "scripts" / "check-duplicates.sh"
 HEADER = "3 pairs of places (200 files read), each sharing runs of 6 or more identical or same-shape lines"
 
 
-def _run(tmp_path: Path, report: str | None) -> subprocess.CompletedProcess[str]:
+def _run(tmp_path: Path, report: str | None, script: Path = SCRIPT) -> subprocess.CompletedProcess[str]:
     """The gate with a stand-in `duplicates` printing ``report`` (None: no such command on PATH)."""
     tools = tmp_path / "bin"
     tools.mkdir()
@@ -27,8 +27,9 @@ def _run(tmp_path: Path, report: str | None) -> subprocess.CompletedProcess[str]
         found = subprocess.run(["bash", "-c", f"command -v {command}"], capture_output=True, text=True).stdout.strip()
         if found.startswith("/"):
             (tools / command).symlink_to(found)
-    env = {**os.environ, "PATH": str(tools), "DUPLICATES_BASE": "abc123"}
-    return subprocess.run(["bash", str(SCRIPT)], capture_output=True, text=True, env=env)
+    # GIT_CEILING_DIRECTORIES: a copy under tmp_path is outside git even where the temporary directory is in a checkout
+    env = {**os.environ, "PATH": str(tools), "DUPLICATES_BASE": "abc123", "GIT_CEILING_DIRECTORIES": str(tmp_path)}
+    return subprocess.run(["bash", str(script)], capture_output=True, text=True, env=env)
 
 
 def test_a_pair_repeated_to_the_letter_fails_naming_it(tmp_path):
@@ -63,3 +64,14 @@ def test_a_machine_without_the_tool_skips_saying_so(tmp_path):
     done = _run(tmp_path, None)
     assert done.returncode == 0
     assert "skipped: the duplicates command is not on PATH" in done.stderr
+
+
+def test_a_copy_outside_git_skips_saying_so(tmp_path):
+    # a tarball of the repository: `duplicates --change` needs a git checkout, so there is no change to measure
+    copy = tmp_path / "copy" / "scripts"
+    copy.mkdir(parents=True)
+    (copy / SCRIPT.name).write_text(SCRIPT.read_text())
+    row = "D1 percona_mysql_k8s/a.py:10-24 ~ percona_mysql_k8s/b.py:40-54 (both added)"
+    done = _run(tmp_path, f"{HEADER}\n{row}\n", script=copy / SCRIPT.name)
+    assert done.returncode == 0
+    assert "skipped: not a git checkout" in done.stderr
