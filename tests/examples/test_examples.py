@@ -138,7 +138,7 @@ def test_kind_benchmark_sizes_for_the_machine_its_config_declares(run):
         log_collector=False,
         pmm_enabled=False,
         load="read-heavy",
-        storage_size="10Gi",
+        storage_size="16Gi",  # the example's spec, field for field
     )
     _placement, sizing = size_for_pool(spec, settings.database_pool)
     assert _members_budget(registrations)["limits"]["memory"] == format_memory(sizing.mysqld_memory_bytes)
