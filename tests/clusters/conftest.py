@@ -14,9 +14,9 @@ from typing import Any
 
 import pulumi
 import pytest
-from cluster_stacks import FAKE_CA, HOST, KIND_KUBECONFIG, ZONES
 from pulumi.runtime import rpc
 from pulumi.runtime.mocks import MockMonitor
+from stack_configs import FAKE_CA, HOST, KIND_KUBECONFIG, ZONES
 
 with warnings.catch_warnings():
     # pulumi_eks and pulumi_aws warn at import time about resources we do not use (eks.NodeGroup,

@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 
 import pytest
-from cluster_stacks import EKS, FAKE_CA, ZONES, with_
 from conftest import EKS_ENDPOINT
 from percona_mysql_k8s.clusters import cluster_from_config
 from percona_mysql_k8s.clusters.eks import NODE_POLICIES
 from percona_mysql_k8s.core.allocatable import node_budget
 from percona_mysql_k8s.core.pools import DATABASE_TAINT, POOL_LABEL
+from stack_configs import EKS, FAKE_CA, ZONES, with_
 
 NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
 EKS_CLUSTER = "eks:index:Cluster"

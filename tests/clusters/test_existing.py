@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from cluster_stacks import EXISTING, with_
 from percona_mysql_k8s.clusters import cluster_from_config
 from percona_mysql_k8s.core.allocatable import node_budget
 from percona_mysql_k8s.core.pools import DATABASE_TAINT, POOL_LABEL, Taint
+from stack_configs import EXISTING, with_
 
 
 def deploy(mocked, values=EXISTING):

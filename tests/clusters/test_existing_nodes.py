@@ -6,10 +6,10 @@ The reader is injected (``cluster_reader``) with API JSON; tests/apiserver reads
 from __future__ import annotations
 
 import pytest
-from cluster_stacks import EXISTING, with_
 from percona_mysql_k8s.core.errors import InputError
 from percona_mysql_k8s.core.units import GIB, MIB
 from percona_mysql_k8s.plan.clusters import cluster_settings_from_config
+from stack_configs import EXISTING, with_
 
 DB = {"mysql.percona.com/pool": "database"}
 MON = {"mysql.percona.com/pool": "monitoring"}

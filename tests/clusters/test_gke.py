@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 
 import pytest
-from cluster_stacks import FAKE_CA, GKE, GKE_ZONES, with_
 from percona_mysql_k8s.clusters import cluster_from_config
 from percona_mysql_k8s.clusters.gke import pool_name
 from percona_mysql_k8s.clusters.target import GcpFacts
 from percona_mysql_k8s.core.allocatable import node_budget
 from percona_mysql_k8s.core.pools import DATABASE_TAINT, POOL_LABEL, PoolShape, Taint
+from stack_configs import FAKE_CA, GKE, GKE_ZONES, with_
 
 CLUSTER = "gcp:container/cluster:Cluster"
 NODE_POOL = "gcp:container/nodePool:NodePool"

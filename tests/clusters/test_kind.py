@@ -7,12 +7,12 @@ import subprocess
 import pulumi_command
 import pytest
 import yaml
-from cluster_stacks import HOST, KIND, KIND_KUBECONFIG, with_
 from percona_mysql_k8s.clusters import cluster_from_config, kind
 from percona_mysql_k8s.core.allocatable import kind_node_budget
 from percona_mysql_k8s.core.errors import InputError
 from percona_mysql_k8s.core.pools import DATABASE_TAINT, POOL_LABEL
 from pulumi.runtime import rpc
+from stack_configs import HOST, KIND, KIND_KUBECONFIG, with_
 
 COMMAND = "command:local:Command"
 

@@ -6,7 +6,6 @@ from pathlib import Path
 
 import pytest
 import yaml
-from cluster_stacks import BAD_INPUTS, EKS, EXISTING, GKE, GKE_ZONES, HOST, KIND, with_
 from percona_mysql_k8s.core.allocatable import NodeBudget, kind_node_budget, node_budget
 from percona_mysql_k8s.core.errors import InputError
 from percona_mysql_k8s.core.kind_host import KindHost, worker_budget
@@ -16,6 +15,7 @@ from percona_mysql_k8s.plan.clusters.common import DEFAULT_MONITORING_NODE_TYPES
 from percona_mysql_k8s.plan.clusters.gke import spread_over_zones
 from percona_mysql_k8s.plan.clusters.keys import parse_labels, parse_taint
 from percona_mysql_k8s.plan.clusters.kind import host_resources
+from stack_configs import BAD_INPUTS, EKS, EXISTING, GKE, GKE_ZONES, HOST, KIND, with_
 
 PULUMI_YAML = Path(__file__).resolve().parents[2] / "Pulumi.yaml"
 

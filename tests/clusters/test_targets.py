@@ -7,7 +7,6 @@ import dataclasses
 import pulumi
 import pulumi_kubernetes as k8s
 import pytest
-from cluster_stacks import ALL, BAD_INPUTS, EKS, EXISTING, GKE, HOST, KIND, with_
 from percona_mysql_k8s.clusters import (
     build_cluster,
     cluster_from_config,
@@ -18,6 +17,7 @@ from percona_mysql_k8s.clusters.target import ClusterTarget
 from percona_mysql_k8s.core.allocatable import NodeBudget
 from percona_mysql_k8s.core.errors import InputError
 from percona_mysql_k8s.core.pools import DATABASE_TAINT, POOL_LABEL, PoolShape
+from stack_configs import ALL, BAD_INPUTS, EKS, EXISTING, GKE, HOST, KIND, with_
 
 
 @pytest.mark.parametrize("target_name", sorted(ALL))

@@ -7,6 +7,7 @@ import pytest
 from percona_mysql_k8s.core.backup import GCS, GCS_ENDPOINT, S3, S3_COMPATIBLE, in_cluster_host
 from percona_mysql_k8s.core.errors import InputError
 from percona_mysql_k8s.stack.settings import stack_settings_from_config
+from stack_configs import EXISTING
 
 HOST = (8000, 32 * 2**30)
 GKE = {
@@ -27,16 +28,6 @@ EKS = {
     "engine": "group-replication",
 }
 KIND = {"target": "kind", "kindHostCpu": "8", "kindHostMemory": "32Gi", "clusterSize": 1, "ephemeral": True}
-EXISTING = {
-    "target": "existing",
-    "clusterName": "perf",
-    "databasePoolLabels": "mysql.percona.com/pool=database",
-    "databasePoolTaint": "mysql.percona.com/pool=database:NoSchedule",
-    "monitoringPoolLabels": "mysql.percona.com/pool=monitoring",
-    "existingNodeCpu": "15890m",
-    "existingNodeMemory": "58Gi",
-    "existingNodeSource": "config",
-}
 ENDPOINT = {
     "backupEndpoint": "https://s3.eu-central-1.example.net",
     "backupBucket": "perf-backups",

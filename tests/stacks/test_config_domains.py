@@ -6,30 +6,12 @@ from __future__ import annotations
 
 import pulumi
 import pytest
+from config_bases import EKS, GKE, HOST, KIND
 from percona_mysql_k8s.cli import offline
 from percona_mysql_k8s.clusters import kind as kind_component
 from percona_mysql_k8s.core.errors import InputError
 from percona_mysql_k8s.plan.clusters import kind as kind_plan
 from percona_mysql_k8s.stack.settings import check_config_keys, stack_settings_from_config
-
-HOST = (8000, 32 * 2**30)
-GKE = {
-    "target": "gke",
-    "gcpProject": "perf-project",
-    "gcpRegion": "europe-west1",
-    "gcpZones": ["europe-west1-b", "europe-west1-c", "europe-west1-d"],
-    "databaseNodeType": "n2-standard-16",
-    "connections": 2000,
-}
-EKS = {"target": "eks", "awsRegion": "eu-west-1", "databaseNodeType": "m6i.4xlarge", "engine": "group-replication"}
-KIND = {
-    "target": "kind",
-    "kindHostCpu": "8",
-    "kindHostMemory": "32Gi",
-    "clusterSize": 1,
-    "ephemeral": True,
-    "sysbenchThreads": [1, 4, 16],
-}
 
 
 def settings(values):

@@ -8,30 +8,14 @@ other exception, never a value accepted beyond its documented bound.
 
 from __future__ import annotations
 
+from config_bases import EKS, GKE, HOST
+from config_bases import KIND as KIND_BASE
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from percona_mysql_k8s.core.errors import InputError
 from percona_mysql_k8s.stack.settings import all_keys, stack_settings_from_config
 
-HOST = (8000, 32 * 2**30)
-GKE = {
-    "target": "gke",
-    "gcpProject": "perf-project",
-    "gcpRegion": "europe-west1",
-    "gcpZones": ["europe-west1-b", "europe-west1-c", "europe-west1-d"],
-    "databaseNodeType": "n2-standard-16",
-    "connections": 2000,
-}
-EKS = {"target": "eks", "awsRegion": "eu-west-1", "databaseNodeType": "m6i.4xlarge", "engine": "group-replication"}
-KIND = {
-    "target": "kind",
-    "kindHostCpu": "8",
-    "kindHostMemory": "32Gi",
-    "kindHostShare": "0.3",
-    "clusterSize": 1,
-    "ephemeral": True,
-    "sysbenchThreads": [1, 4, 16],
-}
+KIND = {**KIND_BASE, "kindHostShare": "0.3"}  # a fixed share, not the default auto fit
 
 NUMBER_TEXT = st.one_of(
     st.integers(-(2**70), 2**70).map(str),
