@@ -139,6 +139,8 @@ def test_local_resident_reads_this_process_only_when_it_owns_the_port(tmp_path):
 
 # ---- addresses, report -----------------------------------------------------------------------------------
 
+LONGEST_HOST_NAME = ".".join(["a" * 63, "b" * 63, "c" * 63, "d" * 61])  # 253 characters, the DNS limit
+
 
 @pytest.mark.parametrize(
     "text, address",
@@ -148,13 +150,45 @@ def test_local_resident_reads_this_process_only_when_it_owns_the_port(tmp_path):
         ("[::1]:3308", Address("::1", 3308)),
         ("[fe80::1]", Address("fe80::1", 3306)),
         ("::1", Address("::1", 3306)),
+        ("10.0.0.1:3306", Address("10.0.0.1", 3306)),
+        ("[fe80::1%eth0]:3306", Address("fe80::1%eth0", 3306)),  # a zone, as getaddrinfo takes it
+        (
+            "cluster1-pxc-0.cluster1-pxc.mysql.svc.cluster.local",
+            Address("cluster1-pxc-0.cluster1-pxc.mysql.svc.cluster.local", 3306),
+        ),
+        ("DB.Example.com.:3307", Address("DB.Example.com.", 3307)),  # any case, the root dot
+        ("_mysql.db", Address("_mysql.db", 3306)),
+        (LONGEST_HOST_NAME, Address(LONGEST_HOST_NAME, 3306)),
     ],
 )
 def test_addresses(text, address):
     assert parse_address(text, "--peer") == address
 
 
-@pytest.mark.parametrize("text", ["db:", "db:port", "db:70000", ":3306", "[::1]x", "a:b:c"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "db:",
+        "db:port",
+        "db:70000",
+        ":3306",
+        "[::1]x",
+        "a:b:c",
+        "[ 0",  # no closing bracket (found by the property test below)
+        "[::1",
+        "[db]:3306",  # brackets hold an IPv6 address only
+        "[10.0.0.1]",
+        "a b:3306",
+        "db\t:3306",
+        "user@db:3306",
+        "-db",
+        "db-",
+        "db..example",
+        "a" * 64 + ".example",  # a label over 63 characters
+        LONGEST_HOST_NAME + "e",  # 254 characters
+        "dé.example",
+    ],
+)
 def test_bad_addresses_name_the_input(text):
     with pytest.raises(GradeInputError) as caught:
         parse_address(text, "--peer")
@@ -285,6 +319,7 @@ def test_any_sizing_document_reads_or_names_what_is_wrong(document):
 
 @settings(max_examples=300, deadline=None)
 @given(text=st.text(max_size=40))
+@example(text="[ 0")  # an unclosed bracket read " 0" as the host, which printed back as "0"
 @example(text="0:\u00b2")  # a superscript two: str.isdigit() says yes, int() refuses it (found by this test)
 def test_any_address_parses_or_names_the_input(text):
     try:

@@ -8,6 +8,8 @@ over a connection without TLS).
 from __future__ import annotations
 
 import ipaddress
+import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from percona_mysql_k8s.core.memory import PXC
@@ -30,25 +32,40 @@ class Address:
         return f"[{self.host}]:{self.port}" if ":" in self.host else f"{self.host}:{self.port}"
 
 
+# A host name as the resolver takes it (RFC 1123 labels, plus the underscore some resolvers serve), with an optional
+# root dot; anything else (white space, brackets, '@', a label over 63 characters) is no host getaddrinfo could find.
+_HOST_NAME = re.compile(
+    r"(?=.{1,253}\.?\Z)[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?(?:\.[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?)*\.?",
+    re.ASCII,
+)
+_FORMS = "host, host:port, [v6]:port or a bare IPv6 address"
+
+
+def _is_ip(text: str, parse: Callable[[str], object] = ipaddress.ip_address) -> bool:
+    try:
+        parse(text)
+    except ValueError:
+        return False
+    return True
+
+
 def parse_address(text: str, input_name: str) -> Address:
-    """``host``, ``host:port``, ``[v6]:port`` or a bare IPv6 address."""
+    """``host``, ``host:port``, ``[v6]:port`` or a bare IPv6 address; the host an IP address or a host name."""
     text = text.strip()
     host, port = text, str(DEFAULT_PORT)
     if text.startswith("["):
-        host, _, rest = text[1:].partition("]")
-        if rest:
-            if not rest.startswith(":"):
-                raise GradeInputError(input_name, f"{text!r} is not host, host:port or [v6]:port")
-            port = rest[1:]
+        host, bracket, rest = text[1:].partition("]")
+        if not bracket or not _is_ip(host, ipaddress.IPv6Address) or (rest and not rest.startswith(":")):
+            raise GradeInputError(input_name, f"{text!r} is not {_FORMS} (brackets hold an IPv6 address)")
+        port = rest[1:] if rest else port
     elif text.count(":") == 1:
         host, port = text.split(":")
-    elif ":" in text:  # a bare IPv6 address (a host name has no colon): the default port
-        try:
-            ipaddress.IPv6Address(text)
-        except ValueError:
-            raise GradeInputError(input_name, f"{text!r} is not host, host:port or [v6]:port") from None
-    if not host or not (port.isascii() and port.isdigit()) or not 1 <= int(port) <= 65535:
-        raise GradeInputError(input_name, f"{text!r} is not host, host:port or [v6]:port with a port in 1..65535")
+    elif ":" in text and not _is_ip(text, ipaddress.IPv6Address):  # a host name has no colon
+        raise GradeInputError(input_name, f"{text!r} is not {_FORMS}")
+    if not (_is_ip(host) or _HOST_NAME.fullmatch(host)):
+        raise GradeInputError(input_name, f"{text!r}: {host!r} is neither an IP address nor a host name")
+    if not (port.isascii() and port.isdigit()) or not 1 <= int(port) <= 65535:
+        raise GradeInputError(input_name, f"{text!r} is not {_FORMS} with a port in 1..65535")
     return Address(host, int(port))
 
 
