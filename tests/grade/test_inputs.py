@@ -178,6 +178,9 @@ def test_addresses(text, address):
         "[::1",
         "[db]:3306",  # brackets hold an IPv6 address only
         "[10.0.0.1]",
+        "::%]",  # ipaddress takes any zone text; an interface name has no bracket (found by a longer run)
+        "[fe80::1%e th0]:3306",
+        "fe80::1%" + "e" * 16,  # longer than an interface name
         "a b:3306",
         "db\t:3306",
         "user@db:3306",
@@ -319,6 +322,7 @@ def test_any_sizing_document_reads_or_names_what_is_wrong(document):
 
 @settings(max_examples=300, deadline=None)
 @given(text=st.text(max_size=40))
+@example(text="::%]")
 @example(text="[ 0")  # an unclosed bracket read " 0" as the host, which printed back as "0"
 @example(text="0:\u00b2")  # a superscript two: str.isdigit() says yes, int() refuses it (found by this test)
 def test_any_address_parses_or_names_the_input(text):

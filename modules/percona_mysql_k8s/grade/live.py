@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import ipaddress
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from percona_mysql_k8s.core.memory import PXC
@@ -41,11 +40,26 @@ _HOST_NAME = re.compile(
 _FORMS = "host, host:port, [v6]:port or a bare IPv6 address"
 
 
-def _is_ip(text: str, parse: Callable[[str], object] = ipaddress.ip_address) -> bool:
+# An IPv6 zone is an interface name or index (Linux: IFNAMSIZ, 15 characters); ipaddress takes any text after '%'.
+_ZONE = re.compile(r"[A-Za-z0-9_.-]{1,15}", re.ASCII)
+
+
+def _is_ipv6(text: str) -> bool:
+    address, percent, zone = text.partition("%")
+    if percent and not _ZONE.fullmatch(zone):
+        return False
     try:
-        parse(text)
+        ipaddress.IPv6Address(address)
     except ValueError:
         return False
+    return True
+
+
+def _is_ip(text: str) -> bool:
+    try:
+        ipaddress.IPv4Address(text)
+    except ValueError:
+        return _is_ipv6(text)
     return True
 
 
@@ -55,12 +69,12 @@ def parse_address(text: str, input_name: str) -> Address:
     host, port = text, str(DEFAULT_PORT)
     if text.startswith("["):
         host, bracket, rest = text[1:].partition("]")
-        if not bracket or not _is_ip(host, ipaddress.IPv6Address) or (rest and not rest.startswith(":")):
+        if not bracket or not _is_ipv6(host) or (rest and not rest.startswith(":")):
             raise GradeInputError(input_name, f"{text!r} is not {_FORMS} (brackets hold an IPv6 address)")
         port = rest[1:] if rest else port
     elif text.count(":") == 1:
         host, port = text.split(":")
-    elif ":" in text and not _is_ip(text, ipaddress.IPv6Address):  # a host name has no colon
+    elif ":" in text and not _is_ipv6(text):  # a host name has no colon
         raise GradeInputError(input_name, f"{text!r} is not {_FORMS}")
     if not (_is_ip(host) or _HOST_NAME.fullmatch(host)):
         raise GradeInputError(input_name, f"{text!r}: {host!r} is neither an IP address nor a host name")
