@@ -11,7 +11,10 @@ from hypothesis import HealthCheck, settings
 # hypothesis' default 200 ms deadline and too_slow health check then fail correct code. Speed is measured by the
 # benchmarks/ scripts instead. A test's own @settings still override these.
 settings.register_profile("project", deadline=None, suppress_health_check=[HealthCheck.too_slow])
-settings.load_profile("project")
+# CI (.ci/run sets HYPOTHESIS_PROFILE=ci) draws the same examples on every run, each test's own seed: its verdict is
+# the change's, not the draw's. A local run draws new ones each time, and what it finds becomes an @example.
+settings.register_profile("ci", settings.get_profile("project"), derandomize=True)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "project"))
 
 REPOSITORY = Path(__file__).resolve().parent.parent
 
