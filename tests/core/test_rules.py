@@ -21,8 +21,9 @@ def _rules_md():
     return {rule_id: level for rule_id, level in rows}
 
 
-# Rules the catalogue adds to the specification: T5 (issue 21), the proxies' backend connections against max_connections.
-ADDED_TO_THE_SPECIFICATION = {"T5"}
+# Rules the catalogue adds to the specification: T5 (issue 21), the proxies' backend connections against max_connections;
+# C1 (issue 28), custom resources the API server accepts.
+ADDED_TO_THE_SPECIFICATION = {"T5", "C1"}
 
 
 def test_every_rule_of_rules_md_is_in_the_catalogue_with_its_level():

@@ -12,6 +12,7 @@ PACK_DESCRIPTION = (
 
 # Resource policies, then stack policies; one module each.
 POLICY_MODULES = (
+    "crd_admission",  # first: the other policies read only what the API server accepts
     "gr_flow_control",
     "failover_brownout",
     "replica_parallel_workers",

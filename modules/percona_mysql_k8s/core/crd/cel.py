@@ -183,7 +183,7 @@ def _evaluate(rule: dict, activation, value: Any, schema: dict, path: str) -> Fi
         failed = result.type() == cel.Type.ERROR
     except Exception as error:  # noqa: BLE001 - a binding's failure is the rule's evaluation error, as in cel-go
         outcome, failed = str(error), True
-    kind = schema.get("type")
+    kind = schema.get("type", "")  # the structural type the API server prints ("" for an int-or-string)
     if failed:
         text = _error_text(str(outcome))
         if text.startswith("no such overload"):

@@ -49,7 +49,7 @@ def go_value(value: Any) -> str:
     if isinstance(value, int | float):
         return repr(value) if isinstance(value, float) and not value.is_integer() else str(int(value))
     try:
-        return json.dumps(value, sort_keys=True, default=str)
+        return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)  # Go: json.Marshal, sorted keys
     except (TypeError, ValueError):
         return str(value)
 
