@@ -49,7 +49,7 @@ def json_numbers(value: Any) -> Any:
         return {name: json_numbers(item) for name, item in value.items()}
     if isinstance(value, list):
         return [json_numbers(item) for item in value]
-    return copy.copy(value)
+    return value  # a scalar, or a marker such as a value unknown at preview: kept as it is
 
 
 def _properties(schema: dict | None) -> dict:
