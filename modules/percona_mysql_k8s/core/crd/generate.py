@@ -17,6 +17,7 @@ bindings (core.crd.cel) do not carry.
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import json
 import sys
@@ -105,10 +106,9 @@ def render(data: dict) -> str:
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) != 1:
-        print("usage: python -m percona_mysql_k8s.core.crd.generate REFERENCE_DIR (the verified reference copies)")
-        return 2
-    reference = Path(argv[0])
+    parser = argparse.ArgumentParser(prog="python -m percona_mysql_k8s.core.crd.generate", description=__doc__.split("\n\n")[0])
+    parser.add_argument("reference", type=Path, help="the folder of verified reference copies (scripts/fetch-reference.sh)")
+    reference = parser.parse_args(argv).reference
     for name, item, source in SOURCES:
         (SCHEMA_DIR / name).write_text(render(package_data((reference / item).read_bytes(), source)))
         print(f"wrote {SCHEMA_DIR / name} from {reference / item}")
