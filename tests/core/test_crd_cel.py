@@ -53,7 +53,16 @@ def test_matches_searches_as_re2_with_dollar_at_the_very_end():
 
 @pytest.mark.parametrize(
     ("text", "valid"),
-    [("1.5G", True), ("200k", True), ("1.3Gi", True), ("10000k", True), ("200K", False), ("Three", False), ("1,3G", False), ("Mi", True)],
+    [
+        ("1.5G", True),
+        ("200k", True),
+        ("1.3Gi", True),
+        ("10000k", True),
+        ("200K", False),
+        ("Three", False),
+        ("1,3G", False),
+        ("Mi", True),
+    ],
 )
 def test_is_quantity_as_quantity_go_documents_it(text, valid):
     # quantity.go's comment also lists isQuantity('Mi') as false, but resource.ParseQuantity, which isQuantity calls,
