@@ -10,7 +10,7 @@ At preview, a CEL rule whose ``self`` holds a value not known yet is not judged 
 
 from __future__ import annotations
 
-from ._framework import Context, Spec, resource_policy
+from ._framework import Context, Spec, memo, resource_policy
 from ._readers.admission import admission, custom_resource_kind
 from ._readers.values import NotKnown
 
@@ -31,7 +31,7 @@ SPEC = Spec(
 def check(ctx: Context) -> None:
     resource = ctx.resource
     assert resource is not None
-    answer = admission(resource.type, resource.props)
+    answer = memo(resource.identity, "admission", lambda: admission(resource.type, resource.props))  # as _subjects.database
     if answer is None:
         return
     if answer.refused:
