@@ -283,12 +283,17 @@ class GaleraCluster:
                 autocommit=True,
             )
         port = member.admin_port if admin else member.sql_port
+        return self.connect_as(member, self.user, self.password, timeout=timeout, port=port)
+
+    @staticmethod
+    def connect_as(member: Member, user: str, password: str, timeout: float = QUERY_TIMEOUT, port: int | None = None):
+        """A connection to the SQL port (or ``port``) as ``user``, every read and write time-boxed."""
         return pymysql.connect(
             host="127.0.0.1",
-            port=port,
-            user=self.user,
-            password=self.password,
-            connect_timeout=timeout,
+            port=port or member.sql_port,
+            user=user,
+            password=password,
+            connect_timeout=min(timeout, QUERY_TIMEOUT),
             read_timeout=timeout,
             write_timeout=timeout,
             autocommit=True,
@@ -330,3 +335,51 @@ def running_cluster(cluster: GaleraCluster) -> Iterator[GaleraCluster]:
         yield cluster
     finally:
         cluster.stop_all()
+
+
+CPU_CGROUP_V2 = Path("/sys/fs/cgroup")
+CPU_CGROUP_V1 = Path("/sys/fs/cgroup/cpu")
+CGROUP_PERIOD_US = 100_000
+
+
+def _cpu_cgroup_root() -> tuple[Path, str]:
+    """Where a CPU-limited child group can be made: cgroup v2 (``cpu.max``) or v1's cpu controller
+    (``cpu.cfs_quota_us``); the kernel's CFS bandwidth control, Documentation/scheduler/sched-bwc.rst."""
+    controllers = CPU_CGROUP_V2 / "cgroup.controllers"
+    if controllers.exists() and "cpu" in controllers.read_text().split():
+        return CPU_CGROUP_V2, "v2"
+    if (CPU_CGROUP_V1 / "cpu.cfs_quota_us").exists():
+        return CPU_CGROUP_V1, "v1"
+    raise RuntimeError("no CPU cgroup controller here (neither cgroup v2 cpu nor v1 cpu): the tier needs one")
+
+
+@contextlib.contextmanager
+def cpu_limited(pid: int, share: float) -> Iterator[None]:
+    """Run process ``pid`` (every thread) on at most ``share`` of one CPU until the block ends: a slow member, as a
+    node whose CPU is taken by its neighbours is. Moved back to the group it came from afterwards."""
+    root, version = _cpu_cgroup_root()
+    group = root / f"percona-galera-tier-{os.getpid()}-{pid}"
+    origin = "/"
+    for line in Path(f"/proc/{pid}/cgroup").read_text().splitlines():  # hierarchy-id:controllers:path (cgroups(7))
+        _, controllers, path = line.split(":", 2)
+        if (version == "v2" and controllers == "") or (version == "v1" and "cpu" in controllers.split(",")):
+            origin = path
+    group.mkdir()
+    try:
+        quota = max(1000, int(CGROUP_PERIOD_US * share))
+        if version == "v2":
+            (group / "cpu.max").write_text(f"{quota} {CGROUP_PERIOD_US}\n")
+        else:
+            (group / "cpu.cfs_period_us").write_text(f"{CGROUP_PERIOD_US}\n")
+            (group / "cpu.cfs_quota_us").write_text(f"{quota}\n")
+        (group / "cgroup.procs").write_text(f"{pid}\n")
+        yield
+    finally:
+        with contextlib.suppress(OSError):
+            (root / origin.lstrip("/") / "cgroup.procs").write_text(f"{pid}\n")
+        for _ in range(50):
+            try:
+                group.rmdir()
+                break
+            except OSError:
+                time.sleep(0.1)

@@ -20,7 +20,9 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import worst_case
 from measure import Sampler
+from percona_mysql_k8s.core.connection_cost import running_statement_bound
 
 # The member the tier sizes: the 2 CPU / 2,560 MiB member issue 19 measured; three of them fit ~4 GiB here.
 SIZING_ARGS = ("--engine", "pxc", "--cpu", "2", "--memory", "2560Mi", "--format", "json")
@@ -77,6 +79,7 @@ class Workload:
     pools_full: dict[str, bool] = field(default_factory=dict)
     final_hwm: dict[str, int] = field(default_factory=dict)
     sampler: Sampler | None = None
+    worst: worst_case.WorstCase | None = None  # the worst-case phase, after the fill
     password: str = ""  # the sbtest account's, for the grading tests' background load
     login: subprocess.CompletedProcess | None = None  # percona-mysql-grade run during the full load
     login_seconds: float = 0.0
@@ -199,6 +202,7 @@ def prepare(cluster, out_dir: Path) -> str:
     sysbench(cluster, writer, password, 4, command="prepare", log=out_dir / "sysbench-prepare.log")
     cluster.query(writer, "CREATE TABLE IF NOT EXISTS sbtest.big (id INT PRIMARY KEY, v BIGINT NOT NULL) ENGINE=InnoDB")
     cluster.query(writer, f"INSERT INTO sbtest.big SELECT seq, 0 FROM sbtest.seq_1_to_{BIG_ROWS}", timeout=300)
+    worst_case.prepare(cluster)
     return password
 
 
@@ -312,6 +316,12 @@ def run(cluster, sizing, sizing_file: Path, out_dir: Path) -> Workload:
         max_batches = int(pool * 1.6 // (FILL_ROWS * FILL_ROW_BYTES)) + 1
         workload.fill_batches, workload.pages_free_share, workload.pools_full = fill_buffer_pools(cluster, max_batches)
         workload.fill_seconds = time.monotonic() - started
+        time.sleep(2)
+        # the worst case, with every buffer pool full: the statements the pool runs at once each take every buffer the
+        # model charges a statement, and the other connections mysqld admits idle
+        running = running_statement_bound(sizing.mysqld)  # the sizing's connections.active.statements
+        idle = sizing.max_connections - running - TIER_CONNECTIONS
+        workload.worst = worst_case.run(cluster, "sbtest", password, running, idle, sampler)
         time.sleep(2)
     finally:
         sampler.stop()
