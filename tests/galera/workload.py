@@ -171,15 +171,18 @@ def grade(cluster, member, *extra: str, admin: bool = True, env=None, timeout: f
 
 
 @contextlib.contextmanager
-def large_transactions(cluster, rows: int = BIG_ROWS, period: float = BIG_PERIOD_SECONDS):
-    """Update the first ``rows`` rows of ``sbtest.big`` on the writer every ``period`` seconds, in a thread, until
-    the block ends; yields the list of each update's seconds."""
+def large_transactions(cluster, rows: int = BIG_ROWS, period: float = BIG_PERIOD_SECONDS, first: int = 1):
+    """Update ``rows`` rows of ``sbtest.big`` from id ``first`` on the writer every ``period`` seconds, in a thread,
+    until the block ends; yields the list of each update's seconds."""
     stop, seconds = threading.Event(), []
+    last = min(BIG_ROWS, first + rows - 1)
 
     def loop() -> None:
         while not stop.is_set():
             started = time.monotonic()
-            cluster.query(cluster.members[0], f"UPDATE sbtest.big SET v = v + 1 WHERE id <= {int(rows)}", timeout=300)
+            cluster.query(
+                cluster.members[0], f"UPDATE sbtest.big SET v = v + 1 WHERE id BETWEEN {int(first)} AND {last}", timeout=300
+            )
             seconds.append(time.monotonic() - started)
             stop.wait(period)
 
