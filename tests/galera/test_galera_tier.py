@@ -21,22 +21,14 @@ import pytest
 import workload as load
 import worst_case as worst
 from percona_mysql_k8s.core import flow_control
+from percona_mysql_k8s.core.calibration import SHARED_TERM_MARGIN
 from percona_mysql_k8s.core.mycnf import PROVIDER_OPTIONS, parse_provider_options
+from percona_mysql_k8s.core.rules import default_thresholds
 from percona_mysql_k8s.core.units import MIB
 from percona_mysql_k8s.grade.checks import NOT_GRADED, modelled_interval, same_value
 
 pytestmark = pytest.mark.galera
 GRADE_WINDOW = 10  # seconds of flow control the grader watches
-# G3's bound for the forced run, passed with --threshold as an operator would. The forced load pauses the group for
-# 24.8% to 48.4% of the window from run to run (2-core runners): around the default bound (0.25), so with it G3
-# breached on one run and held on another. The healthy run pauses 0.00 s; half a second breaches 0.05.
-# (Issue 29 asks for a run that breaches the default bound without the test's own SET GLOBAL; a member limited to 5% or
-# 20% of a CPU by a CFS quota (cgroup cpu.cfs_quota_us) paused the writer 10% and 0% of the window: the slow member's
-# group communication slowed the whole group's delivery instead of letting its receive queue grow. Not yet done.)
-FORCED_PAUSED_BOUND = 0.05
-# A running statement's memory may exceed what the model charges it by MariaDB's own overhead (measure.py), but the
-# model may charge at most this multiple of what was measured for a term both servers share (issue 29).
-SHARED_TERM_MARGIN = 1.10
 
 
 @pytest.fixture(scope="session")
@@ -365,58 +357,63 @@ def test_grade_holds_on_the_healthy_cluster(cluster, workload, sizing, sizing_fi
     assert result.stdout.splitlines()[-1].endswith(f", {len(subjects)} not graded"), result.stdout.splitlines()[-1]
 
 
-def test_grade_names_the_rules_when_flow_control_is_forced(cluster, workload, sizing, sizing_file, out_dir, tmp_path):
-    appliers = cluster.members[1:]
-    # interval [17, 17] (10 x sqrt(3) + .5): a member stops the writer once 17 write-sets wait. Not [2, 2]: with it
-    # Galera 4.23 here left the group paused with every queue empty (workload.FORCED_FC_LIMIT)
-    forced = flow_control.galera_fc_interval(load.FORCED_FC_LIMIT, 1.0, len(cluster.members))
-    assert forced == (17, 17)
-    for member in appliers:
-        cluster.query(member, f"SET GLOBAL wsrep_provider_options = 'gcs.fc_limit={load.FORCED_FC_LIMIT}'")
+def test_grade_names_g3_when_the_appliers_fall_behind(cluster, workload, sizing, sizing_file, out_dir, tmp_path):
+    """No option is changed. The writer updates a table without a key back to back, which the appliers apply with a
+    full scan per changed row (workload.rows_without_a_key_updated): they fall behind, flow control pauses the writer,
+    and G3 breaches at its shipped bound. G1 holds on every member, because the load changes no setting."""
     password_file = tmp_path / "password"
     password_file.write_text(cluster.password + "\n")
     password_file.chmod(0o600)
-    background = load.sysbench(
-        cluster,
-        cluster.members[0],
-        workload.password,
-        workload.threads,
-        seconds=GRADE_WINDOW + 30,
-        log=out_dir / "sysbench-forced.log",
-        background=True,
-    )
-    try:
-        # large write-sets keep the appliers' queues past the interval (workload.FORCED_PERIOD_SECONDS)
-        with load.large_transactions(cluster, period=load.FORCED_PERIOD_SECONDS):
-            time.sleep(3)
-            result = _grade(
-                cluster,
-                cluster.members[0],
-                "--sizing",
-                str(sizing_file),
-                "--window",
-                str(GRADE_WINDOW),
-                "--threshold",
-                f"max_flow_control_paused_fraction={FORCED_PAUSED_BOUND}",
-                "--password-file",
-                str(password_file),
-                env={"MYSQL_PWD": "not-the-password"},
-            )
-    finally:
-        _stop(background)
-        for member in appliers:
-            cluster.query(member, "SET GLOBAL wsrep_provider_options = 'gcs.fc_limit=100'")
+    before = load.fc_status(cluster)
+    with load.rows_without_a_key_updated(cluster) as updates:
+        time.sleep(3)
+        result = _grade(
+            cluster,
+            cluster.members[0],
+            "--sizing",
+            str(sizing_file),
+            "--window",
+            str(GRADE_WINDOW),
+            "--password-file",
+            str(password_file),
+            env={"MYSQL_PWD": "not-the-password"},
+        )
+    after = load.fc_status(cluster)
     (out_dir / "grade-forced.txt").write_text(result.stdout + result.stderr)
+    sent = {name: after[name]["wsrep_flow_control_sent"] - before[name]["wsrep_flow_control_sent"] for name in after}
     print("\n" + "\n".join(line for line in result.stdout.splitlines() if "BREACHED" in line or "summary" in line))
+    print(
+        f"{len(updates)} updates of {load.NOPK_CHANGED} rows without a key; FC_STOP sent {sent}; writer paused "
+        f"{(after['node1']['wsrep_flow_control_paused_ns'] - before['node1']['wsrep_flow_control_paused_ns']) / 1e9:.1f} s"
+    )
     assert result.returncode == 1, result.stdout + result.stderr
     breached = [line for line in result.stdout.splitlines() if "BREACHED" in line]
-    for member in appliers:
-        address = f"127.0.0.1:{member.admin_port}"
-        assert any(address in line and f"gcs.fc_limit: {load.FORCED_FC_LIMIT}, sized 100" in line for line in breached), address
-        assert any(address in line and f"flow-control interval: [{forced[0]}, {forced[1]}]" in line for line in breached), address
-    assert any("time paused by flow control" in line and "at most 5%" in line for line in breached), "G3 missed the pauses"
+    bound = default_thresholds()["max_flow_control_paused_fraction"]
+    assert any("time paused by flow control" in line and f"at most {bound:.0%}" in line for line in breached), (
+        "G3 missed the pauses: " + result.stdout
+    )
+    assert any(sent[member.name] for member in cluster.members[1:]), f"no applier sent FC_STOP: {sent}"
+    # the load changed no setting: G1 holds everywhere, and G3 is the rule named
+    assert not [line for line in breached if "gcs.fc_limit" in line or "interval" in line], breached
     summary = result.stdout.splitlines()[-1]
-    assert summary.startswith("summary:") and "G1" in summary and "G3" in summary
+    assert summary.startswith("summary:") and "G3" in summary and "G1" not in summary, summary
+
+
+def test_grade_names_g1_when_an_option_drifts(cluster, sizing_file, tmp_path):
+    """G1 judges settings, which no load changes: a member whose gcs.fc_limit drifted from the sizing (set here, as an
+    operator's SET GLOBAL would) is named, with the interval it now runs; nothing else is asked of this run."""
+    drifted = cluster.members[1]
+    cluster.query(drifted, f"SET GLOBAL wsrep_provider_options = 'gcs.fc_limit={load.FORCED_FC_LIMIT}'")
+    try:
+        result = _grade(cluster, cluster.members[0], "--sizing", str(sizing_file), "--window", "1")
+    finally:
+        cluster.query(drifted, "SET GLOBAL wsrep_provider_options = 'gcs.fc_limit=100'")
+    breached = [line for line in result.stdout.splitlines() if "BREACHED" in line]
+    address = f"127.0.0.1:{drifted.admin_port}"
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert any(address in line and f"gcs.fc_limit: {load.FORCED_FC_LIMIT}, sized 100" in line for line in breached), breached
+    assert any(address in line and "flow-control interval: [17, 17]" in line for line in breached), breached
+    assert all(address in line for line in breached), breached  # only the drifted member
 
 
 def test_grade_gives_up_on_a_stopped_member(cluster, sizing_file):
