@@ -358,13 +358,22 @@ def test_grade_holds_on_the_healthy_cluster(cluster, workload, sizing, sizing_fi
 
 
 def test_grade_names_g3_when_the_appliers_fall_behind(cluster, workload, sizing, sizing_file, out_dir, tmp_path):
-    """No option is changed. The writer updates a table without a key back to back, which the appliers apply with a
-    full scan per changed row (workload.rows_without_a_key_updated): they fall behind, flow control pauses the writer,
+    """No option is changed. Beside the full sysbench load, the writer updates a table without a key back to back,
+    which the appliers apply with a scan per changed row (workload.rows_without_a_key_updated): they fall behind, flow control pauses the writer,
     and G3 breaches at its shipped bound. G1 holds on every member, because the load changes no setting."""
     password_file = tmp_path / "password"
     password_file.write_text(cluster.password + "\n")
     password_file.chmod(0o600)
     before = load.fc_status(cluster)
+    background = load.sysbench(
+        cluster,
+        cluster.members[0],
+        workload.password,
+        workload.threads,
+        seconds=GRADE_WINDOW + 30,
+        log=out_dir / "sysbench-forced.log",
+        background=True,
+    )
     with load.rows_without_a_key_updated(cluster) as updates:
         time.sleep(3)
         result = _grade(
@@ -378,6 +387,7 @@ def test_grade_names_g3_when_the_appliers_fall_behind(cluster, workload, sizing,
             str(password_file),
             env={"MYSQL_PWD": "not-the-password"},
         )
+    _stop(background)
     after = load.fc_status(cluster)
     (out_dir / "grade-forced.txt").write_text(result.stdout + result.stderr)
     sent = {name: after[name]["wsrep_flow_control_sent"] - before[name]["wsrep_flow_control_sent"] for name in after}

@@ -53,12 +53,14 @@ BIG_PERIOD_SECONDS = 3
 # under load; its G1 breaches were the test's own doing, and at [17, 17] the pauses were 25-48% of a window, around
 # G3's bound: the forced run now lets a load make the appliers slow instead (NOPK_ROWS below).
 FORCED_FC_LIMIT = 10
-# The forced run's load, which changes no option: updates of a table without a primary key or any index. The writer
-# finds the rows with one scan per statement; an applier finds each changed row by its own full scan (MariaDB
-# sql/log_event_server.cc Rows_log_event::find_row: with no key, rnd_next over the table until the row's image
-# matches), so each write-set costs the appliers NOPK_CHANGED times what it cost the writer: the classic slow applier
-# of a Galera cluster, and what flow control is for. They conflict with one another (same rows), so they apply in order.
-NOPK_ROWS, NOPK_CHANGED = 2000, 100
+# The forced run's load, which changes no option: beside the full sysbench load, updates of the last NOPK_CHANGED rows
+# of a table without a primary key or any index. The writer finds them in one scan per statement; an applier finds
+# each changed row by a scan of its own (MariaDB sql/log_event_server.cc Rows_log_event::find_row: with no key,
+# rnd_next over the table until the row's image matches), ~NOPK_ROWS rows each. So each such write-set costs the
+# appliers about NOPK_CHANGED times what it cost the writer, and sysbench's write-sets queue behind it (appliers commit
+# in the cluster's order): the classic slow applier of a Galera cluster, and what flow control is for. (Alone, 100
+# changed rows of 2,000 a write-set did not pause the writer: the appliers kept up with one writer session.)
+NOPK_ROWS, NOPK_CHANGED = 5000, 1000
 _TRANSACTIONS = re.compile(r"^\s*transactions:\s+(\d+)\s+\(([0-9.]+) per sec\.\)", re.MULTILINE)
 FC_STATUS = (
     "wsrep_flow_control_paused_ns",
@@ -201,14 +203,16 @@ def large_transactions(cluster, rows: int = BIG_ROWS, period: float = BIG_PERIOD
 
 @contextlib.contextmanager
 def rows_without_a_key_updated(cluster):
-    """Update NOPK_CHANGED rows of ``sbtest.nopk`` on the writer back to back, in a thread, until the block ends;
+    """Update the last NOPK_CHANGED rows of ``sbtest.nopk`` on the writer back to back, in a thread, until the block ends;
     yields the list of each update's seconds."""
     stop, seconds = threading.Event(), []
 
     def loop() -> None:
         while not stop.is_set():
             started = time.monotonic()
-            cluster.query(cluster.members[0], f"UPDATE sbtest.nopk SET v = v + 1 WHERE id <= {NOPK_CHANGED}", timeout=300)
+            cluster.query(
+                cluster.members[0], f"UPDATE sbtest.nopk SET v = v + 1 WHERE id > {NOPK_ROWS - NOPK_CHANGED}", timeout=300
+            )
             seconds.append(time.monotonic() - started)
 
     thread = threading.Thread(target=loop, daemon=True)
