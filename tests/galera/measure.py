@@ -222,6 +222,7 @@ def worst_case_figures(samples: list[Sample], load, started: float, ended: float
     (MySQL 8.4's TempTable as well, which also bounds all of them together by temptable_max_ram).
     """
     during = [s for s in samples if started <= s.seconds <= ended]
+    before = [s for s in samples if s.seconds < started]
     statement_buffers = sum(
         int(options[key]) for key in ("sort_buffer_size", "join_buffer_size", "read_buffer_size", "read_rnd_buffer_size")
     )
@@ -236,6 +237,9 @@ def worst_case_figures(samples: list[Sample], load, started: float, ended: float
         "errors": load.errors[:5],
         "heap_side_peak_bytes": max((s.remainder for s in during), default=None),
         "hwm_bytes": max((s.hwm for s in during), default=None),
+        # the same before the worst case: sysbench, its flow-control phase and the buffer-pool fill
+        "before_heap_side_peak_bytes": max((s.remainder for s in before), default=None),
+        "before_hwm_bytes": max((s.hwm for s in before), default=None),
         "idle_session_bytes": {"median": idle[len(idle) // 2] if idle else None, "max": idle[-1] if idle else None},
         "statement": {
             "measured_bytes": load.statement_peak(),

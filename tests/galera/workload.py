@@ -224,6 +224,22 @@ def rows_without_a_key_updated(cluster):
         thread.join(timeout=120)
 
 
+def wait_drained(cluster, timeout: float = 300) -> float:
+    """Wait until no member has a write-set waiting to be applied (``wsrep_local_recv_queue`` 0 everywhere): what a
+    forced run left queued is applied before the next test reads the cluster. Returns the seconds it took."""
+    started = time.monotonic()
+    while True:
+        queues = {
+            member.name: int(cluster.query(member, "SHOW GLOBAL STATUS LIKE 'wsrep_local_recv_queue'", timeout=60)[0][1])
+            for member in cluster.members
+        }
+        if not any(queues.values()):
+            return time.monotonic() - started
+        if time.monotonic() - started > timeout:
+            raise RuntimeError(f"receive queues still not applied after {timeout:.0f} s: {queues}")
+        time.sleep(1)
+
+
 def prepare(cluster, out_dir: Path) -> str:
     """The sbtest schema and account (replicated), and sysbench's tables."""
     password = secrets.token_urlsafe(18)
