@@ -98,6 +98,7 @@ class MemberLoad:
     before_bytes: dict[int, int] = field(default_factory=dict)  # a running session before its first statement
     peak_bytes: dict[int, int] = field(default_factory=dict)  # MAX_MEMORY_USED of each running session
     most_running: int = 0  # the most of its statements seen running at once (PROCESSLIST Command = Query)
+    lock: threading.Lock = field(default_factory=threading.Lock)  # its clients count into it from their threads
 
     def statement_peak(self) -> int:
         """The most one running session held above what it held before its first statement."""
@@ -127,14 +128,16 @@ def _client(cluster, member, user, password, load: MemberLoad, stop: threading.E
             ready.wait(timeout=120)
             while not stop.is_set():
                 cluster.rows(connection, STATEMENT)
-                load.statements += 1
+                with load.lock:
+                    load.statements += 1
             names = ", ".join(f"'{name}'" for name in COUNTERS)
             for name, value in cluster.rows(connection, f"SHOW SESSION STATUS WHERE Variable_name IN ({names})"):
-                load.counters[name] = load.counters.get(name, 0) + int(value)
+                with load.lock:
+                    load.counters[name] = load.counters.get(name, 0) + int(value)
     except Exception as error:  # noqa: BLE001 - recorded; the test asserts none happened
-        load.errors.append(f"{type(error).__name__}: {error}")
-        with contextlib.suppress(threading.BrokenBarrierError):
-            ready.abort()
+        with load.lock:
+            load.errors.append(f"{type(error).__name__}: {error}")
+        ready.abort()  # the main thread's wait raises instead of timing out
 
 
 def _watch(cluster, member, user: str, load: MemberLoad, stop: threading.Event) -> None:
@@ -156,6 +159,14 @@ def _watch(cluster, member, user: str, load: MemberLoad, stop: threading.Event) 
         load.errors.append(f"watch: {type(error).__name__}: {error}")
 
 
+def _wait(ready: threading.Barrier, loads: dict[str, MemberLoad]) -> None:
+    try:
+        ready.wait(timeout=120)
+    except threading.BrokenBarrierError:
+        errors = {name: load.errors for name, load in loads.items() if load.errors}
+        raise RuntimeError(f"the worst-case clients did not all start: {errors or 'a client took over 120 s'}") from None
+
+
 def run(cluster, user: str, password: str, running: int, idle: int, sampler) -> WorstCase:
     """``idle`` idle and ``running`` running clients on every member at once for :data:`SECONDS`."""
     loads = {member.name: MemberLoad(running, idle) for member in cluster.members}
@@ -173,7 +184,7 @@ def run(cluster, user: str, password: str, running: int, idle: int, sampler) -> 
         ]
         for thread in clients:
             thread.start()
-        ready.wait(timeout=120)
+        _wait(ready, loads)
         for member in cluster.members:
             load = loads[member.name]
             load.before_bytes = {s: used for s, _, used, _ in _sessions(cluster, member, user) if s not in load.idle_bytes}
@@ -185,7 +196,7 @@ def run(cluster, user: str, password: str, running: int, idle: int, sampler) -> 
         ]
         for thread in watchers:
             thread.start()
-        ready.wait(timeout=120)
+        _wait(ready, loads)
         time.sleep(SECONDS)
         stop.set()
         for thread in clients:
