@@ -2,10 +2,11 @@
 
 Three mariadbd 10.11 with Galera 4 run the options ``percona-mysql-sizing --engine pxc --cpu 2 --memory 2560Mi``
 writes (translated where MariaDB spells them differently, the rest listed as skipped). sysbench loads one
-member at the sizing's connection count, then the buffer pools are filled. The tests assert that every
-member joins with those options, that Galera logs and acts on the flow-control interval the model predicts,
-that peak resident memory stays within the modelled total, and that ``percona-mysql-grade`` passes the
-healthy cluster and names the rules when flow control is forced.
+member at the sizing's connection count, the buffer pools are filled, then the worst case runs on every member
+(worst_case.py). The tests assert that every member joins with those options, that Galera logs and acts on the
+flow-control interval it reports (two-sided), that peak resident memory stays within the modelled total on every
+member, also under the worst case, and that ``percona-mysql-grade`` grades every rule it can on the healthy cluster,
+names G3 at its shipped bound when a load makes the appliers slow (no option changed), and G1 on a drifted option.
 """
 
 from __future__ import annotations
