@@ -36,11 +36,13 @@ memory (``MY_THREAD_SPECIFIC``, ``my_malloc_size_cb_func`` in ``sql/mysqld.cc``)
 ``information_schema.PROCESSLIST.MAX_MEMORY_USED`` is the high-water of a session's memory and ``MEMORY_USED``
 what it holds now.
 
-MySQL 8.4 (what PXC and Percona Server 8.4 run) allocates the same buffers by the same variables, with two
-differences the docs state: the sort buffer and the hash join's buffer grow in increments up to their size (so
-the size is a bound, never less than what is used), and internal temporary tables use the TempTable engine,
-bounded for all sessions together by ``temptable_max_ram`` (``tmp_table_size`` bounds each table), where
-MariaDB's MEMORY tables are bounded per table only.
+MySQL 8.4 (what PXC and Percona Server 8.4 run; mysql/mysql-server) allocates the same buffers by the same
+variables, with two differences: the sort buffer grows in blocks up to ``sort_buffer_size``
+(``sql/filesort_utils.cc`` ``Filesort_buffer::allocate_block``) and a join without an index is a hash join whose
+rows are kept up to ``join_buffer_size`` (``sql/iterators/hash_join_buffer.cc``), so each size is a bound, never
+less than what is used; and internal temporary tables use the TempTable engine, bounded for all sessions together
+by ``temptable_max_ram`` (``storage/temptable/include/temptable/allocator.h``; ``tmp_table_size`` bounds each
+table), where MariaDB's MEMORY tables are bounded per table only.
 """
 
 from __future__ import annotations
