@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,7 +23,7 @@ from typing import Any
 import pytest
 from apiserver_cluster import Cluster, error_message
 from apiserver_objects import from_manifests
-from kubernetes.dynamic.exceptions import DynamicApiError
+from kubernetes.dynamic.exceptions import DynamicApiError, ResourceNotFoundError
 from percona_mysql_k8s.core.crd import admit, kinds
 from reference_material.resolve import reference_path
 from test_apiserver_stacks import STACKS, collected_for
@@ -231,8 +232,17 @@ def _stacks() -> list[Case]:
     ]
 
 
+def _sent(value: Any) -> Any:
+    """What pulumi-kubernetes sends: a property set to null is not sent (the engine's SkipNulls)."""
+    if isinstance(value, dict):
+        return {key: _sent(item) for key, item in value.items() if item is not None}
+    if isinstance(value, list):
+        return [_sent(item) for item in value]
+    return value
+
+
 def _server(cluster: Cluster, body: dict) -> tuple[bool, str]:
-    body = copy.deepcopy(body)
+    body = _sent(body)
     metadata = body.setdefault("metadata", {})
     metadata["namespace"] = NAMESPACE
     metadata.setdefault("name", "unnamed")
@@ -240,16 +250,29 @@ def _server(cluster: Cluster, body: dict) -> tuple[bool, str]:
         cluster.apply(body, dry_run=True)
     except DynamicApiError as error:
         return False, f"{error.status} {error_message(error)}"
+    except ResourceNotFoundError as error:  # discovery lists no such version: the API server serves none (404)
+        return False, f"404 {error}"
     return True, ""
 
 
+def _dotted(text: str) -> str:
+    """Field paths in one notation: ``spec.a[0].b`` (field.Path, server-side apply) and ``spec.a.0.b`` (kube-openapi)."""
+    return re.sub(r"\[(\w+)\]", r".\1", text).replace(" .", " ")
+
+
 def _names_the_same(answer, message: str) -> bool:
-    """The API server's message names a field the pack names, or quotes a reason the pack gives."""
+    """The API server's message names a field the pack names, quotes a reason it gives, or the value it refuses."""
+    message = _dotted(message)
     for error in answer.errors:
-        path = error.path.lstrip(".")
-        if path not in ("", "<nil>") and path.split("[")[0] in message:
+        path = _dotted(error.path).lstrip(".")
+        if path not in ("", "<nil>") and path in message:
+            return True
+        head, _, last = path.rpartition(".")
+        if last.isdigit() and head and head in message:  # server-side apply names the list, the pack its item
             return True
         if error.detail and error.detail[:50] in message:
+            return True
+        if isinstance(error.value, str) and len(error.value) > 3 and error.value in message:
             return True
     return False
 
@@ -276,6 +299,6 @@ def test_the_pack_and_the_api_server_accept_and_refuse_the_same_custom_resources
     finally:
         cluster.delete("v1", "Namespace", NAMESPACE, None)
     print(f"\n{len(cases)} custom resources ({len(_mutations())} mutations): {tally}")
-    assert len(cases) >= 200 and tally["refused"] >= 30 and tally["accepted"] >= 150, tally
     assert disagreements == [], "\n".join(disagreements)
     assert unnamed == [], "\n".join(unnamed)
+    assert len(cases) >= 200 and tally["refused"] >= 30 and tally["accepted"] >= 150, tally

@@ -3,10 +3,14 @@ nulls and defaults, each transcribed from the code that does it.
 
 In the order the API server applies them to a create through server-side apply (pulumi-kubernetes v4's way):
 
-1. :func:`json_numbers`: the object reaches the API server as JSON. Pulumi hands numbers around as floats;
-   the provider marshals them with Go's encoding/json, which writes a whole float64 below 1e21 without a
-   fraction, and the API server's decoder (k8s.io/apimachinery pkg/util/json ``convertNumber``) reads a
-   number as int64 when it can, float64 otherwise. So ``3.0`` arrives as the integer 3, ``1.5`` as a float.
+1. :func:`json_numbers`: the object reaches the API server as JSON, as pulumi-kubernetes sends it. A property set
+   to null is not sent (the engine marshals a resource's properties for its provider with ``SkipNulls``,
+   pulumi/pulumi sdk/go/common/resource/plugin/rpc.go ``MarshalProperties``), so it is absent, not a null the
+   API server would refuse ("must be of type object: \"null\""; the differential test sends what Pulumi sends).
+   Pulumi hands numbers around as floats; the provider marshals them with Go's encoding/json, which writes a
+   whole float64 below 1e21 without a fraction, and the API server's decoder (k8s.io/apimachinery
+   pkg/util/json ``convertNumber``) reads a number as int64 when it can, float64 otherwise. So ``3.0`` arrives
+   as the integer 3, ``1.5`` as a float.
 2. :func:`undeclared`: server-side apply converts the object to the CRD's published schema first
    (structured-merge-diff ``typed.AsTyped``). A field an object schema does not declare is refused
    ("field not declared in schema") unless the schema accepts unknown fields there: kube-openapi
@@ -42,11 +46,12 @@ Unknown = Callable[[Any], bool]
 
 
 def json_numbers(value: Any) -> Any:
-    """A copy of ``value`` with its numbers as the API server decodes the JSON pulumi-kubernetes sends."""
+    """A copy of ``value`` as the API server decodes the JSON pulumi-kubernetes sends: no null properties, numbers
+    as JSON decodes them."""
     if isinstance(value, float) and value.is_integer() and abs(value) < _GO_PLAIN_FLOAT and -_INT64 <= value < _INT64:
         return int(value)
     if isinstance(value, dict):
-        return {name: json_numbers(item) for name, item in value.items()}
+        return {name: json_numbers(item) for name, item in value.items() if item is not None}
     if isinstance(value, list):
         return [json_numbers(item) for item in value]
     return value  # a scalar, or a marker such as a value unknown at preview: kept as it is
