@@ -14,7 +14,9 @@ from __future__ import annotations
 import json
 import math
 import os
+import sys
 from contextlib import contextmanager
+from pathlib import Path
 
 import pytest
 import upstream_corpus as corpus
@@ -25,10 +27,16 @@ from hypothesis import strategies as st
 from percona_mysql_k8s.cli.check import to_resources
 from percona_mysql_k8s.cli.engine import Pack, Resource, analyze_request, stack_request
 from percona_mysql_k8s.cli.offline import run_stack
+from percona_mysql_k8s.policies import _lazy
 from percona_mysql_k8s.policies._fastpath import struct_to_dict
 from reference_material.resolve import reference_path
 
-SWITCHES = ("PERCONA_POLICY_SHARED_DESERIALIZATION", "PERCONA_POLICY_LEAN_SERVER", "PERCONA_POLICY_FAST_CALLS")
+SWITCHES = (
+    "PERCONA_POLICY_SHARED_DESERIALIZATION",
+    "PERCONA_POLICY_LEAN_SERVER",
+    "PERCONA_POLICY_FAST_CALLS",
+    "PERCONA_POLICY_LAZY_CATALOG",
+)
 # what the shipped stacks need to run offline (the docs' and the offline check's own overrides)
 OFFLINE = {
     "existing": {"existingNodeSource": "config", "existingNodeCpu": "7910m", "existingNodeMemory": "28Gi"},
@@ -66,14 +74,24 @@ def _answers(pack: Pack, resources: list[Resource]) -> list[bytes]:
     return [*answers, analyze_stack(stack_request(resources).SerializeToString())]
 
 
+@pytest.fixture(scope="module", autouse=True)
+def metadata_cache():
+    """The pack with its speed-ups starts once first, so the comparisons run on the cached metadata (_lazy)."""
+    with _pack(True, "prod") as pack:
+        pack.info()
+    cache = Path(sys.prefix) / _lazy.CACHE
+    assert _lazy.cached_policies(_lazy.source_key(), cache) is not None
+    return cache
+
+
 def _compare(resources: list[Resource], stack: str) -> int:
     with _pack(False, stack) as pack:
-        stock = _answers(pack, resources)
+        stock = _answers(pack, resources) + [pack.info().SerializeToString()]
     with _pack(True, stack) as pack:
-        fast = _answers(pack, resources)
-    assert len(fast) == len(stock) == 2 * len(resources) + 1
+        fast = _answers(pack, resources) + [pack.info().SerializeToString()]
+    assert len(fast) == len(stock) == 2 * len(resources) + 2
     differing = [
-        resources[i // 2].urn if i < 2 * len(resources) else "AnalyzeStack"
+        resources[i // 2].urn if i < 2 * len(resources) else ("AnalyzeStack", "GetAnalyzerInfo")[i - 2 * len(resources)]
         for i, (a, b) in enumerate(zip(fast, stock, strict=True))
         if a != b
     ]
@@ -170,3 +188,43 @@ def test_the_runtime_settings_follow_the_environment(monkeypatch):
         servicer._configure_runtime_settings()
         assert pulumi.runtime.get_config("p:key") == config["p:key"]
         assert pulumi.get_stack() == stack
+
+
+# ---- the metadata cache: another code is a miss, an unwritable place no cache --------------------------------
+
+
+def test_the_cache_answers_only_for_the_code_it_was_made_from(tmp_path):
+    from percona_mysql_k8s.policies._catalog import ALL_POLICIES
+    from pulumi_policy import policy as sdk
+
+    cache = tmp_path / _lazy.CACHE
+    assert _lazy.write_cache(ALL_POLICIES, "key-of-this-code", cache)
+    stand_ins = _lazy.cached_policies("key-of-this-code", cache)
+    assert _lazy.cached_policies("key-of-other-code", cache) is None
+    assert _lazy.cached_policies("key-of-this-code", tmp_path / "absent.json") is None
+    assert not _lazy.write_cache(ALL_POLICIES, "key", tmp_path / "no-such-directory" / _lazy.CACHE)
+
+    def info(policies):
+        servicer = sdk._PolicyAnalyzerServicer("p", "0.0.1", policies, sdk.EnforcementLevel.ADVISORY)
+        return servicer.GetAnalyzerInfo(None, None).SerializeToString()
+
+    assert info(stand_ins) == info(ALL_POLICIES)
+    assert [getattr(p, "applies_to", None) is None for p in stand_ins] == [
+        getattr(p, "applies_to", None) is None for p in ALL_POLICIES
+    ]
+    pxc = "kubernetes:pxc.percona.com/v1:PerconaXtraDBCluster"
+    assert [p.applies_to(pxc) for p in stand_ins if getattr(p, "applies_to", None)] == [
+        p.applies_to(pxc) for p in ALL_POLICIES if getattr(p, "applies_to", None)
+    ]
+
+
+def test_the_key_changes_with_the_code(tmp_path, monkeypatch):
+    before = _lazy.source_key()
+    module = Path(_lazy.__file__)
+    stat = module.stat()
+    try:
+        os.utime(module, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1))
+        assert _lazy.source_key() != before
+    finally:
+        os.utime(module, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert _lazy.source_key() == before

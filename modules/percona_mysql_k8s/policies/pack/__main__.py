@@ -17,8 +17,9 @@ if VENDOR.is_dir():
 
 try:
     from percona_mysql_k8s import __version__
-    from percona_mysql_k8s.policies._catalog import ALL_POLICIES, PACK_DESCRIPTION, PACK_NAME
+    from percona_mysql_k8s.policies import PACK_DESCRIPTION, PACK_NAME
     from percona_mysql_k8s.policies._fastpath import speed_up_calls
+    from percona_mysql_k8s.policies._lazy import pack_policies
     from percona_mysql_k8s.policies._sdk import report_version, share_deserialization
     from percona_mysql_k8s.policies._server import serve_lean
 except ModuleNotFoundError as error:
@@ -36,4 +37,4 @@ report_version(__version__)  # GetAnalyzerInfo and every diagnostic name the pac
 speed_up_calls()  # before the shared deserialization, which memoizes the faster conversion
 share_deserialization()
 serve_lean()
-PolicyPack(name=PACK_NAME, description=PACK_DESCRIPTION, policies=ALL_POLICIES)
+PolicyPack(name=PACK_NAME, description=PACK_DESCRIPTION, policies=pack_policies())
