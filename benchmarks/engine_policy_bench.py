@@ -13,9 +13,11 @@ pack's.
 
 The pack is the checkout's ``policies/`` with its own virtualenv, made as the README says when it is missing.
 ``pulumi`` is the one on PATH, else the engine ``scripts/engine.sh ensure-built`` built
-(``../shared/tools/pulumi-engine``). ``--pack-env KEY=VALUE`` adds a third column, the pack run with that
-environment (e.g. ``PERCONA_POLICY_FAST_PATH=0`` for the SDK's own path); the digests printed under the table
-are those of the previews' ``Policies:`` sections, the same for every variant when they agree byte for byte.
+(``../shared/tools/pulumi-engine``). ``--pack-env KEY=VALUE[,KEY=VALUE]`` adds a column, the pack run with that
+environment (``--pack-env PERCONA_POLICY_LEAN_SERVER=0,PERCONA_POLICY_FAST_CALLS=0,...`` for the SDK's own code,
+docs/policies.md names the switches); the digests printed under the table are those of the previews'
+``Policies:`` sections, the same for every variant when they agree byte for byte. Python keeps its byte code as on
+a user's machine (``PYTHONDONTWRITEBYTECODE`` is dropped from the previews' environment).
 ``--profile DIR`` leaves the engine's own log (``-v=7``) of one previewed run with the pack per program there.
 """
 
@@ -71,6 +73,9 @@ def engine_environment() -> dict[str, str]:
             env[key] = value.replace("$PATH", os.environ.get("PATH", "")).replace("${PULUMI_HOME:-", "").rstrip("}")
     for key in ("VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME"):  # the program and the pack pick their own venvs
         env.pop(key, None)
+    # as on a user's machine, Python keeps the byte code it compiles (a session that sets this compiles every
+    # module of the library at every start of the pack: 0.08 s more of its start, measured)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     return env
 
 
@@ -170,7 +175,13 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--mixes", default="stacks,quiet,findings", help="stacks, quiet, findings (comma-separated)")
     parser.add_argument("--rounds", type=int, default=5, help="timed previews of each variant per program")
     parser.add_argument("--pack", type=Path, default=PACK, help="the policy pack (default: the checkout's policies/)")
-    parser.add_argument("--pack-env", action="append", default=[], metavar="KEY=VALUE", help="add a pack variant")
+    parser.add_argument(
+        "--pack-env",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE[,KEY=VALUE]",
+        help="add a pack variant with this environment",
+    )
     parser.add_argument("--workdir", type=Path, help="keep the programs and the backend here (default: a temporary one)")
     parser.add_argument("--profile", type=Path, metavar="DIR", help="also write the engine's -v=7 log per program")
     parser.add_argument("--processes", action="store_true", help="also print CPU seconds per process role, per variant")
@@ -199,9 +210,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.pack.resolve() == PACK.resolve():
         ensure_pack(env)
     variants = [Variant("preview"), Variant("with the pack", ("--policy-pack", str(args.pack.resolve())))]
-    for setting in args.pack_env:
-        key, _, value = setting.partition("=")
-        variants.append(Variant(f"with {setting}", variants[1].args, {key: value}))
+    for setting in args.pack_env:  # KEY=VALUE[,KEY=VALUE...]: one more variant of the pack
+        settings = dict(item.partition("=")[::2] for item in setting.split(","))
+        variants.append(Variant(f"with {setting}", variants[1].args, settings))
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="engine-policy-bench-"))
     backend = workdir / "state"
     backend.mkdir(parents=True, exist_ok=True)
@@ -209,6 +220,9 @@ def main(argv: list[str] | None = None) -> int:
     version = pulumi(env, workdir, "version").stdout.strip()
     print(f"pulumi {version}; pack {args.pack}; {args.rounds} rounds (medians); {os.cpu_count()} CPUs; workdir {workdir}")
     labels = [v.label for v in variants]
+    packages = frozenset(
+        name for name in ("kubernetes", "random", "command") if shutil.which(f"pulumi-resource-{name}", path=env.get("PATH"))
+    )
     header = (
         ["program      N", "preview "]
         + [f"{label} (added, share)" for label in labels[1:]]
@@ -220,7 +234,7 @@ def main(argv: list[str] | None = None) -> int:
     results = {}
     for name in args.mixes.split(","):
         for size in (int(s) for s in args.sizes.split(",")):
-            generated = mix(name, size, workdir)
+            generated = mix(name, size, workdir, packages)
             project = write_program(workdir / f"{name}-{size}", f"bench-{name}-{size}", generated.entries, sys.prefix)
             if not (backend / ".pulumi" / "stacks" / project.name).exists():
                 pulumi(env, project, "stack", "init", "bench")

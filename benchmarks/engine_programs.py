@@ -13,8 +13,9 @@ Mixes:
   run with every provider mocked), stack after stack (existing, kind, gke, eks) until N: every cluster a copy
   under its own resource names, inputs unchanged. The charts come from the local archives (the stacks'
   ``operatorChart``/``pmmChart``/``operatorCrds`` keys, as the engine tier sets them). Left out, since no
-  provider for them runs here: gcp, aws, eks and command resources, and a release whose chart has no local
-  archive (eks's ps-operator 1.2.0); the bench prints what it left out.
+  provider for them runs here: gcp, aws and eks resources (and command resources, the kind cluster, where the
+  engine has no pulumi-resource-command), and a release whose chart has no local archive (eks's ps-operator
+  1.2.0); the bench prints what it left out.
 * ``quiet``: ConfigMaps, which no policy reads.
 * ``findings``: PerconaXtraDBClusters with ten mandatory findings each (:data:`FINDINGS_CLUSTER`).
 """
@@ -39,7 +40,7 @@ OFFLINE = {
     "existing": {"existingNodeSource": "config", "existingNodeCpu": "7910m", "existingNodeMemory": "28Gi"},
     "kind": {"kindHostCpu": "8", "kindHostMemory": "32Gi"},
 }
-PREVIEWABLE = ("kubernetes:", "random:", "percona-mysql:")  # providers that run here, and the stack's components
+LOCAL_COMPONENTS = "percona-mysql:"  # the stack's own components, which no provider serves
 REMOTE_COMPONENTS = ("kubernetes:yaml/v2:ConfigFile",)
 
 # The engine-tier program's hand-written cluster (tests/engine/programs/bad_cluster) pinned to the database pool
@@ -165,8 +166,9 @@ def _local_chart(entry) -> bool:
     return not entry.type.startswith("kubernetes:helm.sh/") or chart.startswith("/")
 
 
-def stack_cluster(stack: str, charts: dict[str, str]) -> tuple[list[Entry], Counter]:
-    """One stack's resources that the engine here can preview, and the types of those it cannot."""
+def stack_cluster(stack: str, charts: dict[str, str], packages: frozenset[str]) -> tuple[list[Entry], Counter]:
+    """One stack's resources that the engine here can preview (``packages``: the providers it has), and the types
+    of those it cannot."""
     from percona_mysql_k8s.cli.offline import run_stack
 
     overrides = dict(OFFLINE.get(stack, {}))
@@ -181,7 +183,8 @@ def stack_cluster(stack: str, charts: dict[str, str]) -> tuple[list[Entry], Coun
     for r in registrations:
         if r.type == "pulumi:providers:kubernetes":
             continue  # the program's own provider renders YAML instead
-        if not r.type.startswith(PREVIEWABLE) or not _local_chart(r):
+        previewable = r.type.startswith(LOCAL_COMPONENTS) or r.type.split(":", 1)[0] in packages
+        if not previewable or not _local_chart(r):
             left_out[r.type] += 1
             continue
         parent = r.parent
@@ -193,21 +196,21 @@ def stack_cluster(stack: str, charts: dict[str, str]) -> tuple[list[Entry], Coun
 
 
 @functools.cache
-def stack_clusters(workdir: Path) -> tuple[list[list[Entry]], Counter]:
+def stack_clusters(workdir: Path, packages: frozenset[str]) -> tuple[list[list[Entry]], Counter]:
     """One cluster of each shipped stack, and the types left out of them."""
     charts = _chart_overrides(workdir)
     clusters = []
     left_out: Counter = Counter()
     for stack in STACKS:
-        entries, missing = stack_cluster(stack, charts)
+        entries, missing = stack_cluster(stack, charts, packages)
         clusters.append(entries)
         left_out.update(missing)
     return clusters, left_out
 
 
-def stacks(count: int, workdir: Path) -> Mix:
+def stacks(count: int, workdir: Path, packages: frozenset[str]) -> Mix:
     """The shipped stacks' resources, cluster after cluster, each copy under its own names."""
-    clusters, left_out = stack_clusters(workdir)
+    clusters, left_out = stack_clusters(workdir, packages)
     out: list[Entry] = []
     copy_number = 0
     while len(out) < count:
@@ -225,8 +228,9 @@ def stacks(count: int, workdir: Path) -> Mix:
 MIXES: dict[str, Callable[..., Mix]] = {"stacks": stacks, "quiet": quiet, "findings": findings}
 
 
-def mix(name: str, count: int, workdir: Path) -> Mix:
-    return stacks(count, workdir) if name == "stacks" else MIXES[name](count)
+def mix(name: str, count: int, workdir: Path, packages: frozenset[str] = frozenset({"kubernetes", "random"})) -> Mix:
+    """``name``'s program of ``count`` resources; ``packages``: the resource providers the engine has."""
+    return stacks(count, workdir, packages) if name == "stacks" else MIXES[name](count)
 
 
 def write_program(directory: Path, name: str, entries: list[Entry], python: str) -> Path:
