@@ -305,3 +305,61 @@ def test_the_pack_reports_the_librarys_version(resources):
         diagnostics = [d for r in resources for d in pack.analyze(r)]
     assert info.version == percona_mysql_k8s.__version__
     assert diagnostics and {d.version for d in diagnostics} == {percona_mysql_k8s.__version__}
+
+
+def test_a_grpcio_without_what_the_lean_server_uses_keeps_the_sdks_server(monkeypatch):
+    from percona_mysql_k8s.policies import _server
+
+    monkeypatch.delattr(_server.cygrpc, "ReceiveCloseOnServerOperation")
+    assert _server.missing_for_lean_server() == ["grpc._cython.cygrpc.ReceiveCloseOnServerOperation (absent)"]
+    copy = _sdk_copy()
+    stock = copy.grpc
+    assert _server.serve_lean(copy) is False and copy.grpc is stock
+
+
+def _statuses(server) -> list:
+    """What a client sees of a servicer that answers, one that raises, one that sets UNIMPLEMENTED and raises, and
+    a method nobody serves, on ``server`` (grpc's own or the lean one)."""
+
+    def unimplemented(request, context):
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details("Method not implemented!")
+        raise NotImplementedError("Method not implemented!")
+
+    def boom(request, context):
+        raise ValueError("boom")
+
+    handlers = {
+        "Echo": grpc.unary_unary_rpc_method_handler(lambda request, context: request[::-1]),
+        "Boom": grpc.unary_unary_rpc_method_handler(boom),
+        "Unimplemented": grpc.unary_unary_rpc_method_handler(unimplemented),
+    }
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler("test.Service", handlers),))
+    port = server.add_insecure_port("127.0.0.1:0")
+    server.start()
+    seen = []
+    try:
+        with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+            for method in ("Echo", "Boom", "Unimplemented", "Absent"):
+                try:
+                    seen.append((grpc.StatusCode.OK, channel.unary_unary(f"/test.Service/{method}")(b"abc", timeout=10)))
+                except grpc.RpcError as error:
+                    seen.append((error.code(), error.details()))
+    finally:
+        server.stop(0)
+    return seen
+
+
+def test_the_lean_server_answers_as_grpcs_server():
+    from concurrent.futures import ThreadPoolExecutor
+
+    from percona_mysql_k8s.policies._server import LeanServer
+
+    expected = [
+        (grpc.StatusCode.OK, b"cba"),
+        (grpc.StatusCode.UNKNOWN, "Exception calling application: boom"),
+        (grpc.StatusCode.UNIMPLEMENTED, "Method not implemented!"),
+        (grpc.StatusCode.UNIMPLEMENTED, "Method not found!"),
+    ]
+    assert _statuses(grpc.server(ThreadPoolExecutor(2))) == expected
+    assert _statuses(LeanServer()) == expected

@@ -16,8 +16,8 @@ raises, the code and details it set on the context, else UNKNOWN "Exception call
 method UNIMPLEMENTED "Method not found!"; a request that cannot be parsed INTERNAL. Calls are served one at a time
 in arrival order (the GIL serialized grpc's pool threads anyway: the pack is CPU-bound Python).
 
-``cygrpc`` is grpcio's internal layer, so the server goes in only where every name it uses is there, with the
-arities it calls them with, and ``PolicyPack`` makes its server through ``grpc.server`` and calls no method of
+``cygrpc`` is grpcio's internal layer, so the server goes in only where every name it uses is there and takes the
+arguments it passes (made once at start), and ``PolicyPack`` makes its server through ``grpc.server`` and calls no method of
 ``grpc.Server`` this server lacks (:func:`missing_for_lean_server`); anywhere else the SDK's own server runs.
 ``PERCONA_POLICY_LEAN_SERVER=0`` turns it off.
 """
@@ -253,11 +253,26 @@ def _lean_server(_executor=None, options=()) -> LeanServer:
 SERVER_METHODS = frozenset({"add_generic_rpc_handlers", "add_insecure_port", "start", "stop"})
 
 
+def _probe_cygrpc() -> list[str]:
+    """Every cygrpc object the server makes, made once with the arguments it passes: [] when all take them."""
+    try:
+        cygrpc.Server((), False).register_completion_queue(cygrpc.CompletionQueue())
+        cygrpc.ReceiveMessageOperation(_NO_FLAGS)
+        cygrpc.SendInitialMetadataOperation(None, _NO_FLAGS)
+        cygrpc.SendMessageOperation(b"", _NO_FLAGS)
+        cygrpc.SendStatusFromServerOperation(None, cygrpc.StatusCode.ok, b"", _NO_FLAGS)
+        cygrpc.ReceiveCloseOnServerOperation(_NO_FLAGS)
+    except (TypeError, AttributeError, ValueError) as error:
+        return [f"grpc._cython.cygrpc does not take the server's arguments ({error})"]
+    return []
+
+
 def missing_for_lean_server(sdk: Any = _policy) -> list[str]:
     """What the lean server relies on and ``sdk`` (pulumi_policy.policy) or grpcio lack; [] = verified."""
     if cygrpc is None:
         return ["grpc._cython.cygrpc (absent)"]
     missing = [f"grpc._cython.cygrpc.{name} (absent)" for name in CYGRPC_NAMES if not hasattr(cygrpc, name)]
+    missing = missing or _probe_cygrpc()
     pack_init = getattr(getattr(sdk, "PolicyPack", None), "__init__", None)
     register = getattr(getattr(sdk, "analyzer_pb2_grpc", None), "add_AnalyzerServicer_to_server", None)
     if not callable(pack_init) or not callable(register):
