@@ -25,7 +25,6 @@ from __future__ import annotations
 import copy
 import functools
 import json
-import sys
 import tarfile
 from collections import Counter
 from collections.abc import Callable
@@ -142,8 +141,8 @@ def findings(count: int) -> Mix:
 
 
 def _reference(name: str) -> Path:
-    """A verified copy of reference material (scripts/fetch-reference.sh fills the cache; ../shared is a mirror)."""
-    sys.path.insert(0, str(REPOSITORY))
+    """A verified copy of reference material (scripts/fetch-reference.sh fills the cache; ../shared is a mirror); the
+    bench runs from the repository's root (``python -m benchmarks.engine_policy_bench``), where tests/ imports."""
     from tests.reference_material import store
     from tests.reference_material.manifest import load
 
