@@ -172,7 +172,7 @@ def print_processes(env: dict[str, str], project: Path, variants: list[Variant])
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", default="1,200,400,1000", help="resources per program, comma-separated")
-    parser.add_argument("--mixes", default="stacks,quiet,findings", help="stacks, quiet, findings (comma-separated)")
+    parser.add_argument("--mixes", default="stacks,quiet,findings", help="stacks, quiet, findings, components (comma-separated)")
     parser.add_argument("--rounds", type=int, default=5, help="timed previews of each variant per program")
     parser.add_argument("--pack", type=Path, default=PACK, help="the policy pack (default: the checkout's policies/)")
     parser.add_argument(

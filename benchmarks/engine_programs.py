@@ -18,6 +18,7 @@ Mixes:
   1.2.0); the bench prints what it left out.
 * ``quiet``: ConfigMaps, which no policy reads.
 * ``findings``: PerconaXtraDBClusters with ten mandatory findings each (:data:`FINDINGS_CLUSTER`).
+* ``components`` (not in the default run): component resources, no provider at all: the engine and the pack alone.
 """
 
 from __future__ import annotations
@@ -80,9 +81,12 @@ import json
 
 import pulumi
 
-render = pulumi.ProviderResource("kubernetes", "render", {"renderYamlToDirectory": "rendered"})
+entries = json.loads(open("resources.json").read())
+render = None
+if any(entry["type"].startswith("kubernetes:") for entry in entries):
+    render = pulumi.ProviderResource("kubernetes", "render", {"renderYamlToDirectory": "rendered"})
 registered = {}
-for entry in json.loads(open("resources.json").read()):
+for entry in entries:
     options = pulumi.ResourceOptions(
         parent=registered.get(entry["parent"]),
         provider=render if entry["type"].startswith("kubernetes:") else None,
@@ -129,6 +133,11 @@ def quiet(count: int) -> Mix:
         for i in range(count)
     ]
     return Mix(entries, Counter())
+
+
+def components(count: int) -> Mix:
+    """Component resources, which no provider serves: what is left is the engine, the program and the pack."""
+    return Mix([Entry(f"c-{i}", "bench:index:Component", f"c-{i}", "component", {}) for i in range(count)], Counter())
 
 
 def findings(count: int) -> Mix:
@@ -224,7 +233,7 @@ def stacks(count: int, workdir: Path, packages: frozenset[str]) -> Mix:
     return Mix(out[:count], left_out)
 
 
-MIXES: dict[str, Callable[..., Mix]] = {"stacks": stacks, "quiet": quiet, "findings": findings}
+MIXES: dict[str, Callable[..., Mix]] = {"stacks": stacks, "quiet": quiet, "findings": findings, "components": components}
 
 
 def mix(name: str, count: int, workdir: Path, packages: frozenset[str] = frozenset({"kubernetes", "random"})) -> Mix:
