@@ -33,6 +33,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -55,6 +56,7 @@ class Variant:
 class Figures:
     seconds: dict[str, list[float]] = field(default_factory=dict)
     cpu: dict[str, list[float]] = field(default_factory=dict)
+    roles: dict[str, list[Counter]] = field(default_factory=dict)
     loads: list[float] = field(default_factory=list)
     digests: dict[str, set[str]] = field(default_factory=dict)
     diagnostics: int = 0
@@ -104,27 +106,17 @@ def policies_section(stdout: str) -> str:
     return stdout.split("\nPolicies:\n", 1)[1].split("\nResources:\n", 1)[0] if "\nPolicies:\n" in stdout else ""
 
 
-def preview(env: dict[str, str], project: Path, variant: Variant) -> tuple[float, float, float, str]:
-    """One ``pulumi preview``: (seconds, CPU seconds of it and every process it started and reaped, load average at
-    its end, its ``Policies:`` section). The CPU time is the load-proof figure: what the machine's other work
-    does to the wall clock it does not do to the work done."""
-    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
-        start = time.perf_counter()
-        process = subprocess.Popen(
-            ["pulumi", "preview", "--stack", "bench", *variant.args, "--non-interactive", "--color", "never"],
-            cwd=project,
-            env={**env, **variant.env},
-            stdout=out,
-            stderr=err,
-        )
-        _, status, usage = os.wait4(process.pid, 0)
-        seconds = time.perf_counter() - start
-        process.returncode = os.waitstatus_to_exitcode(status)
-        out.seek(0), err.seek(0)
-        stdout, stderr = out.read(), err.read()
-    if process.returncode not in (0, 255) or ("Policies:" not in stdout and variant.args):
-        raise SystemExit(f"pulumi preview {' '.join(variant.args)} failed in {project}:\n{stdout[-3000:]}\n{stderr[-3000:]}")
-    return seconds, usage.ru_utime + usage.ru_stime, os.getloadavg()[0], policies_section(stdout)
+def preview(env: dict[str, str], project: Path, variant: Variant) -> tuple[float, Counter, float, str]:
+    """One ``pulumi preview``: (seconds, CPU seconds per role of every process it ran, load average at its end, its
+    ``Policies:`` section). The CPU time is the load-proof figure: what the machine's other work does to the wall
+    clock it does not do to the work done."""
+    command = ["pulumi", "preview", "--stack", "bench", *variant.args, "--non-interactive", "--color", "never"]
+    start = time.perf_counter()
+    done, roles = process_cpu.run(command, cwd=project, env={**env, **variant.env})
+    seconds = time.perf_counter() - start
+    if done.returncode not in (0, 255) or ("Policies:" not in done.stdout and variant.args):
+        raise SystemExit(f"pulumi {' '.join(command[1:])} failed in {project}:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
+    return seconds, roles, os.getloadavg()[0], policies_section(done.stdout)
 
 
 def measure(env: dict[str, str], project: Path, variants: list[Variant], rounds: int) -> Figures:
@@ -136,9 +128,10 @@ def measure(env: dict[str, str], project: Path, variants: list[Variant], rounds:
     for number in range(rounds):
         order = variants if number % 2 == 0 else variants[::-1]
         for variant in order:
-            seconds, cpu, load, section = preview(env, project, variant)
+            seconds, roles, load, section = preview(env, project, variant)
             figures.seconds[variant.label].append(seconds)
-            figures.cpu[variant.label].append(cpu)
+            figures.cpu[variant.label].append(sum(roles.values()))
+            figures.roles.setdefault(variant.label, []).append(roles)
             figures.loads.append(load)
             if variant.args:
                 figures.digests[variant.label].add(hashlib.sha256(section.encode()).hexdigest()[:12])
@@ -156,17 +149,17 @@ def profile(env: dict[str, str], project: Path, variant: Variant, directory: Pat
     print(f"  engine log: {log}")
 
 
-def print_processes(env: dict[str, str], project: Path, variants: list[Variant]) -> None:
-    """One more preview of each variant, with the CPU seconds of each role of process it ran."""
-    roles: dict[str, dict[str, float]] = {}
-    for variant in variants:
-        command = ["pulumi", "preview", "--stack", "bench", *variant.args, "--non-interactive", "--color", "never"]
-        _, by_role = process_cpu.run(command, cwd=project, env={**env, **variant.env})
-        for name, seconds in by_role.items():
-            roles.setdefault(name, {})[variant.label] = seconds
-    for name, seconds in sorted(roles.items(), key=lambda item: -max(item[1].values())):
-        cells = " | ".join(f"{seconds.get(v.label, 0.0):6.2f} s" for v in variants)
-        print(f"    CPU {name:62} {cells}")
+def print_processes(figures: Figures, variants: list[Variant]) -> None:
+    """The median CPU seconds of each role of process over the timed previews, per variant."""
+    names = {name for runs in figures.roles.values() for roles in runs for name in roles}
+    rows = []
+    for name in names:
+        medians = [statistics.median(roles.get(name, 0.0) for roles in figures.roles[v.label]) for v in variants]
+        rows.append((max(medians), name, medians))
+    for largest, name, medians in sorted(rows, reverse=True):
+        if largest < 0.005:
+            continue
+        print(f"    CPU {name:62} " + " | ".join(f"{seconds:6.2f} s" for seconds in medians))
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -184,7 +177,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--workdir", type=Path, help="keep the programs and the backend here (default: a temporary one)")
     parser.add_argument("--profile", type=Path, metavar="DIR", help="also write the engine's -v=7 log per program")
-    parser.add_argument("--processes", action="store_true", help="also print CPU seconds per process role, per variant")
+    parser.add_argument("--processes", action="store_true", help="also print the CPU seconds of each role of process")
     return parser
 
 
@@ -210,9 +203,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.pack.resolve() == PACK.resolve():
         ensure_pack(env)
     variants = [Variant("preview"), Variant("with the pack", ("--policy-pack", str(args.pack.resolve())))]
-    for setting in args.pack_env:  # KEY=VALUE[,KEY=VALUE...]: one more variant of the pack
+    for number, setting in enumerate(args.pack_env, start=2):  # KEY=VALUE[,KEY=VALUE...]: one more variant
         settings = dict(item.partition("=")[::2] for item in setting.split(","))
-        variants.append(Variant(f"with {setting}", variants[1].args, settings))
+        variants.append(Variant(f"pack {number}", variants[1].args, settings))
+        print(f"pack {number}: the pack with {setting}")
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="engine-policy-bench-"))
     backend = workdir / "state"
     backend.mkdir(parents=True, exist_ok=True)
@@ -244,7 +238,7 @@ def main(argv: list[str] | None = None) -> int:
             if args.profile:
                 profile(env, project, variants[1], args.profile)
             if args.processes:
-                print_processes(env, project, variants)
+                print_processes(figures, variants)
     _footnotes(results, labels)
     return 0
 

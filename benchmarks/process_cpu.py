@@ -1,7 +1,9 @@
 """CPU seconds of a command and of every process it starts, by role, read from /proc while it runs.
 
-benchmarks/engine_policy_bench.py ``--processes`` uses it to say where a preview's CPU goes: the CLI, each language
-host (the program's and the one that proxies the pack), the program's Python, the pack's Python, the providers.
+benchmarks/engine_policy_bench.py times every preview with it (its CPU columns), and ``--processes`` prints where a
+preview's CPU goes: the CLI, each language host (the program's and the one that proxies the pack), the program's
+Python, the pack's Python, the providers. (The rusage of the CLI would miss the pack: the language host that
+proxies it does not always reap it before the CLI exits.)
 A process's figure is the last one read before it exited (every 20 ms), so a process that lives less than that may
 be missed; a preview's processes live for seconds. Linux only (/proc).
 """
