@@ -232,8 +232,7 @@ def main(argv: list[str] | None = None) -> int:
         for size in (int(s) for s in args.sizes.split(",")):
             generated = mix(name, size, workdir, packages)
             project = write_program(workdir / f"{name}-{size}", f"bench-{name}-{size}", generated.entries, sys.prefix)
-            if not (backend / ".pulumi" / "stacks" / project.name).exists():
-                pulumi(env, project, "stack", "init", "bench")
+            pulumi(env, project, "stack", "select", "--create", "bench")  # a kept --workdir has it already
             figures = measure(env, project, variants, args.rounds)
             print(_row(name, size, figures, labels), flush=True)
             results[(name, size)] = (figures, generated.left_out)
