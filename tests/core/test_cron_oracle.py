@@ -165,7 +165,7 @@ def _python(text: str):
 _STARTS = [datetime(2026, 3, 7, 12, tzinfo=UTC), datetime(2026, 10, 24, 23, 59, 59, tzinfo=UTC), datetime(2096, 3, 1, tzinfo=UTC)]
 
 
-@settings(max_examples=40)
+@settings(max_examples=15)
 @given(st.lists(schedules(), min_size=25, max_size=25))
 @example(
     [
@@ -251,7 +251,7 @@ def zoned_schedules(draw):
     return f"TZ={zone} {','.join(map(str, minutes))} {','.join(map(str, hours))} {days}"
 
 
-@settings(max_examples=30)
+@settings(max_examples=12)
 @given(zoned_schedules(), st.integers(2, 40))
 def test_zoned_windows_agree_with_robfig(robfig, text, keep):
     schedule = parse_schedule(text)
