@@ -25,7 +25,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
-from functools import cache
+from functools import cache, lru_cache
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from .cron_calendar import GREGORIAN_CYCLE_DAYS, longest_day_gap, run_days_of
@@ -271,6 +271,11 @@ def parse_schedule(text: str) -> CronSchedule:
     """Parse ``text`` as robfig/cron v3 ``ParseStandard`` does (parser.go:88-153); raise CronError otherwise."""
     if not isinstance(text, str):
         raise CronError(f"a schedule is a string, not {type(text).__name__}")
+    return _parse_text(text)
+
+
+@lru_cache(maxsize=1024)  # a text always reads the same; R1 and R3 read each custom resource's schedules
+def _parse_text(text: str) -> CronSchedule:
     original = text
     if len(text) == 0:
         raise CronError("empty spec string")
