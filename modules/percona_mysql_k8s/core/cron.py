@@ -335,19 +335,13 @@ def _parse_text(text: str) -> CronSchedule:
 
 
 def _check_zone_runs(schedule: CronSchedule, original: str) -> None:
-    """In a daylight-saving zone a wall-clock time can be skipped every time it comes (02:30 on the last
-    Sunday of March in Europe/Paris): robfig then finds no run, or none for years."""
-    runs = zone_runs(schedule, schedule.time_zone)
-    if runs.count == 0:
-        raise CronError(
-            f"{original!r} never runs: every wall-clock time it names in {schedule.time_zone} falls in a daylight-saving gap",
-            "operator",
-        )
-    longest = runs.span(1, max)
+    """In a daylight-saving zone a change can skip a run robfig would otherwise fire (the minute loop crossing a
+    30-minute change, core.cron_next): the runs it really fires must still come within its five-year search."""
+    longest = zone_runs(schedule, schedule.time_zone).span(1, max)
     if longest is None or longest > _MAX_GAP_DAYS * 86400:
         raise CronError(
-            f"{original!r}: its runs in {schedule.time_zone} can be more than {ROBFIG_SEARCH_YEARS} years apart "
-            "(daylight-saving gaps skip the others); robfig stops looking that far ahead (spec.go:87-93)",
+            f"{original!r}: its runs in {schedule.time_zone} can be more than {ROBFIG_SEARCH_YEARS} years apart, or "
+            "never come (daylight-saving changes skip them); robfig stops looking that far ahead (spec.go:87-93)",
             "operator",
         )
 
