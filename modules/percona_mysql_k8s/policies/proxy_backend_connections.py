@@ -18,7 +18,7 @@ from percona_mysql_k8s.core.sidecars import HAPROXY, PROXYSQL
 from ._framework import Context, Spec, resource_policy
 from ._readers.database import has_template
 from ._readers.flow import integer_option
-from ._readers.memory import autotuned
+from ._readers.memory import autotune_source, operator_auto_config
 from ._readers.proxies import proxy_backends
 from ._subjects import database, database_types
 
@@ -35,22 +35,27 @@ SPEC = Spec(
 
 
 def _max_connections(view) -> tuple[int, str] | None:
-    """mysqld's max_connections and where it comes from; None when a template hides it."""
-    found = integer_option(view, "max_connections", minimum=1)
+    """mysqld's max_connections and where it comes from: the user's file, else what the operator writes into
+    auto-config.cnf (by its own test of the text, core.operator_autotune), else mysqld's default; None when a
+    template hides it."""
     where = view.path(view.config_rel)
+    options = view.options()
+    if any(has_template(value) for value in options.values()):
+        return None  # M2 reports templates
+    found = integer_option(view, "max_connections", minimum=1)
     if found is not None:
         return found[1], f"{where} sets max_connections={found[1]}"
-    limit = view.mysqld_container().resources().memory_limit
-    if limit is not None:
-        options = view.options()
-        if any(has_template(value) for value in options.values()):
-            return None
-        running, _ = autotuned(view, options, limit)
-        if "max_connections" in running:
-            value = int(running["max_connections"])
-            return value, f"{where} leaves max_connections to the operator, which writes limit / 12582880 = {value}"
+    auto = operator_auto_config(view)
+    if "max_connections" in auto.written:
+        value = int(auto.written["max_connections"])
+        return value, (
+            f"{where} leaves max_connections to the operator, which writes {autotune_source(view)} / 12582880 = {value}"
+        )
     default = CONNECTION_DEFAULTS["max_connections"]
-    return default, f"{where} leaves max_connections at mysqld's default {default}"
+    return default, (
+        f"{where} leaves max_connections unset and the operator does not auto-tune it "
+        f"({auto.why_not('max_connections')}), so mysqld keeps its default {default}"
+    )
 
 
 def check(ctx: Context) -> None:
