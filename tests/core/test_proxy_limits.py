@@ -3,8 +3,10 @@
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from percona_mysql_k8s.core.haproxy_bound import member_hosts, operator_backends, pod_bound
+from percona_mysql_k8s.core.haproxy_config import HAProxyConfigError
+from percona_mysql_k8s.core.haproxy_proxies import read
 from percona_mysql_k8s.core.proxy_limits import (
-    haproxy_global_maxconn,
     limits_for_share,
     router_configured_limits,
     router_options,
@@ -36,31 +38,48 @@ def test_a_share_by_hand():
         ("    global\n\tlog stdout format raw local0\n\tmaxconn\t326\t# per pod\n", 326),  # tabs, a comment
         ('global\n  maxconn "326"\n', 326),  # quotes group a word
         ("global\n  maxconn +326\n", 326),  # strtol takes a sign
+        ('global\n  maxconn " 326"\n', 326),  # and leading blanks
         ("global\n  maxconn 300\n  maxconn 99999\n", 300),  # a second one is an alert: the first stays
+        ("global\n  maxconn 0\n  maxconn 500\n", 500),  # 0 is "not set": the next one is taken
         ("defaults\n  maxconn 100\nfrontend x\n  maxconn 50\nglobal\n  maxconn 326\n", 326),  # only global counts
-        ("global\n  log stdout\nfrontend x\n  maxconn 50\n", None),  # none in global: the descriptor limit decides
-        ("global\n  # maxconn 326\n", None),  # commented out
+        ("global\n  log stdout\nfrontend x\n  maxconn 50\n", 0),  # none in global
+        ("global\n  # maxconn 326\n", 0),  # commented out
         ("global\n  log 'a # b' local0\n  maxconn 7\n", 7),  # a quoted '#' is no comment
+        ('global\n  maxconn "${MAXCONN}"\n', 0),  # the environment's: not seen, counts as unset
     ],
 )
 def test_haproxy_reads_its_global_maxconn(text, expected):
-    assert haproxy_global_maxconn(text) == expected
+    assert read([text + _LISTENER]).global_maxconn == expected
+
+
+_LISTENER = "\nfrontend listener\n  bind :3306\n"
 
 
 @pytest.mark.parametrize(
     "text",
     [
-        "global\n  maxconn 326k\n",  # strtol with trailing characters: HAProxy refuses it
+        "global\n  maxconn 326k\n",  # strtol with trailing characters: HAProxy 2.8 refuses it
         "global\n  maxconn\n",  # no value
         "global\n  maxconn 1 2\n",  # too many
-        "global\n  maxconn 0\n",
         "global\n  maxconn ３２６\n",  # non-ASCII digits are no digits to HAProxy
         "global\n  log 'unterminated\n",
+        "global\n  no maxconn 5\n",  # 'no' only before options, log and a few others
+        "frontend x 0.0.0.0:3306\n",  # 1.x style address: "please use the 'bind' keyword"
+        "frontend x\n  bind :3306\n  default_backend missing\n",
+        "frontend x\n  bind :3306\n  maxconn 5 6\n",
+        "frontend x\n  bind :3306\n  server s 127.0.0.1:3306\n",  # a server in a frontend
+        "backend b\n  server s 127.0.0.1:3306\n",  # no listener: haproxy -c exits 2
+        "frontend x from nowhere\n  bind :3306\n",
     ],
 )
 def test_haproxy_refuses(text):
-    with pytest.raises(ValueError):
-        haproxy_global_maxconn(text)
+    with pytest.raises(HAProxyConfigError):
+        read([text if "bind" in text or "backend" in text else text + _LISTENER])
+
+
+def test_haproxy_26_reads_global_maxconn_with_atol():
+    # Debian's 2.6 (the oracle) took atol where 2.8 refuses trailing characters
+    assert read(["global\n  maxconn 326k\n" + _LISTENER], version="2.6").global_maxconn == 326
 
 
 def test_router_reads_as_its_harness_does():
@@ -114,6 +133,10 @@ def test_what_sizing_writes_is_what_the_proxy_reads(engine_proxy, share):
     limits = limits_for_share(proxy, share)
     text = proxy_configuration(engine, proxy, limits)
     if proxy == "haproxy":
-        assert haproxy_global_maxconn(text) == limits.backend_limit
+        # the operator's whole default with our maxconn, beside the backends its script writes: the global maxconn
+        # binds, the frontends (which default to it) and the servers (no maxconn) do not
+        hosts = member_hosts("pxc" if engine == "pxc" else "ps", "shop", 3)
+        bound = pod_bound([text, operator_backends("pxc" if engine == "pxc" else "ps", hosts)], hosts)
+        assert (bound.connections, bound.global_maxconn, bound.derived) == (limits.backend_limit, share, False)
     else:
         assert router_configured_limits(text) == limits

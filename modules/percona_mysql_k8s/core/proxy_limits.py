@@ -5,10 +5,13 @@ after mysqld's own users, divided by the pods), and writes each proxy's settings
 one pod can open to one mysqld never exceed that share. The policy pack reads the same settings back from any
 custom resource with the readers below and checks the same sum (T5). Per proxy:
 
-* HAProxy (TCP mode): every client session is one backend connection, and the global ``maxconn`` bounds the
-  sessions of the process (a connection beyond it waits in the listen backlog). Shipped: ``maxconn 2048`` in both
-  operators' ``build/haproxy-global.cfg`` (PXC operator v1.19.0, PS operator v1.2.0). With a custom
-  ``configuration`` that sets no global maxconn, HAProxy derives it from the file-descriptor limit: no bound.
+* HAProxy (TCP mode): every client session is one backend connection. The global ``maxconn`` bounds the
+  sessions of the process (a connection beyond it waits in the listen backlog), each frontend's ``maxconn`` its
+  own, each server's ``maxconn`` the connections to it; core.haproxy_bound takes the flow through all of them
+  to the most exposed member, with HAProxy's inheritance and defaults (core.haproxy_proxies). Shipped:
+  ``maxconn 2048`` in both operators' ``build/haproxy-global.cfg`` (PXC operator 1.20.0, PS operator v1.2.0).
+  With a custom ``configuration`` that bounds nothing, HAProxy derives the global maxconn from the descriptor
+  limit the entrypoint raises to 1048576: no bound.
 * ProxySQL: client sessions share a pool of backend connections, at most ``max_connections`` per server and
   hostgroup (``mysql_servers.max_connections``); a query finding none free waits for one (up to
   ``mysql-connect_timeout_server_max``). The writer is in the writer hostgroup (11) and, as writers are readers
@@ -34,7 +37,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from . import haproxy_config
+from .haproxy_bound import Bound
 from .sidecars import HAPROXY, PROXYSQL, ROUTER
 
 HAPROXY_SHIPPED_MAXCONN = 2048
@@ -103,27 +106,10 @@ def limits_for_share(proxy: str, share: int) -> ProxyLimits:
 # readers: each format as its proxy reads it
 
 
-def haproxy_global_maxconn(text: str) -> int | None:
-    """HAProxy's global ``maxconn``, or None when the global section sets none.
-
-    HAProxy 2.8 (src/cfgparse-global.c) reads the value with strtol and refuses trailing characters; a second
-    global maxconn is an alert ("already specified. Continuing.") and the first value stays. Raises ValueError
-    for a value HAProxy refuses.
-    """
-    for line in haproxy_config.parse(text):  # the one HAProxy reader: words and sections as parse_line reads them
-        if line.section != "global" or line.words[0].text != "maxconn":
-            continue
-        number, words = line.number, [word.text for word in line.words]
-        if len(words) != 2:
-            raise ValueError(f"line {number}: HAProxy's maxconn takes one integer, got {' '.join(words[1:]) or 'none'}")
-        digits = words[1][1:] if words[1][:1] in "+-" else words[1]
-        if not digits or not all("0" <= c <= "9" for c in digits):
-            raise ValueError(f"line {number}: HAProxy cannot parse maxconn {words[1]!r}, an integer is expected")
-        value = int(words[1])
-        if value < 1:
-            raise ValueError(f"line {number}: maxconn {value} leaves HAProxy no connection")
-        return value
-    return None
+def haproxy_limits(bound: Bound) -> ProxyLimits:
+    """One HAProxy pod's limits from the bound its files impose (core.haproxy_bound): the global maxconn bounds its
+    clients, the flow to the most exposed member its backend connections."""
+    return ProxyLimits(HAPROXY, bound.global_maxconn, bound.connections, {"maxconn": bound.global_maxconn})
 
 
 def router_options(text: str) -> dict[str, dict[str, str]]:

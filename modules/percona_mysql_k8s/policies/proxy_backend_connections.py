@@ -73,6 +73,13 @@ def check(ctx: Context) -> None:
         own = service_connections(ctx.thresholds)
         for proxy in proxies:
             pods = proxy.pods
+            if proxy.refused:
+                ctx.violation(
+                    "T5",
+                    f"{proxy.refused} and runs the operator's default instead",
+                    "the rule judges the limits the proxy really runs with, and a configuration it ignores sets none",
+                    "correct the configuration so that haproxy -c accepts it with the operator's backends",
+                )
             if not pods:
                 continue  # no size: T2's to report
             size_path = view.path(f"{proxy.component.rel}.size")
