@@ -334,8 +334,8 @@ class _Reader:
 
     def server(self, line: Line, words: list[Word], proxy: Proxy) -> None:
         keyword = words[0].text
-        if keyword != "default-server" and not proxy.backend:
-            self.refuse(line, f"'{keyword}' not allowed in '{proxy.kind}' section")
+        if not proxy.backend and (keyword != "default-server" or proxy.kind == "frontend"):
+            self.refuse(line, f"'{keyword}' not allowed: {proxy.kind} '{proxy.name}' has no backend capability")
         first = {"default-server": 1, "server": 3, "server-template": 4}[keyword]
         if len(words) < first or not all(word.text for word in words[1:first]):
             self.refuse(line, f"'{keyword}' expects <name> and <addr>[:<port>] as arguments")
