@@ -8,6 +8,8 @@ from percona_mysql_k8s.core.haproxy_config import HAProxyConfigError
 from percona_mysql_k8s.core.haproxy_proxies import read
 from percona_mysql_k8s.core.proxy_limits import (
     limits_for_share,
+    proxysql_clients,
+    proxysql_limits,
     router_configured_limits,
     router_options,
     shipped,
@@ -140,3 +142,30 @@ def test_what_sizing_writes_is_what_the_proxy_reads(engine_proxy, share):
         assert (bound.connections, bound.global_maxconn, bound.derived) == (limits.backend_limit, share, False)
     else:
         assert router_configured_limits(text) == limits
+
+
+@pytest.mark.parametrize(
+    ("text", "clients"),
+    [
+        (None, 2048),  # the operator's proxysql.cnf
+        ("mysql_variables = { threads = 2 }\n", 10000),  # a file without it: ProxySQL's own default
+        ('mysql_variables = { MAX_CONNECTIONS = "300" }\n', 300),  # names lower-cased, a string's text
+        ("mysql_variables = { max_connections = 300L }\n", 300),  # a 64-bit integer
+        ('mysql_variables = { max_connections = " 300 clients" }\n', 300),  # atoi: leading blanks, trailing text
+        ("mysql_variables = { max_connections = 300.0 }\n", 10000),  # a float is stored as empty text: refused
+        ("mysql_variables = { max_connections = 0 }\n", 10000),  # below the range 1..1000000
+        ("mysql_variables = { max_connections = 2000000 }\n", 10000),  # above it
+        ("mysql_variables = { max_connections = true }\n", 10000),  # 'true': atoi 0
+        ("admin_variables = { max_connections = 5 }\n", 10000),  # another group
+    ],
+)
+def test_proxysql_reads_its_clients_limit(text, clients):
+    assert proxysql_clients(text) == clients
+
+
+def test_proxysql_clients_bound_the_backend_connections():
+    # two hostgroups per server: at most two per client, at most each row's max_connections
+    assert proxysql_limits(163, 1000).backend_limit == 326
+    assert proxysql_limits(2048, 1000).backend_limit == 2000
+    with pytest.raises(ValueError):
+        proxysql_clients("mysql_variables = { max_connections = 5 ")

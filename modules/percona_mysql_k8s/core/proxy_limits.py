@@ -13,8 +13,10 @@ custom resource with the readers below and checks the same sum (T5). Per proxy:
   With a custom ``configuration`` that bounds nothing, HAProxy derives the global maxconn from the descriptor
   limit the entrypoint raises to 1048576: no bound.
 * ProxySQL: client sessions share a pool of backend connections, at most ``max_connections`` per server and
-  hostgroup (``mysql_servers.max_connections``); a query finding none free waits for one (up to
-  ``mysql-connect_timeout_server_max``). The writer is in the writer hostgroup (11) and, as writers are readers
+  hostgroup (``mysql_servers.max_connections``, column default 1000: include/MySQL_HostGroups_Manager.h
+  ``MYHGM_MYSQL_SERVERS``); a query finding none free waits for one (up to ``mysql-connect_timeout_server_max``).
+  A session holds at most one backend connection per hostgroup, so the clients' limit
+  (``mysql-max_connections``) bounds them too: two per client. The writer is in the writer hostgroup (11) and, as writers are readers
   (``WRITERS_ARE_READERS='yes'``, build/proxysql-entrypoint.sh; ``scheduler.writerIsAlsoReader``), in the reader
   hostgroup (10): two rows. proxysql-admin inserts the servers with ``MAX_CONNECTIONS="1000"`` from the image's
   build/proxysql-admin.cnf, which a custom resource cannot change; with ``spec.proxysql.scheduler.enabled`` the
@@ -34,14 +36,18 @@ custom resource with the readers below and checks the same sum (T5). Per proxy:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from . import libconfig
 from .haproxy_bound import Bound
 from .sidecars import HAPROXY, PROXYSQL, ROUTER
 
 HAPROXY_SHIPPED_MAXCONN = 2048
 PROXYSQL_SHIPPED_CLIENTS = 2048
+PROXYSQL_DEFAULT_CLIENTS = 10000  # lib/MySQL_Thread.cpp: variables.max_connections=10*1000
+PROXYSQL_MAX_CLIENTS = 1000000  # VariablesPointers_int["max_connections"]: 1 .. 1000*1000
 PROXYSQL_SHIPPED_SERVER_CONNECTIONS = 1000
 PROXYSQL_HOSTGROUPS_PER_SERVER = 2
 ROUTER_SHIPPED_MAX_TOTAL = 512
@@ -73,10 +79,13 @@ def shipped(proxy: str) -> ProxyLimits:
 
 
 def proxysql_limits(clients: int, per_server: int) -> ProxyLimits:
+    """A session holds at most one backend connection per hostgroup (MySQL_Session's ``mybes``), so one pod opens
+    to a server at most its rows' ``max_connections`` and at most two per client (writer and reader hostgroup)."""
+    backend = PROXYSQL_HOSTGROUPS_PER_SERVER * min(per_server, clients)
     return ProxyLimits(
         PROXYSQL,
         clients,
-        PROXYSQL_HOSTGROUPS_PER_SERVER * per_server,
+        backend,
         {"mysql-max_connections": clients, "scheduler.maxConnections": per_server},
     )
 
@@ -110,6 +119,43 @@ def haproxy_limits(bound: Bound) -> ProxyLimits:
     """One HAProxy pod's limits from the bound its files impose (core.haproxy_bound): the global maxconn bounds its
     clients, the flow to the most exposed member its backend connections."""
     return ProxyLimits(HAPROXY, bound.global_maxconn, bound.connections, {"maxconn": bound.global_maxconn})
+
+
+def proxysql_clients(text: str | None) -> int:
+    """ProxySQL's ``mysql-max_connections`` from the custom proxysql.cnf (the operator's default file sets 2048).
+
+    sysown/proxysql 5cc418b lib/ProxySQL_Config.cpp ``Read_Global_Variables_from_configfile`` stores each setting of
+    the ``mysql_variables`` group as text (a bool as true/false, an integer in decimal, a string as written, any other
+    type as empty); lib/MySQL_Thread.cpp ``set_variable`` lower-cases the name and takes ``atoi`` of the text only
+    within ``max_connections``'s range 1..1000000, else the default ``variables.max_connections=10*1000`` stays.
+    ValueError when libconfig cannot read the file (ProxySQL exits at start).
+    """
+    if not text:
+        return PROXYSQL_SHIPPED_CLIENTS
+    try:
+        root = libconfig.parse(text)
+    except libconfig.LibconfigError as error:
+        raise ValueError(f"ProxySQL cannot read it (libconfig: {error}); it exits at start") from None
+    clients = PROXYSQL_DEFAULT_CLIENTS
+    group = root.settings.get("mysql_variables")
+    for name, setting in group.settings.items() if isinstance(group, libconfig.Group) else ():
+        if name.lower() != "max_connections" or not isinstance(setting, libconfig.Scalar):
+            continue
+        if setting.kind == "bool":
+            written = "true" if setting.value else "false"
+        elif setting.kind in ("int", "int64", "string"):
+            written = str(setting.value)
+        else:
+            written = ""
+        value = _c_atoi(written)
+        if 1 <= value <= PROXYSQL_MAX_CLIENTS:
+            clients = value
+    return clients
+
+
+def _c_atoi(text: str) -> int:
+    match = re.match(r"[ \t\n\v\f\r]*([+-]?[0-9]+)", text)
+    return int(match.group(1)) if match else 0
 
 
 def router_options(text: str) -> dict[str, dict[str, str]]:

@@ -10,6 +10,7 @@ from percona_mysql_k8s.core.proxy_limits import (
     PROXYSQL_SHIPPED_SERVER_CONNECTIONS,
     ProxyLimits,
     haproxy_limits,
+    proxysql_clients,
     proxysql_limits,
     router_configured_limits,
 )
@@ -83,8 +84,16 @@ def _proxysql(view: DatabaseView, component: Component) -> tuple[ProxyLimits, st
             f"proxysql-admin's MAX_CONNECTIONS {per_server} ({view.path(rel)} is not enabled, and the image's "
             "proxysql-admin.cnf fixes it)"
         )
-    limits = proxysql_limits(0, per_server)
-    return limits, f"{where} per server, in the writer and the reader hostgroup", None
+    text, cnf = _configuration(view, component)
+    try:
+        clients = proxysql_clients(text)
+    except ValueError as error:
+        raise Malformed(cnf, f"is a configuration ProxySQL refuses ({error})") from None
+    limits = proxysql_limits(clients, per_server)
+    where = f"{where} per server, in the writer and the reader hostgroup"
+    if clients < per_server:
+        where += f", and mysql_variables.max_connections {clients} clients ({cnf}), each holding at most one per hostgroup"
+    return limits, where, None
 
 
 def _router(view: DatabaseView, component: Component) -> tuple[ProxyLimits, str, str | None]:
