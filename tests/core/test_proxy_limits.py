@@ -169,3 +169,15 @@ def test_proxysql_clients_bound_the_backend_connections():
     assert proxysql_limits(2048, 1000).backend_limit == 2000
     with pytest.raises(ValueError):
         proxysql_clients("mysql_variables = { max_connections = 5 ")
+
+
+def test_router_routes_bound_their_clients_when_each_sets_a_limit():
+    # every classic route at its own max_connections: 100 + 100 + 50 clients, beside the bootstrap's pool of 64
+    text = "[routing:bootstrap_rw]\nmax_connections=100\n[routing:bootstrap_ro]\nmax_connections=100\n"
+    assert router_configured_limits(text).backend_limit == 576  # rw_split still unlimited: max_total 512 binds
+    text += "[routing:bootstrap_rw_split]\nmax_connections=50\n"
+    assert router_configured_limits(text).backend_limit == 250 + 64
+    # an X route's limit counts nothing against max_connections; a custom classic route without one lifts the bound
+    assert router_configured_limits(text + "[routing:bootstrap_x_rw]\nmax_connections=1\n").backend_limit == 314
+    assert router_configured_limits(text + "[routing:mine]\ndestinations=a:3306\n").backend_limit == 576
+    assert router_configured_limits(text + "[routing:mine]\nprotocol=x\n").backend_limit == 314

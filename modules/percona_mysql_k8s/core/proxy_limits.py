@@ -52,6 +52,9 @@ PROXYSQL_SHIPPED_SERVER_CONNECTIONS = 1000
 PROXYSQL_HOSTGROUPS_PER_SERVER = 2
 ROUTER_SHIPPED_MAX_TOTAL = 512
 ROUTER_BOOTSTRAP_IDLE_POOL = 64
+# The routes Router 8.4's bootstrap writes (percona/percona-mysql-router 8.4 in the PS operator v1.2.0 cr.yaml).
+ROUTER_BOOTSTRAP_CLASSIC_ROUTES = ("bootstrap_rw", "bootstrap_ro", "bootstrap_rw_split")
+ROUTER_X_ROUTES = frozenset({"routing:bootstrap_x_rw", "routing:bootstrap_x_ro"})
 # Router's idle pool takes at most this share of a pod's share of mysqld's connections.
 ROUTER_POOL_SHARE = 4
 
@@ -90,9 +93,11 @@ def proxysql_limits(clients: int, per_server: int) -> ProxyLimits:
     )
 
 
-def router_limits(max_total: int, idle_pool: int) -> ProxyLimits:
+def router_limits(max_total: int, idle_pool: int, routes: int | None = None) -> ProxyLimits:
+    """``routes``: what the classic routes' own ``max_connections`` admit together (None: one of them is unlimited)."""
+    clients = max_total if routes is None else min(max_total, routes)
     return ProxyLimits(
-        ROUTER, max_total, max_total + idle_pool, {"max_total_connections": max_total, "max_idle_server_connections": idle_pool}
+        ROUTER, clients, clients + idle_pool, {"max_total_connections": max_total, "max_idle_server_connections": idle_pool}
     )
 
 
@@ -201,8 +206,17 @@ def _router_count(sections: Mapping[str, Mapping[str, str]], section: str, optio
 
 
 def router_configured_limits(text: str | None) -> ProxyLimits:
-    """Router's limits after the operator merges ``configuration`` into the bootstrapped file."""
+    """Router's limits after the operator merges ``configuration`` into the bootstrapped file.
+
+    Every classic route may reach the same member (the ro route falls back to the primary): their per-route
+    ``max_connections`` (router/src/routing/include/mysqlrouter/routing.h ``kDefaultMaxConnections{0}``, "0 == no
+    limit per route"; the bootstrap writes none) bound the clients together when each route sets one; the X
+    protocol routes reach mysqlx's port, which ``max_connections`` does not count."""
     sections = router_options(text or "")
     max_total = _router_count(sections, "default", "max_total_connections", ROUTER_SHIPPED_MAX_TOTAL)
     pool = _router_count(sections, "connection_pool", "max_idle_server_connections", ROUTER_BOOTSTRAP_IDLE_POOL)
-    return router_limits(max_total, pool)
+    classic = {f"routing:{name}" for name in ROUTER_BOOTSTRAP_CLASSIC_ROUTES}
+    classic |= {name for name, options in sections.items() if name.startswith("routing:") and name not in ROUTER_X_ROUTES}
+    classic = {name for name in classic if sections.get(name, {}).get("protocol", "classic").lower() != "x"}
+    caps = [_router_count(sections, name, "max_connections", 0) for name in sorted(classic)]
+    return router_limits(max_total, pool, None if 0 in caps else sum(caps))
