@@ -182,4 +182,22 @@ def pod_bound(texts: Sequence[str], hosts: Sequence[str], version: str = "2.8") 
     return member_bound(haproxy_proxies.read(texts, version), hosts)
 
 
-__all__ = ["Bound", "HAProxyConfigError", "Proxy", "member_bound", "member_hosts", "operator_backends", "pod_bound"]
+def operator_pod_bound(
+    operator: str, text: str, cluster: str = "cluster", size: int = 3, replicas_only_readers: bool = False, version: str = "2.8"
+) -> Bound:
+    """The bound of one pod running ``text`` as its global file beside the backends the operator writes for ``size``
+    members of ``cluster``; HAProxyConfigError when ``haproxy -c`` refuses the pair."""
+    hosts = member_hosts(operator, cluster, size)
+    return pod_bound([text, operator_backends(operator, hosts, replicas_only_readers)], hosts, version)
+
+
+__all__ = [
+    "Bound",
+    "HAProxyConfigError",
+    "Proxy",
+    "member_bound",
+    "member_hosts",
+    "operator_backends",
+    "operator_pod_bound",
+    "pod_bound",
+]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from percona_mysql_k8s.core.haproxy_bound import HAProxyConfigError, member_hosts, operator_backends, pod_bound
+from percona_mysql_k8s.core.haproxy_bound import HAProxyConfigError, operator_pod_bound
 from percona_mysql_k8s.core.proxy_limits import (
     PROXYSQL_SHIPPED_SERVER_CONNECTIONS,
     ProxyLimits,
@@ -41,19 +41,19 @@ def _haproxy(view: DatabaseView, component: Component) -> tuple[ProxyLimits | No
     """The bound one pod's files impose: the custom global file, or the operator's default when ``haproxy -c``
     refuses it (the entrypoint then ignores it), each with the backends the operator's script writes."""
     text, where = _configuration(view, component)
-    hosts = member_hosts(view.operator, view.name or "cluster", view.size(view.mysqld_rel) or 3)
+    cluster, size = view.name or "cluster", view.size(view.mysqld_rel) or 3
     only_readers = view.operator == "pxc" and view.flag("haproxy.exposeReplicas.onlyReaders")
-    backends = operator_backends(view.operator, hosts, only_readers)
     refused = None
     if text:
         try:
-            bound, source = pod_bound([text, backends], hosts), where
+            bound, source = operator_pod_bound(view.operator, text, cluster, size, only_readers), where
         except HAProxyConfigError as error:
             refused = f"{where} is a configuration haproxy -c refuses ({error}), so the entrypoint ignores it"
             text = None
     if not text:
         default = PXC_HAPROXY_GLOBAL if view.operator == "pxc" else PS_HAPROXY_GLOBAL
-        bound, source = pod_bound([default, backends], hosts), "the operator's default haproxy-global.cfg"
+        bound = operator_pod_bound(view.operator, default, cluster, size, only_readers)
+        source = "the operator's default haproxy-global.cfg"
     unseen = (
         f"; values from the environment count as unset ({', '.join(bound.from_environment)})" if bound.from_environment else ""
     )
