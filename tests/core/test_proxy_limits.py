@@ -181,3 +181,17 @@ def test_router_routes_bound_their_clients_when_each_sets_a_limit():
     assert router_configured_limits(text + "[routing:bootstrap_x_rw]\nmax_connections=1\n").backend_limit == 314
     assert router_configured_limits(text + "[routing:mine]\ndestinations=a:3306\n").backend_limit == 576
     assert router_configured_limits(text + "[routing:mine]\nprotocol=x\n").backend_limit == 314
+
+
+def test_bind_maxconn_bounds_each_listener_of_the_line():
+    # listener.c bind_parse_maxconn: per listener; a port range makes one listener per port, a comma list one per
+    # address: 3 x 10 + 2 x 5 under the frontend's 100
+    text = (
+        "global\n  maxconn 1000\nfrontend f\n  maxconn 100\n  bind :3306-3308 maxconn 10\n  bind 10.0.0.1:3306,10.0.0.2:3306 maxconn 5\n"
+        "  default_backend b\nbackend b\n  server m 10.0.0.9:3306\n"
+    )
+    config = read([text])
+    assert config.frontend_limit(config.frontends["f"]) == 40
+    # one bind line without maxconn leaves only the frontend's own
+    config = read([text.replace("  default_backend", "  bind :3400\n  default_backend")])
+    assert config.frontend_limit(config.frontends["f"]) == 100

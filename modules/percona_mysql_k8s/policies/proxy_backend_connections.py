@@ -1,11 +1,15 @@
 """T5 (advisory): the proxies can open no more backend connections than mysqld accepts.
 
-Each proxy pod's backend connections to one mysqld (HAProxy's global maxconn; ProxySQL's per-server
-max_connections in the writer and the reader hostgroup; Router's max_total_connections plus its idle pool), times
-the proxy pods, plus ``min_connections`` for mysqld's own users, must fit ``max_connections`` (as written, else as
-the operator auto-tunes it, else mysqld's 151). Otherwise a connection storm reaches mysqld and fails there with
-error 1040 instead of waiting at the proxy. The readers and the proxies' facts are the ones sizing writes with
-(``percona_mysql_k8s.core.proxy_limits``), so a stack this project sized passes by construction.
+Each proxy pod's backend connections to one mysqld, read from the files the proxy really runs (docs/proxy-limits.md):
+HAProxy's custom global file beside the backends the operator's script writes (the operator's default when
+``haproxy -c`` refuses the pair, which is reported), bounded by the flow through frontend, server and global maxconn
+with their inheritance (``core.haproxy_bound``); ProxySQL's per-server max_connections in the writer and the reader
+hostgroup, at most two per client; Router's clients (``max_total_connections``, or its classic routes' own limits)
+plus its idle pool. Times the proxy pods, plus ``min_connections`` for mysqld's own users, they must fit
+``max_connections`` (as written, else as the operator auto-tunes it by its own test of the text, else mysqld's 151).
+Otherwise a connection storm reaches mysqld and fails there with error 1040 instead of waiting at the proxy. The
+readers and the proxies' facts are the ones sizing writes with (``percona_mysql_k8s.core.proxy_limits``), so a
+stack this project sized passes by construction.
 """
 
 from __future__ import annotations
