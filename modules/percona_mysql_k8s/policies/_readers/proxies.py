@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from percona_mysql_k8s.core.haproxy_bound import HAProxyConfigError, operator_pod_bound
+from percona_mysql_k8s.core.haproxy_operator import PS_HAPROXY_GLOBAL, PXC_HAPROXY_GLOBAL
 from percona_mysql_k8s.core.proxy_limits import (
     PROXYSQL_SHIPPED_SERVER_CONNECTIONS,
     ProxyLimits,
@@ -15,7 +16,6 @@ from percona_mysql_k8s.core.proxy_limits import (
     router_configured_limits,
 )
 from percona_mysql_k8s.core.sidecars import HAPROXY, PROXYSQL, ROUTER
-from percona_mysql_k8s.plan.database.proxy_config import PS_HAPROXY_GLOBAL, PXC_HAPROXY_GLOBAL
 
 from .database import Component, DatabaseView
 from .values import Malformed, as_bool, as_int, as_map, as_str
