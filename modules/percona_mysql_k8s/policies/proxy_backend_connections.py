@@ -20,7 +20,6 @@ from percona_mysql_k8s.core.proxy_limits import limits_for_share
 from percona_mysql_k8s.core.sidecars import HAPROXY, PROXYSQL
 
 from ._framework import Context, Spec, resource_policy
-from ._readers.database import has_template
 from ._readers.flow import integer_option
 from ._readers.memory import autotune_source, operator_auto_config
 from ._readers.proxies import proxy_backends
@@ -43,9 +42,6 @@ def _max_connections(view) -> tuple[int, str] | None:
     auto-config.cnf (by its own test of the text, core.operator_autotune), else mysqld's default; None when a
     template hides it."""
     where = view.path(view.config_rel)
-    options = view.options()
-    if any(has_template(value) for value in options.values()):
-        return None  # M2 reports templates
     found = integer_option(view, "max_connections", minimum=1)
     if found is not None:
         return found[1], f"{where} sets max_connections={found[1]}"

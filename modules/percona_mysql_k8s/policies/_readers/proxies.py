@@ -41,7 +41,9 @@ def _haproxy(view: DatabaseView, component: Component) -> tuple[ProxyLimits | No
     """The bound one pod's files impose: the custom global file, or the operator's default when ``haproxy -c``
     refuses it (the entrypoint then ignores it), each with the backends the operator's script writes."""
     text, where = _configuration(view, component)
-    cluster, size = view.name or "cluster", view.size(view.mysqld_rel) or 3
+    # the members' host names only tell the servers apart: a fixed name, never the resource's (a '#' or a blank in
+    # it would change how HAProxy splits the server lines)
+    cluster, size = "cluster", view.size(view.mysqld_rel) or 3
     only_readers = view.operator == "pxc" and view.flag("haproxy.exposeReplicas.onlyReaders")
     refused = None
     if text:
