@@ -33,6 +33,7 @@ POLICY_MODULES = (
     "backup_pitr",
     "backup_retention",
     "backup_endpoints",
+    "data_volume",
     # advisory
     "gr_flow_control_quota",
     "gr_consistency",
