@@ -14,113 +14,12 @@ Pure; no Pulumi.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
-# Two upstream files that share their global/defaults text today, kept whole so each diffs cleanly against its source.
-PXC_HAPROXY_GLOBAL = """    global
-      log stdout format raw local0
-      maxconn 2048
-      external-check
-      insecure-fork-wanted
-      hard-stop-after 10s
-      stats socket /etc/haproxy/pxc/haproxy.sock mode 600 expose-fd listeners level admin
-
-    defaults
-      no option dontlognull
-      log-format '{"time":"%t", "client_ip": "%ci", "client_port":"%cp", "backend_source_ip": "%bi", "backend_source_port": "%bp",  "frontend_name": "%ft", "backend_name": "%b", "server_name":"%s", "tw": "%Tw", "tc": "%Tc", "Tt": "%Tt", "bytes_read": "%B", "termination_state": "%ts", "actconn": "%ac", "feconn" :"%fc", "beconn": "%bc", "srv_conn": "%sc", "retries": "%rc", "srv_queue": "%sq", "backend_queue": "%bq" }'
-      default-server init-addr last,libc,none
-      log global
-      mode tcp
-      retries 10
-      timeout client 28800s
-      timeout connect 100500
-      timeout server 28800s
-
-    resolvers kubernetes
-      parse-resolv-conf
-
-    frontend galera-in
-      bind *:3309 accept-proxy
-      bind *:3306
-      mode tcp
-      option clitcpka
-      default_backend galera-nodes
-
-    frontend galera-admin-in
-      bind *:33062
-      mode tcp
-      option clitcpka
-      default_backend galera-admin-nodes
-
-    frontend galera-replica-in
-      bind *:3307
-      mode tcp
-      option clitcpka
-      default_backend galera-replica-nodes
-
-    frontend galera-mysqlx-in
-      bind *:33060
-      mode tcp
-      option clitcpka
-      default_backend galera-mysqlx-nodes
-
-    frontend stats
-      bind *:8404
-      mode http
-      http-request use-service prometheus-exporter if { path /metrics }
-"""
-
-PS_HAPROXY_GLOBAL = """    global
-      log stdout format raw local0
-      maxconn 2048
-      external-check
-      insecure-fork-wanted
-      hard-stop-after 10s
-      stats socket /etc/haproxy/mysql/haproxy.sock mode 600 expose-fd listeners level admin
-
-    defaults
-      no option dontlognull
-      log-format '{"time":"%t", "client_ip": "%ci", "client_port":"%cp", "backend_source_ip": "%bi", "backend_source_port": "%bp",  "frontend_name": "%ft", "backend_name": "%b", "server_name":"%s", "tw": "%Tw", "tc": "%Tc", "Tt": "%Tt", "bytes_read": "%B", "termination_state": "%ts", "actconn": "%ac", "feconn" :"%fc", "beconn": "%bc", "srv_conn": "%sc", "retries": "%rc", "srv_queue": "%sq", "backend_queue": "%bq" }'
-      default-server init-addr last,libc,none
-      log global
-      mode tcp
-      retries 10
-      timeout client 28800s
-      timeout connect 5s
-      timeout server 28800s
-
-    resolvers kubernetes
-      parse-resolv-conf
-
-    frontend mysql-primary-in
-      bind *:3309 accept-proxy
-      bind *:3306
-      mode tcp
-      option clitcpka
-      default_backend mysql-primary
-
-    frontend mysql-replicas-in
-      bind *:3307
-      mode tcp
-      option clitcpka
-      default_backend mysql-replicas
-
-    frontend mysqlx-in
-      bind *:33060
-      mode tcp
-      option clitcpka
-      default_backend mysql-x
-
-    frontend mysql-admin-in
-      bind *:33062
-      mode tcp
-      option clitcpka
-      default_backend mysql-admin
-
-    frontend stats
-      bind *:8404
-      mode http
-      http-request use-service prometheus-exporter if { path /metrics }
-"""
+# Each file byte for byte, as package data beside this module, so that it diffs cleanly against its source.
+_FILES = Path(__file__).resolve().parent / "operator_files"
+PXC_HAPROXY_GLOBAL = (_FILES / "pxc-haproxy-global.cfg").read_text()
+PS_HAPROXY_GLOBAL = (_FILES / "ps-haproxy-global.cfg").read_text()
 
 _PXC_CHECK = "/opt/percona/haproxy_check_pxc.sh"
 _PXC_OPTIONS = "resolvers kubernetes check inter 10000 rise 1 fall 2 weight 1 on-marked-down shutdown-sessions"
