@@ -2,7 +2,7 @@
 
 The model is :func:`percona_mysql_k8s.core.memory.model`; this module only supplies its inputs from a resource:
 the mysqld limit, the options (with ``{{containerMemoryLimit}}`` templates rendered and, for keys the
-operator auto-tunes when they are absent, the value the operator would write), the engine and the
+operator auto-tunes, the value it writes: core.operator_autotune), the engine and the
 MySQL version from the image tag (both versions' defaults are evaluated, and the larger peak kept,
 when the tag does not tell).
 """
@@ -12,31 +12,42 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from percona_mysql_k8s.core.memory import GROUP_REPLICATION, MYSQL_VERSIONS, PXC, MemoryModel, model
-from percona_mysql_k8s.core.units import GIB, MIB
+from percona_mysql_k8s.core.operator_autotune import (
+    CONNECTION_BYTES,
+    AutoConfig,
+    AutotuneRefused,
+    auto_config,
+    autotune_memory,
+)
+from percona_mysql_k8s.core.units import MIB
 
 from .database import DatabaseView, has_template, render_template
 from .values import Malformed
 
-# Operator auto-tuning when limits.memory is set and the key is absent (INTERFACES §2.3, §3.3).
-AUTOTUNE_CONNECTION_BYTES = 12582880
+
+def operator_auto_config(view: DatabaseView) -> AutoConfig:
+    """What the operator writes into auto-config.cnf for this resource, by its own test of the text
+    (core.operator_autotune: PXC's go-ini ``ConfigHasKey``, PS's ``strings.Contains``). Malformed where the
+    operator stops its reconcile instead (go-ini refuses the text, a memory below 12582880 bytes)."""
+    resources = view.mysqld_container().resources()
+    memory, _ = autotune_memory(view.operator, resources.memory_limit, resources.memory_request)
+    try:
+        return auto_config(view.operator, view.config_text(), memory)
+    except AutotuneRefused as error:
+        rel = view.config_rel if error.field == "configuration" else f"{view.mysqld_rel}.resources.memory"
+        raise Malformed(view.path(rel), str(error)) from None
 
 
-def operator_autotunes(view: DatabaseView, key: str) -> bool:
-    """Whether the operator writes ``key`` into auto-config.cnf when mysqld does not otherwise get it.
-
-    PXC checks the ``[mysqld]`` section (pkg/pxc/app/config/autotune.go ``ConfigHasKey``), which the
-    effective options already cover. PS skips a key whose name appears *anywhere* in the text, a comment
-    or another group included (percona-server-mysql-operator v1.2.0 pkg/mysql/config.go
-    ``GetAutoTuneParams``: ``strings.Contains(conf, "innodb_buffer_pool_size")``): then mysqld keeps its
-    own default.
-    """
-    if view.operator == "ps":
-        return key not in (view.config_text() or "")
-    return True
+def autotune_source(view: DatabaseView) -> str:
+    """``limits.memory 16Gi`` / ``requests.memory 4Gi``: the memory the operator tunes from, as written."""
+    resources = view.mysqld_container().resources()
+    _, name = autotune_memory(view.operator, resources.memory_limit, resources.memory_request)
+    return name
 
 
 def autotuned(view: DatabaseView, options: Mapping[str, str], limit: int) -> tuple[dict[str, str], list[str]]:
-    """Options as mysqld will run them: templates rendered, auto-tuned keys filled in."""
+    """Options as mysqld will run them: templates rendered, the operator's auto-tuned keys filled in where the
+    user's file (read after auto-config.cnf) does not set them."""
     result: dict[str, str] = {}
     for key, value in options.items():
         if has_template(value):
@@ -48,16 +59,17 @@ def autotuned(view: DatabaseView, options: Mapping[str, str], limit: int) -> tup
                 ) from None
         result[key] = value
     notes = []
-    if "innodb_buffer_pool_size" not in result and operator_autotunes(view, "innodb_buffer_pool_size"):
-        if view.operator == "pxc":
-            share = 0.75 if limit * 0.25 >= GIB else 0.5
-        else:
-            share = 0.5
-        result["innodb_buffer_pool_size"] = str(int(limit * share) // MIB * MIB)
-        notes.append(f"buffer pool auto-tuned by the operator to {share:.0%} of the limit")
-    if "max_connections" not in result and operator_autotunes(view, "max_connections"):
-        result["max_connections"] = str(max(1, limit // AUTOTUNE_CONNECTION_BYTES))
-        notes.append("max_connections auto-tuned by the operator to limit / 12582880")
+    written = operator_auto_config(view).written
+    source = autotune_source(view)
+    if "innodb_buffer_pool_size" not in result and "innodb_buffer_pool_size" in written:
+        for key in ("innodb_buffer_pool_chunk_size", "innodb_buffer_pool_size"):
+            if key in written and key not in result:
+                result[key] = written[key]
+        share = "75%/50%" if view.operator == "pxc" else "50%"
+        notes.append(f"buffer pool auto-tuned by the operator to {share} of {source}")
+    if "max_connections" not in result and "max_connections" in written:
+        result["max_connections"] = written["max_connections"]
+        notes.append(f"max_connections auto-tuned by the operator to {source} / {CONNECTION_BYTES}")
     return result, notes
 
 
@@ -113,4 +125,11 @@ TERM_LABELS = {
     "certification_info": "certification info (M5)",
 }
 
-__all__ = ["GROUP_REPLICATION", "TERM_LABELS", "autotuned", "operator_autotunes", "evaluate", "fitting_buffer_pool"]
+__all__ = [
+    "GROUP_REPLICATION",
+    "TERM_LABELS",
+    "autotuned",
+    "operator_auto_config",
+    "evaluate",
+    "fitting_buffer_pool",
+]
