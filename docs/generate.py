@@ -31,6 +31,7 @@ FAMILIES = {
     "B": "B. Benchmarks",
     "S": "S. Safety",
     "R": "R. Recovery (production stacks; ephemeral stacks are exempt)",
+    "C": "C. Custom resources",
 }
 
 

@@ -18,7 +18,15 @@ from percona_mysql_k8s.cli import bundle
 from percona_mysql_k8s.policies import SHELL
 
 # import name -> the distribution that provides it (PyPI names as requirements.txt spells them)
-DISTRIBUTIONS = {"pulumi_policy": "pulumi-policy", "pulumi": "pulumi", "grpc": "grpcio", "google": "protobuf", "yaml": "PyYAML"}
+DISTRIBUTIONS = {
+    "pulumi_policy": "pulumi-policy",
+    "pulumi": "pulumi",
+    "grpc": "grpcio",
+    "google": "protobuf",
+    "yaml": "PyYAML",
+    "jsonschema": "jsonschema",  # rule C1 (core.crd): the CRDs' OpenAPI schemas
+    "cel_expr_python": "cel-expr-python",  # rule C1 (core.crd): the CRDs' CEL rules
+}
 
 
 @pytest.fixture(scope="module")

@@ -4,8 +4,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from percona_mysql_k8s.core.haproxy_bound import member_hosts, operator_backends, operator_pod_bound, pod_bound
-from percona_mysql_k8s.core.haproxy_operator import MEMBERS_FOR_A_BOUND
 from percona_mysql_k8s.core.haproxy_config import HAProxyConfigError
+from percona_mysql_k8s.core.haproxy_operator import MEMBERS_FOR_A_BOUND
 from percona_mysql_k8s.core.haproxy_proxies import read
 from percona_mysql_k8s.core.proxy_limits import (
     limits_for_share,

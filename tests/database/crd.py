@@ -1,24 +1,28 @@
-"""Validate generated custom resources against the Percona CRDs (reference material: scripts/fetch-reference.sh).
+"""Generated custom resources checked as the API server checks them: the core's one CRD reader.
 
-The API server prunes fields its structural schema does not know, silently (INTERFACES §7.5). Plain
-JSON-schema validation would accept them too, so :func:`strict` closes every object schema that lists
-its properties (``additionalProperties: false``) unless it says ``x-kubernetes-preserve-unknown-fields``:
-a misspelt or wrong-operator field then fails the test instead of vanishing in the cluster.
+``percona_mysql_k8s.core.crd.admit`` (the pinned CRDs the package carries) answers; this module sorts its
+reasons for the tests: :func:`schema_errors` (server-side apply, the OpenAPI schema, metadata, list types, the
+scale subresource) and :func:`cel_violations` (the ``x-kubernetes-validations`` rules). A field the API server
+would *prune* silently (where the CRD keeps unknown fields, as PXC's root does) is a schema error here too:
+in a resource this project generates it is a misspelling that would vanish in the cluster.
+
+The tests name the reference item of the CRD they mean (``versions.PXC.reference_crd``); it must be the one
+the package carries (core/crd/generate.py ``SOURCES``), so a test cannot pass against another CRD silently.
 """
 
 from __future__ import annotations
 
-import copy
 import functools
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
-import jsonschema
 import yaml
+from percona_mysql_k8s.core.crd import admit
+from percona_mysql_k8s.core.crd.generate import SOURCES
+from percona_mysql_k8s.core.crd.structural import json_numbers
 from reference_material.resolve import reference_path
 
-from . import cel
+_ints = json_numbers  # numbers as the API server decodes what the provider sends (3.0 arrives as 3)
+CARRIED = {item for _, item, _ in SOURCES}
 
 
 def reference_file(name: str) -> Path:
@@ -32,6 +36,7 @@ def _crds(name: str) -> tuple[dict, ...]:
 
 
 def schema(crd_file: str, kind: str, version: str = "v1") -> dict:
+    """The CRD's schema as published (reference material), for tests about the CRD file itself."""
     for doc in _crds(crd_file):
         if doc["spec"]["names"]["kind"] == kind:
             for entry in doc["spec"]["versions"]:
@@ -40,71 +45,34 @@ def schema(crd_file: str, kind: str, version: str = "v1") -> dict:
     raise LookupError(f"{crd_file} has no {kind} {version}")
 
 
-def strict(node: Any) -> Any:
-    node = copy.deepcopy(node)
-
-    def close(item: Any) -> None:
-        if isinstance(item, dict):
-            if (
-                "properties" in item
-                and "additionalProperties" not in item
-                and not item.get("x-kubernetes-preserve-unknown-fields")
-            ):
-                item["additionalProperties"] = False
-            for value in item.values():
-                close(value)
-        elif isinstance(item, list):
-            for value in item:
-                close(value)
-
-    close(node)
-    return node
+def _group(kind: str) -> str:
+    return "pxc.percona.com" if kind.startswith("PerconaXtraDB") else "ps.percona.com"
 
 
-def _ints(value: Any) -> Any:
-    """Numbers round-trip through protobuf as floats under mocks; whole floats are ints again."""
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, dict):
-        return {key: _ints(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_ints(item) for item in value]
-    return value
+def admission(obj: dict, crd_file: str, kind: str, version: str = "v1"):
+    if crd_file not in CARRIED:
+        raise AssertionError(f"{crd_file} is not a CRD the package carries ({', '.join(sorted(CARRIED))})")
+    answer = admit(f"{_group(kind)}/{version}", kind, obj)
+    assert answer is not None, f"the package carries no CRD for {kind}"
+    return answer
 
 
 def schema_errors(obj: dict, crd_file: str, kind: str, version: str = "v1") -> list[str]:
-    validator = jsonschema.Draft4Validator(strict(schema(crd_file, kind, version)))
-    return sorted(
-        f"{'.'.join(str(p) for p in error.absolute_path) or '<root>'}: {error.message}"
-        for error in validator.iter_errors(_ints(obj))
-    )
+    answer = admission(obj, crd_file, kind, version)
+    found = [str(error) for error in answer.errors if error.origin != "cel"]
+    return sorted(found + [f"{path}: pruned by the API server (not declared in the CRD)" for path in answer.pruned])
 
 
-def _rules(node: dict, value: Any, path: str) -> Iterator[tuple[str, str, Any]]:
-    """(path, rule, self) for every x-kubernetes-validations rule whose object is present."""
-    if not isinstance(node, dict):
-        return
-    for rule in node.get("x-kubernetes-validations") or []:
-        yield path, rule["rule"], value
-    if isinstance(value, dict):
-        for key, child in (node.get("properties") or {}).items():
-            if key in value:
-                yield from _rules(child, value[key], f"{path}.{key}")
-        extra = node.get("additionalProperties")
-        if isinstance(extra, dict):
-            for key, child_value in value.items():
-                if key not in (node.get("properties") or {}):
-                    yield from _rules(extra, child_value, f"{path}.{key}")
-    elif isinstance(value, list) and isinstance(node.get("items"), dict):
-        for index, item in enumerate(value):
-            yield from _rules(node["items"], item, f"{path}[{index}]")
+def cel_violations(obj: dict, crd_file: str, kind: str, version: str = "v1") -> list[str]:
+    """The CEL rules the object breaks (or errors on), or the API server's note that it skipped them."""
+    return [str(error) for error in admission(obj, crd_file, kind, version).errors if error.origin == "cel"]
 
 
 def cel_rules(crd_file: str, kind: str, version: str = "v1") -> list[tuple[str, str]]:
-    """Every rule in the schema, with its path (for coverage checks)."""
+    """Every rule in the published schema, with its path (for coverage checks)."""
     found: list[tuple[str, str]] = []
 
-    def walk(node: Any, path: str) -> None:
+    def walk(node, path: str) -> None:
         if isinstance(node, dict):
             for rule in node.get("x-kubernetes-validations") or []:
                 found.append((path, rule["rule"]))
@@ -116,13 +84,3 @@ def cel_rules(crd_file: str, kind: str, version: str = "v1") -> list[tuple[str, 
 
     walk(schema(crd_file, kind, version), "")
     return found
-
-
-def cel_violations(obj: dict, crd_file: str, kind: str, version: str = "v1") -> list[str]:
-    """The CEL rules the object breaks (or errors on), as the API server would evaluate them."""
-    problems = []
-    for path, rule, value in _rules(schema(crd_file, kind, version), _ints(obj), ""):
-        admitted, reason = cel.admits(rule, value)
-        if not admitted:
-            problems.append(f"{path or '<root>'}: {rule} ({reason})")
-    return problems

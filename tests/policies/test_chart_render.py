@@ -228,6 +228,10 @@ CR_TYPES = {
     "ps-db": "kubernetes:ps.percona.com/v1:PerconaServerMySQL",
 }
 CHART_ONLY = {"S1"}  # passwords in values are judged on the values themselves, which hold more than the CR
+# C1 judges a custom resource against its CRD as the API server does; chart values are another format (helm renders
+# them, and helm's install is what the API server answers). Here the question is whether the policies read a release
+# as they read the CR helm renders from it, so the CR leg is read as if admitted, and C1 is left out.
+CR_ONLY = {"C1"}
 
 
 @pytest.mark.parametrize(
@@ -235,15 +239,16 @@ CHART_ONLY = {"S1"}  # passwords in values are judged on the values themselves, 
     [(chart, values) for chart, cases in CASES.items() for values in cases[:4]],
     ids=lambda item: json.dumps(item)[:60] if isinstance(item, dict) else item,
 )
-def test_a_release_gets_the_verdicts_of_the_custom_resource_helm_renders(chart, values):
+def test_a_release_gets_the_verdicts_of_the_custom_resource_helm_renders(chart, values, monkeypatch):
     rendered = helm_render(chart, values)
     assert not isinstance(rendered, str), rendered
     release = {"chart": chart, "version": RENDER[chart][1], "values": values}
+    monkeypatch.setattr("percona_mysql_k8s.policies._subjects.admission", lambda resource_type, props: None)
     for policy in RESOURCE_POLICIES:
         as_release = run_resource(policy, "kubernetes:helm.sh/v3:Release", release, name="db")
         as_cr = run_resource(policy, CR_TYPES[chart], {"metadata": rendered["metadata"], "spec": rendered["spec"]}, name="db")
         rules = (
-            {m.split(":", 1)[0] for m in as_release.messages} - CHART_ONLY,
-            {m.split(":", 1)[0] for m in as_cr.messages} - CHART_ONLY,
+            {m.split(":", 1)[0] for m in as_release.messages} - CHART_ONLY - CR_ONLY,
+            {m.split(":", 1)[0] for m in as_cr.messages} - CHART_ONLY - CR_ONLY,
         )
         assert rules[0] == rules[1], (policy.name, as_release.messages, as_cr.messages)

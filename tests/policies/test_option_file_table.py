@@ -259,6 +259,7 @@ def _run(row: Row, text: str, monkeypatch) -> list[str]:
     spec["pxc" if row.base == "pxc" else "mysql"]["configuration"] = row.configuration(text)
     if row.base == "async":
         spec["mysql"]["clusterType"] = "async"
+        spec["orchestrator"]["enabled"] = True  # the PS CRD refuses async without it (C1)
     policy = importlib.import_module(f"percona_mysql_k8s.policies.{row.policy}").POLICY
     return run_resource(policy, resource["type"], resource["props"]).messages
 

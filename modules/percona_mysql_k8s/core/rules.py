@@ -62,7 +62,7 @@ __all__ = [
     "rule",
 ]
 
-_RULES = (*SIZING_RULES, *DEPLOYMENT_RULES)  # K, M, F, G, then T, B, S, R: the catalogue's order
+_RULES = (*SIZING_RULES, *DEPLOYMENT_RULES)  # K, M, F, G, then T, B, S, R, C: the catalogue's order
 
 RULES: Mapping
 RULES: Mapping[str, Rule] = MappingProxyType({rule.id: rule for rule in _RULES})
@@ -116,6 +116,16 @@ SOURCES: Mapping[str, tuple[tuple[str, str], ...]] = MappingProxyType(
             (
                 "Marco Tusa, A face to face with semi-synchronous replication",
                 "https://www.tusacentral.com/joomla/index.php/mysql-blogs/247-a-face-to-face-with-semi-synchronous-replication",
+            ),
+        ),
+        "CRD": (
+            (
+                "Kubernetes: Extend the Kubernetes API with CustomResourceDefinitions (validation, defaulting, pruning, validation rules)",
+                "https://kubernetes.io/docs/tasks/extend-kubernetes/custom-resources/custom-resource-definitions/",
+            ),
+            (
+                "kubernetes/apiextensions-apiserver: the API server's validation of custom resources",
+                "https://github.com/kubernetes/apiextensions-apiserver/tree/v0.36.3/pkg/apiserver",
             ),
         ),
         "INTERFACES": (

@@ -1,5 +1,5 @@
 """The rules on what is deployed around the sized members (part of the catalogue, core.rules): T topology
-and proxies, B benchmarks, S safety, R recovery. Each rule carries its thresholds."""
+and proxies, B benchmarks, S safety, R recovery, C custom resources. Each rule carries its thresholds."""
 
 from __future__ import annotations
 
@@ -192,5 +192,18 @@ DEPLOYMENT_RULES = (
         "data set, written once more into the binary log, which mysqld keeps for binlog_expire_logs_seconds).",
         M,
         ("INTERFACES",),
+    ),
+    # C. Custom resources. A family of its own: RULES.md (the specification) has no rule on the format itself,
+    # because every other rule presumes a resource the operator receives; C1 makes that presumption a check.
+    Rule(
+        "C1",
+        "Custom resources the API server accepts",
+        "A PerconaXtraDBCluster, PerconaServerMySQL or one of their backup and restore resources validates "
+        "against the pinned operator's CRD as the API server validates it: the OpenAPI schema (types, required "
+        "fields, enums, patterns, formats, bounds, list keys) after pruning and defaults, the fields server-side "
+        "apply refuses, and the CRD's x-kubernetes-validations (CEL) rules. A resource the API server would refuse "
+        "is reported with the API server's reason, and no other rule judges it as if it were valid.",
+        M,
+        ("CRD", "INTERFACES"),
     ),
 )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 
 from ._framework import Context, memo
+from ._readers.admission import admission, refusal_note
 from ._readers.database import DatabaseView, database_view
 from ._readers.helm import ValuesFromFiles
 from ._readers.values import Malformed, NotKnown
@@ -12,10 +13,18 @@ from ._readers.values import Malformed, NotKnown
 
 def database(ctx: Context, rule: str) -> DatabaseView | None:
     """The database cluster the resource declares, or None (not a database resource, or unreadable:
-    then ``rule`` is reported, or the check is noted as unknown at preview / not applicable)."""
+    then ``rule`` is reported, or the check is noted as unknown at preview / not applicable).
+
+    A custom resource is read as the API server would store it; one the API server refuses is rule C1's
+    (crd_admission) and no other rule's: not applicable to them."""
     resource = ctx.resource
     assert resource is not None
-    return _build(ctx, rule, "database", lambda: database_view(resource.type, resource.props, resource.name))
+    answer = memo(resource.identity, "admission", lambda: admission(resource.type, resource.props))
+    if answer is not None and answer.refused:
+        ctx.not_applicable(refusal_note(answer))
+        return None
+    props = answer.stored if answer is not None else resource.props
+    return _build(ctx, rule, "database", lambda: database_view(resource.type, props, resource.name))
 
 
 def _build(ctx: Context, rule: str, key: str, build):

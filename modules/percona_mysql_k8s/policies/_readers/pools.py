@@ -90,10 +90,13 @@ def _name(props: dict, key: str) -> str | None:
 def _gke(props: dict, name: str, default_machine: str | None = None) -> NodePool:
     config = as_map(at(props, "nodeConfig"), "nodeConfig")
     machine = as_str(config.get("machineType", MISSING), "nodeConfig.machineType", default_machine)
-    per_zone = as_int(at(props, "nodeCount"), "nodeCount") or as_int(at(props, "initialNodeCount"), "initialNodeCount")
+    # node pools are no custom resources: their counts keep the reading they had (as_int ``text``)
+    per_zone = as_int(at(props, "nodeCount"), "nodeCount", text=True) or as_int(
+        at(props, "initialNodeCount"), "initialNodeCount", text=True
+    )
     autoscaling = as_map(at(props, "autoscaling"), "autoscaling")
-    total = as_int(autoscaling.get("totalMaxNodeCount", MISSING), "autoscaling.totalMaxNodeCount")
-    per_zone = as_int(autoscaling.get("maxNodeCount", MISSING), "autoscaling.maxNodeCount", per_zone)
+    total = as_int(autoscaling.get("totalMaxNodeCount", MISSING), "autoscaling.totalMaxNodeCount", text=True)
+    per_zone = as_int(autoscaling.get("maxNodeCount", MISSING), "autoscaling.maxNodeCount", per_zone, text=True)
     zones = [str(zone) for zone in as_list(at(props, "nodeLocations"), "nodeLocations")]
     location = as_str(at(props, "location"), "location", "") or ""
     if total:
@@ -136,7 +139,8 @@ def _eks(resource_type: str, props: dict, name: str) -> NodePool:
     max_nodes = as_int(
         scaling.get("maxSize", MISSING),
         "scalingConfig.maxSize",
-        as_int(scaling.get("desiredSize", MISSING), "scalingConfig.desiredSize"),
+        as_int(scaling.get("desiredSize", MISSING), "scalingConfig.desiredSize", text=True),
+        text=True,
     )
     own_name = _name(props, "nodeGroupName")
     nodes = eks_pool_nodes(

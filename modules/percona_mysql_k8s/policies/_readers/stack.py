@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from percona_mysql_k8s.core.units import Schema
 
+from .admission import admission
 from .backup import backup_section
 from .database import DatabaseView, database_view
 from .helm import PMM, chart_name, chart_values, is_helm
@@ -165,7 +166,11 @@ def read_stack(resources) -> StackView:
     view = StackView([], [], [], [])
     for resource in resources:
         try:
-            database = database_view(resource.type, resource.props, resource.name)
+            answer = admission(resource.type, resource.props)
+            if answer is not None and answer.refused:  # no pods: the API server refuses it (C1 reports it)
+                continue
+            props = answer.stored if answer is not None else resource.props
+            database = database_view(resource.type, props, resource.name)
             if database is not None:
                 view.databases.append((resource, database))
                 view.groups.extend(_database_groups(resource, database))

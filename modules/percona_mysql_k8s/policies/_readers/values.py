@@ -176,7 +176,13 @@ def _known(value: Any, path: str) -> Any:
     return value
 
 
-def as_int(value: Any, path: str, default: int | None = None) -> int | None:
+def as_int(value: Any, path: str, default: int | None = None, *, text: bool = False) -> int | None:
+    """An integer field. A custom resource's integer is a JSON number (a whole float is one: numbers cross the
+    engine's protobuf Structs as floats); a string there is no number to the API server, which refuses the
+    resource (rule C1), so it is Malformed here, never read as one (issue 28 item 7). A chart value reaches
+    this reader rendered as the chart renders it (chart_render: ``{{ x }}`` printing makes ``"3"`` the YAML
+    integer 3, ``toYaml`` keeps a string). ``text`` accepts a decimal string: only for inputs that are no
+    custom resource's (node pools, workloads), read as before."""
     value = _known(value, path)
     if value is MISSING or value is None:
         return default
@@ -186,8 +192,10 @@ def as_int(value: Any, path: str, default: int | None = None) -> int | None:
         return value
     if isinstance(value, float) and math.isfinite(value) and value.is_integer():
         return int(value)  # numbers cross the engine's protobuf Structs as floats
-    if isinstance(value, str) and _ascii_integer(value.strip()):
+    if text and isinstance(value, str) and _ascii_integer(value.strip()):
         return int(value.strip())
+    if isinstance(value, str):
+        raise Malformed(path, f"is {describe(value)}, a string where the CRD wants an integer (not a whole number)")
     raise Malformed(path, f"is {describe(value)}, not a whole number")
 
 

@@ -130,9 +130,9 @@ def workload_view(resource_type: str, props: dict, name: str = "") -> Workload |
     if template_path:
         labels.update(as_map(at(props, f"{template_path}.metadata.labels"), f"{template_path}.metadata.labels"))
     if kind in ("Deployment", "StatefulSet", "ReplicaSet"):
-        replicas = as_int(at(props, "spec.replicas"), "spec.replicas", 1)
+        replicas = as_int(at(props, "spec.replicas"), "spec.replicas", 1, text=True)  # a built-in kind, read as before
     elif kind == "Job":
-        replicas = as_int(at(props, "spec.parallelism"), "spec.parallelism", 1)
+        replicas = as_int(at(props, "spec.parallelism"), "spec.parallelism", 1, text=True)
     else:
         replicas = 1
     workload_name = as_str(metadata.get("name", MISSING), "metadata.name", name) or name
