@@ -113,7 +113,17 @@ class StackCase:
         return stack_settings_from_config(self.config(extra), host=lambda: KIND_HOST)
 
     def objects(self, extra: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
-        """The stack program's custom resource and the Secrets it registers in the database namespace."""
+        """The stack program's custom resource and the Secrets it registers in the database namespace (a copy: the
+        program runs once per case and config)."""
+        import copy
+        import json
+
+        key = (self, json.dumps(dict(extra or {}), sort_keys=True))
+        if key not in _OBJECTS:
+            _OBJECTS[key] = self._run_program(extra)
+        return copy.deepcopy(_OBJECTS[key])
+
+    def _run_program(self, extra: Mapping[str, Any] | None) -> list[dict[str, Any]]:
         from percona_mysql_k8s.cli.offline import run_stack
         from percona_mysql_k8s.plan.clusters import kind as kind_plan
 
@@ -135,6 +145,7 @@ class StackCase:
         return found
 
 
+_OBJECTS: dict[tuple[StackCase, str], list[dict[str, Any]]] = {}
 STACK_CASES = tuple(StackCase(stack, engine) for stack in STACKS for engine in ENGINES)
 
 

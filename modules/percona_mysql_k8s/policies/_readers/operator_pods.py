@@ -13,11 +13,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from percona_mysql_k8s.core.memory import GROUP_REPLICATION, PXC
 from percona_mysql_k8s.core.qos import ContainerAmounts, pod_qos_class
+from percona_mysql_k8s.core.sidecars import HAPROXY, LOG_COLLECTOR_CONTAINERS, PROXYSQL, proxy_has_pmm, proxy_monitor_containers
 
 from .database import Component, Container, DatabaseView
 from .placement import Placement, read_placement
-from .values import MISSING, as_map, as_str
+from .values import MISSING, as_list, as_map, as_str, join
 
 # crVersion absent: the operators take their own version (PXC pkg/apis/pxc/v1 ``setVersion``; PS ``CompareVersion``
 # against its version.txt). The versions the pack models.
@@ -41,6 +43,81 @@ VALID_TOPOLOGY_KEYS = {
     ),
     "ps": frozenset({"none", HOSTNAME, "topology.kubernetes.io/zone", "topology.kubernetes.io/region"}),
 }
+
+
+def _container(view: DatabaseView, component: Component, name: str, role: str, rel: str) -> Container:
+    return Container(component.key, name, role, view.path(rel), view.get(rel))
+
+
+def _mysqld_pod(view: DatabaseView, component: Component) -> list[Container]:
+    """mysqld and its sidecars (PXC pkg/pxc/statefulset.go StatefulSet: pmm-client, logs and logrotate on
+    ``logcollector.resources`` (node.go LogCollectorContainer); PS pkg/mysql/mysql.go containers: xtrabackup while
+    backups are on, pt-heartbeat on async with the orchestrator and a toolkit, pmm-client)."""
+    result = [view.mysqld_container()]
+    if view.logcollector_enabled():
+        result += [_container(view, component, name, "sidecar", "logcollector.resources") for name in LOG_COLLECTOR_CONTAINERS]
+    if view.backup_sidecar():
+        result.append(_container(view, component, "xtrabackup", "sidecar", "backup.resources"))
+    if view.toolkit():
+        result.append(_container(view, component, "pt-heartbeat", "sidecar", "toolkit.resources"))
+    if view.pmm_enabled():
+        result.append(_container(view, component, "pmm-client", "sidecar", "pmm.resources"))
+    return result
+
+
+def _proxy_pod(view: DatabaseView, component: Component) -> list[Container]:
+    """The proxy, its monitor sidecars and pmm-client (core.sidecars.proxy_monitor_containers). The monitors' budget:
+    PXC ``sidecarResources`` (haproxy.go / proxysql.go SidecarContainers); PS a map keyed by container name, or
+    HAProxy's own resources below crVersion 1.2.0 (DatabaseView.monit_inherits_haproxy)."""
+    rel = f"{component.rel}.resources"
+    result = [_container(view, component, component.key, "proxy", rel)]
+    engine = PXC if view.operator == "pxc" else GROUP_REPLICATION
+    scheduler = view.operator == "pxc" and component.key == PROXYSQL and view.flag("proxysql.scheduler.enabled")
+    for name in proxy_monitor_containers(component.key, engine, proxysql_scheduler=scheduler):
+        if view.operator == "ps" and component.key == HAPROXY and view.monit_inherits_haproxy():
+            result.append(_container(view, component, name, "sidecar", rel))
+        elif view.operator == "ps":
+            result.append(_container(view, component, name, "sidecar", f"{component.rel}.sidecarResources.{name}"))
+        else:
+            result.append(_container(view, component, name, "sidecar", f"{component.rel}.sidecarResources"))
+    if view.pmm_enabled() and proxy_has_pmm(component.key):
+        result.append(_container(view, component, "pmm-client", "sidecar", "pmm.resources"))
+    return result
+
+
+def _user_sidecars(view: DatabaseView, component: Component, taken: set[str]) -> list[Container]:
+    """``<component>.sidecars`` as the operator appends them: never under the name of one of its own containers
+    (PXC pkg/apis/pxc/v1 AddSidecarContainers, "Wrong sidecar container name, it is skipped"; PS pkg/mysql/mysql.go
+    appendUniqueContainers, which also skips a second sidecar of one name; PXC keeps both, and the API server then
+    refuses the StatefulSet). PS adds them to the mysql pods only (its orchestrator, HAProxy and Router pods take
+    none)."""
+    if view.operator == "ps" and component.role != "mysqld":
+        return []
+    rel = f"{component.rel}.sidecars"
+    sidecars = []
+    for index, sidecar in enumerate(as_list(view.get(rel), view.path(rel))):
+        path = f"{view.path(rel)}[{index}]"
+        sidecar = as_map(sidecar, path)
+        name = as_str(sidecar.get("name", MISSING), join(path, "name"), f"sidecar-{index}")
+        if name in taken:
+            continue
+        if view.operator == "ps":
+            taken.add(name)
+        sidecars.append(Container(component.key, name, "sidecar", join(path, "resources"), sidecar.get("resources", MISSING)))
+    return sidecars
+
+
+def containers(view: DatabaseView, component: Component) -> list[Container]:
+    """Every container of one pod type, each with the path of its budget (INTERFACES §2.3, §3.3)."""
+    if component.role == "mysqld":
+        result = _mysqld_pod(view, component)
+    elif component.role == "proxy":
+        result = _proxy_pod(view, component)
+    else:  # PS pkg/orchestrator/orchestrator.go containers: the orchestrator and mysql-monit, both on its resources
+        rel = f"{component.rel}.resources"
+        result = [_container(view, component, component.key, "orchestrator", rel)]
+        result.append(_container(view, component, "mysql-monit", "sidecar", rel))
+    return result + _user_sidecars(view, component, {container.name for container in result})
 
 
 def version(view: DatabaseView) -> tuple[int, int, int]:
@@ -90,6 +167,11 @@ def init_containers(view: DatabaseView, component: Component) -> list[Container]
         if declared is not MISSING and declared is not None:
             return [_init(view, component, f"{component.key}-init", rel, declared)]
     return [_init(view, component, f"{component.key}-init", f"{component.rel}.resources", view.get(f"{component.rel}.resources"))]
+
+
+def every_container(view: DatabaseView, component: Component) -> list[Container]:
+    """The pod's containers, then its init containers: every container K2 and K3 budget."""
+    return containers(view, component) + init_containers(view, component)
 
 
 def anti_affinity_key(view: DatabaseView, component: Component) -> str | None:
@@ -152,7 +234,7 @@ class PodModel:
 def pod_model(view: DatabaseView, component: Component) -> PodModel:
     return PodModel(
         component,
-        tuple(view.containers(component)),
+        tuple(containers(view, component)),
         tuple(init_containers(view, component)),
         placement(view, component),
         anti_affinity_key(view, component),

@@ -16,8 +16,8 @@ from percona_mysql_k8s.core.units import Schema
 
 from .backup import backup_section
 from .database import DatabaseView, database_view
-from .operator_pods import pod_models
 from .helm import PMM, chart_name, chart_values, is_helm
+from .operator_pods import pod_models
 from .placement import Placement, read_placement
 from .pools import NodePool, pool_views
 from .resources import read_resources
