@@ -99,6 +99,7 @@ def deploy(tier, case: StackCase) -> Deployment:
     create_nodes(core, nodes, case.id)
     timings = {"nodes": time.monotonic() - start}
     settings, objects = apply_case(tier, case)
+    timings["applied"] = time.monotonic() - start
     cr = custom_resource(objects)
     names = expected_statefulsets(cr)
     deployment = Deployment(case, settings, objects, nodes, names, timings)
