@@ -137,12 +137,25 @@ def _populate(tier, deployment: Deployment) -> None:
         for name in deployment.statefulsets:
             sts = _statefulset(tier, namespace, name)
             wanted += sts.spec.replicas or 0
-            if any(p.metadata.name == f"{name}-0" for p in core.list_namespaced_pod(namespace).items):
+            if _controller_caught_up(sts):
                 stand_in_members(core, tier.api, sts)
         pods = [p for p in core.list_namespaced_pod(namespace).items if _owned_by_a_statefulset(p)]
         return len(pods) == wanted and all(p.spec.node_name and p.status.phase == "Running" for p in pods)
 
     wait_for(f"{deployment.case.id}: every member placed and running", every_member_runs, timeout=RENDER_TIMEOUT, interval=1.0)
+
+
+def _controller_caught_up(sts) -> bool:
+    """The StatefulSet controller has made member 0 and written the revision members carry: members made before
+    that would carry another revision, which both operators read as a pending update of the set (PS
+    pkg/controller/ps/upgrade.go stsChanged, "run smart update")."""
+    status = sts.status
+    return bool(
+        status
+        and status.update_revision
+        and (status.replicas or 0) >= 1
+        and status.observed_generation == sts.metadata.generation
+    )
 
 
 def _owned_by_a_statefulset(pod) -> bool:
