@@ -2,7 +2,8 @@
 
 The pack's side is ``percona_mysql_k8s.policies._readers.operator_pods`` over the custom resource as registered
 (``database_view``): the pod types, each one's containers and init containers with their requests and limits, the
-pod's QoS class, its nodeSelector, tolerations and affinity. The operator's side is read back from the cluster: each
+pod's QoS class, its nodeSelector, tolerations and affinity; and ``memory.auto_config``, the options the operator
+auto-tunes into its ConfigMap (the buffer pool and max_connections the memory model then runs with). The operator's side is read back from the cluster: each
 StatefulSet's pod template as the operator wrote it, and the QoS class the API server gave its first pod. Quantities on
 both sides go through the core's one quantity reader (percona_mysql_k8s.core.units).
 """
@@ -12,8 +13,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from percona_mysql_k8s.core.mycnf import parse
 from percona_mysql_k8s.core.units import Schema, cpu_to_millicores, memory_to_bytes
 from percona_mysql_k8s.policies._readers.database import database_view
+from percona_mysql_k8s.policies._readers.memory import auto_config
 from percona_mysql_k8s.policies._readers.operator_pods import PodModel, pod_models
 from percona_mysql_k8s.policies._readers.values import MISSING, plain
 
@@ -108,6 +111,32 @@ def compare_pod(model: PodModel, template: dict[str, Any], qos_class: str | None
         rendered_key = own[0] if len(own) == 1 and len(terms) == 1 and set(affinity) == {"podAntiAffinity"} else affinity or None
         result.check("required anti-affinity over its own labels (topology key)", model.anti_affinity_key, rendered_key)
     return result
+
+
+def auto_config_name(cr: dict[str, Any]) -> tuple[str, str]:
+    """(ConfigMap, key) of the operator's auto-tuning: PXC ``auto-<cluster>-pxc`` ``auto-config.cnf``
+    (pkg/pxc/app/config/configmap.go NewAutoTuneConfigMap); PS ``auto-<cluster>-mysql`` ``my.cnf``."""
+    name = cr["metadata"]["name"]
+    if cr["kind"] == "PerconaXtraDBCluster":
+        return f"auto-{name}-pxc", "auto-config.cnf"
+    return f"auto-{name}-mysql", "my.cnf"
+
+
+def expected_auto_config(cr: dict[str, Any]) -> dict[str, str]:
+    """The pack's model of that ConfigMap (memory.auto_config): for the mysqld container's memory limit (PS: else
+    its request), the keys the operator writes."""
+    view = database_view(f"kubernetes:{cr['apiVersion']}:{cr['kind']}", cr, cr["metadata"]["name"])
+    resources = view.mysqld_container().resources()
+    memory = resources.memory_limit
+    if view.operator == "ps" and memory is None:
+        memory = resources.memory_request
+    return auto_config(view, memory)
+
+
+def rendered_auto_config(text: str | None) -> dict[str, str]:
+    """The ConfigMap's ``[mysqld]`` options (PS writes them without a header: they are appended to node.cnf's
+    ``[mysqld]``), keys as mysqld names them."""
+    return parse(text or "", default_section="mysqld").get("mysqld", {})
 
 
 def model_for(cr: dict[str, Any]) -> tuple[str, list[PodModel]]:

@@ -18,7 +18,7 @@ import pytest
 from kubernetes.dynamic.exceptions import DynamicApiError
 from operator_inputs import tier_required
 from reference_material.resolve import reference_path
-from render_compare import compare_pod, expected_statefulsets
+from render_compare import auto_config_name, compare_pod, expected_auto_config, expected_statefulsets, rendered_auto_config
 from render_corpus import CORPUS_ITEM, CorpusItem, upstream_items, variant_items
 
 pytestmark = pytest.mark.operators
@@ -78,6 +78,17 @@ def _apply(tier, items: list[CorpusItem], outcome: Outcome) -> None:
             if error.status not in (400, 422, 500):
                 raise
             outcome.refused[item.id] = error_message(error)
+
+
+def _configmap(tier, namespace: str, name: str):
+    from kubernetes.client.rest import ApiException
+
+    try:
+        return tier.core.read_namespaced_config_map(name, namespace)
+    except ApiException as error:
+        if error.status == 404:
+            return None
+        raise
 
 
 def _statefulsets(tier, namespace: str) -> dict[str, object]:
@@ -153,6 +164,16 @@ def compare_all(tier, items: list[CorpusItem]) -> Outcome:
         if item.id not in firsts:
             continue
         outcome.compared.add(item.id)
+        name, key = auto_config_name(item.body)
+        configmap = _configmap(tier, item.namespace, name)
+        expected_auto = expected_auto_config(item.body)
+        rendered = rendered_auto_config((configmap.data or {}).get(key)) if configmap else {}
+        outcome.fields += 1
+        if rendered != expected_auto:
+            outcome.differences.append(
+                f"{item.id} ({item.namespace}/{item.name}) ConfigMap {name}: the pack says the operator auto-tunes "
+                f"{expected_auto}, it wrote {rendered}"
+            )
         for name, model in expected[item.id].items():
             sts = tier.apps.read_namespaced_stateful_set(name, item.namespace)
             template = tier.api.sanitize_for_serialization(sts.spec.template)

@@ -27,7 +27,14 @@ from operator_inputs import PXC, RESIZE, STACK_CASES, StackCase
 from percona_mysql_k8s.core.mycnf import effective_options, render
 from percona_mysql_k8s.core.qos import GUARANTEED
 from percona_mysql_k8s.policies._readers.operator_pods import PXC_INIT_DEFAULT
-from render_compare import amounts, compare_pod, expected_statefulsets
+from render_compare import (
+    amounts,
+    auto_config_name,
+    compare_pod,
+    expected_auto_config,
+    expected_statefulsets,
+    rendered_auto_config,
+)
 from stack_deployment import Deployment, deploy, live_cr, resize
 
 pytestmark = pytest.mark.operators
@@ -218,7 +225,12 @@ def test_the_packs_model_of_the_render_agrees(tier, case):
         comparison = compare_pod(model, template(tier, deployment, name), pods[0].status.qos_class, name)
         differences += comparison.differences
         compared += len(comparison.compared)
-    print(f"{case.id}: {compared} fields compared")
+    configmap, key = auto_config_name(deployment.cr)
+    auto = _configmap(tier, deployment.namespace, configmap)
+    rendered = rendered_auto_config((auto.data or {}).get(key) if auto else None)
+    if rendered != expected_auto_config(deployment.cr):
+        differences.append(f"{configmap}: the pack says {expected_auto_config(deployment.cr)}, the operator wrote {rendered}")
+    print(f"{case.id}: {compared + 1} fields compared")
     assert not differences, "\n".join(differences)
 
 

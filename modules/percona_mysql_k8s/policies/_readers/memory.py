@@ -19,6 +19,8 @@ from .values import Malformed
 
 # Operator auto-tuning when limits.memory is set and the key is absent (INTERFACES §2.3, §3.3).
 AUTOTUNE_CONNECTION_BYTES = 12582880
+CHUNK_DEFAULT, CHUNK_STEP = 128 * MIB, MIB  # innodb_buffer_pool_chunk_size: its default, the unit it changes in
+PXC_SMALL_REST = 1_000_000_000  # PXC keeps a 75% buffer pool only when at least 1 GB (decimal) of the memory remains
 
 
 def operator_autotunes(view: DatabaseView, key: str) -> bool:
@@ -35,8 +37,78 @@ def operator_autotunes(view: DatabaseView, key: str) -> bool:
     return True
 
 
+def _pxc_has_key(text: str | None, key: str) -> bool:
+    """``key`` written as such in the ``[mysqld]`` section: PXC's ``ConfigHasKey`` (go-ini ``LoadSources`` with
+    ``AllowBooleanKeys``, then ``Section.HasKey``: section and key compared exactly, ``#``/``;`` comments). No Python
+    library reads INI as go-ini does (configparser folds keys to lower case, and sections repeat differently), and
+    only this question is asked of it, so a line reader answers it."""
+    section = None
+    for line in (text or "").splitlines():
+        line = line.strip()
+        if not line or line[0] in "#;":
+            continue
+        if line.startswith("[") and "]" in line:
+            section = line[1 : line.index("]")].strip()
+        elif section == "mysqld" and line.split("=", 1)[0].strip() == key:
+            return True
+    return False
+
+
+def auto_config(view: DatabaseView, memory: int | None) -> dict[str, str]:
+    """What the operator writes into its auto-tuning ConfigMap for a mysqld container of ``memory`` bytes (PXC: its
+    memory limit, none without one; PS: its limit, else its request), for the keys the configuration leaves to it.
+
+    PXC pkg/pxc/app/config/autotune.go ``getAutoTuneParams``: a buffer pool of 75% (50% when less than 1 GB would
+    remain), rounded up to 128 MiB, then above 1 GiB an eighth of it as ``innodb_buffer_pool_chunk_size`` rounded up
+    to the next MiB (always up by one step when already whole) and the pool eight of those; ``max_connections`` the
+    memory / 12582880. PS pkg/mysql/config.go ``GetAutoTuneParams``: a 50% pool, above 1 GiB eight chunks of an
+    eighth rounded down to a MiB, else rounded up to 128 MiB; the chunk size written beside it; a single member without
+    the orchestrator also gets ``read_only=0`` (pkg/controller/ps/controller.go ``reconcileMySQLAutoConfig``). Below
+    12582880 bytes, when max_connections is theirs to write, both stop with an error and write nothing."""
+    result: dict[str, str] = {}
+    text = view.config_text()
+    connections_set = (
+        _pxc_has_key(text, "max_connections") if view.operator == "pxc" else not operator_autotunes(view, "max_connections")
+    )
+    if memory is not None and memory < AUTOTUNE_CONNECTION_BYTES and not connections_set:
+        return {}  # both refuse: "Not enough memory set in requests. Must be >= 12Mi." (no ConfigMap is written)
+    if view.operator == "ps" and view.size(view.mysqld_rel) == 1 and not view.flag("orchestrator.enabled"):
+        result.update(super_read_only="0", read_only="0")
+    if memory is None:
+        return result
+    if view.operator == "pxc":
+        if not _pxc_has_key(text, "innodb_buffer_pool_size"):
+            pool = memory // 100 * 75
+            if memory - pool < PXC_SMALL_REST:
+                pool = memory // 100 * 50
+            pool += -pool % CHUNK_DEFAULT
+            if pool > GIB:
+                chunk = pool // 8
+                chunk += CHUNK_STEP - chunk % CHUNK_STEP
+                pool = chunk * 8
+                result["innodb_buffer_pool_chunk_size"] = str(chunk)
+            result["innodb_buffer_pool_size"] = str(pool)
+        if not _pxc_has_key(text, "max_connections"):
+            result["max_connections"] = str(memory // AUTOTUNE_CONNECTION_BYTES)
+        return result
+    pool, chunk = memory * 50 // 100, CHUNK_DEFAULT
+    if pool > GIB:
+        chunk = pool // 8
+        chunk -= chunk % CHUNK_STEP
+        pool = 8 * chunk
+    else:
+        pool += -pool % CHUNK_DEFAULT
+    if operator_autotunes(view, "innodb_buffer_pool_size"):
+        result["innodb_buffer_pool_size"] = str(pool)
+        if operator_autotunes(view, "innodb_buffer_pool_chunk_size"):
+            result["innodb_buffer_pool_chunk_size"] = str(chunk)
+    if operator_autotunes(view, "max_connections"):
+        result["max_connections"] = str(memory // AUTOTUNE_CONNECTION_BYTES)
+    return result
+
+
 def autotuned(view: DatabaseView, options: Mapping[str, str], limit: int) -> tuple[dict[str, str], list[str]]:
-    """Options as mysqld will run them: templates rendered, auto-tuned keys filled in."""
+    """Options as mysqld will run them: templates rendered, auto-tuned keys filled in (auto_config)."""
     result: dict[str, str] = {}
     for key, value in options.items():
         if has_template(value):
@@ -48,15 +120,13 @@ def autotuned(view: DatabaseView, options: Mapping[str, str], limit: int) -> tup
                 ) from None
         result[key] = value
     notes = []
-    if "innodb_buffer_pool_size" not in result and operator_autotunes(view, "innodb_buffer_pool_size"):
-        if view.operator == "pxc":
-            share = 0.75 if limit * 0.25 >= GIB else 0.5
-        else:
-            share = 0.5
-        result["innodb_buffer_pool_size"] = str(int(limit * share) // MIB * MIB)
+    written = auto_config(view, limit)
+    if "innodb_buffer_pool_size" not in result and "innodb_buffer_pool_size" in written:
+        result["innodb_buffer_pool_size"] = written["innodb_buffer_pool_size"]
+        share = int(written["innodb_buffer_pool_size"]) / limit
         notes.append(f"buffer pool auto-tuned by the operator to {share:.0%} of the limit")
-    if "max_connections" not in result and operator_autotunes(view, "max_connections"):
-        result["max_connections"] = str(max(1, limit // AUTOTUNE_CONNECTION_BYTES))
+    if "max_connections" not in result and "max_connections" in written:
+        result["max_connections"] = written["max_connections"]
         notes.append("max_connections auto-tuned by the operator to limit / 12582880")
     return result, notes
 
@@ -113,4 +183,12 @@ TERM_LABELS = {
     "certification_info": "certification info (M5)",
 }
 
-__all__ = ["GROUP_REPLICATION", "TERM_LABELS", "autotuned", "operator_autotunes", "evaluate", "fitting_buffer_pool"]
+__all__ = [
+    "GROUP_REPLICATION",
+    "TERM_LABELS",
+    "auto_config",
+    "autotuned",
+    "operator_autotunes",
+    "evaluate",
+    "fitting_buffer_pool",
+]
