@@ -1,4 +1,4 @@
-"""What a test does when the real program it compares against (an oracle: helm, mariadbd, Go) is not installed.
+"""What a test does when the real program it compares against (an oracle: helm, mariadbd, haproxy, Go) is not installed.
 
 On a developer's machine the test is skipped, with a reason that says how to install the program. On CI
 (``.ci/run`` sets ``PERCONA_ORACLES_REQUIRED=1`` after installing them) a missing oracle fails the test, so a

@@ -3,9 +3,13 @@
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from percona_mysql_k8s.core.haproxy_bound import member_hosts, operator_backends, pod_bound
+from percona_mysql_k8s.core.haproxy_config import HAProxyConfigError
+from percona_mysql_k8s.core.haproxy_proxies import read
 from percona_mysql_k8s.core.proxy_limits import (
-    haproxy_global_maxconn,
     limits_for_share,
+    proxysql_clients,
+    proxysql_limits,
     router_configured_limits,
     router_options,
     shipped,
@@ -36,31 +40,48 @@ def test_a_share_by_hand():
         ("    global\n\tlog stdout format raw local0\n\tmaxconn\t326\t# per pod\n", 326),  # tabs, a comment
         ('global\n  maxconn "326"\n', 326),  # quotes group a word
         ("global\n  maxconn +326\n", 326),  # strtol takes a sign
+        ('global\n  maxconn " 326"\n', 326),  # and leading blanks
         ("global\n  maxconn 300\n  maxconn 99999\n", 300),  # a second one is an alert: the first stays
+        ("global\n  maxconn 0\n  maxconn 500\n", 500),  # 0 is "not set": the next one is taken
         ("defaults\n  maxconn 100\nfrontend x\n  maxconn 50\nglobal\n  maxconn 326\n", 326),  # only global counts
-        ("global\n  log stdout\nfrontend x\n  maxconn 50\n", None),  # none in global: the descriptor limit decides
-        ("global\n  # maxconn 326\n", None),  # commented out
+        ("global\n  log stdout\nfrontend x\n  maxconn 50\n", 0),  # none in global
+        ("global\n  # maxconn 326\n", 0),  # commented out
         ("global\n  log 'a # b' local0\n  maxconn 7\n", 7),  # a quoted '#' is no comment
+        ('global\n  maxconn "${MAXCONN}"\n', 0),  # the environment's: not seen, counts as unset
     ],
 )
 def test_haproxy_reads_its_global_maxconn(text, expected):
-    assert haproxy_global_maxconn(text) == expected
+    assert read([text + _LISTENER]).global_maxconn == expected
+
+
+_LISTENER = "\nfrontend listener\n  bind :3306\n"
 
 
 @pytest.mark.parametrize(
     "text",
     [
-        "global\n  maxconn 326k\n",  # strtol with trailing characters: HAProxy refuses it
+        "global\n  maxconn 326k\n",  # strtol with trailing characters: HAProxy 2.8 refuses it
         "global\n  maxconn\n",  # no value
         "global\n  maxconn 1 2\n",  # too many
-        "global\n  maxconn 0\n",
         "global\n  maxconn ３２６\n",  # non-ASCII digits are no digits to HAProxy
         "global\n  log 'unterminated\n",
+        "global\n  no maxconn 5\n",  # 'no' only before options, log and a few others
+        "frontend x 0.0.0.0:3306\n",  # 1.x style address: "please use the 'bind' keyword"
+        "frontend x\n  bind :3306\n  default_backend missing\n",
+        "frontend x\n  bind :3306\n  maxconn 5 6\n",
+        "frontend x\n  bind :3306\n  server s 127.0.0.1:3306\n",  # a server in a frontend
+        "backend b\n  server s 127.0.0.1:3306\n",  # no listener: haproxy -c exits 2
+        "frontend x from nowhere\n  bind :3306\n",
     ],
 )
 def test_haproxy_refuses(text):
-    with pytest.raises(ValueError):
-        haproxy_global_maxconn(text)
+    with pytest.raises(HAProxyConfigError):
+        read([text if "bind" in text or "backend" in text else text + _LISTENER])
+
+
+def test_haproxy_26_reads_global_maxconn_with_atol():
+    # Debian's 2.6 (the oracle) took atol where 2.8 refuses trailing characters
+    assert read(["global\n  maxconn 326k\n" + _LISTENER], version="2.6").global_maxconn == 326
 
 
 def test_router_reads_as_its_harness_does():
@@ -114,6 +135,63 @@ def test_what_sizing_writes_is_what_the_proxy_reads(engine_proxy, share):
     limits = limits_for_share(proxy, share)
     text = proxy_configuration(engine, proxy, limits)
     if proxy == "haproxy":
-        assert haproxy_global_maxconn(text) == limits.backend_limit
+        # the operator's whole default with our maxconn, beside the backends its script writes: the global maxconn
+        # binds, the frontends (which default to it) and the servers (no maxconn) do not
+        hosts = member_hosts("pxc" if engine == "pxc" else "ps", "shop", 3)
+        bound = pod_bound([text, operator_backends("pxc" if engine == "pxc" else "ps", hosts)], hosts)
+        assert (bound.connections, bound.global_maxconn, bound.derived) == (limits.backend_limit, share, False)
     else:
         assert router_configured_limits(text) == limits
+
+
+@pytest.mark.parametrize(
+    ("text", "clients"),
+    [
+        (None, 2048),  # the operator's proxysql.cnf
+        ("mysql_variables = { threads = 2 }\n", 10000),  # a file without it: ProxySQL's own default
+        ('mysql_variables = { MAX_CONNECTIONS = "300" }\n', 300),  # names lower-cased, a string's text
+        ("mysql_variables = { max_connections = 300L }\n", 300),  # a 64-bit integer
+        ('mysql_variables = { max_connections = " 300 clients" }\n', 300),  # atoi: leading blanks, trailing text
+        ("mysql_variables = { max_connections = 300.0 }\n", 10000),  # a float is stored as empty text: refused
+        ("mysql_variables = { max_connections = 0 }\n", 10000),  # below the range 1..1000000
+        ("mysql_variables = { max_connections = 2000000 }\n", 10000),  # above it
+        ("mysql_variables = { max_connections = true }\n", 10000),  # 'true': atoi 0
+        ("admin_variables = { max_connections = 5 }\n", 10000),  # another group
+    ],
+)
+def test_proxysql_reads_its_clients_limit(text, clients):
+    assert proxysql_clients(text) == clients
+
+
+def test_proxysql_clients_bound_the_backend_connections():
+    # two hostgroups per server: at most two per client, at most each row's max_connections
+    assert proxysql_limits(163, 1000).backend_limit == 326
+    assert proxysql_limits(2048, 1000).backend_limit == 2000
+    with pytest.raises(ValueError):
+        proxysql_clients("mysql_variables = { max_connections = 5 ")
+
+
+def test_router_routes_bound_their_clients_when_each_sets_a_limit():
+    # every classic route at its own max_connections: 100 + 100 + 50 clients, beside the bootstrap's pool of 64
+    text = "[routing:bootstrap_rw]\nmax_connections=100\n[routing:bootstrap_ro]\nmax_connections=100\n"
+    assert router_configured_limits(text).backend_limit == 576  # rw_split still unlimited: max_total 512 binds
+    text += "[routing:bootstrap_rw_split]\nmax_connections=50\n"
+    assert router_configured_limits(text).backend_limit == 250 + 64
+    # an X route's limit counts nothing against max_connections; a custom classic route without one lifts the bound
+    assert router_configured_limits(text + "[routing:bootstrap_x_rw]\nmax_connections=1\n").backend_limit == 314
+    assert router_configured_limits(text + "[routing:mine]\ndestinations=a:3306\n").backend_limit == 576
+    assert router_configured_limits(text + "[routing:mine]\nprotocol=x\n").backend_limit == 314
+
+
+def test_bind_maxconn_bounds_each_listener_of_the_line():
+    # listener.c bind_parse_maxconn: per listener; a port range makes one listener per port, a comma list one per
+    # address: 3 x 10 + 2 x 5 under the frontend's 100
+    text = (
+        "global\n  maxconn 1000\nfrontend f\n  maxconn 100\n  bind :3306-3308 maxconn 10\n  bind 10.0.0.1:3306,10.0.0.2:3306 maxconn 5\n"
+        "  default_backend b\nbackend b\n  server m 10.0.0.9:3306\n"
+    )
+    config = read([text])
+    assert config.frontend_limit(config.frontends["f"]) == 40
+    # one bind line without maxconn leaves only the frontend's own
+    config = read([text.replace("  default_backend", "  bind :3400\n  default_backend")])
+    assert config.frontend_limit(config.frontends["f"]) == 100

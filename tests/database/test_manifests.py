@@ -7,9 +7,10 @@ import itertools
 import pytest
 from percona_mysql_k8s.core.allocatable import kind_node_budget
 from percona_mysql_k8s.core.errors import InputError
+from percona_mysql_k8s.core.haproxy_bound import operator_pod_bound
 from percona_mysql_k8s.core.mycnf import mysqld_options, parse
 from percona_mysql_k8s.core.pools import DATABASE_POOL, DATABASE_TAINT, POOL_LABEL, PoolShape
-from percona_mysql_k8s.core.proxy_limits import haproxy_global_maxconn, router_configured_limits
+from percona_mysql_k8s.core.proxy_limits import router_configured_limits
 from percona_mysql_k8s.core.units import GIB, cpu_to_millicores, memory_to_bytes
 from percona_mysql_k8s.plan.database import versions
 from percona_mysql_k8s.plan.database.manifests import custom_resource
@@ -352,10 +353,10 @@ def test_every_ps_cel_rule_on_emitted_blocks_is_understood():
     assert set(interfaces_rules) <= evaluated
 
 
-def _backend_limit(block: dict, proxy: str) -> int:
+def _backend_limit(block: dict, proxy: str, operator: str) -> int:
     """One pod's backend connections to one mysqld, read as each proxy reads its configuration (core.proxy_limits)."""
-    if proxy == "haproxy":  # HAProxy: the first `maxconn` of the `global` section
-        return haproxy_global_maxconn(block["configuration"])
+    if proxy == "haproxy":  # HAProxy: the bound its global file imposes beside the operator's backends
+        return operator_pod_bound(operator, block["configuration"]).connections
     if proxy == "proxysql":  # ProxySQL: the scheduler's per-server limit, in the writer and the reader hostgroup
         assert block["scheduler"]["enabled"] is True
         return 2 * block["scheduler"]["maxConnections"]
@@ -375,7 +376,7 @@ def test_the_proxies_limits_and_max_connections_agree(engine, proxy, connections
     place, sizing = size_for_pool(spec, database)
     cr = custom_resource(spec, sizing, place, "pmm.example")["spec"]
     block = cr[proxy] if engine == "pxc" else cr["proxy"][proxy]
-    backend = _backend_limit(block, proxy)
+    backend = _backend_limit(block, proxy, "pxc" if engine == "pxc" else "ps")
     assert backend == sizing.proxy_limits.backend_limit >= 1
     config = cr["pxc"]["configuration"] if engine == "pxc" else cr["mysql"]["configuration"]
     max_connections = int(mysqld_options(config)["max_connections"])

@@ -2,7 +2,7 @@
 
 The pack's side is ``percona_mysql_k8s.policies._readers.operator_pods`` over the custom resource as registered
 (``database_view``): the pod types, each one's containers and init containers with their requests and limits, the
-pod's QoS class, its nodeSelector, tolerations and affinity; and ``memory.auto_config``, the options the operator
+pod's QoS class, its nodeSelector, tolerations and affinity; and ``memory.operator_auto_config``, the options the operator
 auto-tunes into its ConfigMap (the buffer pool and max_connections the memory model then runs with). The operator's side is read back from the cluster: each
 StatefulSet's pod template as the operator wrote it, and the QoS class the API server gave its first pod. Quantities on
 both sides go through the core's one quantity reader (percona_mysql_k8s.core.units).
@@ -16,9 +16,9 @@ from typing import Any
 from percona_mysql_k8s.core.mycnf import parse
 from percona_mysql_k8s.core.units import Schema, cpu_to_millicores, memory_to_bytes
 from percona_mysql_k8s.policies._readers.database import database_view
-from percona_mysql_k8s.policies._readers.memory import auto_config
+from percona_mysql_k8s.policies._readers.memory import operator_auto_config
 from percona_mysql_k8s.policies._readers.operator_pods import PodModel, pod_models
-from percona_mysql_k8s.policies._readers.values import MISSING, plain
+from percona_mysql_k8s.policies._readers.values import MISSING, Malformed, plain
 
 # The StatefulSet of each pod type (PXC pkg/pxc/app/statefulset: <cluster>-pxc|haproxy|proxysql; PS pkg/mysql,
 # pkg/orchestrator, pkg/haproxy, pkg/router: <cluster>-mysql|orc|haproxy|router).
@@ -123,14 +123,19 @@ def auto_config_name(cr: dict[str, Any]) -> tuple[str, str]:
 
 
 def expected_auto_config(cr: dict[str, Any]) -> dict[str, str]:
-    """The pack's model of that ConfigMap (memory.auto_config): for the mysqld container's memory limit (PS: else
-    its request), the keys the operator writes."""
+    """The pack's model of that ConfigMap (memory.operator_auto_config, core.operator_autotune): the keys the operator
+    writes for the mysqld container's memory. Where it refuses (AutotuneRefused: the reconcile stops) it writes none.
+    The PS operator also writes ``super_read_only=0`` and ``read_only=0`` for a single member without the orchestrator
+    (pkg/controller/ps/controller.go reconcileMySQLAutoConfig, setWriteMode): no decision of the pack, added here so
+    the comparison covers the whole file."""
     view = database_view(f"kubernetes:{cr['apiVersion']}:{cr['kind']}", cr, cr["metadata"]["name"])
-    resources = view.mysqld_container().resources()
-    memory = resources.memory_limit
-    if view.operator == "ps" and memory is None:
-        memory = resources.memory_request
-    return auto_config(view, memory)
+    try:
+        written = dict(operator_auto_config(view).written)
+    except Malformed:
+        return {}
+    if view.operator == "ps" and view.size(view.mysqld_rel) == 1 and not view.flag("orchestrator.enabled"):
+        written = {"super_read_only": "0", "read_only": "0", **written}
+    return written
 
 
 def rendered_auto_config(text: str | None) -> dict[str, str]:

@@ -12,7 +12,6 @@ import copy
 import pytest
 from percona_mysql_k8s.core.qos import BURSTABLE, GUARANTEED
 from percona_mysql_k8s.policies._readers.database import database_view
-from percona_mysql_k8s.policies._readers.memory import auto_config
 from percona_mysql_k8s.policies._readers.operator_pods import (
     HOSTNAME,
     anti_affinity_key,
@@ -188,39 +187,3 @@ def test_a_sidecar_without_limits_makes_its_pod_burstable():
 def test_an_init_container_with_requests_only_makes_its_pod_burstable():
     v = view(PS, initContainer={"resources": {"requests": {"cpu": "100m", "memory": "64Mi"}}})
     assert {m.component.key: m.qos_class() for m in pod_models(v)}["mysql"] == BURSTABLE
-
-
-# ---- the auto-tuning ConfigMap ------------------------------------------------------------------------------
-
-
-def test_pxc_auto_tunes_as_its_autotune_go_computes():
-    # getAutoTuneParams, by hand: 8Gi -> 75% = 85899345 * 75 = 6442450875, rounded up to 128 MiB = 6442450944;
-    # above 1 GiB: an eighth (805306368) plus one MiB step = 806354944 per chunk, eight of them = 6450839552
-    config = auto_config(view(PXC), 8 * 2**30)
-    assert config == {
-        "innodb_buffer_pool_chunk_size": "806354944",
-        "innodb_buffer_pool_size": "6450839552",
-        "max_connections": str(8 * 2**30 // 12582880),  # 682
-    }
-    # 1 GB: 75% would leave 250 MB (< 1 GB), so 50% = 500000000, rounded up to 128 MiB = 536870912 (no chunk line)
-    assert auto_config(view(PXC), 10**9) == {"innodb_buffer_pool_size": "536870912", "max_connections": "79"}
-
-
-def test_pxc_leaves_to_the_configuration_what_its_mysqld_section_sets():
-    v = view(PXC, pxc__configuration="[mysqld]\nmax_connections = 300\n[client]\ninnodb_buffer_pool_size=1G\n")
-    assert set(auto_config(v, 10**9)) == {"innodb_buffer_pool_size"}  # only [mysqld] counts (ConfigHasKey)
-    assert auto_config(view(PXC), None) == {}  # no memory limit: no auto-tuning ConfigMap
-
-
-def test_ps_auto_tunes_as_its_config_go_computes():
-    # GetAutoTuneParams: 8Gi -> 50% = 4294967296 > 1 GiB: eight chunks of 536870912 (whole MiB already)
-    assert auto_config(view(PS), 8 * 2**30) == {
-        "innodb_buffer_pool_size": "4294967296",
-        "innodb_buffer_pool_chunk_size": "536870912",
-        "max_connections": "682",
-    }
-    # a name anywhere in the text, a comment too, keeps the operator off it (strings.Contains)
-    v = view(PS, mysql__configuration="# innodb_buffer_pool_size is ours\n")
-    assert auto_config(v, 2**30) == {"max_connections": "85"}
-    single = view(PS, mysql__size=1)  # one member, no orchestrator: writable (reconcileMySQLAutoConfig)
-    assert auto_config(single, None) == {"super_read_only": "0", "read_only": "0"}

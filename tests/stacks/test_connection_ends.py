@@ -13,8 +13,9 @@ import pytest
 from database import crd
 from database.harness import SecretAwareMonitor
 from percona_mysql_k8s.cli import check, offline
+from percona_mysql_k8s.core.haproxy_bound import operator_pod_bound
 from percona_mysql_k8s.core.mycnf import mysqld_options
-from percona_mysql_k8s.core.proxy_limits import haproxy_global_maxconn, router_configured_limits
+from percona_mysql_k8s.core.proxy_limits import router_configured_limits
 from percona_mysql_k8s.core.units import GIB, memory_to_bytes
 from percona_mysql_k8s.plan.clusters import kind as kind_plan
 
@@ -63,7 +64,8 @@ def _ends(cr: dict) -> tuple[str, int, int, int]:
     ((proxy, block),) = [(name, block) for name, block in proxies.items() if block.get("enabled")]
     max_connections = int(mysqld_options(mysqld["configuration"])["max_connections"])
     if proxy == "haproxy":
-        backend = haproxy_global_maxconn(block["configuration"])
+        operator = "pxc" if cr["kind"] == "PerconaXtraDBCluster" else "ps"
+        backend = operator_pod_bound(operator, block["configuration"], size=mysqld["size"]).connections
     elif proxy == "proxysql":
         assert block["scheduler"]["enabled"] is True  # the per-server limit is the scheduler's
         backend = 2 * block["scheduler"]["maxConnections"]  # the writer sits in the writer and the reader hostgroup

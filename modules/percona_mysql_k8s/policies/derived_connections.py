@@ -16,13 +16,13 @@ whole server, so blocked statements can hold every thread and queue every statem
 
 from __future__ import annotations
 
-from percona_mysql_k8s.core.connection_cost import POOL_OF_THREADS, thread_cap
+from percona_mysql_k8s.core.connection_cost import CONNECTION_DEFAULTS, POOL_OF_THREADS, thread_cap
 from percona_mysql_k8s.core.connections import largest_connections
 
 from ._framework import Context, Spec, resource_policy
 from ._readers.database import has_template
 from ._readers.flow import integer_option, mysqld_cpu
-from ._readers.memory import autotuned, evaluate
+from ._readers.memory import autotune_source, autotuned, evaluate, operator_auto_config
 from ._readers.operator_pods import containers
 from ._subjects import database, database_types
 
@@ -119,9 +119,16 @@ def check(ctx: Context) -> None:
         found = integer_option(view, "max_connections", minimum=1)
         where = view.path(view.config_rel)
         if found is None:
+            auto = operator_auto_config(view)
+            outcome = (
+                f"so the operator writes {autotune_source(view)} / 12582880 = {running['max_connections']}"
+                if "max_connections" in running
+                else f"and the operator does not auto-tune it ({auto.why_not('max_connections')}), so mysqld "
+                f"keeps its default {CONNECTION_DEFAULTS['max_connections']}"
+            )
             ctx.violation(
                 "M6",
-                f"{where} does not set max_connections, so the operator writes limit / 12582880 = {running['max_connections']}",
+                f"{where} does not set max_connections, {outcome}",
                 "the rule derives max_connections from the memory model",
                 f"set max_connections={best} (sizing's derived value)",
             )

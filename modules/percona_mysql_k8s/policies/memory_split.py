@@ -16,7 +16,7 @@ from percona_mysql_k8s.core.units import MIB, parse_mysql_size
 from ._framework import Context, Spec, resource_policy
 from ._readers.database import has_template
 from ._readers.flow import FLOW_CONTROL_MODE, mysqld_cpu
-from ._readers.memory import TERM_LABELS, autotuned, evaluate, fitting_buffer_pool, operator_autotunes
+from ._readers.memory import TERM_LABELS, autotuned, evaluate, fitting_buffer_pool, operator_auto_config
 from ._readers.resources import mem
 from ._subjects import database, database_types
 
@@ -102,12 +102,12 @@ def _explicit_options(ctx: Context, view, limit: int | None, limit_text: str) ->
             )
         if "innodb_buffer_pool_size" not in options:
             share = "75%/50%" if view.operator == "pxc" else "50%"
+            auto = operator_auto_config(view)
             outcome = (
-                f"so the operator auto-tunes it to {share} of the container limit (or mysqld keeps its 128M "
-                "default without a limit)"
-                if operator_autotunes(view, "innodb_buffer_pool_size")
-                else "and the operator skips auto-tuning it because the text names it (a comment or another "
-                "group), so mysqld keeps its 128M default"
+                f"so the operator auto-tunes it to {share} of the container's memory"
+                if "innodb_buffer_pool_size" in auto.written
+                else f"and the operator does not auto-tune it ({auto.why_not('innodb_buffer_pool_size')}), so mysqld "
+                "keeps its 128M default"
             )
             ctx.violation(
                 "M2",

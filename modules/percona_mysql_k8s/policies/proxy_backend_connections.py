@@ -1,11 +1,15 @@
 """T5 (advisory): the proxies can open no more backend connections than mysqld accepts.
 
-Each proxy pod's backend connections to one mysqld (HAProxy's global maxconn; ProxySQL's per-server
-max_connections in the writer and the reader hostgroup; Router's max_total_connections plus its idle pool), times
-the proxy pods, plus ``min_connections`` for mysqld's own users, must fit ``max_connections`` (as written, else as
-the operator auto-tunes it, else mysqld's 151). Otherwise a connection storm reaches mysqld and fails there with
-error 1040 instead of waiting at the proxy. The readers and the proxies' facts are the ones sizing writes with
-(``percona_mysql_k8s.core.proxy_limits``), so a stack this project sized passes by construction.
+Each proxy pod's backend connections to one mysqld, read from the files the proxy really runs (docs/proxy-limits.md):
+HAProxy's custom global file beside the backends the operator's script writes (the operator's default when
+``haproxy -c`` refuses the pair, which is reported), bounded by the flow through frontend, server and global maxconn
+with their inheritance (``core.haproxy_bound``); ProxySQL's per-server max_connections in the writer and the reader
+hostgroup, at most two per client; Router's clients (``max_total_connections``, or its classic routes' own limits)
+plus its idle pool. Times the proxy pods, plus ``min_connections`` for mysqld's own users, they must fit
+``max_connections`` (as written, else as the operator auto-tunes it by its own test of the text, else mysqld's 151).
+Otherwise a connection storm reaches mysqld and fails there with error 1040 instead of waiting at the proxy. The
+readers and the proxies' facts are the ones sizing writes with (``percona_mysql_k8s.core.proxy_limits``), so a
+stack this project sized passes by construction.
 """
 
 from __future__ import annotations
@@ -16,9 +20,8 @@ from percona_mysql_k8s.core.proxy_limits import limits_for_share
 from percona_mysql_k8s.core.sidecars import HAPROXY, PROXYSQL
 
 from ._framework import Context, Spec, resource_policy
-from ._readers.database import has_template
 from ._readers.flow import integer_option
-from ._readers.memory import autotuned
+from ._readers.memory import autotune_source, operator_auto_config
 from ._readers.proxies import proxy_backends
 from ._subjects import database, database_types
 
@@ -35,22 +38,24 @@ SPEC = Spec(
 
 
 def _max_connections(view) -> tuple[int, str] | None:
-    """mysqld's max_connections and where it comes from; None when a template hides it."""
-    found = integer_option(view, "max_connections", minimum=1)
+    """mysqld's max_connections and where it comes from: the user's file, else what the operator writes into
+    auto-config.cnf (by its own test of the text, core.operator_autotune), else mysqld's default; None when a
+    template hides it."""
     where = view.path(view.config_rel)
+    found = integer_option(view, "max_connections", minimum=1)
     if found is not None:
         return found[1], f"{where} sets max_connections={found[1]}"
-    limit = view.mysqld_container().resources().memory_limit
-    if limit is not None:
-        options = view.options()
-        if any(has_template(value) for value in options.values()):
-            return None
-        running, _ = autotuned(view, options, limit)
-        if "max_connections" in running:
-            value = int(running["max_connections"])
-            return value, f"{where} leaves max_connections to the operator, which writes limit / 12582880 = {value}"
+    auto = operator_auto_config(view)
+    if "max_connections" in auto.written:
+        value = int(auto.written["max_connections"])
+        return value, (
+            f"{where} leaves max_connections to the operator, which writes {autotune_source(view)} / 12582880 = {value}"
+        )
     default = CONNECTION_DEFAULTS["max_connections"]
-    return default, f"{where} leaves max_connections at mysqld's default {default}"
+    return default, (
+        f"{where} leaves max_connections unset and the operator does not auto-tune it "
+        f"({auto.why_not('max_connections')}), so mysqld keeps its default {default}"
+    )
 
 
 def check(ctx: Context) -> None:
@@ -68,6 +73,13 @@ def check(ctx: Context) -> None:
         own = service_connections(ctx.thresholds)
         for proxy in proxies:
             pods = proxy.pods
+            if proxy.refused:
+                ctx.violation(
+                    "T5",
+                    f"{proxy.refused} and runs the operator's default instead",
+                    "the rule judges the limits the proxy really runs with, and a configuration it ignores sets none",
+                    "correct the configuration so that haproxy -c accepts it with the operator's backends",
+                )
             if not pods:
                 continue  # no size: T2's to report
             size_path = view.path(f"{proxy.component.rel}.size")

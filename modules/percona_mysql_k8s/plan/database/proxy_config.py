@@ -8,9 +8,8 @@ own users (``percona_mysql_k8s.core.connections``). The settings are written whe
   ``spec.proxy.haproxy.configuration`` (PS) *replace* the operator's default global file (PXC operator
   build/haproxy-entrypoint.sh: ``-f /etc/haproxy-custom/haproxy-global.cfg`` instead of
   ``/opt/percona/haproxy-global.cfg``; PS operator v1.2.0 build/haproxy-entrypoint.sh: ``haproxy.cfg`` in
-  the same way), and HAProxy refuses a second ``maxconn``; so the operator's whole default is rendered
-  with our value: PXC operator v1.19.0 build/haproxy-global.cfg (unchanged since 2024-07, so also 1.20),
-  PS operator v1.2.0 build/haproxy-global.cfg.
+  the same way), and HAProxy refuses a second ``maxconn``; so the operator's whole default
+  (core.haproxy_operator, byte for byte) is rendered with our value.
 * ProxySQL: ``mysql_variables.max_connections``. ``spec.proxysql.configuration`` replaces
   /etc/proxysql/proxysql.cnf (PXC operator build/proxysql-entrypoint.sh copies the custom file over the
   default, then substitutes the ``admin:admin`` / ``monitor`` / ``admin`` placeholders with the users'
@@ -27,117 +26,10 @@ own users (``percona_mysql_k8s.core.connections``). The settings are written whe
 from __future__ import annotations
 
 from percona_mysql_k8s.core.errors import InputError
+from percona_mysql_k8s.core.haproxy_operator import PS_HAPROXY_GLOBAL, PXC_HAPROXY_GLOBAL
 from percona_mysql_k8s.core.memory import PXC
 from percona_mysql_k8s.core.proxy_limits import ProxyLimits
 from percona_mysql_k8s.core.sidecars import HAPROXY, PROXYSQL, ROUTER
-
-# Each operator's build/haproxy-global.cfg byte for byte (PXC v1.19.0, PS v1.2.0; compared with the tags): two
-# upstream files that share their global/defaults text today, kept whole so each diffs cleanly against its source.
-PXC_HAPROXY_GLOBAL = """    global
-      log stdout format raw local0
-      maxconn 2048
-      external-check
-      insecure-fork-wanted
-      hard-stop-after 10s
-      stats socket /etc/haproxy/pxc/haproxy.sock mode 600 expose-fd listeners level admin
-
-    defaults
-      no option dontlognull
-      log-format '{"time":"%t", "client_ip": "%ci", "client_port":"%cp", "backend_source_ip": "%bi", "backend_source_port": "%bp",  "frontend_name": "%ft", "backend_name": "%b", "server_name":"%s", "tw": "%Tw", "tc": "%Tc", "Tt": "%Tt", "bytes_read": "%B", "termination_state": "%ts", "actconn": "%ac", "feconn" :"%fc", "beconn": "%bc", "srv_conn": "%sc", "retries": "%rc", "srv_queue": "%sq", "backend_queue": "%bq" }'
-      default-server init-addr last,libc,none
-      log global
-      mode tcp
-      retries 10
-      timeout client 28800s
-      timeout connect 100500
-      timeout server 28800s
-
-    resolvers kubernetes
-      parse-resolv-conf
-
-    frontend galera-in
-      bind *:3309 accept-proxy
-      bind *:3306
-      mode tcp
-      option clitcpka
-      default_backend galera-nodes
-
-    frontend galera-admin-in
-      bind *:33062
-      mode tcp
-      option clitcpka
-      default_backend galera-admin-nodes
-
-    frontend galera-replica-in
-      bind *:3307
-      mode tcp
-      option clitcpka
-      default_backend galera-replica-nodes
-
-    frontend galera-mysqlx-in
-      bind *:33060
-      mode tcp
-      option clitcpka
-      default_backend galera-mysqlx-nodes
-
-    frontend stats
-      bind *:8404
-      mode http
-      http-request use-service prometheus-exporter if { path /metrics }
-"""
-
-PS_HAPROXY_GLOBAL = """    global
-      log stdout format raw local0
-      maxconn 2048
-      external-check
-      insecure-fork-wanted
-      hard-stop-after 10s
-      stats socket /etc/haproxy/mysql/haproxy.sock mode 600 expose-fd listeners level admin
-
-    defaults
-      no option dontlognull
-      log-format '{"time":"%t", "client_ip": "%ci", "client_port":"%cp", "backend_source_ip": "%bi", "backend_source_port": "%bp",  "frontend_name": "%ft", "backend_name": "%b", "server_name":"%s", "tw": "%Tw", "tc": "%Tc", "Tt": "%Tt", "bytes_read": "%B", "termination_state": "%ts", "actconn": "%ac", "feconn" :"%fc", "beconn": "%bc", "srv_conn": "%sc", "retries": "%rc", "srv_queue": "%sq", "backend_queue": "%bq" }'
-      default-server init-addr last,libc,none
-      log global
-      mode tcp
-      retries 10
-      timeout client 28800s
-      timeout connect 5s
-      timeout server 28800s
-
-    resolvers kubernetes
-      parse-resolv-conf
-
-    frontend mysql-primary-in
-      bind *:3309 accept-proxy
-      bind *:3306
-      mode tcp
-      option clitcpka
-      default_backend mysql-primary
-
-    frontend mysql-replicas-in
-      bind *:3307
-      mode tcp
-      option clitcpka
-      default_backend mysql-replicas
-
-    frontend mysqlx-in
-      bind *:33060
-      mode tcp
-      option clitcpka
-      default_backend mysql-x
-
-    frontend mysql-admin-in
-      bind *:33062
-      mode tcp
-      option clitcpka
-      default_backend mysql-admin
-
-    frontend stats
-      bind *:8404
-      mode http
-      http-request use-service prometheus-exporter if { path /metrics }
-"""
 
 PXC_PROXYSQL_CNF = """datadir="/var/lib/proxysql"
 

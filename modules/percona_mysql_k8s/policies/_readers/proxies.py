@@ -5,13 +5,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from percona_mysql_k8s.core.haproxy_bound import HAProxyConfigError, operator_pod_bound
+from percona_mysql_k8s.core.haproxy_operator import PS_HAPROXY_GLOBAL, PXC_HAPROXY_GLOBAL
 from percona_mysql_k8s.core.proxy_limits import (
     PROXYSQL_SHIPPED_SERVER_CONNECTIONS,
     ProxyLimits,
-    haproxy_global_maxconn,
+    haproxy_limits,
+    proxysql_clients,
     proxysql_limits,
     router_configured_limits,
-    shipped,
 )
 from percona_mysql_k8s.core.sidecars import HAPROXY, PROXYSQL, ROUTER
 
@@ -27,6 +29,7 @@ class ProxyBackends:
     pods: int | None
     limits: ProxyLimits | None
     source: str
+    refused: str | None = None  # the custom configuration the proxy ignores, and why
 
 
 def _configuration(view: DatabaseView, component: Component) -> tuple[str | None, str]:
@@ -34,23 +37,41 @@ def _configuration(view: DatabaseView, component: Component) -> tuple[str | None
     return as_str(view.get(rel), view.path(rel)), view.path(rel)
 
 
-def _haproxy(view: DatabaseView, component: Component) -> tuple[ProxyLimits | None, str]:
+def _haproxy(view: DatabaseView, component: Component) -> tuple[ProxyLimits | None, str, str | None]:
+    """The bound one pod's files impose: the custom global file, or the operator's default when ``haproxy -c``
+    refuses it (the entrypoint then ignores it), each with the backends the operator's script writes."""
     text, where = _configuration(view, component)
+    # the members' host names only tell the servers apart: a fixed name, never the resource's (a '#' or a blank in
+    # it would change how HAProxy splits the server lines)
+    cluster, size = "cluster", view.size(view.mysqld_rel) or 3
+    only_readers = view.operator == "pxc" and view.flag("haproxy.exposeReplicas.onlyReaders")
+    refused = None
+    if text:
+        try:
+            bound, source = operator_pod_bound(view.operator, text, cluster, size, only_readers), where
+        except HAProxyConfigError as error:
+            refused = f"{where} is a configuration haproxy -c refuses ({error}), so the entrypoint ignores it"
+            text = None
     if not text:
-        return shipped(HAPROXY), f"the operator's default haproxy-global.cfg (maxconn {shipped(HAPROXY).backend_limit})"
-    try:
-        maxconn = haproxy_global_maxconn(text)
-    except ValueError as error:
-        raise Malformed(where, f"is a configuration HAProxy refuses ({error})") from None
-    if maxconn is None:
-        return None, (
-            f"{where} replaces the operator's global section and sets no global maxconn, so HAProxy "
-            "derives its limit from the file-descriptor limit (about half of ulimit -n)"
+        default = PXC_HAPROXY_GLOBAL if view.operator == "pxc" else PS_HAPROXY_GLOBAL
+        bound = operator_pod_bound(view.operator, default, cluster, size, only_readers)
+        source = "the operator's default haproxy-global.cfg"
+    unseen = (
+        f"; values from the environment count as unset ({', '.join(bound.from_environment)})" if bound.from_environment else ""
+    )
+    if bound.derived and bound.connections >= bound.global_maxconn:
+        return (
+            None,
+            (
+                f"{source} bounds no session: no global, frontend or server maxconn limits them, so HAProxy derives "
+                f"maxconn from the descriptor limit (about {bound.global_maxconn}){unseen}"
+            ),
+            refused,
         )
-    return ProxyLimits(HAPROXY, maxconn, maxconn, {"maxconn": maxconn}), f"{where} (global maxconn {maxconn})"
+    return haproxy_limits(bound), f"{source}: {bound.limited_by}{unseen}", refused
 
 
-def _proxysql(view: DatabaseView, component: Component) -> tuple[ProxyLimits, str]:
+def _proxysql(view: DatabaseView, component: Component) -> tuple[ProxyLimits, str, str | None]:
     rel = f"{component.rel}.scheduler"
     scheduler = as_map(view.get(rel), view.path(rel))
     if as_bool(scheduler.get("enabled"), view.path(f"{rel}.enabled"), False):
@@ -65,11 +86,19 @@ def _proxysql(view: DatabaseView, component: Component) -> tuple[ProxyLimits, st
             f"proxysql-admin's MAX_CONNECTIONS {per_server} ({view.path(rel)} is not enabled, and the image's "
             "proxysql-admin.cnf fixes it)"
         )
-    limits = proxysql_limits(0, per_server)
-    return limits, f"{where} per server, in the writer and the reader hostgroup"
+    text, cnf = _configuration(view, component)
+    try:
+        clients = proxysql_clients(text)
+    except ValueError as error:
+        raise Malformed(cnf, f"is a configuration ProxySQL refuses ({error})") from None
+    limits = proxysql_limits(clients, per_server)
+    where = f"{where} per server, in the writer and the reader hostgroup"
+    if clients < per_server:
+        where += f", and mysql_variables.max_connections {clients} clients ({cnf}), each holding at most one per hostgroup"
+    return limits, where, None
 
 
-def _router(view: DatabaseView, component: Component) -> tuple[ProxyLimits, str]:
+def _router(view: DatabaseView, component: Component) -> tuple[ProxyLimits, str, str | None]:
     text, where = _configuration(view, component)
     try:
         limits = router_configured_limits(text)
@@ -77,9 +106,13 @@ def _router(view: DatabaseView, component: Component) -> tuple[ProxyLimits, str]
         raise Malformed(where, f"is a configuration MySQL Router refuses ({error})") from None
     settings = limits.settings
     source = where if text else "the bootstrapped configuration"
-    return limits, (
-        f"{source} (max_total_connections {settings['max_total_connections']} + an idle pool of "
-        f"max_idle_server_connections {settings['max_idle_server_connections']})"
+    return (
+        limits,
+        (
+            f"{source} (max_total_connections {settings['max_total_connections']} + an idle pool of "
+            f"max_idle_server_connections {settings['max_idle_server_connections']})"
+        ),
+        None,
     )
 
 
@@ -90,6 +123,6 @@ def proxy_backends(view: DatabaseView) -> list[ProxyBackends]:
     """Every enabled proxy with its pod count and one pod's backend limit."""
     found = []
     for component in view.enabled_proxies():
-        limits, source = _READERS[component.key](view, component)
-        found.append(ProxyBackends(component, view.size(component.rel), limits, source))
+        limits, source, refused = _READERS[component.key](view, component)
+        found.append(ProxyBackends(component, view.size(component.rel), limits, source, refused))
     return found
