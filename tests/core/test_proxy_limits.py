@@ -3,7 +3,8 @@
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from percona_mysql_k8s.core.haproxy_bound import member_hosts, operator_backends, pod_bound
+from percona_mysql_k8s.core.haproxy_bound import member_hosts, operator_backends, operator_pod_bound, pod_bound
+from percona_mysql_k8s.core.haproxy_operator import MEMBERS_FOR_A_BOUND
 from percona_mysql_k8s.core.haproxy_config import HAProxyConfigError
 from percona_mysql_k8s.core.haproxy_proxies import read
 from percona_mysql_k8s.core.proxy_limits import (
@@ -195,3 +196,31 @@ def test_bind_maxconn_bounds_each_listener_of_the_line():
     # one bind line without maxconn leaves only the frontend's own
     config = read([text.replace("  default_backend", "  bind :3400\n  default_backend")])
     assert config.frontend_limit(config.frontends["f"]) == 100
+
+
+HAPROXY_LIMITED_GLOBALS = [
+    # the frontends' own maxconn binds
+    "global\n  maxconn 4000\n  external-check\n  insecure-fork-wanted\ndefaults\n  mode tcp\n  timeout connect 5s\n"
+    "  timeout client 30s\n  timeout server 30s\nfrontend galera-in\n  bind *:3306\n  maxconn 700\n"
+    "  default_backend galera-nodes\nfrontend galera-replica-in\n  bind *:3309\n  maxconn 300\n"
+    "  default_backend galera-replica-nodes\n",
+    # every server's maxconn through default-server binds
+    "global\n  maxconn 4000\n  external-check\n  insecure-fork-wanted\ndefaults\n  mode tcp\n  timeout connect 5s\n"
+    "  timeout client 30s\n  timeout server 30s\n  default-server maxconn 50\nfrontend galera-in\n  bind *:3306\n"
+    "  default_backend galera-nodes\nfrontend galera-replica-in\n  bind *:3309\n  default_backend galera-replica-nodes\n",
+]
+
+
+@pytest.mark.parametrize("text", HAPROXY_LIMITED_GLOBALS)
+def test_one_members_bound_does_not_depend_on_how_many_others_there_are(text):
+    """Why a resource's size is read only up to MEMBERS_FOR_A_BOUND (core/haproxy_operator.py)."""
+    bounds = {size: operator_pod_bound("pxc", text, size=size) for size in range(2, MEMBERS_FOR_A_BOUND + 1)}
+    assert len({(bound.connections, bound.global_maxconn) for bound in bounds.values()}) == 1, bounds
+    assert bounds[3].connections < 4000  # a frontend or server limit binds: the case says something
+
+
+def test_a_malformed_size_of_a_billion_builds_no_billion_server_lines():
+    # found by tests/policies/test_malformed.py: a size of 10**9 built a list of a billion host names (18 GB)
+    text = HAPROXY_LIMITED_GLOBALS[0]
+    assert len(member_hosts("pxc", "c", 10**6)) == MEMBERS_FOR_A_BOUND  # without the cap: a million, and fails here
+    assert operator_pod_bound("pxc", text, size=10**9) == operator_pod_bound("pxc", text, size=3)

@@ -29,9 +29,16 @@ _PS_PRIMARY_CHECK = "/opt/percona/haproxy_check_primary.sh"
 _PS_REPLICAS_CHECK = "/opt/percona/haproxy_check_replicas.sh"
 
 
+# The members a bound is computed over. One member's bound does not depend on how many others there are once there are
+# two (each member is one server line in each backend: the first the writer, the others its backups), so a resource's
+# size is read up to this many: a malformed size of a billion must not build a billion server lines (T1 reports it).
+MEMBERS_FOR_A_BOUND = 9
+
+
 def member_hosts(operator: str, cluster: str, size: int) -> list[str]:
     component = "pxc" if operator == "pxc" else "mysql"
-    return [f"{cluster}-{component}-{i}.{cluster}-{component}" for i in range(max(1, size))]
+    count = min(max(1, size), MEMBERS_FOR_A_BOUND)
+    return [f"{cluster}-{component}-{i}.{cluster}-{component}" for i in range(count)]
 
 
 def _backend(name: str, check: str, servers: list[str]) -> str:
