@@ -16,7 +16,8 @@
 #
 # The tier's control plane lives in OPERATOR_TIER_HOME (default ~/.cache/percona-mysql-operator-tier) on ports
 # OPERATOR_ETCD_PORT, OPERATOR_ETCD_PEER_PORT, OPERATOR_APISERVER_PORT, OPERATOR_KWOK_PORT (default 32379, 32380,
-# 36443, 36450), beside the API-server and engine tiers'. A missing prerequisite (go, the kit, the control-plane
+# 32443, 32450: below Linux's ephemeral port range, 32768 and up, where an outgoing connection may hold a
+# port), beside the API-server and engine tiers'. A missing prerequisite (go, the kit, the control-plane
 # tool) skips the tier on a workstation and fails it under CI=true or OPERATOR_TIER_REQUIRED=1.
 #
 # The kit is ../shared/tools/percona-operators (set PERCONA_OPERATORS_KIT): the Go module proxy does not serve the
@@ -115,7 +116,7 @@ run_tier() {
   # this tier's own control plane, beside the others' (scripts/engine.sh, without Pulumi)
   export ENGINE_TIER_HOME=${OPERATOR_TIER_HOME:-$HOME/.cache/percona-mysql-operator-tier}
   export ENGINE_ETCD_PORT=${OPERATOR_ETCD_PORT:-32379} ENGINE_ETCD_PEER_PORT=${OPERATOR_ETCD_PEER_PORT:-32380}
-  export ENGINE_APISERVER_PORT=${OPERATOR_APISERVER_PORT:-36443} ENGINE_KWOK_PORT=${OPERATOR_KWOK_PORT:-36450}
+  export ENGINE_APISERVER_PORT=${OPERATOR_APISERVER_PORT:-32443} ENGINE_KWOK_PORT=${OPERATOR_KWOK_PORT:-32450}
   export ENGINE_WITHOUT_PULUMI=1 ENGINE_TIER_NAME="operator tier"
   trap 'bash "$ROOT/scripts/engine.sh" down' EXIT  # set before starting: a half-started control plane is stopped too
   bash "$ROOT/scripts/engine.sh" up
