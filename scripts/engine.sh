@@ -24,6 +24,10 @@
 # (mysqld, the proxies) go Running but stay unready, as no mysqld answers their probes (scripts/kwok_config.py). Its
 # kubelet endpoint (TLS, 127.0.0.1:ENGINE_KWOK_PORT, default 26450) serves pod logs, which the PXC operator reads.
 #
+# ENGINE_WITHOUT_PULUMI=1: `up`/`down`/`ensure-built` for a tier that needs the control plane but no Pulumi (the
+# operator tier, scripts/operators.sh run-tier): no pulumi and no helm are looked for or built; ENGINE_TIER_NAME
+# is how its messages name that tier.
+#
 # Without a `pulumi` on PATH and without the engine tool, or without the control-plane tool, every command
 # prints why and exits 0 (the tier is then skipped), or fails under CI=true, as scripts/apiserver.sh does.
 set -euo pipefail
@@ -43,13 +47,14 @@ HELM_VERSION=v3.19.2  # the tier resolves a release a crash left half-installed 
 GO_TOOLS_BIN=${GO_TOOLS_BIN:-$HOME/.cache/go-tools/bin}
 BINARIES=(etcd kube-apiserver kube-controller-manager kube-scheduler)
 
-say() { printf 'engine tier: %s\n' "$*"; }
+TIER_NAME=${ENGINE_TIER_NAME:-engine tier}  # how messages name the tier using this control plane
+say() { printf '%s: %s\n' "$TIER_NAME" "$*"; }
 
 # A missing prerequisite skips the tier on a user's machine (exit 0), and fails it under CI (CI=true or 1): CI runs
 # every tier it names.
 missing_prerequisite() {
   case "${CI:-}" in
-    true | 1) echo "engine tier: FAILED - $1 (CI=$CI: the tier must run)" >&2; exit 1 ;;
+    true | 1) echo "$TIER_NAME: FAILED - $1 (CI=$CI: the tier must run)" >&2; exit 1 ;;
     *) say "SKIPPED - $1"; exit 0 ;;
   esac
 }
@@ -58,7 +63,7 @@ have_tools() {
   if [ ! -x "$TOOL" ]; then
     missing_prerequisite "no control-plane tool at $TOOL (set K8S_CONTROL_PLANE_TOOL); the tier needs a real API server"
   fi
-  if ! command -v pulumi >/dev/null 2>&1 && [ ! -x "$ENGINE_TOOL" ]; then
+  if [ "${ENGINE_WITHOUT_PULUMI:-}" != 1 ] && ! command -v pulumi >/dev/null 2>&1 && [ ! -x "$ENGINE_TOOL" ]; then
     missing_prerequisite "no pulumi on PATH and no engine tool at $ENGINE_TOOL (set PULUMI_ENGINE_TOOL, or install the Pulumi CLI)"
   fi
 }
@@ -120,6 +125,11 @@ ensure_go_tool() {  # ensure_go_tool <name> <module path of its main package>@<v
 }
 
 ensure_built() {
+  if [ "${ENGINE_WITHOUT_PULUMI:-}" = 1 ]; then
+    ensure_control_plane
+    ensure_go_tool kwok "sigs.k8s.io/kwok/cmd/kwok@$KWOK_VERSION"
+    return 0
+  fi
   ensure_pulumi
   ensure_control_plane
   ensure_go_tool kwok "sigs.k8s.io/kwok/cmd/kwok@$KWOK_VERSION"

@@ -6,6 +6,19 @@
 #                                       skips a binary already built from the same archive (its checksum is stamped)
 #   scripts/operators.sh paths          print PXC_OPERATOR, PS_OPERATOR, PXC_OPERATOR_SRC, PS_OPERATOR_SRC as
 #                                       export lines (eval "$(scripts/operators.sh paths)")
+#   scripts/operators.sh run-tier [pytest args]
+#                                       the operator tier (docs/operators.md): ensure-built, a control plane of its
+#                                       own (scripts/engine.sh up with this tier's state dir and ports: etcd, kube-
+#                                       apiserver, kube-controller-manager, kube-scheduler, kwok), then
+#                                       `pytest -m operators tests/operators`, and always `down` afterwards. One PXC
+#                                       operator runs per host (its webhook binds :9443): run it under
+#                                       `flock /tmp/locks/pxc-operator.lock` where other jobs may run one.
+#
+# The tier's control plane lives in OPERATOR_TIER_HOME (default ~/.cache/percona-mysql-operator-tier) on ports
+# OPERATOR_ETCD_PORT, OPERATOR_ETCD_PEER_PORT, OPERATOR_APISERVER_PORT, OPERATOR_KWOK_PORT (default 32379, 32380,
+# 32443, 32450: below Linux's ephemeral port range, 32768 and up, where an outgoing connection may hold a
+# port), beside the API-server and engine tiers'. A missing prerequisite (go, the kit, the control-plane
+# tool) skips the tier on a workstation and fails it under CI=true or OPERATOR_TIER_REQUIRED=1.
 #
 # The kit is ../shared/tools/percona-operators (set PERCONA_OPERATORS_KIT): the Go module proxy does not serve the
 # operators' own modules, so their sources come from there; their dependencies come from the module proxy. Measured on
@@ -83,8 +96,44 @@ paths() {
   done
 }
 
+# A missing prerequisite of the tier: skipped on a workstation (exit 0), failed where the tier must run.
+missing_prerequisite() {
+  if [ "${CI:-}" = true ] || [ "${CI:-}" = 1 ] || [ "${OPERATOR_TIER_REQUIRED:-}" = 1 ]; then
+    echo "operator tier: FAILED - $1 (CI=${CI:-} OPERATOR_TIER_REQUIRED=${OPERATOR_TIER_REQUIRED:-}: the tier must run)" >&2
+    exit 1
+  fi
+  echo "operator tier: SKIPPED - $1"
+  exit 0
+}
+
+run_tier() {
+  local start=$SECONDS status=0
+  command -v go >/dev/null 2>&1 || missing_prerequisite "go is missing: the operators build with the Go toolchain (https://go.dev/dl/)"
+  [ -f "$KIT/SHA256SUMS" ] || missing_prerequisite "no operator kit at $KIT (set PERCONA_OPERATORS_KIT)"
+  local tool=${K8S_CONTROL_PLANE_TOOL:-$ROOT/../shared/tools/k8s-control-plane}
+  [ -x "$tool" ] || missing_prerequisite "no control-plane tool at $tool (set K8S_CONTROL_PLANE_TOOL)"
+  ensure_built
+  # this tier's own control plane, beside the others' (scripts/engine.sh, without Pulumi)
+  export ENGINE_TIER_HOME=${OPERATOR_TIER_HOME:-$HOME/.cache/percona-mysql-operator-tier}
+  export ENGINE_ETCD_PORT=${OPERATOR_ETCD_PORT:-32379} ENGINE_ETCD_PEER_PORT=${OPERATOR_ETCD_PEER_PORT:-32380}
+  export ENGINE_APISERVER_PORT=${OPERATOR_APISERVER_PORT:-32443} ENGINE_KWOK_PORT=${OPERATOR_KWOK_PORT:-32450}
+  export ENGINE_WITHOUT_PULUMI=1 ENGINE_TIER_NAME="operator tier"
+  trap 'bash "$ROOT/scripts/engine.sh" down' EXIT  # set before starting: a half-started control plane is stopped too
+  bash "$ROOT/scripts/engine.sh" up
+  eval "$(paths)"
+  export PXC_OPERATOR PS_OPERATOR PXC_OPERATOR_SRC PS_OPERATOR_SRC
+  PROJECT_ENV=dev source "$ROOT/scripts/env.sh"  # the project's virtual environment with the test tools
+  local tests_start=$SECONDS
+  OPERATOR_TIER_KUBECONFIG="$ENGINE_TIER_HOME/kubeconfig" OPERATOR_TIER_REQUIRED=1 \
+    python -m pytest -m operators tests/operators -rA --basetemp="$ENGINE_TIER_HOME/pytest" "$@" || status=$?
+  say "tests took $(((SECONDS - tests_start) / 60)) min $(((SECONDS - tests_start) % 60)) s; the whole tier" \
+    "$(((SECONDS - start) / 60)) min $(((SECONDS - start) % 60)) s; operator logs in $ENGINE_TIER_HOME/pytest"
+  return "$status"
+}
+
 case "${1:-}" in
   ensure-built) ensure_built ;;
   paths) paths ;;
-  *) echo "usage: scripts/operators.sh ensure-built|paths" >&2; exit 2 ;;
+  run-tier) shift; run_tier "$@" ;;
+  *) echo "usage: scripts/operators.sh ensure-built|paths|run-tier [pytest args]" >&2; exit 2 ;;
 esac

@@ -122,6 +122,7 @@ class OperatorProcess:
         namespaces: list[str],
         pod_name: str,
         workdir: Path,
+        environment: dict[str, str] | None = None,
     ) -> None:
         if not namespaces:
             raise ValueError("an operator watches at least one namespace")
@@ -132,6 +133,7 @@ class OperatorProcess:
         self.pod_name = pod_name
         self.workdir = workdir
         self.log_path = workdir / f"{flavor.name}-operator.log"
+        self.extra_environment = dict(environment or {})  # the operator's own settings, e.g. MAX_CONCURRENT_RECONCILES
         self._process: subprocess.Popen | None = None
         self._log = None
 
@@ -162,6 +164,9 @@ class OperatorProcess:
     def environment(self) -> dict[str, str]:
         return {
             **os.environ,
+            # the manager takes --kubeconfig, but both read the server version through client-go's default loading
+            # rules first (PXC cmd/manager/main.go: "unable to define server version"), which read KUBECONFIG
+            "KUBECONFIG": str(self.kubeconfig),
             "WATCH_NAMESPACE": ",".join(self.namespaces),
             "HOSTNAME": self.pod_name,
             "POD_NAME": self.pod_name,
@@ -169,6 +174,7 @@ class OperatorProcess:
             "OPERATOR_NAME": self.flavor.operator_name,
             "DISABLE_TELEMETRY": "true",
             "LOG_LEVEL": "INFO",
+            **self.extra_environment,
         }
 
     def start(self, timeout: float = 60.0) -> OperatorProcess:

@@ -153,7 +153,9 @@ def test_pxc_sizes_are_the_engines():
     size = lambda name: (sizing.containers[name].cpu_millicores, sizing.containers[name].memory_bytes)  # noqa: E731
     assert _quantity_pair(body["pxc"]["resources"]) == size("mysqld")
     assert _quantity_pair(body["proxysql"]["resources"]) == size("proxysql")
-    assert _quantity_pair(body["proxysql"]["sidecarResources"]) == size("pxc-monit") == size("proxysql-monit")
+    assert _quantity_pair(body["proxysql"]["sidecarResources"]) == size("pxc-monit")
+    # the scheduler is on (T5), so the operator runs no proxysql-monit and the sizing budgets none
+    assert body["proxysql"]["scheduler"]["enabled"] and "proxysql-monit" not in sizing.containers
     assert _quantity_pair(body["logcollector"]["resources"]) == size("logs") == size("logrotate")
     assert _quantity_pair(body["pmm"]["resources"]) == size("pmm-client")
     assert mysqld_options(body["pxc"]["configuration"]) == {k: v for k, v in parse(_render(sizing.mysqld))["mysqld"].items()}

@@ -88,3 +88,22 @@ def test_the_operator_build_names_an_archive_it_cannot_unpack(tmp_path):
     assert result.stderr.strip().splitlines()[-1] == (
         "operators: unpacking percona-xtradb-cluster-operator-b3b0b10a7.tar.xz failed"
     )
+
+
+@pytest.mark.parametrize(
+    ("missing", "message"),
+    [
+        ("K8S_CONTROL_PLANE_TOOL", "no control-plane tool at "),
+        ("PERCONA_OPERATORS_KIT", "no operator kit at "),
+    ],
+)
+def test_the_operator_tier_without_a_prerequisite_skips_on_a_workstation_and_fails_where_it_must_run(tmp_path, missing, message):
+    absent = {missing: str(tmp_path / "absent")}
+    workstation = run("operators.sh", "run-tier", ci=None, **absent)
+    assert workstation.returncode == 0, workstation.stderr
+    assert f"operator tier: SKIPPED - {message}{tmp_path / 'absent'}" in workstation.stdout
+    for env in ({"ci": "true"}, {"ci": "1"}, {"ci": None, "OPERATOR_TIER_REQUIRED": "1"}):
+        required = run("operators.sh", "run-tier", **env, **absent)
+        assert required.returncode == 1, required.stdout
+        assert f"operator tier: FAILED - {message}" in required.stderr
+        assert "the tier must run" in required.stderr

@@ -114,12 +114,14 @@ def proxy_container(
     return ContainerSize(cpu, max(PROXY_MIN_MEMORY, _mib_ceil(memory)))
 
 
-def proxy_monitor_containers(proxy: str, engine: str) -> tuple[str, ...]:
-    """Sidecars the operator adds to each proxy pod (INTERFACES §2.2, §3.3)."""
+def proxy_monitor_containers(proxy: str, engine: str, *, proxysql_scheduler: bool) -> tuple[str, ...]:
+    """Sidecars the operator adds to each proxy pod (INTERFACES §2.2, §3.3). A ProxySQL pod runs ``proxysql-monit``
+    only without the ProxySQL scheduler (PXC operator pkg/pxc/app/statefulset/proxysql.go ``SidecarContainers``: "we
+    are disabling ProxySQL cluster mode in case scheduler is enabled"; seen in its render, tests/operators)."""
     if proxy == ROUTER:
         return ()
     if proxy == PROXYSQL:
-        return ("pxc-monit", "proxysql-monit")
+        return ("pxc-monit",) if proxysql_scheduler else ("pxc-monit", "proxysql-monit")
     return ("pxc-monit",) if engine == "pxc" else ("mysql-monit",)
 
 

@@ -30,6 +30,7 @@ from percona_mysql_k8s.core.sidecars import (
 from ._framework import Context, Spec, resource_policy
 from ._readers.database import Container, DatabaseView
 from ._readers.flow import integer_option, mysqld_cpu
+from ._readers.operator_pods import every_container
 from ._readers.resources import cpu, mem
 from ._subjects import database, database_types
 
@@ -89,7 +90,7 @@ def check(ctx: Context) -> None:
     for pod in pods:
         containers: list[Container] = []
         with ctx.checking("K2"):
-            containers = view.containers(pod)
+            containers = every_container(view, pod)
         for container in containers:
             if container.path in seen:
                 continue
@@ -145,7 +146,7 @@ def check(ctx: Context) -> None:
 
 def _safe_containers(view: DatabaseView, pod) -> list[Container]:
     try:
-        return view.containers(pod)
+        return every_container(view, pod)
     except Exception:  # noqa: BLE001 - only used to name the containers sharing a block
         return []
 

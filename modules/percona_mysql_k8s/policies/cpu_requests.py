@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ._framework import Context, Spec, resource_policy
+from ._readers.operator_pods import every_container
 from ._subjects import database, database_types
 
 SPEC = Spec(
@@ -20,7 +21,7 @@ def check(ctx: Context) -> None:
     seen = set()
     with ctx.checking("K3"):
         for pod in view.pods():
-            for container in view.containers(pod):
+            for container in every_container(view, pod):
                 if container.path in seen:
                     continue
                 seen.add(container.path)

@@ -23,6 +23,7 @@ from ._framework import Context, Spec, resource_policy
 from ._readers.database import has_template
 from ._readers.flow import integer_option, mysqld_cpu
 from ._readers.memory import autotune_source, autotuned, evaluate, operator_auto_config
+from ._readers.operator_pods import containers
 from ._subjects import database, database_types
 
 SPEC = Spec(
@@ -46,7 +47,7 @@ def member_memory(view, limit: int) -> int:
     pods = [view.mysqld(), *view.enabled_proxies()[:1]]
     total = 0
     for pod in pods:
-        for container in view.containers(pod):
+        for container in containers(view, pod):
             resources = container.resources()
             total += resources.memory_limit or resources.memory_request or 0
     return max(total, limit)

@@ -28,6 +28,9 @@ from ..sidecars import (
 from .inputs import SizingInput
 
 MIN_MYSQLD_CPU = 250  # below a quarter core the probes' queries time out under any load
+# The custom resources always run ProxySQL with its scheduler (T5: its per-server backend limit,
+# plan.database.manifests.proxysql_scheduler), so the ProxySQL pod has no proxysql-monit to budget.
+PROXYSQL_SCHEDULER = True
 
 
 def member_budget(inp: SizingInput) -> tuple[int, int, NodeBudget | None]:
@@ -48,7 +51,7 @@ def fixed_containers(inp: SizingInput, budget_memory: int, budget_cpu: int) -> d
             fixed[name] = log_collector_container(budget_cpu)
     if inp.backup and inp.engine == GROUP_REPLICATION:
         fixed["xtrabackup"] = BACKUP_SIDECAR
-    for name in proxy_monitor_containers(inp.proxy, inp.engine):
+    for name in proxy_monitor_containers(inp.proxy, inp.engine, proxysql_scheduler=PROXYSQL_SCHEDULER):
         fixed[name] = monitor_container(budget_cpu)
     return fixed
 
@@ -56,7 +59,7 @@ def fixed_containers(inp: SizingInput, budget_memory: int, budget_cpu: int) -> d
 def pods(inp: SizingInput, fixed: Mapping[str, ContainerSize]) -> dict[str, tuple[str, ...]]:
     """The containers of the member's two pods: mysqld with its sidecars, and the proxy with its own."""
     mysqld_pod = ("mysqld",) + tuple(name for name in ("pmm-client", *LOG_COLLECTOR_CONTAINERS, "xtrabackup") if name in fixed)
-    proxy_pod = (inp.proxy,) + proxy_monitor_containers(inp.proxy, inp.engine)
+    proxy_pod = (inp.proxy,) + proxy_monitor_containers(inp.proxy, inp.engine, proxysql_scheduler=PROXYSQL_SCHEDULER)
     if inp.pmm and proxy_has_pmm(inp.proxy):
         proxy_pod += ("pmm-client",)
     return {"mysqld": mysqld_pod, "proxy": proxy_pod}

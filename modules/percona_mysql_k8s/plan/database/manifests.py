@@ -22,8 +22,9 @@ from percona_mysql_k8s.core.errors import InputError
 from percona_mysql_k8s.core.memory import GROUP_REPLICATION, PXC
 from percona_mysql_k8s.core.mycnf import render
 from percona_mysql_k8s.core.scheduling import PodPlacement
-from percona_mysql_k8s.core.sidecars import HAPROXY, PROXYSQL, ROUTER, ContainerSize
+from percona_mysql_k8s.core.sidecars import HAPROXY, PROXYSQL, ROUTER, ContainerSize, proxy_monitor_containers
 from percona_mysql_k8s.core.sizing import CLUSTER_SIZES, SizingResult
+from percona_mysql_k8s.core.sizing.containers import PROXYSQL_SCHEDULER
 from percona_mysql_k8s.core.units import format_cpu, format_memory
 
 from . import backup_manifests, versions
@@ -76,7 +77,8 @@ class ResourceInputs:
 
 
 def _same(sizing: SizingResult, names: tuple[str, ...]) -> ContainerSize:
-    """One CR field sizes several containers (logs+logrotate, pxc-monit+proxysql-monit): take the largest."""
+    """One CR field sizes several containers (logs+logrotate; pxc-monit+proxysql-monit without the ProxySQL
+    scheduler): take the largest."""
     sizes = [sizing.containers[name] for name in names if name in sizing.containers]
     return ContainerSize(max(s.cpu_millicores for s in sizes), max(s.memory_bytes for s in sizes))
 
@@ -112,7 +114,7 @@ def metadata(spec: DatabaseSpec) -> dict[str, Any]:
 def _pxc_proxy(spec: DatabaseSpec, sizing: SizingResult, place: Placement, proxy: str) -> dict[str, Any]:
     if spec.proxy != proxy:
         return {"enabled": False}
-    monitors = ("pxc-monit", "proxysql-monit") if proxy == PROXYSQL else ("pxc-monit",)
+    monitors = proxy_monitor_containers(proxy, PXC, proxysql_scheduler=PROXYSQL_SCHEDULER)
     block: dict[str, Any] = {
         "enabled": True,
         "size": spec.proxy_size,

@@ -21,11 +21,8 @@ from percona_mysql_k8s.core.memory import GROUP_REPLICATION, PXC
 from percona_mysql_k8s.core.mycnf import PROVIDER_OPTIONS, Effective, MyCnfError, effective_options, parse_provider_options
 from percona_mysql_k8s.core.sidecars import (
     HAPROXY,
-    LOG_COLLECTOR_CONTAINERS,
     PROXYSQL,
     ROUTER,
-    proxy_has_pmm,
-    proxy_monitor_containers,
 )
 
 from .chart_render import render_ps_db, render_pxc_db
@@ -348,72 +345,7 @@ class DatabaseView:
         """PS runs an ``xtrabackup`` sidecar in every mysql pod while backups are enabled (§3.3)."""
         return self.operator == "ps" and self.flag("backup.enabled")
 
-    def _user_sidecars(self, component: Component) -> list[Container]:
-        sidecars = []
-        rel = f"{component.rel}.sidecars"
-        for index, sidecar in enumerate(as_list(self.get(rel), self.path(rel))):
-            path = f"{self.path(rel)}[{index}]"
-            sidecar = as_map(sidecar, path)
-            name = as_str(sidecar.get("name", MISSING), join(path, "name"), f"sidecar-{index}")
-            sidecars.append(Container(component.key, name, "sidecar", join(path, "resources"), sidecar.get("resources", MISSING)))
-        return sidecars
-
-    def containers(self, component: Component) -> list[Container]:
-        """Every container of one pod type with the path of its budget (INTERFACES §2.3, §3.3)."""
-        engine = PXC if self.operator == "pxc" else GROUP_REPLICATION
-        pmm = self.pmm_enabled()
-        result: list[Container] = []
-        if component.role == "mysqld":
-            result.append(self.mysqld_container())
-            if self.logcollector_enabled():
-                for name in LOG_COLLECTOR_CONTAINERS:
-                    result.append(
-                        Container(
-                            component.key,
-                            name,
-                            "sidecar",
-                            self.path("logcollector.resources"),
-                            self.get("logcollector.resources"),
-                        )
-                    )
-            if self.backup_sidecar():
-                result.append(
-                    Container(component.key, "xtrabackup", "sidecar", self.path("backup.resources"), self.get("backup.resources"))
-                )
-            if self.toolkit():
-                result.append(
-                    Container(
-                        component.key, "pt-heartbeat", "sidecar", self.path("toolkit.resources"), self.get("toolkit.resources")
-                    )
-                )
-            if pmm:
-                result.append(
-                    Container(component.key, "pmm-client", "sidecar", self.path("pmm.resources"), self.get("pmm.resources"))
-                )
-        elif component.role == "proxy":
-            rel = f"{component.rel}.resources"
-            result.append(Container(component.key, component.key, "proxy", self.path(rel), self.get(rel)))
-            sidecar_rel = f"{component.rel}.sidecarResources"
-            for name in proxy_monitor_containers(component.key, engine):
-                if self.operator == "ps" and component.key == HAPROXY and self._monit_inherits_haproxy():
-                    rel = f"{component.rel}.resources"
-                    result.append(Container(component.key, name, "sidecar", self.path(rel), self.get(rel)))
-                elif self.operator == "ps":  # a map keyed by container name in PS 1.2.0
-                    rel = f"{sidecar_rel}.{name}"
-                    result.append(Container(component.key, name, "sidecar", self.path(rel), self.get(rel)))
-                else:
-                    result.append(Container(component.key, name, "sidecar", self.path(sidecar_rel), self.get(sidecar_rel)))
-            if pmm and proxy_has_pmm(component.key):
-                result.append(
-                    Container(component.key, "pmm-client", "sidecar", self.path("pmm.resources"), self.get("pmm.resources"))
-                )
-        else:
-            rel = f"{component.rel}.resources"
-            result.append(Container(component.key, component.key, "orchestrator", self.path(rel), self.get(rel)))
-        result.extend(self._user_sidecars(component))
-        return result
-
-    def _monit_inherits_haproxy(self) -> bool:
+    def monit_inherits_haproxy(self) -> bool:
         """PS crVersion < 1.2.0 gives ``mysql-monit`` HAProxy's own resources (v1.2.0 pkg/haproxy/haproxy.go:
         ``resources := spec.Resources; if cr.CompareVersion("1.2.0") >= 0 { resources = spec.SidecarResources["mysql-monit"] }``).
         The ps-db 1.1.0 chart always renders crVersion 1.1.0."""

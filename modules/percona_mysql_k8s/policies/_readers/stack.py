@@ -18,6 +18,7 @@ from .admission import admission
 from .backup import backup_section
 from .database import DatabaseView, database_view
 from .helm import PMM, chart_name, chart_values, is_helm
+from .operator_pods import pod_models
 from .placement import Placement, read_placement
 from .pools import NodePool, pool_views
 from .resources import read_resources
@@ -41,25 +42,22 @@ class PodGroup:
 
 
 def _database_groups(resource, view: DatabaseView) -> list[PodGroup]:
+    """One group per pod type, as the operator renders it (operator_pods): what the scheduler reserves for one pod
+    (its containers, or its largest init container), where it may run, and whether it runs one per node."""
     groups = []
-    for component in view.pods():
+    for model in pod_models(view):
+        component = model.component
         cpu = memory = 0
-        for container in view.containers(component):
+        for container in model.containers:
             resources = read_resources(container.raw, container.path)
             cpu += resources.scheduled_cpu
             memory += resources.scheduled_memory
-        affinity = as_map(component.raw.get("affinity", MISSING), view.path(f"{component.rel}.affinity"))
-        advanced = affinity.get("advanced", MISSING)
-        key = affinity.get("antiAffinityTopologyKey", HOSTNAME)
+        for container in model.init_containers:
+            resources = read_resources(container.raw, container.path)
+            cpu, memory = max(cpu, resources.scheduled_cpu), max(memory, resources.scheduled_memory)
         size = view.size(component.rel)
         if size is None:
             size = 3 if view.chart else 0
-        placement = read_placement(
-            component.raw.get("nodeSelector", MISSING),
-            component.raw.get("tolerations", MISSING),
-            advanced,
-            view.path(component.rel),
-        )
         groups.append(
             PodGroup(
                 resource.urn,
@@ -68,8 +66,8 @@ def _database_groups(resource, view: DatabaseView) -> list[PodGroup]:
                 size,
                 cpu,
                 memory,
-                placement,
-                advanced is MISSING and key == HOSTNAME,
+                model.placement,
+                model.one_per_node,
             )
         )
     return groups
