@@ -3,7 +3,8 @@
 # kubernetes and random providers), against a real control plane whose pods are really scheduled.
 #
 #   scripts/engine.sh ensure-built   pulumi (yours from PATH, else built once by ../shared/tools/pulumi-engine
-#                                    into ~/.cache/pulumi-engine, ~16 min on 2 cores), the control plane with
+#                                    into ~/.cache/pulumi-engine, ~16 min on 2 cores; with pulumi-command, the kind
+#                                    stack's provider, PULUMI_ENGINE_WITH_COMMAND=1), the control plane with
 #                                    kube-scheduler (~/.cache/k8s-control-plane, ~10 min once), kwok v0.8.0 and
 #                                    helm v3.19.2 (yours from PATH, else go install into ~/.cache/go-tools/bin)
 #   scripts/engine.sh ensure-go-tools  kwok and helm alone (what the unit suite's chart tests need)
@@ -12,7 +13,8 @@
 #                                    writes $ENGINE_TIER_HOME/kubeconfig
 #   scripts/engine.sh down           stop them, by the PIDs `up` recorded
 #   scripts/engine.sh run-tier [pytest args]
-#                                    ensure-built + up + pytest -m engine tests/engine, and always down afterwards
+#                                    ensure-built, the PXC operator (scripts/operators.sh ensure-built), up,
+#                                    pytest -m engine tests/engine, and always down afterwards
 #
 # The control plane is the API-server tier's (the same binaries and the same tool), started from a copy of the
 # tool whose three loopback ports are this tier's (ENGINE_ETCD_PORT, ENGINE_ETCD_PEER_PORT, ENGINE_APISERVER_PORT;
@@ -23,6 +25,10 @@
 # pod-delete), read from the Go module cache at run time; the pods a Percona operator owns through a StatefulSet
 # (mysqld, the proxies) go Running but stay unready, as no mysqld answers their probes (scripts/kwok_config.py). Its
 # kubelet endpoint (TLS, 127.0.0.1:ENGINE_KWOK_PORT, default 26450) serves pod logs, which the PXC operator reads.
+# Pod IPs are loopback addresses (kwok --cidr=$POD_CIDR) and the API server calls a webhook Service at its endpoints'
+# addresses (--enable-aggregator-routing): the PXC operator's validating webhook, served by the operator process on
+# :9443 for the operator Deployment's pod, is then reachable as in a cluster (without it, every status write the
+# webhook intercepts would fail).
 #
 # Without a `pulumi` on PATH and without the engine tool, or without the control-plane tool, every command
 # prints why and exits 0 (the tier is then skipped), or fails under CI=true, as scripts/apiserver.sh does.
@@ -38,6 +44,7 @@ ETCD_PORT=${ENGINE_ETCD_PORT:-22379}
 ETCD_PEER_PORT=${ENGINE_ETCD_PEER_PORT:-22380}
 APISERVER_PORT=${ENGINE_APISERVER_PORT:-26443}
 KWOK_PORT=${ENGINE_KWOK_PORT:-26450}   # kwok's kubelet endpoint (pod logs), on every Node's InternalIP 127.0.0.1
+POD_CIDR=127.64.0.1/16   # kwok's pod IPs: loopback (127.0.0.0/8), so an operator process serves its pod's address
 KWOK_VERSION=v0.8.0
 HELM_VERSION=v3.19.2  # the tier resolves a release a crash left half-installed with Helm, as a user does
 GO_TOOLS_BIN=${GO_TOOLS_BIN:-$HOME/.cache/go-tools/bin}
@@ -77,7 +84,8 @@ ensure_pulumi() {
   fi
   local start=$SECONDS
   # the tool skips what it has built already and prints each build's time
-  "$ENGINE_TOOL" build
+  # with pulumi-command: the kind stack's provider (kind create/get kubeconfig/delete through local.Command)
+  PULUMI_ENGINE_WITH_COMMAND=1 "$ENGINE_TOOL" build
   say "pulumi engine ready in $(elapsed "$start") (~/.cache/pulumi-engine; a cold build is ~16 min on 2 cores)"
 }
 
@@ -145,7 +153,8 @@ tool_copy() {
   done
   # the API server reaches a Node's kubelet (kwok: pod logs) at its InternalIP, 127.0.0.1, not at its name
   grep -q -- '--service-cluster-ip-range=10.96.0.0/16 ' "$copy.new" || { echo "$TOOL no longer sets --service-cluster-ip-range: update scripts/engine.sh" >&2; return 1; }
-  sed -i 's|--service-cluster-ip-range=10.96.0.0/16 |--service-cluster-ip-range=10.96.0.0/16 --kubelet-preferred-address-types=InternalIP |' "$copy.new"
+  # and a webhook Service at its endpoints' addresses (the pods' loopback IPs), not at its ClusterIP (no kube-proxy)
+  sed -i 's|--service-cluster-ip-range=10.96.0.0/16 |--service-cluster-ip-range=10.96.0.0/16 --kubelet-preferred-address-types=InternalIP --enable-aggregator-routing=true |' "$copy.new"
   chmod +x "$copy.new" && mv "$copy.new" "$copy"
   echo "$copy"
 }
@@ -206,7 +215,7 @@ up() {
   nohup "$K8S_BIN_HOME/bin/kube-scheduler" --kubeconfig="$kubeconfig" --leader-elect=false --secure-port=0 \
     > "$STATE/scheduler.log" 2>&1 & echo $! > "$STATE/scheduler.pid"
   nohup "$(go_tool kwok)" --kubeconfig="$kubeconfig" --manage-all-nodes=true --config="$config" \
-    --node-ip=127.0.0.1 --node-port="$KWOK_PORT" --server-address="127.0.0.1:$KWOK_PORT" \
+    --node-ip=127.0.0.1 --node-port="$KWOK_PORT" --server-address="127.0.0.1:$KWOK_PORT" --cidr="$POD_CIDR" \
     --tls-cert-file="$STATE/kwok.crt" --tls-private-key-file="$STATE/kwok.key" \
     > "$STATE/kwok.log" 2>&1 & echo $! > "$STATE/kwok.pid"
   sleep 2
@@ -235,6 +244,9 @@ case "${1:-}" in
     have_tools
     tier_start=$SECONDS
     ensure_built
+    # the real PXC operator the tests run for the operator chart's pod (tests/engine/engine_operator.py); a no-op when
+    # the operator tier built it already
+    bash "$ROOT/scripts/operators.sh" ensure-built
     say "builds ready in $(elapsed "$tier_start")"
     use_pulumi
     if running; then up; fi  # refuses, and leaves a control plane this run did not start alone
