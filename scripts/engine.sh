@@ -25,10 +25,6 @@
 # pod-delete), read from the Go module cache at run time; the pods a Percona operator owns through a StatefulSet
 # (mysqld, the proxies) go Running but stay unready, as no mysqld answers their probes (scripts/kwok_config.py). Its
 # kubelet endpoint (TLS, 127.0.0.1:ENGINE_KWOK_PORT, default 26450) serves pod logs, which the PXC operator reads.
-# Pod IPs are loopback addresses (kwok --cidr=$POD_CIDR) and the API server calls a webhook Service at its endpoints'
-# addresses (--enable-aggregator-routing): the PXC operator's validating webhook, served by the operator process on
-# :9443 for the operator Deployment's pod, is then reachable as in a cluster (without it, every status write the
-# webhook intercepts would fail).
 #
 # Without a `pulumi` on PATH and without the engine tool, or without the control-plane tool, every command
 # prints why and exits 0 (the tier is then skipped), or fails under CI=true, as scripts/apiserver.sh does.
@@ -44,7 +40,6 @@ ETCD_PORT=${ENGINE_ETCD_PORT:-22379}
 ETCD_PEER_PORT=${ENGINE_ETCD_PEER_PORT:-22380}
 APISERVER_PORT=${ENGINE_APISERVER_PORT:-26443}
 KWOK_PORT=${ENGINE_KWOK_PORT:-26450}   # kwok's kubelet endpoint (pod logs), on every Node's InternalIP 127.0.0.1
-POD_CIDR=127.64.0.1/16   # kwok's pod IPs: loopback (127.0.0.0/8), so an operator process serves its pod's address
 KWOK_VERSION=v0.8.0
 HELM_VERSION=v3.19.2  # the tier resolves a release a crash left half-installed with Helm, as a user does
 GO_TOOLS_BIN=${GO_TOOLS_BIN:-$HOME/.cache/go-tools/bin}
@@ -153,8 +148,7 @@ tool_copy() {
   done
   # the API server reaches a Node's kubelet (kwok: pod logs) at its InternalIP, 127.0.0.1, not at its name
   grep -q -- '--service-cluster-ip-range=10.96.0.0/16 ' "$copy.new" || { echo "$TOOL no longer sets --service-cluster-ip-range: update scripts/engine.sh" >&2; return 1; }
-  # and a webhook Service at its endpoints' addresses (the pods' loopback IPs), not at its ClusterIP (no kube-proxy)
-  sed -i 's|--service-cluster-ip-range=10.96.0.0/16 |--service-cluster-ip-range=10.96.0.0/16 --kubelet-preferred-address-types=InternalIP --enable-aggregator-routing=true |' "$copy.new"
+  sed -i 's|--service-cluster-ip-range=10.96.0.0/16 |--service-cluster-ip-range=10.96.0.0/16 --kubelet-preferred-address-types=InternalIP |' "$copy.new"
   chmod +x "$copy.new" && mv "$copy.new" "$copy"
   echo "$copy"
 }
@@ -215,7 +209,7 @@ up() {
   nohup "$K8S_BIN_HOME/bin/kube-scheduler" --kubeconfig="$kubeconfig" --leader-elect=false --secure-port=0 \
     > "$STATE/scheduler.log" 2>&1 & echo $! > "$STATE/scheduler.pid"
   nohup "$(go_tool kwok)" --kubeconfig="$kubeconfig" --manage-all-nodes=true --config="$config" \
-    --node-ip=127.0.0.1 --node-port="$KWOK_PORT" --server-address="127.0.0.1:$KWOK_PORT" --cidr="$POD_CIDR" \
+    --node-ip=127.0.0.1 --node-port="$KWOK_PORT" --server-address="127.0.0.1:$KWOK_PORT" \
     --tls-cert-file="$STATE/kwok.crt" --tls-private-key-file="$STATE/kwok.key" \
     > "$STATE/kwok.log" 2>&1 & echo $! > "$STATE/kwok.pid"
   sleep 2

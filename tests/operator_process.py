@@ -173,6 +173,9 @@ class OperatorProcess:
             "OPERATOR_NAME": self.flavor.operator_name,
             "DISABLE_TELEMETRY": "true",
             "LOG_LEVEL": "INFO",
+            # --kubeconfig is controller-runtime's; the operator's own clients (PXC clientcmd/clientcmd.go: NewClient,
+            # for the server version at start-up and pod logs) load kubeconfig the default way: $KUBECONFIG
+            "KUBECONFIG": str(self.kubeconfig),
             **self.env,
         }
 

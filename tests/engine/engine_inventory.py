@@ -93,11 +93,13 @@ def unaccounted(
     state_resources: list[dict[str, Any]],
     releases: dict[str, dict[str, Any]],
     stand_ins: set[tuple[str, str]],
+    operator_made: set[tuple[str, str]] = frozenset(),
 ) -> list[str]:
     """Objects in a namespace that nothing explains: not a resource of the stack's state, not rendered by one of
-    its Helm releases, not owned (ownerReferences, transitively) by an explained object, not a namespace default,
-    not a stand-in of the test. An object an interrupted run created and a later run created again under another
-    name, or left behind, is listed here."""
+    its Helm releases, not owned (ownerReferences, transitively) by an explained object, not one the operator makes
+    for the stack's cluster without an owner (``operator_made``), not a namespace default, not a stand-in of the
+    test. An object an interrupted run created and a later run created again under another name, or left behind, is
+    listed here."""
     objects = list(objects)
     explained: set[str] = set()
     state_ids = {r.get("id") for r in state_resources if r.get("id")}
@@ -107,6 +109,7 @@ def unaccounted(
         if (
             key in NAMESPACE_DEFAULTS
             or key in stand_ins
+            or key in operator_made
             or key in rendered
             or f"{obj.namespace}/{obj.name}" in state_ids
             or (

@@ -8,15 +8,21 @@ name). It watches the namespace for the Deployment whose pod template has the op
 
 * when a pod of that Deployment is Running, starts the operator for it, with that container's environment as the
   chart rendered it (``value`` and the ``fieldRef`` of the pod's name and namespace, resolved as the kubelet
-  resolves them: OPERATOR_NAME, WATCH_NAMESPACE, LOG_LEVEL, ...); the operator then finds its Deployment and
-  serves its validating webhook behind the Service it creates, as in a cluster (docs/engine.md);
+  resolves them: WATCH_NAMESPACE, LOG_LEVEL, DISABLE_TELEMETRY, ...), but for OPERATOR_NAME (below);
 * when that pod is deleted or replaced (a Helm upgrade, ``pulumi destroy``), stops it, as the kubelet would, and
   starts it again for a new pod.
 
 Assumes: one replica (the chart's default), so one operator at a time; the container's command is the operator
 binary with its default flags, except leader election (off: one process) and the metrics and health ports (free
-ones: the process shares the host's network). Everything the operator writes (the custom resource's status, its
-finalizers, the StatefulSets, Services, Secrets and PDBs it renders) it writes itself.
+ones: the process shares the host's network). One deviation, because pods have no network here: with OPERATOR_NAME
+naming its Deployment, the PXC operator registers a validating webhook (failurePolicy Fail) behind a Service that
+selects its pod (pkg/webhook/hook.go: setup); the API server would call it at the pod's address, and kwok's pods
+have none the API server can reach (the EndpointSlice controller refuses loopback addresses), so every write the
+webhook intercepts (the status, the finalizers) would fail. OPERATOR_NAME names no Deployment instead, and the
+operator skips the webhook ("failed to setup webhook", logged at INFO). The webhook validates nothing of these
+stacks anyway: it checks a custom resource only with ``spec.enableCRValidationWebhook``, which they leave unset.
+Everything the operator writes (the custom resource's status, its finalizers, the StatefulSets, Services, Secrets
+and PDBs it renders) it writes itself.
 """
 
 from __future__ import annotations
@@ -31,6 +37,8 @@ from kubernetes import config as k8s_config
 from kubernetes.client.rest import ApiException
 from operator_process import Flavor, OperatorProcess
 
+# OPERATOR_NAME of the process: a name no Deployment has, so the operator does not register its webhook (above)
+NO_DEPLOYMENT = "operator-process-without-webhook"
 # The kubelet resolves these fieldRefs from the pod (the Downward API); the chart's Deployment uses metadata.name.
 FIELD_REFS: dict[str, Callable[[k8s_client.V1Pod], str]] = {
     "metadata.name": lambda pod: pod.metadata.name,
@@ -168,7 +176,7 @@ class DeploymentOperator:
             [self.namespace],
             pod.metadata.name,
             self.workdir / f"{index}-{pod.metadata.name}",
-            env=container_environment(pod, self.flavor.container),
+            env=container_environment(pod, self.flavor.container) | {"OPERATOR_NAME": NO_DEPLOYMENT},
         )
         self.processes.append(process)
         self._pod = pod.metadata.name

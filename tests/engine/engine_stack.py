@@ -28,6 +28,9 @@ PMM_STORAGE = "20Gi"  # pmmStorageSize's default
 # storageSize (stacks/Pulumi.existing.yaml) and no storage class (storageClass: "", the cluster's default: none here).
 DATA_CLAIMS = tuple(f"datadir-{CLUSTER}-pxc-{member}" for member in range(3))
 DATA_STORAGE = "100Gi"
+# Secrets the PXC operator makes for the cluster with no ownerReference (so they outlive the custom resource): the
+# TLS pairs (pkg/controller/pxc/tls.go) and its copy of the users' passwords, internal-<cluster> (users.go)
+OPERATOR_KEEPS = (f"{CLUSTER}-ssl", f"{CLUSTER}-ssl-internal", f"internal-{CLUSTER}")
 
 
 class SchedulingFailed(AssertionError):
