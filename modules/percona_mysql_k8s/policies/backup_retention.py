@@ -1,10 +1,12 @@
 """R3: the backups of a production database keep at least ``min_backup_retention_days`` of restore points.
 
-Judged on the best schedule that counts for R1 (run by the operator, to object storage outside the
-cluster): its window is the guaranteed age of the oldest backup it keeps right after a run, ``keep``
-consecutive runs of its cron schedule (core.cron.retention_window_seconds). ``keep`` is PXC's
-``retention.count`` (which replaces the deprecated ``keep``, GetRetention) or ``keep``; 0 deletes nothing
-(unbounded), and PXC ``retention.deleteFromStorage: false`` leaves old backups in storage (unbounded too).
+Judged on the best cron job that counts for R1 (one the operator runs, to object storage outside the
+cluster; _readers/backup_jobs.py): its window is the age of the oldest backup it keeps right after a run,
+``keep`` consecutive actual runs of its schedule in its own zone (core.cron.retention_window_seconds). The
+``keep`` is the one the operator applies to that job: PXC's ``retention.count`` (which replaces the
+deprecated ``keep``, GetRetention) of the last entry of that name, or PS ``keep``; 0 deletes nothing
+(unbounded). PXC ``retention.deleteFromStorage: false`` leaves rotated backups in storage (unbounded) from
+crVersion 1.18.0 only: before it every rotated backup is deleted from storage (backupFinalizers).
 A database with no schedule that counts is R1's to report. Production only (data_protection.production).
 """
 
@@ -15,7 +17,8 @@ import math
 from percona_mysql_k8s.core.cron import keep_for, retention_window_seconds
 
 from ._framework import Context, Spec, resource_policy
-from ._readers.backup import backup_section, schedule_problem
+from ._readers.backup import backup_section
+from ._readers.backup_jobs import offsite_jobs
 from ._subjects import database, database_types
 from .data_protection import SPEC as DATA_PROTECTION
 from .data_protection import production
@@ -33,10 +36,10 @@ SPEC = Spec(
 )
 
 
-def _window(schedule, parsed) -> float:
-    if schedule.keep <= 0 or not schedule.deletes_from_storage:
+def _window(job) -> float:
+    if job.keep <= 0 or not job.deletes_from_storage:
         return math.inf
-    return retention_window_seconds(parsed, schedule.keep)
+    return retention_window_seconds(job.parsed, job.keep)
 
 
 def _days(seconds: float) -> str:
@@ -49,21 +52,17 @@ def check(ctx: Context) -> None:
         return
     minimum = ctx.thresholds["min_backup_retention_days"]
     with ctx.checking("R3"):
-        section = backup_section(view)
-        counted = []
-        for schedule in section.schedules:
-            problem, parsed = schedule_problem(section, schedule)
-            if problem is None:
-                counted.append((_window(schedule, parsed), schedule, parsed))
-        if not counted:
-            return  # no schedule the operator runs off the cluster: R1 reports it
-        window, best, parsed = max(counted, key=lambda item: item[0])
+        jobs, _ = offsite_jobs(backup_section(view))
+        if not jobs:
+            return  # no cron job the operator runs off the cluster: R1 reports it
+        window, job = max(((_window(job), job) for job in jobs), key=lambda item: item[0])
         if window >= minimum * DAY:
             return
-        needed = keep_for(parsed, minimum)
+        needed = keep_for(job.parsed, minimum)
+        best = job.retention
         ctx.violation(
             "R3",
-            f"the best schedule, {best.path} ({best.schedule!r}, "
+            f"the best schedule, {job.entry.path} ({job.entry.schedule!r}, "
             f"{best.keep_path} {best.keep}), keeps {_days(window)} days of restore points",
             f"the rule keeps at least min_backup_retention_days = {minimum:g} days",
             f"set {best.keep_path} to at least {needed} (the stack's backupRetentionDays), or mark the stack ephemeral",

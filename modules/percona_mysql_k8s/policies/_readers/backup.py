@@ -27,10 +27,10 @@ from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 from percona_mysql_k8s.core.backup import in_cluster_host
-from percona_mysql_k8s.core.cron import CronError, parse_schedule
 
 from .database import DatabaseView
 from .values import MISSING, Malformed, as_bool, as_int, as_list, as_map, as_str, describe, join
+from .volumes import read_volume
 
 FILESYSTEM = "filesystem"
 OBJECT_STORAGE_TYPES = {"pxc": ("s3", "azure"), "ps": ("s3", "gcs", "azure")}
@@ -49,6 +49,8 @@ class Storage:
     endpoint_path: str
     verify_tls: bool | None  # None: absent, the operators verify (default true)
     static_keys: tuple[str, ...] = ()  # chart values paths holding cloud keys
+    volume_problem: str | None = None  # PXC filesystem: why Validate refuses its volume
+    credentials_secret: str = ""  # the s3/gcs/azure block's credentialsSecret
 
     def offsite_problem(self, operator: str) -> str | None:
         """Why the operator's backups on this storage are not in object storage outside the cluster (R1)."""
@@ -74,6 +76,7 @@ class Schedule:
     keep: int  # the count the operator keeps; <= 0 deletes nothing
     keep_path: str
     deletes_from_storage: bool = True  # PXC retention.deleteFromStorage false: old backups stay in storage
+    kind: str = "full"  # PS schedule[].type: full (the CRD's default) or incremental
 
 
 @dataclass
@@ -81,6 +84,8 @@ class BackupSection:
     operator: str
     off: str | None  # why there are no backups at all, or None
     path: str = "spec.backup"
+    image: str = ""  # backup.image: both operators refuse an enabled backup section without one
+    cr_version: tuple[int, ...] | None = None  # None: the operator's own (absent crVersion)
     storages: dict[str, Storage] = field(default_factory=dict)
     schedules: list[Schedule] = field(default_factory=list)
     pitr_supported: bool = True
@@ -122,11 +127,12 @@ def _storage(view: DatabaseView, name: str, raw, path: str) -> Storage:
     kind = as_str(spec.get("type", MISSING), join(path, "type"))
     block = kind if kind in ("s3", "gcs", "azure") else None
     endpoint_path = join(join(path, block or "s3"), "endpointUrl")
-    endpoint = ""
+    endpoint = secret = ""
     keys: tuple[str, ...] = ()
     if block:
         section = as_map(spec.get(block, MISSING), join(path, block))
         endpoint = as_str(section.get("endpointUrl", MISSING), endpoint_path, "") or ""
+        secret = as_str(section.get("credentialsSecret", MISSING), join(join(path, block), "credentialsSecret"), "") or ""
         if view.chart and block == "s3":
             # the pxc-db chart moves these keys from the values into a Secret it writes (pxc-database.storages):
             # they are read from the values themselves
@@ -138,7 +144,15 @@ def _storage(view: DatabaseView, name: str, raw, path: str) -> Storage:
                 if given.get(key) not in (MISSING, None, "")
             )
     verify = as_bool(spec.get("verifyTLS", MISSING), join(path, "verifyTLS"))
-    return Storage(name, path, kind, endpoint.strip(), endpoint_path, verify, keys)
+    volume_problem = None
+    if kind == FILESYSTEM and view.operator == "pxc":  # pxc_types.go:507-515
+        volume = spec.get("volume", MISSING)
+        volume_problem = (
+            f"backup storage {name}: {join(path, 'volume')} should be specified"
+            if volume in (MISSING, None)
+            else read_volume(volume, join(path, "volume"), "pxc").problem
+        )
+    return Storage(name, path, kind, endpoint.strip(), endpoint_path, verify, keys, volume_problem, secret)
 
 
 def _values_storage(view: DatabaseView, name: str) -> dict:
@@ -166,7 +180,11 @@ def _schedule(view: DatabaseView, raw, path: str) -> Schedule:
         keep_path = join(rpath, "count")
         keep = as_int(retention.get("count", MISSING), keep_path, 0)
         deletes = bool(as_bool(retention.get("deleteFromStorage", MISSING), join(rpath, "deleteFromStorage"), True))
-    return Schedule(path, name, text.strip(), storage, keep or 0, keep_path, deletes)
+    kind = "full"
+    if view.operator == "ps":
+        kind = as_str(entry.get("type", MISSING), join(path, "type"), "full") or "full"
+    # the text goes to ParseStandard exactly as written: the operators trim nothing
+    return Schedule(path, name, text, storage, keep or 0, keep_path, deletes, kind)
 
 
 def backup_section(view: DatabaseView) -> BackupSection:
@@ -176,6 +194,7 @@ def backup_section(view: DatabaseView) -> BackupSection:
     section = BackupSection(operator, None, path)
     raw = view.get(rel)
     version = view.cr_version()
+    section.cr_version = version
     section.pitr_supported = version is None or version >= PITR_SINCE[operator]
     if raw is MISSING or raw is None:
         # the pxc-db chart renders spec.backup only while values.backup.enabled is true (chart_render)
@@ -193,6 +212,8 @@ def backup_section(view: DatabaseView) -> BackupSection:
         if not as_bool(backup.get("enabled", MISSING), enabled_path, False):
             section.off = f"{enabled_path} is {'absent' if backup.get('enabled', MISSING) is MISSING else 'false'}: the operator runs no backups"
             return section
+    # the charts always render an image (their values carry a default); a custom resource may lack one
+    section.image = "chart" if view.chart else as_str(backup.get("image", MISSING), join(path, "image"), "") or ""
     storages_path = join(path, "storages")
     for name, spec in as_map(backup.get("storages", MISSING), storages_path).items():
         section.storages[str(name)] = _storage(view, str(name), spec, join(storages_path, str(name)))
@@ -220,6 +241,13 @@ def _pitr(view: DatabaseView, section: BackupSection, pitr: dict, path: str) -> 
             return
         section.pitr_storage = storage
         problem = storage.offsite_problem("pxc")
+        if problem is None and not storage.credentials_secret and not storage.static_keys:
+            # binlog-collector.go getStorageEnvs: the collector's keys come from that Secret by name
+            # (SecretKeySelector); an empty name is a Deployment the API server refuses
+            problem = (
+                f"storage {name} has no {storage.type}.credentialsSecret: the binlog collector reads its keys "
+                "from that Secret only, and runs without one never"
+            )
         if problem:
             section.pitr_problem = problem
         return
@@ -229,9 +257,8 @@ def _pitr(view: DatabaseView, section: BackupSection, pitr: dict, path: str) -> 
         section.pitr_problem = f"{server_path} is absent: the operator runs no binlog server (PiTREnabled is false)"
         return
     s3_path = join(join(server_path, "storage"), "s3")
-    s3 = as_map(
-        as_map(as_map(server, server_path).get("storage", MISSING), join(server_path, "storage")).get("s3", MISSING), s3_path
-    )
+    server = as_map(server, server_path)
+    s3 = as_map(as_map(server.get("storage", MISSING), join(server_path, "storage")).get("s3", MISSING), s3_path)
     bucket = as_str(s3.get("bucket", MISSING), join(s3_path, "bucket"), "") or ""
     if not bucket:
         section.pitr_problem = f"{join(s3_path, 'bucket')} is not set: the binlog server has nowhere to upload"
@@ -242,25 +269,29 @@ def _pitr(view: DatabaseView, section: BackupSection, pitr: dict, path: str) -> 
     problem = endpoint_in_cluster(endpoint)
     if problem:
         section.pitr_problem = f"the binlog server's storage ({endpoint_path}) {problem}"
+    else:
+        section.pitr_problem = _binlog_server_problem(server, server_path, s3, s3_path)
 
 
-def schedule_problem(section: BackupSection, schedule: Schedule):
-    """(None, the parsed schedule) when the operator runs it to object storage outside the cluster (R1),
-    else (why not, None). Both operators parse with robfig/cron v3 ``ParseStandard`` (core.cron)."""
-    if not schedule.schedule:
-        return f"{schedule.path} has no schedule", None
-    try:
-        parsed = parse_schedule(schedule.schedule)
-    except CronError as error:
-        return f"{join(schedule.path, 'schedule')} {schedule.schedule!r} cannot be run by the operator ({error})", None
-    storage = section.storages.get(schedule.storage_name)
-    if storage is None:
-        named = describe(schedule.storage_name) if schedule.storage_name else "no storage"
+def _binlog_server_problem(server: dict, path: str, s3: dict, s3_path: str) -> str | None:
+    """What the PS v1.2.0 CRD or operator refuses in ``pitr.binlogServer``, or None.
+
+    The CRD's CEL rules on ``pitr`` (api/v1/perconaservermysql_types.go:683-684, 694): with PITR on, a binlog
+    server needs an ``image`` and a ``size`` above 0, and ``size`` is at most 1. ``reconcileBinlogServer``
+    (pkg/controller/ps/controller.go:1538-1551) runs no binlog server without
+    ``storage.s3.credentialsSecret`` (``binlogserver.GetConfiguration``: ``ErrNoCredentials``, only logged).
+    """
+    image = as_str(server.get("image", MISSING), join(path, "image"), "") or ""
+    size = as_int(server.get("size", MISSING), join(path, "size"), 0) or 0
+    if not image:
+        return f"{join(path, 'image')} is empty: the CRD refuses it (binlogServer.image is required when pitr is enabled)"
+    if size <= 0:
+        return f"{join(path, 'size')} is {size}: the CRD refuses it (binlogServer.size is required when pitr is enabled)"
+    if size > 1:
+        return f"{join(path, 'size')} is {size}: the CRD refuses it (binlogServer size cannot be more than 1)"
+    if not (as_str(s3.get("credentialsSecret", MISSING), join(s3_path, "credentialsSecret"), "") or ""):
         return (
-            f"{join(schedule.path, 'storageName')} is {named}, which the cluster's storages do not define "
-            "(the operator refuses the cluster)"
-        ), None
-    problem = storage.offsite_problem(section.operator)
-    if problem:
-        return f"{schedule.path} writes to {problem}", None
-    return None, parsed
+            f"{join(s3_path, 'credentialsSecret')} is empty: the operator runs no binlog server without it "
+            "(binlogserver.GetConfiguration, ErrNoCredentials)"
+        )
+    return None
