@@ -50,6 +50,9 @@ def _listable(dynamic: DynamicClient) -> list:
 def everything(api: k8s_client.ApiClient, namespace: str | None, *, cluster_scoped: bool = False) -> list[Live]:
     """Every object in ``namespace`` (and, with ``cluster_scoped``, every cluster-scoped object), Events left out."""
     dynamic = DynamicClient(api)
+    # discovery is cached in a file per API server address (the client's osrcp-<hash>.json in the temp folder), made
+    # by any earlier run against the same port: read the kinds the server serves now (CRDs come and go)
+    dynamic.resources.invalidate_cache()
     found = []
     for resource in _listable(dynamic):
         if resource.kind in RECORD_KINDS:

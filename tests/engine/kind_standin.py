@@ -82,9 +82,17 @@ def engine(command: str, state: Path) -> None:
         ),
     )
     state.mkdir(parents=True, exist_ok=True)
-    with (state / f"engine-{command}.log").open("a") as log:  # never the caller's pipes: the daemons outlive us
+    # Never the caller's pipes, and a session of their own: the daemons outlive this command, as kind's node
+    # containers belong to the Docker engine, not to whoever ran `kind` (pulumi-command's provider is killed with its
+    # process group when the engine shuts it down, and everything it started in that group with it).
+    with (state / f"engine-{command}.log").open("a") as log:
         done = subprocess.run(
-            ["bash", str(ENGINE), command], env=env, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
+            ["bash", str(ENGINE), command],
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
         )
     if done.returncode != 0:
         fail(f"scripts/engine.sh {command} failed (exit {done.returncode}); see {state}/engine-{command}.log")
@@ -203,6 +211,10 @@ def delete(name: str) -> None:
     print(f'Deleting cluster "{name}" ...', file=sys.stderr)
     if state.exists():
         engine("down", state)
+        logs = state.with_name(f"{name}.logs")  # kept for a post-mortem: the cluster's own state goes, as with kind
+        logs.mkdir(exist_ok=True)
+        for log in [*state.glob("*.log"), *state.glob("control-plane/*.log")]:
+            shutil.copy2(log, logs / log.name)
         shutil.rmtree(state)
 
 

@@ -366,7 +366,8 @@ def test_destroy_after_the_documented_unprotect_leaves_nothing_of_the_stack(depl
     # and its own copy of the users' passwords, which the data on the claims still holds
     kept = {f"Secret {NAMESPACE}/{name}" for name in OPERATOR_KEEPS}
     assert left == sorted(claims | kept), left
-    assert deployment["operator"].current is None, deployment["operator"].history  # its pod went with the release
+    # the operator's pod went with the release (the garbage collector deletes it after Helm's uninstall returns)
+    wait_for("the operator process stops with its pod", lambda: deployment["operator"].current is None, timeout=120)
     cluster_scoped = {obj.label for obj in everything(kube, None, cluster_scoped=True)}
     documents = [
         doc

@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 import yaml
 from conftest import REPOSITORY
-from engine_cluster import scheduled_by_the_scheduler
+from engine_cluster import scheduled_by_the_scheduler, wait_for
 from engine_inventory import helm_releases
 from engine_operator import DeploymentOperator
 from engine_stack import DATABASE_AWAIT, air_gapped, fresh_stack, preview_steps, set_config, tear_down, up
@@ -121,21 +121,22 @@ def _expected_nodes(kind_config: str) -> dict[str, tuple[dict[str, str], list[st
 
 
 def test_up_creates_the_kind_cluster_and_the_stack_on_it(kind_deployment, project):
-    outputs = project.outputs(STACK)
+    resources = project.resources(STACK)
+    commands = [r for r in resources if r["type"] == "command:local:Command"]
+    create = [r for r in commands if r["inputs"].get("create", "").startswith("kind create cluster --config=-")]
+    assert len(commands) == 2 and len(create) == 1, [r["inputs"].get("create") for r in commands]
     core = kind_deployment["cluster"]()
     assert core is not None, "the kind cluster is not there after `up`"
     nodes = {n.metadata.name: n for n in core.list_node().items}
-    expected = _expected_nodes(outputs["kindConfig"])
+    expected = _expected_nodes(create[0]["inputs"]["stdin"])  # the config the program piped to `kind create`
     assert set(nodes) == set(expected), (sorted(nodes), sorted(expected))
     for name, (labels, taints) in expected.items():
         live = nodes[name]
         assert labels.items() <= (live.metadata.labels or {}).items(), (name, live.metadata.labels)
         assert sorted(f"{t.key}={t.value or ''}:{t.effect}" for t in live.spec.taints or []) == sorted(taints), name
-    types = [r["type"] for r in project.resources(STACK)]
-    assert types.count("command:local:Command") == 2  # kind create/delete cluster, kind get kubeconfig
     releases = helm_releases(core, NAMESPACE)
     assert {n: r["info"]["status"] for n, r in releases.items()} == {"pmm": "deployed", "pxc-operator": "deployed"}, releases
-    print(f"\n{len(types)} resources; nodes {sorted(nodes)}; releases {sorted(releases)}")
+    print(f"\n{len(resources)} resources; nodes {sorted(nodes)}; releases {sorted(releases)}")
 
 
 def test_the_real_operator_rendered_the_cluster_on_the_kind_nodes(kind_deployment):
@@ -183,4 +184,5 @@ def test_destroy_removes_the_stack_and_the_kind_cluster(kind_deployment, project
     open_ports = [port for port in map(int, PORTS.split(",")) if _port_open(port)]
     assert not open_ports, f"the kind cluster's control plane still listens on {open_ports}"
     operator = kind_deployment["operator"]
-    assert operator.current is None and "stopped" in operator.history[-1], operator.history
+    wait_for("the operator process stops with its pod", lambda: operator.current is None, timeout=120)
+    assert any("stopped" in line for line in operator.history), operator.history
