@@ -3,7 +3,8 @@
 # kubernetes and random providers), against a real control plane whose pods are really scheduled.
 #
 #   scripts/engine.sh ensure-built   pulumi (yours from PATH, else built once by ../shared/tools/pulumi-engine
-#                                    into ~/.cache/pulumi-engine, ~16 min on 2 cores), the control plane with
+#                                    into ~/.cache/pulumi-engine, ~16 min on 2 cores; with pulumi-command, the kind
+#                                    stack's provider, PULUMI_ENGINE_WITH_COMMAND=1), the control plane with
 #                                    kube-scheduler (~/.cache/k8s-control-plane, ~10 min once), kwok v0.8.0 and
 #                                    helm v3.19.2 (yours from PATH, else go install into ~/.cache/go-tools/bin)
 #   scripts/engine.sh ensure-go-tools  kwok and helm alone (what the unit suite's chart tests need)
@@ -12,7 +13,8 @@
 #                                    writes $ENGINE_TIER_HOME/kubeconfig
 #   scripts/engine.sh down           stop them, by the PIDs `up` recorded
 #   scripts/engine.sh run-tier [pytest args]
-#                                    ensure-built + up + pytest -m engine tests/engine, and always down afterwards
+#                                    ensure-built, the PXC operator (scripts/operators.sh ensure-built), up,
+#                                    pytest -m engine tests/engine, and always down afterwards
 #
 # The control plane is the API-server tier's (the same binaries and the same tool), started from a copy of the
 # tool whose three loopback ports are this tier's (ENGINE_ETCD_PORT, ENGINE_ETCD_PEER_PORT, ENGINE_APISERVER_PORT;
@@ -82,7 +84,8 @@ ensure_pulumi() {
   fi
   local start=$SECONDS
   # the tool skips what it has built already and prints each build's time
-  "$ENGINE_TOOL" build
+  # with pulumi-command: the kind stack's provider (kind create/get kubeconfig/delete through local.Command)
+  PULUMI_ENGINE_WITH_COMMAND=1 "$ENGINE_TOOL" build
   say "pulumi engine ready in $(elapsed "$start") (~/.cache/pulumi-engine; a cold build is ~16 min on 2 cores)"
 }
 
@@ -245,6 +248,9 @@ case "${1:-}" in
     have_tools
     tier_start=$SECONDS
     ensure_built
+    # the real PXC operator the tests run for the operator chart's pod (tests/engine/engine_operator.py); a no-op when
+    # the operator tier built it already
+    bash "$ROOT/scripts/operators.sh" ensure-built
     say "builds ready in $(elapsed "$tier_start")"
     use_pulumi
     if running; then up; fi  # refuses, and leaves a control plane this run did not start alone

@@ -33,6 +33,7 @@ import shlex
 import socket
 import subprocess
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -112,7 +113,8 @@ def placeholder_pod(core: k8s_client.CoreV1Api, flavor: Flavor, namespace: str, 
 class OperatorProcess:
     """One operator process watching ``namespaces`` (its own namespace first), its log in ``workdir``.
 
-    Use as a context manager, or call :meth:`start` and :meth:`stop`."""
+    ``env`` is laid over the defaults below (the environment a Deployment's container gets, say). Use as a context
+    manager, or call :meth:`start` and :meth:`stop`."""
 
     def __init__(
         self,
@@ -122,7 +124,7 @@ class OperatorProcess:
         namespaces: list[str],
         pod_name: str,
         workdir: Path,
-        environment: dict[str, str] | None = None,
+        env: Mapping[str, str] | None = None,
     ) -> None:
         if not namespaces:
             raise ValueError("an operator watches at least one namespace")
@@ -132,8 +134,8 @@ class OperatorProcess:
         self.namespaces = list(namespaces)
         self.pod_name = pod_name
         self.workdir = workdir
+        self.env = dict(env or {})  # the operator's own settings (a Deployment's container env) over the defaults
         self.log_path = workdir / f"{flavor.name}-operator.log"
-        self.extra_environment = dict(environment or {})  # the operator's own settings, e.g. MAX_CONCURRENT_RECONCILES
         self._process: subprocess.Popen | None = None
         self._log = None
 
@@ -174,7 +176,7 @@ class OperatorProcess:
             "OPERATOR_NAME": self.flavor.operator_name,
             "DISABLE_TELEMETRY": "true",
             "LOG_LEVEL": "INFO",
-            **self.extra_environment,
+            **self.env,
         }
 
     def start(self, timeout: float = 60.0) -> OperatorProcess:

@@ -232,6 +232,27 @@ def test_safety_fields():
 
 
 @pytest.mark.parametrize("engine", ["pxc", "group-replication"])
+def test_database_await_picks_what_pulumi_waits_for_on_the_custom_resource(engine):
+    """ready: the operator's own "ready" state (a value after "="); reconciled: any state at all (no value: the
+    provider's JSONPath condition then only needs the path to select something, pulumi-kubernetes
+    provider/pkg/jsonpath Parsed.Matches). Anything else is refused naming the key."""
+    database, _ = gke_pools()
+    found = {}
+    for wait in ("ready", "reconciled"):
+        spec = DatabaseSpec(name="db1", namespace="mysql", engine=engine, database_await=wait)
+        place, sizing = size_for_pool(spec, database)
+        found[wait] = custom_resource(spec, sizing, place, "monitoring-service")["metadata"]["annotations"]
+    assert found == {
+        "ready": {"pulumi.com/waitFor": "jsonpath={.status.state}=ready"},
+        "reconciled": {"pulumi.com/waitFor": "jsonpath={.status.state}"},
+    }
+    for bad in ("initializing", "Ready", "", "none"):
+        with pytest.raises(InputError) as error:
+            DatabaseSpec(name="db1", namespace="mysql", engine=engine, database_await=bad)
+        assert error.value.key == "databaseAwait" and "ready or reconciled" in str(error.value)
+
+
+@pytest.mark.parametrize("engine", ["pxc", "group-replication"])
 def test_a_storage_size_change_resizes_the_volumes(engine):
     """enableVolumeExpansion is on in both CRs (without it the operators ignore a new volumeSpec size) and
     the CRD knows it: the strict schema check would reject an unknown or misspelt field."""

@@ -23,6 +23,7 @@ from engine_cluster import PoolNode, create_pool_nodes, delete_nodes, wait_for
 from kubernetes import client as k8s_client
 from kubernetes import config as k8s_config
 from kubernetes.client.rest import ApiException
+from operator_process import operator_binaries
 from reference_material.resolve import reference_path
 
 REPOSITORY = Path(__file__).resolve().parents[2]
@@ -33,6 +34,10 @@ CHARTS = ("pxc-operator-1.20.0.tgz", "pmm-1.8.1.tgz")
 # 8 vCPU / 32 GiB machine (the figure the stack file's own comment uses), for both pools.
 DATABASE_NODES = [PoolNode(f"engine-db-{i}", "database", "7910m", "28Gi", tainted=True) for i in range(3)]
 MONITORING_NODES = [PoolNode("engine-mon-0", "monitoring", "7910m", "28Gi", tainted=False)]
+# A Node of no pool, untainted and the largest: a pod the stack does not pin to its pool (nodeSelector) lands here
+# rather than on the monitoring Node, since the scheduler's default scoring (NodeResourcesFit, LeastAllocated)
+# prefers the Node with the most room left. The placement assertions can then fail.
+OTHER_NODES = [PoolNode("engine-other-0", None, "15910m", "60Gi", tainted=False)]
 
 
 def pytest_collection_modifyitems(items):
@@ -64,6 +69,15 @@ def helm_binary() -> str:
     binary = shutil.which("helm")
     if not binary:
         unavailable("no `helm` on PATH: `scripts/engine.sh run-tier` builds it (go install helm.sh/helm/v3/cmd/helm@v3.19.2)")
+    return binary
+
+
+@pytest.fixture(scope="session")
+def pxc_operator_binary() -> Path:
+    """The real PXC operator (1.20.0), built from the source kit by scripts/operators.sh (run-tier builds it)."""
+    binary = Path(operator_binaries(REPOSITORY)["PXC_OPERATOR"])
+    if not binary.is_file():
+        unavailable(f"no PXC operator at {binary}: run scripts/operators.sh ensure-built (scripts/engine.sh run-tier does)")
     return binary
 
 
@@ -121,8 +135,8 @@ def material(tmp_path_factory) -> Material:
 
 @pytest.fixture(scope="session")
 def pool_nodes(core):
-    """The kwok-managed Nodes of both pools (a leftover from an interrupted run is replaced)."""
-    nodes = DATABASE_NODES + MONITORING_NODES
+    """The kwok-managed Nodes of both pools and the one outside them (a leftover from an interrupted run is replaced)."""
+    nodes = DATABASE_NODES + MONITORING_NODES + OTHER_NODES
     delete_nodes(core, [n.name for n in nodes])
     wait_for("leftover Nodes gone", lambda: not [n for n in nodes if _node_exists(core, n.name)], timeout=60)
     create_pool_nodes(core, nodes)

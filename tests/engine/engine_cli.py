@@ -67,6 +67,7 @@ class PulumiCli:
         self.backend = backend
         self.passphrase = passphrase
         self.log = log  # every command and its output, for a failure's post-mortem
+        self.extra_env: dict[str, str] = {}  # laid over the environment (the kind stand-in's PATH and settings)
 
     def env(self) -> dict[str, str]:
         env = dict(os.environ)
@@ -79,6 +80,7 @@ class PulumiCli:
             PULUMI_SKIP_UPDATE_CHECK="true",
             NO_COLOR="1",
         )
+        env.update(self.extra_env)
         return env
 
     def _command(self, args: list[str], stack: str | None) -> list[str]:

@@ -1,18 +1,15 @@
-"""The control plane of the engine tier as the stack sees it: kwok-managed Nodes in two pools, and the stand-ins.
+"""The control plane of the engine tier as the stack sees it: kwok-managed Nodes in two pools and one outside them,
+and the stand-ins.
 
 What runs (scripts/engine.sh): etcd, kube-apiserver, kube-controller-manager, the real kube-scheduler, and kwok,
-which manages every Node and moves the pods the scheduler placed to Running/Ready (Job pods to Succeeded) without
-running a container. What does not run, and what stands in for it here (each says what it assumes):
+which manages every Node and moves the pods the scheduler placed to Running/Ready (Job pods to Succeeded; the
+operators' database and proxy pods to Running, unready: no mysqld answers their probes) without running a container.
+The real PXC operator runs as a process for its Deployment's pod (engine_operator.py). What does not run, and what
+stands in for it here (each says what it assumes):
 
 * the node lifecycle controller (the tool starts kube-controller-manager without it): :func:`create_pool_nodes`
   lifts the ``node.kubernetes.io/not-ready`` taint once kwok has made the Node Ready, as that controller would;
-* a volume provisioner (a bare control plane has no StorageClass): :func:`pmm_volume` is the PersistentVolume a
-  provisioner would create for PMM's claim, bound to that claim;
-* the Percona operator (its Deployment is scheduled and "runs" under kwok, but no operator process exists):
-  :class:`OperatorStandIn` writes what the operator writes that Pulumi waits on, ``status.state: ready`` (the
-  ``pulumi.com/waitFor`` annotation of the custom resource), and, when the custom resource is deleted, removes the
-  operator's own pods-in-order finalizer, which the operator removes once it has deleted the cluster's pods (no
-  pod of the cluster exists here: nothing created them).
+* a volume provisioner (a bare control plane has no StorageClass): engine_volumes.py.
 
 :class:`SchedulingWatch` watches every pod while Pulumi runs: a pod the scheduler cannot place (it fits no Node)
 fails the run at once with the scheduler's own message, instead of Pulumi waiting out a Helm timeout.
@@ -23,23 +20,22 @@ from __future__ import annotations
 import datetime
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from kubernetes import client as k8s_client
 from kubernetes.client.rest import ApiException
+from percona_mysql_k8s.core.units import memory_to_bytes
 
 POOL_LABEL = "mysql.percona.com/pool"
 NOT_READY = "node.kubernetes.io/not-ready"
-PERCONA_KINDS = (("pxc.percona.com", "v1", "perconaxtradbclusters"), ("ps.percona.com", "v1alpha1", "perconaservermysqls"))
-OPERATOR_FINALIZERS = ("percona.com/delete-pxc-pods-in-order", "percona.com/delete-mysql-pods-in-order")
 
 
 @dataclass(frozen=True)
 class PoolNode:
     name: str
-    pool: str
+    pool: str | None  # None: a Node of no pool (no pool label)
     cpu: str
     memory: str
     tainted: bool  # the database pool's taint (stacks/Pulumi.existing.yaml: databasePoolTaint)
@@ -47,11 +43,9 @@ class PoolNode:
     def body(self) -> dict[str, Any]:
         taints = [{"key": POOL_LABEL, "value": self.pool, "effect": "NoSchedule"}] if self.tainted else []
         resources = {"cpu": self.cpu, "memory": self.memory, "pods": "110"}
+        labels = {"kubernetes.io/hostname": self.name, "type": "kwok"} | ({POOL_LABEL: self.pool} if self.pool else {})
         return {
-            "metadata": {
-                "name": self.name,
-                "labels": {POOL_LABEL: self.pool, "kubernetes.io/hostname": self.name, "type": "kwok"},
-            },
+            "metadata": {"name": self.name, "labels": labels},
             "spec": {"taints": taints},
             "status": {"capacity": resources, "allocatable": resources},
         }
@@ -74,18 +68,22 @@ def _ready_node(core: k8s_client.CoreV1Api, name: str) -> k8s_client.V1Node | No
 
 
 def create_pool_nodes(core: k8s_client.CoreV1Api, nodes: Iterable[PoolNode]) -> None:
+    create_pool_nodes_bodies(core, [node.body() for node in nodes])
+
+
+def create_pool_nodes_bodies(core: k8s_client.CoreV1Api, bodies: list[dict[str, Any]]) -> None:
     """Create the Nodes; kwok (--manage-all-nodes) initializes them Ready keeping their allocatable; then the
     not-ready taint the API server's admission put on them is lifted, as the node lifecycle controller does."""
-    nodes = list(nodes)
-    for node in nodes:
-        core.create_node(node.body())
-    for node in nodes:
-        live = wait_for(f"kwok makes Node {node.name} Ready", lambda name=node.name: _ready_node(core, name))
-        assert live.status.allocatable["memory"] == node.memory, (
-            f"kwok replaced {node.name}'s allocatable: {live.status.allocatable}"
+    for body in bodies:
+        core.create_node(body)
+    for body in bodies:
+        name, given = body["metadata"]["name"], body["status"]["allocatable"]["memory"]
+        live = wait_for(f"kwok makes Node {name} Ready", lambda name=name: _ready_node(core, name))
+        assert memory_to_bytes(live.status.allocatable["memory"]) == memory_to_bytes(given), (
+            f"kwok replaced {name}'s allocatable: {live.status.allocatable}"
         )
         kept = [t.to_dict() for t in live.spec.taints or [] if t.key != NOT_READY]
-        core.patch_node(node.name, {"spec": {"taints": kept or None}})
+        core.patch_node(name, {"spec": {"taints": kept or None}})
 
 
 def set_allocatable(core: k8s_client.CoreV1Api, names: Iterable[str], cpu: str, memory: str) -> None:
@@ -104,101 +102,25 @@ def delete_nodes(core: k8s_client.CoreV1Api, names: Iterable[str]) -> None:
                 raise
 
 
-# ---------------------------------------------------------------------------------------------------------
-# stand-ins
-
-
-def pmm_volume(core: k8s_client.CoreV1Api, name: str, namespace: str, claim: str, size: str) -> None:
-    """The PersistentVolume a provisioner would create for PMM's claim (stand-in: no provisioner runs here).
-
-    Assumes the claim asks for ReadWriteOnce and at most ``size`` with no storage class (the pmm chart's
-    ``storage.storageClassName: ""`` and no default StorageClass), as the stack's PMM values make it. Pre-bound to
-    the claim, as a provisioner binds what it created; a hostPath nobody mounts (kwok runs no container)."""
-    core.create_persistent_volume(
-        {
-            "metadata": {"name": name, "labels": {"engine-tier/stand-in": "pmm-volume"}},
-            "spec": {
-                "capacity": {"storage": size},
-                "accessModes": ["ReadWriteOnce"],
-                "persistentVolumeReclaimPolicy": "Retain",
-                "storageClassName": "",
-                "claimRef": {"namespace": namespace, "name": claim},
-                "hostPath": {"path": f"/var/lib/engine-tier/{name}"},
-            },
-        }
-    )
-
-
-class OperatorStandIn:
-    """Does, for the Percona custom resources in ``namespace``, the two things of the operator Pulumi depends on.
-
-    Assumes: the operator reports a cluster it has brought up as ``status.state: ready`` (both operators write
-    "ready", INTERFACES §7.4; the stack's ``pulumi.com/waitFor`` waits for exactly that) and removes its
-    pods-in-order finalizer from a deleted cluster once the cluster's pods are gone (here there are none).
-    """
-
-    def __init__(self, api: k8s_client.ApiClient, namespace: str, interval: float = 0.5):
-        self.custom = k8s_client.CustomObjectsApi(api)
-        self.namespace = namespace
-        self.interval = interval
-        self.actions: list[str] = []
-        self.errors: list[str] = []
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="operator-stand-in", daemon=True)
-
-    def __enter__(self) -> OperatorStandIn:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self._stop.set()
-        self._thread.join(timeout=10)
-
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            for group, version, plural in PERCONA_KINDS:
-                try:
-                    self._tend(group, version, plural)
-                except ApiException as error:
-                    if error.status not in (404, 409):  # 404: no such CRD (yet) or gone; 409: changed meanwhile
-                        self.errors.append(f"{plural}: {error.status} {error.reason}")
-            self._stop.wait(self.interval)
-
-    def _tend(self, group: str, version: str, plural: str) -> None:
-        items = self.custom.list_namespaced_custom_object(group, version, self.namespace, plural)["items"]
-        for item in items:
-            meta = item["metadata"]
-            if meta.get("deletionTimestamp"):
-                owned = [f for f in meta.get("finalizers") or [] if f in OPERATOR_FINALIZERS]
-                if owned:
-                    keep = [f for f in meta["finalizers"] if f not in OPERATOR_FINALIZERS]
-                    self.custom.patch_namespaced_custom_object(
-                        group,
-                        version,
-                        self.namespace,
-                        plural,
-                        meta["name"],
-                        {"metadata": {"finalizers": keep or None, "resourceVersion": meta["resourceVersion"]}},
-                    )
-                    self.actions.append(f"removed {owned} from deleted {plural}/{meta['name']}")
-            elif (item.get("status") or {}).get("state") != "ready":
-                self.custom.patch_namespaced_custom_object_status(
-                    group, version, self.namespace, plural, meta["name"], {"status": {"state": "ready"}}
-                )
-                self.actions.append(f"status.state=ready on {plural}/{meta['name']} (generation {meta.get('generation')})")
-
-
 @dataclass
 class Unschedulable:
     pod: str
     message: str
 
 
+# The scheduler's message for a pod whose claim the volume binder has not bound yet: it retries once the claim binds
+# (a volume made a moment later), so that is no verdict on where the pod fits.
+UNBOUND_CLAIM = "unbound immediate PersistentVolumeClaims"
+# a client, or a callable returning one once the cluster exists (None before)
+CoreSource = k8s_client.CoreV1Api | Callable[[], k8s_client.CoreV1Api | None]
+
+
 @dataclass
 class SchedulingWatch:
-    """Every pod in the cluster the scheduler could not place, with the scheduler's message."""
+    """Every pod in the cluster the scheduler could not place, with the scheduler's message. ``core`` may be a callable
+    returning the client once the cluster exists (the kind stack makes its cluster during ``pulumi up``)."""
 
-    core: k8s_client.CoreV1Api
+    core: CoreSource
     interval: float = 1.0
     failures: list[Unschedulable] = field(default_factory=list)
 
@@ -215,10 +137,18 @@ class SchedulingWatch:
         self._thread.join(timeout=10)
 
     def check(self) -> list[Unschedulable]:
+        core = self.core() if callable(self.core) else self.core
+        if core is None:
+            return []
         found = []
-        for pod in self.core.list_pod_for_all_namespaces(_request_timeout=20).items:
+        for pod in core.list_pod_for_all_namespaces(_request_timeout=20).items:
             for condition in pod.status.conditions or []:
-                if condition.type == "PodScheduled" and condition.status == "False" and condition.reason == "Unschedulable":
+                if (
+                    condition.type == "PodScheduled"
+                    and condition.status == "False"
+                    and condition.reason == "Unschedulable"
+                    and UNBOUND_CLAIM not in (condition.message or "")
+                ):
                     found.append(Unschedulable(f"{pod.metadata.namespace}/{pod.metadata.name}", condition.message or ""))
         return found
 

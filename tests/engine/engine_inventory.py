@@ -50,6 +50,9 @@ def _listable(dynamic: DynamicClient) -> list:
 def everything(api: k8s_client.ApiClient, namespace: str | None, *, cluster_scoped: bool = False) -> list[Live]:
     """Every object in ``namespace`` (and, with ``cluster_scoped``, every cluster-scoped object), Events left out."""
     dynamic = DynamicClient(api)
+    # discovery is cached in a file per API server address (the client's osrcp-<hash>.json in the temp folder), made
+    # by any earlier run against the same port: read the kinds the server serves now (CRDs come and go)
+    dynamic.resources.invalidate_cache()
     found = []
     for resource in _listable(dynamic):
         if resource.kind in RECORD_KINDS:
@@ -93,11 +96,13 @@ def unaccounted(
     state_resources: list[dict[str, Any]],
     releases: dict[str, dict[str, Any]],
     stand_ins: set[tuple[str, str]],
+    operator_made: set[tuple[str, str]] = frozenset(),
 ) -> list[str]:
     """Objects in a namespace that nothing explains: not a resource of the stack's state, not rendered by one of
-    its Helm releases, not owned (ownerReferences, transitively) by an explained object, not a namespace default,
-    not a stand-in of the test. An object an interrupted run created and a later run created again under another
-    name, or left behind, is listed here."""
+    its Helm releases, not owned (ownerReferences, transitively) by an explained object, not one the operator makes
+    for the stack's cluster without an owner (``operator_made``), not a namespace default, not a stand-in of the
+    test. An object an interrupted run created and a later run created again under another name, or left behind, is
+    listed here."""
     objects = list(objects)
     explained: set[str] = set()
     state_ids = {r.get("id") for r in state_resources if r.get("id")}
@@ -107,6 +112,7 @@ def unaccounted(
         if (
             key in NAMESPACE_DEFAULTS
             or key in stand_ins
+            or key in operator_made
             or key in rendered
             or f"{obj.namespace}/{obj.name}" in state_ids
             or (

@@ -10,7 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engine_cli import PulumiCli, PulumiFailed, Result, kill_with_plugins
-from engine_cluster import SchedulingWatch, wait_for
+from engine_cluster import CoreSource, SchedulingWatch, wait_for
+from engine_volumes import bound_volume
 from kubernetes import client as k8s_client
 from kubernetes.client.rest import ApiException
 
@@ -23,6 +24,13 @@ CLUSTER = "existing-mysql"  # clusterName: the custom resource's and its Secret'
 CR = ("pxc.percona.com", "v1", "perconaxtradbclusters")
 PMM_CLAIM = "pmm-storage-pmm-0"  # the pmm chart's volumeClaimTemplate (storage.name) of its StatefulSet pmm
 PMM_STORAGE = "20Gi"  # pmmStorageSize's default
+# The members' claims: the PXC operator's volumeClaimTemplate `datadir` of its StatefulSet <cluster>-pxc, of
+# storageSize (stacks/Pulumi.existing.yaml) and no storage class (storageClass: "", the cluster's default: none here).
+DATA_CLAIMS = tuple(f"datadir-{CLUSTER}-pxc-{member}" for member in range(3))
+DATA_STORAGE = "100Gi"
+# Secrets the PXC operator makes for the cluster with no ownerReference (so they outlive the custom resource): the
+# TLS pairs (pkg/controller/pxc/tls.go) and its copy of the users' passwords, internal-<cluster> (users.go)
+OPERATOR_KEEPS = (f"{CLUSTER}-ssl", f"{CLUSTER}-ssl-internal", f"internal-{CLUSTER}")
 
 
 class SchedulingFailed(AssertionError):
@@ -73,20 +81,25 @@ def remove_namespace(core: k8s_client.CoreV1Api) -> None:
     wait_for(f"namespace {NAMESPACE} gone", gone, timeout=180)
 
 
+# What `pulumi up` waits for on the custom resource here (databaseAwait, docs/database.md): the operator's first
+# reconcile. Its "ready" needs mysqld in the pods, and no container runs here (docs/engine.md).
+DATABASE_AWAIT = "reconciled"
+
+
+def air_gapped(material) -> dict[str, str]:
+    """What the user of an air-gapped cluster sets: the charts as local archives and the operator's CRDs as a local
+    file (Pulumi.yaml: operatorChart, pmmChart, operatorCrds)."""
+    return {
+        "operatorChart": str(material.operator_chart),
+        "pmmChart": str(material.pmm_chart),
+        "operatorCrds": str(material.operator_crds),
+    }
+
+
 def existing_stack(cli: PulumiCli, repository: Path, kubeconfig: str, material) -> None:
-    """A fresh `existing` stack with what the user of an air-gapped cluster sets: the kubeconfig, the charts as
-    local archives and the operator's CRDs as a local file (Pulumi.yaml: operatorChart, pmmChart, operatorCrds)."""
+    """A fresh `existing` stack with its kubeconfig, the air-gapped sources and the await of a cluster without mysqld."""
     fresh_stack(cli, EXISTING, EXISTING, repository)
-    set_config(
-        cli,
-        EXISTING,
-        {
-            "kubeconfig": kubeconfig,
-            "operatorChart": str(material.operator_chart),
-            "pmmChart": str(material.pmm_chart),
-            "operatorCrds": str(material.operator_crds),
-        },
-    )
+    set_config(cli, EXISTING, {"kubeconfig": kubeconfig, **air_gapped(material), "databaseAwait": DATABASE_AWAIT})
 
 
 def set_config(cli: PulumiCli, stack: str, values: dict[str, str], project: str = PROJECT) -> None:
@@ -94,7 +107,7 @@ def set_config(cli: PulumiCli, stack: str, values: dict[str, str], project: str 
         cli.run("config", "set", f"{project}:{key}", value, stack=stack, timeout=60)
 
 
-def up(cli: PulumiCli, stack: str, core: k8s_client.CoreV1Api, *args: str, timeout: float = 1200) -> str:
+def up(cli: PulumiCli, stack: str, core: CoreSource, *args: str, timeout: float = 1200) -> str:
     """``pulumi up --yes --skip-preview`` while every pod's scheduling is watched: a pod that fits no Node stops the
     run at once (the CLI is killed) and fails with the scheduler's message."""
     output = cli.log.with_name(f"up-{stack}-{time.monotonic_ns()}.log")
@@ -166,3 +179,14 @@ def tear_down(cli: PulumiCli, stack: str) -> list[str]:
         if result.returncode != 0 and args[0] != "cancel":
             problems.append(result.text()[-2000:])
     return problems
+
+
+def stack_volumes(core: k8s_client.CoreV1Api, prefix: str, *, pmm: bool = True) -> list[str]:
+    """Static volumes for the claims the existing stack's pods make (PMM's, unless ``pmm`` is false, and each
+    member's), as the administrator of a cluster without a provisioner makes them (engine_volumes.bound_volume)."""
+    claims = ([(PMM_CLAIM, PMM_STORAGE)] if pmm else []) + [(claim, DATA_STORAGE) for claim in DATA_CLAIMS]
+    names = []
+    for claim, size in claims:
+        bound_volume(core, f"{prefix}-{claim}", NAMESPACE, claim, size)
+        names.append(f"{prefix}-{claim}")
+    return names

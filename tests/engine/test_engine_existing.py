@@ -18,55 +18,70 @@ import subprocess
 import pytest
 import yaml
 from conftest import DATABASE_NODES, REPOSITORY
-from engine_cluster import OperatorStandIn, pmm_volume, scheduled_by_the_scheduler, set_allocatable
+from engine_cluster import scheduled_by_the_scheduler, set_allocatable, wait_for
 from engine_inventory import everything, helm_releases, rendered_objects
+from engine_operator import DeploymentOperator
 from engine_stack import (
     CLUSTER,
     CR,
     EXISTING,
     NAMESPACE,
+    OPERATOR_KEEPS,
     PMM_CLAIM,
-    PMM_STORAGE,
     existing_stack,
     preview_steps,
     remove_namespace,
     set_config,
+    stack_volumes,
     tear_down,
     up,
     user_namespace,
 )
+from engine_volumes import delete_volumes
 from kubernetes import client as k8s_client
-from percona_mysql_k8s.core.units import GIB, memory_to_bytes
+from operator_process import PXC
+from percona_mysql_k8s.core.units import GIB, cpu_to_millicores, memory_to_bytes
 
 pytestmark = pytest.mark.engine
 
 STACK = EXISTING
 
-PMM_VOLUME = "engine-tier-pmm"
 # Replace steps: any of them on a database resource would recreate it (and lose its data).
 REPLACING = {"replace", "create-replacement", "delete-replaced", "discard-replaced", "import-replacement"}
+# What the PXC operator renders for the custom resource: the members' and the proxies' StatefulSets
+# (pkg/pxc/app/statefulset: <cluster>-pxc, <cluster>-haproxy), with the app.kubernetes.io/component of their pods.
+RENDERED = {f"{CLUSTER}-pxc": "pxc", f"{CLUSTER}-haproxy": "haproxy"}
 
 
 @pytest.fixture(scope="module")
-def deployment(project, kubeconfig, kube, core, pool_nodes, material):
-    """The stack after its first `up`; torn down (documented recovery, unprotect, destroy) whatever happens."""
+def deployment(project, kubeconfig, kube, core, pool_nodes, material, pxc_operator_binary, tmp_path_factory):
+    """The stack after its first `up`, the real PXC operator reconciling; torn down (documented recovery, unprotect,
+    destroy) whatever happens."""
     user_namespace(core)
-    pmm_volume(core, PMM_VOLUME, NAMESPACE, PMM_CLAIM, PMM_STORAGE)
+    volumes = stack_volumes(core, "engine-tier")
     existing_stack(project, REPOSITORY, kubeconfig, material)
     venv_existed = (project.project / ".venv").exists()
     baseline = {obj.label for obj in everything(kube, NAMESPACE)}
     cluster_baseline = {obj.label for obj in everything(kube, None, cluster_scoped=True)}
+    operator = DeploymentOperator(PXC, pxc_operator_binary, kubeconfig, NAMESPACE, tmp_path_factory.mktemp("operator"))
     problems: list[str] = []
     try:
-        with OperatorStandIn(kube, NAMESPACE):
+        with operator:
             try:
                 output = up(project, STACK, core)
-                yield {"output": output, "venv_existed": venv_existed, "baseline": baseline, "cluster_baseline": cluster_baseline}
+                yield {
+                    "output": output,
+                    "venv_existed": venv_existed,
+                    "baseline": baseline,
+                    "cluster_baseline": cluster_baseline,
+                    "operator": operator,
+                }
             finally:
                 problems = tear_down(project, STACK)
     finally:
+        print(f"\noperator: {operator.history}")
         remove_namespace(core)
-        core.delete_persistent_volume(PMM_VOLUME)
+        delete_volumes(core, volumes)
     assert not problems, "\n".join(problems)
 
 
@@ -160,20 +175,55 @@ def test_charts_render_and_apply_from_the_local_archives(deployment, kube, core)
     print("\n" + "\n".join(report))
 
 
+def _pool_of(pod: k8s_client.V1Pod) -> str:
+    """The pool a pod of the stack belongs on (K4): the members and the proxies on the database pool, everything
+    else (the operator, PMM, the PMM token Job, backups) on the monitoring pool."""
+    component = (pod.metadata.labels or {}).get("app.kubernetes.io/component")
+    return "database" if component in RENDERED.values() else "monitoring"
+
+
 def test_every_pod_is_placed_by_the_scheduler_on_its_pool(deployment, core):
     pods = core.list_namespaced_pod(NAMESPACE).items
     nodes = {n.metadata.name: n.metadata.labels.get("mysql.percona.com/pool") for n in core.list_node().items}
     placed = []
     for pod in pods:
-        # no mysqld or proxy pod exists (no operator runs): every pod here belongs on the monitoring pool (K4)
+        # a pod without its pool's nodeSelector would go to engine-other-0, the emptiest Node (conftest.py)
         assert pod.spec.node_name, f"{pod.metadata.name} is not scheduled"
-        assert nodes[pod.spec.node_name] == "monitoring", f"{pod.metadata.name} runs on {pod.spec.node_name}"
+        assert nodes[pod.spec.node_name] == _pool_of(pod), f"{pod.metadata.name} runs on {pod.spec.node_name}"
         assert scheduled_by_the_scheduler(core, pod), f"{pod.metadata.name}: no Scheduled event from default-scheduler"
         assert pod.status.phase in ("Running", "Succeeded"), (pod.metadata.name, pod.status.phase)
         placed.append(f"{pod.metadata.name} -> {pod.spec.node_name} ({pod.status.phase})")
     owners = {ref.kind for pod in pods for ref in pod.metadata.owner_references or []}
-    assert {"ReplicaSet", "StatefulSet", "Job"} <= owners, owners  # the operator, PMM, the PMM token Job
+    assert {"ReplicaSet", "StatefulSet", "Job"} <= owners, owners  # the operator, PMM and the members, the PMM token Job
+    assert {_pool_of(pod) for pod in pods} == {"database", "monitoring"}, placed  # the operator rendered the members
     print("\n" + "\n".join(placed))
+
+
+def _amounts(resources: dict[str, str]) -> dict[str, int]:
+    """CPU in millicores and memory in bytes (the API server writes a quantity in its canonical form)."""
+    return {"cpu": cpu_to_millicores(resources["cpu"]), "memory": memory_to_bytes(resources["memory"])}
+
+
+def test_the_real_operator_reconciled_the_custom_resource(deployment, kube, core):
+    """`up` returned once the operator had reconciled the resource (databaseAwait: reconciled): it is `initializing`
+    (no mysqld answers here, so never `ready`), and what it rendered carries the sizing's resources."""
+    custom = k8s_client.CustomObjectsApi(kube)
+    cr = custom.get_namespaced_custom_object(*CR[:2], NAMESPACE, CR[2], CLUSTER)
+    assert cr["status"]["state"] == "initializing", cr["status"]
+    apps = k8s_client.AppsV1Api(kube)
+    for name, component in RENDERED.items():
+        statefulset = apps.read_namespaced_stateful_set(name, NAMESPACE)
+        assert statefulset.metadata.owner_references[0].uid == cr["metadata"]["uid"], name
+        container = next(c for c in statefulset.spec.template.spec.containers if c.name == component)
+        block = cr["spec"][component]["resources"]
+        for kind in ("requests", "limits"):
+            assert _amounts(getattr(container.resources, kind)) == _amounts(block[kind]), (name, kind)
+    pod = core.read_namespaced_pod(f"{CLUSTER}-pxc-0", NAMESPACE)
+    assert pod.status.qos_class == "Guaranteed", pod.status.qos_class  # the API server's verdict on every container
+    operator = deployment["operator"]
+    assert len(operator.processes) == 1 and operator.current is not None, operator.history
+    assert not operator.errors(), "\n".join(operator.errors())
+    print(f"\nstate {cr['status']['state']}; {sorted(RENDERED)} rendered; pxc-0 {pod.status.qos_class}; {operator.history}")
 
 
 def test_a_second_up_shows_no_diff(deployment, project, core):
@@ -195,6 +245,8 @@ def test_bigger_database_nodes_update_the_custom_resource_in_place(deployment, p
     assert changing[f"{CLUSTER}-cr"].op == "update", changing[f"{CLUSTER}-cr"]
     assert "spec.pxc.resources.limits.memory" in changing[f"{CLUSTER}-cr"].diffs, changing[f"{CLUSTER}-cr"].diffs
 
+    apps = k8s_client.AppsV1Api(kube)
+    members = apps.read_namespaced_stateful_set(f"{CLUSTER}-pxc", NAMESPACE)
     up(project, STACK, core)
     after = custom.get_namespaced_custom_object(*CR[:2], NAMESPACE, CR[2], CLUSTER)
     assert after["metadata"]["uid"] == before["metadata"]["uid"]  # updated, not deleted and created again
@@ -203,7 +255,15 @@ def test_bigger_database_nodes_update_the_custom_resource_in_place(deployment, p
     # One member per node: of the 28Gi each node gained, mysqld gets all but what its sidecars grow by (the PMM
     # client's share is capped at 500 MB, the log sidecars are fixed), and never more than the node gained.
     assert 27 * GIB < gained <= 28 * GIB, memory
-    print(f"\nchanged: {sorted(changing)}; mysqld memory limit {memory[0]} -> {memory[1]}, custom resource uid kept")
+
+    def rendered():  # the operator re-renders the members' StatefulSet in place with the new limit
+        live = apps.read_namespaced_stateful_set(f"{CLUSTER}-pxc", NAMESPACE)
+        mysqld = next(c for c in live.spec.template.spec.containers if c.name == "pxc")
+        return live if mysqld.resources.limits["memory"] == memory[1] else None
+
+    live = wait_for("the operator re-renders the members with the new memory limit", rendered, timeout=120)
+    assert live.metadata.uid == members.metadata.uid  # the same StatefulSet, updated
+    print(f"\nchanged: {sorted(changing)}; mysqld memory limit {memory[0]} -> {memory[1]}, custom resource and StatefulSet kept")
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -283,14 +343,31 @@ def test_the_pack_rejects_a_hand_written_bad_cluster(deployment, project, pack, 
 # --------------------------------------------------------------------------------------------------------------
 
 
-def test_destroy_after_the_documented_unprotect_leaves_nothing_of_the_stack(deployment, project, kube, material):
+def test_destroy_after_the_documented_unprotect_leaves_nothing_of_the_stack(deployment, project, kube, core, material):
+    claims = {
+        f"PersistentVolumeClaim {NAMESPACE}/{c.metadata.name}"
+        for c in core.list_namespaced_persistent_volume_claim(NAMESPACE).items
+    }
     project.run("state", "unprotect", "--all", "--yes", stack=STACK, timeout=120)  # docs/database.md, "To tear down"
+    # The custom resource goes only once the operator has removed its delete-pxc-pods-in-order finalizer (having
+    # deleted the members' pods), and Pulumi waits for it to go: nothing else here touches that finalizer.
     project.run("destroy", "--yes", "--skip-preview", stack=STACK, timeout=900)
     assert project.resources(STACK) == []
     left = sorted({obj.label for obj in everything(kube, NAMESPACE)} - deployment["baseline"])
-    # PMM's data claim outlives its StatefulSet (the chart's retention policy, as every data claim of the stack,
-    # S4); docs/database.md tells the user to delete it by hand when the namespace is not the stack's
-    assert left == [f"PersistentVolumeClaim {NAMESPACE}/{PMM_CLAIM}"], left
+    # Every data claim outlives the stack (S4): PMM's (the chart's retention policy) and each member's (the operator
+    # deletes them only with its delete-pxc-pvc finalizer, which the stack never sets); docs/database.md tells the
+    # user to delete them by hand when the namespace is not the stack's
+    assert (
+        f"PersistentVolumeClaim {NAMESPACE}/{PMM_CLAIM}" in claims
+        and f"PersistentVolumeClaim {NAMESPACE}/datadir-{CLUSTER}-pxc-0" in claims
+    )
+    # and what the operator made for the cluster without an owner, so that a cluster made again on those claims finds
+    # them: its TLS Secrets (removed only by its delete-ssl finalizer, pkg/controller/pxc/controller.go: deleteCerts)
+    # and its own copy of the users' passwords, which the data on the claims still holds
+    kept = {f"Secret {NAMESPACE}/{name}" for name in OPERATOR_KEEPS}
+    assert left == sorted(claims | kept), left
+    # the operator's pod went with the release (the garbage collector deletes it after Helm's uninstall returns)
+    wait_for("the operator process stops with its pod", lambda: deployment["operator"].current is None, timeout=120)
     cluster_scoped = {obj.label for obj in everything(kube, None, cluster_scoped=True)}
     documents = [
         doc

@@ -3,7 +3,7 @@ documents for a self-managed backend, and `up` again.
 
 Where the CLI dies is made deterministic, and is where a crash hits in practice: during the longest wait of an
 `up`, Helm installing PMM (its release waits for PMM's pod up to 15 minutes). PMM's volume is provided late (the
-stand-in provisioner is "slow"), so PMM's pod waits for its claim; the test waits until the engine's checkpoint
+stand-in for a provisioner is "slow"), so PMM's pod waits for its claim; the test waits until the engine's checkpoint
 (the file backend writes it after every step) shows that install as the only operation in flight, while the
 passwords, the cluster's Secret, the CRDs and the operator exist. Then SIGKILL: the CLI writes nothing more, and
 whatever it started that outlives it is killed too, as on a crashed machine.
@@ -32,25 +32,30 @@ import pytest
 import yaml
 from conftest import REPOSITORY
 from engine_cli import kill_with_plugins
-from engine_cluster import OperatorStandIn, pmm_volume, wait_for
+from engine_cluster import wait_for
 from engine_inventory import everything, helm_releases, unaccounted
+from engine_operator import DeploymentOperator
 from engine_stack import (
     BACKUP_SECRET,
     CLUSTER,
     EXISTING,
     NAMESPACE,
+    OPERATOR_KEEPS,
     PMM_CLAIM,
     PMM_STORAGE,
     PROJECT,
     existing_stack,
     remove_namespace,
+    stack_volumes,
     tear_down,
     up,
     user_namespace,
 )
+from engine_volumes import bound_volume, delete_volumes
 from kubernetes import client as k8s_client
 from kubernetes.client.rest import ApiException
 from kubernetes.dynamic import DynamicClient
+from operator_process import PXC
 
 pytestmark = pytest.mark.engine
 
@@ -110,15 +115,22 @@ def _secret_values(core: k8s_client.CoreV1Api) -> tuple[dict[str, str], dict[str
 
 
 @pytest.fixture(scope="module")
-def interrupted(project, kubeconfig, kube, core, pool_nodes, material):
+def operator(pxc_operator_binary, kubeconfig, tmp_path_factory):
+    """The real PXC operator for the operator chart's pod, from the first `up` to the end of the module."""
+    return DeploymentOperator(PXC, pxc_operator_binary, kubeconfig, NAMESPACE, tmp_path_factory.mktemp("operator"))
+
+
+@pytest.fixture(scope="module")
+def interrupted(project, kubeconfig, kube, core, pool_nodes, material, operator):
     """The stack with its first `up` killed while Helm installs PMM; torn down whatever happens."""
     user_namespace(core)
+    volumes = stack_volumes(core, "engine-tier-fault", pmm=False) + [PMM_VOLUME]  # PMM's comes late
     crds = _crds_present(kube, material.operator_crds)
     existing_stack(project, REPOSITORY, kubeconfig, material)
     output = project.log.with_name("up-killed.log")
     problems: list[str] = []
     try:
-        with OperatorStandIn(kube, NAMESPACE):
+        with operator:
             try:
                 process = project.start("up", "--yes", "--skip-preview", stack=STACK, output=output)
                 try:
@@ -136,12 +148,9 @@ def interrupted(project, kubeconfig, kube, core, pool_nodes, material):
             finally:
                 problems = tear_down(project, STACK)
     finally:
+        print(f"\noperator: {operator.history}")
         remove_namespace(core)
-        try:
-            core.delete_persistent_volume(PMM_VOLUME)
-        except ApiException as error:
-            if error.status != 404:
-                raise
+        delete_volumes(core, volumes)
     assert not problems, "\n".join(problems)
 
 
@@ -174,15 +183,14 @@ def test_the_documented_recovery_converges(interrupted, project, kube, core, kub
     project.run("refresh", "--yes", "--clear-pending-creates", stack=STACK, timeout=900)
     assert not _pending(project)
 
-    pmm_volume(core, PMM_VOLUME, NAMESPACE, PMM_CLAIM, PMM_STORAGE)  # the late provisioner catches up
+    bound_volume(core, PMM_VOLUME, NAMESPACE, PMM_CLAIM, PMM_STORAGE)  # the late volume comes
     wait_for(
         "PMM's claim bound",
         lambda: core.read_namespaced_persistent_volume_claim(PMM_CLAIM, NAMESPACE).status.phase == "Bound",
         timeout=180,
     )
-    with OperatorStandIn(kube, NAMESPACE):
-        up(project, STACK, core)
-        up(project, STACK, core, "--expect-no-changes")  # converged: a further run changes nothing
+    up(project, STACK, core)  # the real operator reconciles the custom resource this run creates
+    up(project, STACK, core, "--expect-no-changes")  # converged: a further run changes nothing
 
     after_uids, after = _secret_values(core)
     assert after_uids == secret_uids, "a Secret was replaced"
@@ -201,5 +209,6 @@ def test_the_documented_recovery_converges(interrupted, project, kube, core, kub
     assert {name: dynamic.get(crd_api, name=name).metadata.uid for name in crd_ids} == interrupted["crds"]
     releases = helm_releases(core, NAMESPACE)
     assert {name: r["info"]["status"] for name, r in releases.items()} == {"pmm": "deployed", "pxc-operator": "deployed"}
-    orphans = unaccounted(everything(kube, NAMESPACE), state, releases, stand_ins={("Secret", BACKUP_SECRET)})
+    made = {("Secret", name) for name in OPERATOR_KEEPS}  # the operator's, for the cluster in the state
+    orphans = unaccounted(everything(kube, NAMESPACE), state, releases, stand_ins={("Secret", BACKUP_SECRET)}, operator_made=made)
     assert not orphans, f"objects nothing in the state explains: {orphans}"

@@ -62,6 +62,8 @@ BAD = [
     ("more memory than any host", KIND, "kindHostMemory", "5Pi"),
     ("a host too small to run kind at all", KIND, "kindHostMemory", "11"),
     ("a share in Arabic-Indic digits", KIND, "kindHostShare", "٠.٥"),
+    ("an await state no operator writes for it", GKE, "databaseAwait", "initialized"),
+    ("an await that is not a string", KIND, "databaseAwait", True),
 ]
 
 

@@ -58,6 +58,12 @@ def helm_values(release: versions.OperatorRelease, args: OperatorArgs) -> dict:
     values: dict = {
         "resources": resources(args.resources),
         **pool_scheduling(args.target.monitoring_pool),
+        # Both charts' DISABLE_TELEMETRY (default false). With it on, the PXC operator calls Percona's version
+        # service (check.percona.com) at every cluster's first reconcile and hourly (pkg/controller/pxc/version.go:
+        # telemetryEnabled, "send telemetry on startup"), and logs an ERROR where that host is unreachable, as on
+        # an air-gapped cluster (operatorChart, imageRegistry). The stack pins every version (upgradeOptions.apply:
+        # disabled), so the version service has nothing to give it.
+        "disableTelemetry": True,
     }
     if release.chart == "pxc-operator":
         values["image"] = release.operator_image  # the chart takes the whole reference in `image`

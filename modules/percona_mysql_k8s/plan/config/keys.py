@@ -49,6 +49,8 @@ CONFIG_KEYS: dict[str, tuple[type, object]] = {
     "storageSize": (str, "100Gi"),
     "diskIops": (int, 3000),
     "logCollector": (bool, True),
+    # what `pulumi up` waits for on the custom resource: the operator's "ready", or its first reconcile
+    "databaseAwait": (str, "ready"),
     **BACKUP_KEYS,  # scheduled backups and PITR (plan.config.backup, R1-R4)
     "installOperator": (bool, True),
     # false: the database namespace exists already (e.g. holding the backup credentials Secret, or made by the

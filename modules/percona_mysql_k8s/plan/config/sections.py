@@ -166,6 +166,7 @@ def database_spec_from_config(values: Config, cluster: ClusterSettings) -> Datab
         backup=v.get("backup"),
         pmm_enabled=v.get("pmmEnabled"),
         ephemeral=cluster.ephemeral,
+        database_await=v.get("databaseAwait"),
     )
 
 

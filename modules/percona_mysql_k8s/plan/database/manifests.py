@@ -30,9 +30,17 @@ from percona_mysql_k8s.core.units import format_cpu, format_memory
 from . import backup_manifests, versions
 from .pods import resources
 from .proxy_config import proxy_configuration
-from .spec import DatabaseSpec, Placement
+from .spec import AWAIT_READY, AWAIT_RECONCILED, DatabaseSpec, Placement
 
-WAIT_FOR_READY = "jsonpath={.status.state}=ready"  # INTERFACES §7.4; both operators write "ready"
+# The custom resource's pulumi.com/waitFor, per databaseAwait. pulumi-kubernetes reads it as a JSONPath that must
+# select a value, equal to the one after "=" when one is given (provider/pkg/metadata/overrides.go ReadyCondition,
+# provider/pkg/jsonpath Parsed.Matches). Both operators write status.state (PXC pkg/apis/pxc/v1/pxc_types.go
+# AppState: initializing, ready, error, paused, stopping; INTERFACES §7.4), the API server never stores a status
+# given at create, so a state is there only once the operator has reconciled the resource.
+AWAIT_FOR = {
+    AWAIT_READY: "jsonpath={.status.state}=ready",  # every member joined, the proxies up
+    AWAIT_RECONCILED: "jsonpath={.status.state}",  # any state: the operator has taken the resource and rendered it
+}
 PROXYSQL_VOLUME = "2Gi"
 MANAGED_BY = {"app.kubernetes.io/managed-by": "pulumi", "app.kubernetes.io/part-of": "percona-mysql"}
 
@@ -103,7 +111,7 @@ def metadata(spec: DatabaseSpec) -> dict[str, Any]:
         "labels": {**MANAGED_BY, **spec.labels},
         # Only the pods-in-order finalizer: PVCs outlive the cluster (S4).
         "finalizers": [spec.release.finalizer],
-        "annotations": {"pulumi.com/waitFor": WAIT_FOR_READY},
+        "annotations": {"pulumi.com/waitFor": AWAIT_FOR[spec.database_await]},
     }
 
 

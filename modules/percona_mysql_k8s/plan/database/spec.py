@@ -30,6 +30,10 @@ NO_ANTI_AFFINITY = "none"
 PXC_SECRET_KEYS = ("root", "xtrabackup", "monitor", "proxyadmin", "operator", "replication")
 PS_SECRET_KEYS = ("root", "xtrabackup", "monitor", "operator", "replication", "orchestrator", "heartbeat", "clusterset")
 PMM_TOKEN_KEY = "pmmservertoken"  # PMM 3 service-account token (INTERFACES §2.8, §3.7; S5)
+# What `pulumi up` waits for on the custom resource (databaseAwait; the annotation: manifests.AWAIT_FOR):
+# the operator reports the cluster ready, or the operator has reconciled it once and written a state.
+AWAIT_READY, AWAIT_RECONCILED = "ready", "reconciled"
+DATABASE_AWAITS = (AWAIT_READY, AWAIT_RECONCILED)
 
 
 @dataclass(frozen=True)
@@ -51,6 +55,7 @@ class DatabaseSpec:
     backup: bool = False
     pmm_enabled: bool = True
     ephemeral: bool = False
+    database_await: str = AWAIT_READY
     labels: Mapping[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -101,6 +106,12 @@ def validate_spec(spec: DatabaseSpec) -> None:
         raise InputError("namespace", f"{spec.namespace!r} is not a valid namespace name")
     if spec.engine not in ENGINES:
         raise InputError("engine", f"must be one of {', '.join(ENGINES)}; got {spec.engine!r}")
+    if spec.database_await not in DATABASE_AWAITS:
+        raise InputError(
+            "databaseAwait",
+            f"must be {' or '.join(DATABASE_AWAITS)} (what `pulumi up` waits for on the custom resource); "
+            f"got {spec.database_await!r}",
+        )
     if spec.proxy not in PROXIES:
         raise InputError("proxy", f"must be one of {', '.join(PROXIES)}; got {spec.proxy!r}", "T2")
     if spec.proxy == PROXYSQL and spec.engine != PXC:

@@ -101,6 +101,9 @@ class MysqlOnExistingClusterArgs(TypedDict, total=False):
     log_collector: bool
     """PXC log collector sidecars. Default: true."""
 
+    database_await: str
+    """What pulumi up waits for on the database custom resource: ready (the operator reports status.state ready: every member joined, the proxies up) or reconciled (the operator has reconciled it once and written any status.state; an update returns once stored). Deletion always waits for the operator to remove its finalizer. Default: ready."""
+
     backup: bool
     """R1: scheduled backups (and PITR, see pitr) to object storage outside the cluster. gke/eks create the bucket and its identity; kind/existing need backupEndpoint, backupBucket and backupCredentialsSecret. false turns backups off, explicitly (the policy pack rejects that on production stacks). Default: true."""
 
