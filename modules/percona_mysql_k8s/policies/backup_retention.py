@@ -16,6 +16,7 @@ from percona_mysql_k8s.core.cron import keep_for, retention_window_seconds
 
 from ._framework import Context, Spec, resource_policy
 from ._readers.backup import backup_section, schedule_problem
+from ._readers.values import NotKnown
 from ._subjects import database, database_types
 from .data_protection import SPEC as DATA_PROTECTION
 from .data_protection import production
@@ -45,21 +46,28 @@ def _days(seconds: float) -> str:
 
 def check(ctx: Context) -> None:
     view = database(ctx, "R3")
-    if view is None or not production(ctx, view):
+    if view is None:
         return
     minimum = ctx.thresholds["min_backup_retention_days"]
     with ctx.checking("R3"):
+        if not production(ctx, view):
+            return
         section = backup_section(view)
-        counted = []
+        counted, undecided = [], None
         for schedule in section.schedules:
-            problem, parsed = schedule_problem(section, schedule)
-            if problem is None:
-                counted.append((_window(schedule, parsed), schedule, parsed))
+            try:
+                problem, parsed = schedule_problem(section, schedule)
+                if problem is None:
+                    counted.append((_window(schedule, parsed), schedule, parsed))
+            except NotKnown as error:  # it might count, with a longer window than the known ones
+                undecided = undecided or error
+        if counted and max(item[0] for item in counted) >= minimum * DAY:
+            return
+        if undecided is not None:
+            raise undecided
         if not counted:
             return  # no schedule the operator runs off the cluster: R1 reports it
         window, best, parsed = max(counted, key=lambda item: item[0])
-        if window >= minimum * DAY:
-            return
         needed = keep_for(parsed, minimum)
         ctx.violation(
             "R3",

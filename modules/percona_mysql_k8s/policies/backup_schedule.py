@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from ._framework import Context, Spec, resource_policy
 from ._readers.backup import backup_section, schedule_problem
+from ._readers.values import NotKnown
 from ._subjects import database, database_types
 from .data_protection import SPEC as DATA_PROTECTION
 from .data_protection import production
@@ -39,23 +40,32 @@ FIX = (
 
 
 def reasons(section) -> list[str]:
-    """Why no schedule counts (empty when one does)."""
+    """Why no schedule counts (empty when one does). NotKnown when none counts for sure but one whose fields
+    are unknown at preview might: one schedule that counts is enough, whatever the others are."""
     if section.off:
         return [section.off]
-    found = []
+    found, undecided = [], None
     for schedule in section.schedules:
-        problem, _ = schedule_problem(section, schedule)
+        try:
+            problem, _ = schedule_problem(section, schedule)
+        except NotKnown as error:
+            undecided = undecided or error
+            continue
         if problem is None:
             return []
         found.append(problem)
+    if undecided is not None:
+        raise undecided
     return found or [f"{section.path}.schedule is empty"]
 
 
 def check(ctx: Context) -> None:
     view = database(ctx, "R1")
-    if view is None or not production(ctx, view):
+    if view is None:
         return
     with ctx.checking("R1"):
+        if not production(ctx, view):
+            return
         why = reasons(backup_section(view))
         if why:
             ctx.violation("R1", f"no scheduled backup to object storage outside the cluster: {'; '.join(why)}", ALLOWED, FIX)

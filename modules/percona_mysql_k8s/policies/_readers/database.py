@@ -31,7 +31,7 @@ from percona_mysql_k8s.core.sidecars import (
 from .chart_render import render_ps_db, render_pxc_db
 from .helm import CHART_DEFAULTS, PMM, PS_DB, PXC_DB, ValuesFromFiles, chart_name, chart_values, chart_version, is_helm
 from .resources import Resources, read_resources
-from .values import MISSING, Malformed, NotKnown, as_bool, as_int, as_list, as_map, as_str, at, describe, join
+from .values import MISSING, Malformed, NotKnown, Unknown, as_bool, as_int, as_list, as_map, as_str, at, describe, join, known
 
 PXC_KIND, PS_KIND = "PerconaXtraDBCluster", "PerconaServerMySQL"
 ASYNC = "async"
@@ -220,7 +220,7 @@ class DatabaseView:
         appVersion for chart values (the chart renders ``crVersion: {{ .Chart.AppVersion }}``), None
         when absent (the operator then takes its own version)."""
         if self.chart:
-            version = self.chart_app_version
+            version = known(self.chart_app_version, "version")
         else:
             version = as_str(self.get("crVersion"), self.path("crVersion"))
         match = re.match(r"^v?(\d+)\.(\d+)\.(\d+)", version or "")
@@ -453,7 +453,8 @@ def database_view(resource_type: str, props: dict, name: str = "") -> DatabaseVi
         operator_name = "pxc" if chart == PXC_DB else "ps"
         # The chart's appVersion: equal to the chart version for the pxc-db and ps-db releases we know.
         app_version = chart_version(props) or CHART_DEFAULTS[chart].get("crVersion")
-        app_version = app_version if isinstance(app_version, str) else str(CHART_DEFAULTS[chart].get("crVersion"))
+        if not isinstance(app_version, str | Unknown):
+            app_version = str(CHART_DEFAULTS[chart].get("crVersion"))
         # The custom resource the pinned chart renders from these values: keys it ignores are not in it
         # (chart_render); messages keep the values' own paths.
         release = props.get("name") if isinstance(props.get("name"), str) and props.get("name") else name
