@@ -133,21 +133,25 @@ class Context:
         self.unknowns.append(Unjudged(rule, error.path, error.sentinel, subject))
 
     @contextmanager
-    def checking(self, rule: str, urn: str | None = None, subject: str | None = None) -> Iterator[None]:
+    def checking(self, rule: str | tuple[str, ...], urn: str | None = None, subject: str | None = None) -> Iterator[None]:
         """Make one judgement of ``rule``: a malformed field becomes its violation; an unknown one ends this
-        judgement only, and ``rule`` names the field (``subject``: the resource, in a stack policy)."""
+        judgement only, and ``rule`` names the field (``subject``: the resource, in a stack policy). A judgement
+        several rules rest on (which pods there are, for K2 and M3) names it for each; a malformed field is
+        reported once, as the first rule's."""
+        rules = (rule,) if isinstance(rule, str) else rule
         try:
             yield
         except Malformed as error:
             self.violation(
-                rule,
+                rules[0],
                 f"{error.path} {error.problem}",
-                f"{rule} can only be verified on a value the operator can read",
+                f"{rules[0]} can only be verified on a value the operator can read",
                 f"give {error.path} a valid value",
                 urn,
             )
         except NotKnown as error:
-            self.not_judged(rule, error, subject)
+            for each in rules:
+                self.not_judged(each, error, subject)
 
 
 Check = Callable[[Context], None]

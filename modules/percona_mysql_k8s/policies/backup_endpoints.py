@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from ._framework import Context, Spec, resource_policy
 from ._readers.backup import backup_section, endpoint_scheme
+from ._readers.values import known
 from ._subjects import database, database_types
 from .data_protection import SPEC as DATA_PROTECTION
 from .data_protection import production
@@ -77,8 +78,12 @@ def _judge(ctx: Context, storage) -> None:
                 f"remove {storage.path}.verifyTLS (it defaults to true), or give the endpoint a "
                 "certificate the pods trust (s3.caBundle on PXC)",
             )
+    keys: tuple = ()
     with ctx.checking("R4"):
-        for path in storage.static_keys:
+        keys = storage.static_keys
+    for path in keys:
+        with ctx.checking("R4"):
+            path = known(path, storage.path)
             ctx.violation(
                 "R4",
                 f"{path} holds a static cloud key in the chart values (and the stack's state)",

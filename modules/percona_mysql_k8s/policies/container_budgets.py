@@ -88,12 +88,12 @@ def check(ctx: Context) -> None:
     if view is None:
         return
     pods = []
-    with ctx.checking("K2"):
+    with ctx.checking(("K2", "M3")):
         pods = view.pods()
     seen: set[str] = set()
     for pod in pods:
         containers: list[Container] = []
-        with ctx.checking("K2"):
+        with ctx.checking(("K2", "M3")):
             containers = view.containers(pod)
         for container in containers:
             if container.path in seen:
@@ -103,21 +103,20 @@ def check(ctx: Context) -> None:
             who = f"container{'s' if len(sharing) > 1 else ''} {', '.join(sharing)} of the {pod.key} pod"
             budget = deferred(lambda container=container: _sizing_budget(view, container))
             resources = None
-            with ctx.checking("K2"):
+            with ctx.checking(("K2", "M3")):
                 resources = container.resources()
             if resources is None:
                 continue
-            if container.role in ("proxy", "sidecar") and (
-                not resources.declared or resources.cpu_request is None and resources.cpu_limit is None
-            ):
+            if container.role in ("proxy", "sidecar"):
                 with ctx.checking("M3"):
-                    missing = "has no resources" if not resources.declared else "has no CPU request"
-                    ctx.violation(
-                        "M3",
-                        f"{container.path} ({who}) {missing}",
-                        "the rule budgets every sidecar and proxy separately, with its own request = limit",
-                        f"set {container.path} requests = limits: {partial(_known_budget_text, budget, container.path)}",
-                    )
+                    if not resources.declared or resources.cpu_request is None and resources.cpu_limit is None:
+                        missing = "has no resources" if not resources.declared else "has no CPU request"
+                        ctx.violation(
+                            "M3",
+                            f"{container.path} ({who}) {missing}",
+                            "the rule budgets every sidecar and proxy separately, with its own request = limit",
+                            f"set {container.path} requests = limits: {partial(_known_budget_text, budget, container.path)}",
+                        )
                 if not resources.declared:
                     continue
             with ctx.checking("K2"):

@@ -18,7 +18,7 @@ from ._readers.database import has_template
 from ._readers.flow import FLOW_CONTROL_MODE, mysqld_cpu
 from ._readers.memory import TERM_LABELS, autotuned, evaluate, fitting_buffer_pool, operator_autotunes
 from ._readers.resources import mem
-from ._readers.values import NotKnown, Pending, deferred
+from ._readers.values import NotKnown
 from ._subjects import database, database_types
 
 SPEC = Spec(
@@ -75,10 +75,11 @@ def _limit(ctx: Context, view) -> tuple[int | NotKnown | None, str]:
     limit, limit_text = None, "unset"
     with ctx.checking("M1"):
         resources = view.mysqld_container().resources()
-        limit = deferred(lambda: resources.memory_limit)
-        if isinstance(limit, Pending):
-            limit = limit.error
-            raise limit
+        try:
+            limit = resources.memory_limit
+        except NotKnown as error:
+            limit = error
+            raise
         limit_text = resources.written("memory_limit")  # the user's own quantity, e.g. 2G
         if limit is None:
             ctx.violation(
@@ -95,7 +96,7 @@ def _limit(ctx: Context, view) -> tuple[int | NotKnown | None, str]:
 def _explicit_options(ctx: Context, view, limit: int | None, limit_text: str) -> dict | None:
     """M2: the my.cnf options (None where they cannot be read), each explicit, the buffer pool among them."""
     options = None
-    with ctx.checking("M2"):
+    with ctx.checking(("M2", "M1", "M4", "M5")):  # every rule of the policy reads the options
         options = view.options()
         where = view.path(view.config_rel)
         for key in sorted(key for key, value in options.items() if has_template(value)):

@@ -20,6 +20,7 @@ from ._readers.database import has_template
 from ._readers.flow import integer_option
 from ._readers.memory import autotuned
 from ._readers.proxies import proxy_backends
+from ._readers.values import NotKnown
 from ._subjects import database, database_types
 
 SPEC = Spec(
@@ -67,6 +68,9 @@ def check(ctx: Context) -> None:
         accepted, origin = mysqld
         own = service_connections(ctx.thresholds)
         for proxy in proxies:
+            if isinstance(proxy, NotKnown):
+                ctx.not_judged("T5", proxy)
+                continue
             pods = proxy.pods
             if not pods:
                 continue  # no size: T2's to report

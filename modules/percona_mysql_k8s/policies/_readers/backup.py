@@ -39,6 +39,7 @@ from .values import (
     KnownOnRead,
     Malformed,
     Pending,
+    Unknown,
     as_bool,
     as_int,
     as_list,
@@ -168,10 +169,12 @@ def _static_keys(view: DatabaseView, name: str, path: str) -> tuple[str, ...]:
     # they are read from the values themselves
     given = known(_values_storage(view, name).get("s3"), join(path, "s3"))
     given = given if isinstance(given, dict) else {}
+    # each key on its own: an unknown one is Pending (R4 names it), the other still judged
+    keys = {key: join(join(path, "s3"), key) for key in ("credentialsAccessKey", "credentialsSecretKey")}
     return tuple(
-        join(join(path, "s3"), key)
-        for key in ("credentialsAccessKey", "credentialsSecretKey")
-        if known(given.get(key), join(join(path, "s3"), key)) not in (MISSING, None, "")
+        deferred(lambda key=key, where=where: known(given.get(key), where) and where)
+        for key, where in keys.items()
+        if isinstance(given.get(key), Unknown) or given.get(key) not in (MISSING, None, "")
     )
 
 

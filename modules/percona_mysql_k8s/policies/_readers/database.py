@@ -31,7 +31,24 @@ from percona_mysql_k8s.core.sidecars import (
 from .chart_render import render_ps_db, render_pxc_db
 from .helm import CHART_DEFAULTS, PMM, PS_DB, PXC_DB, ValuesFromFiles, chart_name, chart_values, chart_version, is_helm
 from .resources import Resources, read_resources
-from .values import MISSING, Malformed, NotKnown, Unknown, as_bool, as_int, as_list, as_map, as_str, at, describe, join, known
+from .values import (
+    MISSING,
+    KnownOnRead,
+    Malformed,
+    NotKnown,
+    Pending,
+    Unknown,
+    as_bool,
+    as_int,
+    as_list,
+    as_map,
+    as_str,
+    at,
+    deferred,
+    describe,
+    join,
+    known,
+)
 
 PXC_KIND, PS_KIND = "PerconaXtraDBCluster", "PerconaServerMySQL"
 ASYNC = "async"
@@ -47,14 +64,26 @@ def is_ps_cr(resource_type: str) -> bool:
 
 
 @dataclass(frozen=True)
-class Component:
-    """A pod type of the cluster: mysqld, a proxy or the orchestrator."""
+class Component(KnownOnRead):
+    """A pod type of the cluster: mysqld, a proxy or the orchestrator. At preview ``enabled`` may be Pending
+    (whether it runs is unknown), and so then is ``raw``: nothing of it is judged, and reading it names the
+    field that decides it (values.KnownOnRead)."""
 
     key: str  # pxc | mysql | haproxy | proxysql | router | orchestrator
     rel: str  # path below the root: "pxc", "proxy.haproxy"
     role: str  # mysqld | proxy | orchestrator
     enabled: bool
     raw: dict
+
+    def runs(self) -> bool:
+        """Enabled, or maybe (unknown at preview): a pod type whose judgements are made or named."""
+        enabled = object.__getattribute__(self, "enabled")
+        return isinstance(enabled, Pending) or bool(enabled)
+
+    def undecided(self) -> NotKnown | None:
+        """Why whether it runs is unknown at preview, or None when that is known."""
+        enabled = object.__getattribute__(self, "enabled")
+        return enabled.error if isinstance(enabled, Pending) and isinstance(enabled.error, NotKnown) else None
 
 
 @dataclass(frozen=True)
@@ -129,6 +158,7 @@ def image_tag(image: Any, path: str) -> tuple[str | None, str | None]:
 
 
 _VERSION = re.compile(r"^v?(\d+)\.(\d+)")
+_VERSIONED_GROUP = re.compile(r"mysqld-", re.IGNORECASE)
 
 
 def major_minor(tag: str | None) -> tuple[int, int] | None:
@@ -183,8 +213,10 @@ class DatabaseView:
         return as_int(self.get(f"{rel}.size"), self.path(f"{rel}.size"))
 
     def _component(self, key: str, rel: str, role: str, default_enabled: bool) -> Component:
-        raw = as_map(self.get(rel), self.path(rel))
-        enabled = default_enabled if rel == self.mysqld_rel else self.flag(f"{rel}.enabled", default_enabled)
+        raw = deferred(lambda: as_map(self.get(rel), self.path(rel)))
+        enabled = default_enabled if rel == self.mysqld_rel else deferred(lambda: self.flag(f"{rel}.enabled", default_enabled))
+        if isinstance(enabled, Pending) and isinstance(enabled.error, NotKnown):
+            raw = enabled  # whether it runs is unknown: none of it is judged
         return Component(key, rel, role, enabled, raw)
 
     def mysqld(self) -> Component:
@@ -202,7 +234,8 @@ class DatabaseView:
         ]
 
     def enabled_proxies(self) -> list[Component]:
-        return [proxy for proxy in self.proxies() if proxy.enabled]
+        """The proxies that run, and those that may (unknown at preview: reading them raises NotKnown)."""
+        return [proxy for proxy in self.proxies() if proxy.runs()]
 
     def orchestrator(self) -> Component | None:
         """The PS orchestrator as the operator decides it (percona-server-mysql-operator v1.2.0,
@@ -211,8 +244,12 @@ class DatabaseView:
         if self.operator != "ps" or self.cluster_type() == GROUP_REPLICATION:
             return None
         component = self._component("orchestrator", "orchestrator", "orchestrator", False)
-        if not self.unsafe("orchestrator"):
-            component = replace(component, enabled=True)
+        unsafe = deferred(lambda: self.unsafe("orchestrator"))
+        if isinstance(unsafe, Pending):
+            return replace(component, enabled=unsafe, raw=unsafe)
+        if not unsafe:  # on whatever orchestrator.enabled says
+            raw = deferred(lambda: as_map(self.get("orchestrator"), self.path("orchestrator")))
+            component = replace(component, enabled=True, raw=raw)
         return component
 
     def cr_version(self) -> tuple[int, int, int] | None:
@@ -240,8 +277,12 @@ class DatabaseView:
         orchestrator = self.orchestrator()
         # enabled as the operator decides it, but size 0 runs no pod (ps-db renders size: 0 unless
         # orchestrator.enabled; pt-heartbeat still joins the mysql pods, toolkit())
-        if orchestrator is not None and orchestrator.enabled and self.size(orchestrator.rel) != 0:
-            pods.append(orchestrator)
+        if orchestrator is not None and orchestrator.runs():
+            size = deferred(lambda: self.size(orchestrator.rel))
+            if isinstance(size, Pending) and isinstance(size.error, NotKnown):
+                pods.append(replace(orchestrator, enabled=size, raw=size))
+            elif isinstance(size, Pending) or size != 0:
+                pods.append(orchestrator)  # a malformed size is reported where the orchestrator is read
         return pods
 
     def unsafe(self, name: str) -> bool:
@@ -282,14 +323,25 @@ class DatabaseView:
         An ``!include`` of a file the pack cannot see is Malformed: undecidable, never assumed good."""
         if self._effective is None:
             where = self.path(self.config_rel)
+            text = self.config_text()
             try:
-                effective = effective_options(self.operator, self.config_text(), self.server_series())
+                effective = effective_options(self.operator, text, self._series_for(text))
             except MyCnfError as error:
                 raise Malformed(where, f"is not an option file mysqld starts with: {error}") from None
             if effective.undecided:
                 raise Malformed(where, f"cannot be judged: {effective.undecided[0]}")
             self._effective = effective
         return self._effective
+
+    def _series_for(self, text: str | None) -> str | None:
+        """The server series whose ``[mysqld-X.Y]`` group mysqld reads; when the image is unknown at preview and
+        the text has no such group (not even in a comment), every series reads the text alike."""
+        series = deferred(self.server_series)
+        if not isinstance(series, Pending):
+            return series
+        if text is None or not _VERSIONED_GROUP.search(text):
+            return None
+        series.raise_error()
 
     def options(self) -> dict[str, str]:
         """mysqld's options (normalized keys) with the value it keeps for each."""
@@ -336,7 +388,7 @@ class DatabaseView:
     # ---- containers --------------------------------------------------------------------------
     def mysqld_container(self) -> Container:
         rel = f"{self.mysqld_rel}.resources"
-        return Container(self.mysqld_rel, self.mysqld_rel, "mysqld", self.path(rel), self.get(rel))
+        return Container(self.mysqld_rel, self.mysqld_rel, "mysqld", self.path(rel), deferred(lambda: self.get(rel)))
 
     def pmm_enabled(self) -> bool:
         return self.flag("pmm.enabled")
@@ -349,67 +401,70 @@ class DatabaseView:
         return self.operator == "ps" and self.flag("backup.enabled")
 
     def _user_sidecars(self, component: Component) -> list[Container]:
+        """The user's sidecars; one unknown at preview (or the whole list) is a container whose ``raw`` is
+        Pending, named by its index (or ``sidecars``)."""
         sidecars = []
         rel = f"{component.rel}.sidecars"
-        for index, sidecar in enumerate(as_list(self.get(rel), self.path(rel))):
+        entries = deferred(lambda: as_list(self.get(rel), self.path(rel)))
+        if isinstance(entries, Pending):
+            return [Container(component.key, "sidecars", "sidecar", self.path(rel), entries)]
+        for index, sidecar in enumerate(entries):
             path = f"{self.path(rel)}[{index}]"
-            sidecar = as_map(sidecar, path)
-            name = as_str(sidecar.get("name", MISSING), join(path, "name"), f"sidecar-{index}")
+            sidecar = deferred(lambda sidecar=sidecar, path=path: as_map(sidecar, path))
+            if isinstance(sidecar, Pending):
+                sidecars.append(Container(component.key, f"sidecar-{index}", "sidecar", join(path, "resources"), sidecar))
+                continue
+            name = deferred(
+                lambda sidecar=sidecar, path=path, index=index: as_str(
+                    sidecar.get("name", MISSING), join(path, "name"), f"sidecar-{index}"
+                )
+            )
+            if isinstance(name, Pending):
+                name = name.error.placeholder() if isinstance(name.error, NotKnown) else f"sidecar-{index}"
             sidecars.append(Container(component.key, name, "sidecar", join(path, "resources"), sidecar.get("resources", MISSING)))
         return sidecars
 
     def containers(self, component: Component) -> list[Container]:
-        """Every container of one pod type with the path of its budget (INTERFACES §2.3, §3.3)."""
+        """Every container of one pod type with the path of its budget (INTERFACES §2.3, §3.3). NotKnown when
+        whether the pod type runs is unknown at preview; a sidecar whose presence is unknown is a container
+        whose ``raw`` is Pending (judging its budget names the field that decides it)."""
+        if not component.enabled:
+            return []
         engine = PXC if self.operator == "pxc" else GROUP_REPLICATION
-        pmm = self.pmm_enabled()
+        pmm = deferred(self.pmm_enabled)
         result: list[Container] = []
+
+        def add(present, name: str, role: str, rel: str) -> None:
+            """The container when ``present`` (a bool, or Pending when unknown at preview: kept, unjudgeable)."""
+            if isinstance(present, Pending) or present:
+                raw = present if isinstance(present, Pending) else deferred(lambda: self.get(rel))
+                result.append(Container(component.key, name, role, self.path(rel), raw))
+
         if component.role == "mysqld":
             result.append(self.mysqld_container())
-            if self.logcollector_enabled():
-                for name in LOG_COLLECTOR_CONTAINERS:
-                    result.append(
-                        Container(
-                            component.key,
-                            name,
-                            "sidecar",
-                            self.path("logcollector.resources"),
-                            self.get("logcollector.resources"),
-                        )
-                    )
-            if self.backup_sidecar():
-                result.append(
-                    Container(component.key, "xtrabackup", "sidecar", self.path("backup.resources"), self.get("backup.resources"))
-                )
-            if self.toolkit():
-                result.append(
-                    Container(
-                        component.key, "pt-heartbeat", "sidecar", self.path("toolkit.resources"), self.get("toolkit.resources")
-                    )
-                )
-            if pmm:
-                result.append(
-                    Container(component.key, "pmm-client", "sidecar", self.path("pmm.resources"), self.get("pmm.resources"))
-                )
+            logcollector = deferred(self.logcollector_enabled)
+            for name in LOG_COLLECTOR_CONTAINERS if logcollector else ():
+                add(logcollector, name, "sidecar", "logcollector.resources")
+            add(deferred(self.backup_sidecar), "xtrabackup", "sidecar", "backup.resources")
+            add(deferred(self.toolkit), "pt-heartbeat", "sidecar", "toolkit.resources")
+            add(pmm, "pmm-client", "sidecar", "pmm.resources")
         elif component.role == "proxy":
-            rel = f"{component.rel}.resources"
-            result.append(Container(component.key, component.key, "proxy", self.path(rel), self.get(rel)))
+            add(True, component.key, "proxy", f"{component.rel}.resources")
             sidecar_rel = f"{component.rel}.sidecarResources"
+            inherits = deferred(self._monit_inherits_haproxy) if self.operator == "ps" and component.key == HAPROXY else False
             for name in proxy_monitor_containers(component.key, engine):
-                if self.operator == "ps" and component.key == HAPROXY and self._monit_inherits_haproxy():
-                    rel = f"{component.rel}.resources"
-                    result.append(Container(component.key, name, "sidecar", self.path(rel), self.get(rel)))
+                if isinstance(inherits, Pending):  # which block budgets it is unknown at preview: named as its own
+                    add(inherits, name, "sidecar", f"{sidecar_rel}.{name}")
+                elif inherits:
+                    add(True, name, "sidecar", f"{component.rel}.resources")
                 elif self.operator == "ps":  # a map keyed by container name in PS 1.2.0
-                    rel = f"{sidecar_rel}.{name}"
-                    result.append(Container(component.key, name, "sidecar", self.path(rel), self.get(rel)))
+                    add(True, name, "sidecar", f"{sidecar_rel}.{name}")
                 else:
-                    result.append(Container(component.key, name, "sidecar", self.path(sidecar_rel), self.get(sidecar_rel)))
-            if pmm and proxy_has_pmm(component.key):
-                result.append(
-                    Container(component.key, "pmm-client", "sidecar", self.path("pmm.resources"), self.get("pmm.resources"))
-                )
+                    add(True, name, "sidecar", sidecar_rel)
+            if proxy_has_pmm(component.key):
+                add(pmm, "pmm-client", "sidecar", "pmm.resources")
         else:
-            rel = f"{component.rel}.resources"
-            result.append(Container(component.key, component.key, "orchestrator", self.path(rel), self.get(rel)))
+            add(True, component.key, "orchestrator", f"{component.rel}.resources")
         result.extend(self._user_sidecars(component))
         return result
 

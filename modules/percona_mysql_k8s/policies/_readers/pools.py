@@ -22,7 +22,22 @@ from percona_mysql_k8s.core.scheduling import (
     kubernetes_effect,
 )
 
-from .values import MISSING, Malformed, NotKnown, as_bool, as_int, as_list, as_map, as_str, at, describe, join
+from .values import (
+    MISSING,
+    KnownOnRead,
+    Malformed,
+    NotKnown,
+    as_bool,
+    as_int,
+    as_list,
+    as_map,
+    as_str,
+    at,
+    deferred,
+    describe,
+    join,
+    known,
+)
 
 GKE_POOL, EKS_NODE_GROUP, EKS_MANAGED = (
     "gcp:container/nodePool:NodePool",
@@ -40,7 +55,10 @@ _ZONE = re.compile(r"^[a-z]+-[a-z]+\d+-[a-z]$")
 
 
 @dataclass(frozen=True)
-class NodePool:
+class NodePool(KnownOnRead):
+    """A pool; at preview its nodes (labels, taints) are Pending while one of them is unknown, and its name is a
+    placeholder while unknown (an auto-named pool's own nodepool label is then none, as before)."""
+
     type: str
     name: str
     provider: str  # gke | eks | kind
@@ -67,14 +85,16 @@ def _taints(items: list, path: str) -> list[dict]:
         effect = as_str(item.get("effect", MISSING), f"{path}[{index}].effect", "NoSchedule")
         if kubernetes_effect(effect) is None:
             raise Malformed(f"{path}[{index}].effect", f"is {effect!r}, not NO_SCHEDULE, PREFER_NO_SCHEDULE or NO_EXECUTE")
-        taints.append({"key": str(item.get("key", "")), "value": str(item.get("value", "") or ""), "effect": effect})
+        key = known(item.get("key", ""), f"{path}[{index}].key")
+        value = known(item.get("value", ""), f"{path}[{index}].value")
+        taints.append({"key": str(key), "value": str(value or ""), "effect": effect})
     return taints
 
 
 def _labels(value, path: str) -> dict:
     labels = as_map(value, path)
     for key, item in labels.items():
-        if not isinstance(item, str):
+        if not isinstance(known(item, join(path, key)), str):
             raise Malformed(join(path, key), f"is {describe(item)}, not a label value")
     return labels
 
@@ -85,6 +105,14 @@ def _name(props: dict, key: str) -> str | None:
         return as_str(at(props, key), key)
     except NotKnown:
         return None
+
+
+def _shown_name(props: dict, key: str, fallback: str) -> str:
+    """The pool's name for messages: its own, the resource's when auto-named, a placeholder while unknown."""
+    try:
+        return as_str(at(props, key), key) or fallback
+    except NotKnown as error:
+        return error.placeholder()
 
 
 def _gke(props: dict, name: str, default_machine: str | None = None) -> NodePool:
@@ -106,19 +134,21 @@ def _gke(props: dict, name: str, default_machine: str | None = None) -> NodePool
         max_nodes = per_zone
     else:
         max_nodes = None  # a regional pool: nodeCount is per zone of the cluster, which is not here
-    nodes = gke_pool_nodes(
-        name=_name(props, "name"),
-        machine_type=machine,
-        labels=_labels(config.get("labels", MISSING), "nodeConfig.labels"),
-        taints=_taints(as_list(config.get("taints", MISSING), "nodeConfig.taints"), "nodeConfig.taints"),
-        location=location,
-        node_locations=zones,
-        spot=bool(as_bool(config.get("spot", MISSING), "nodeConfig.spot", False)),
-        preemptible=bool(as_bool(config.get("preemptible", MISSING), "nodeConfig.preemptible", False)),
+    nodes = deferred(
+        lambda: gke_pool_nodes(
+            name=_name(props, "name"),
+            machine_type=machine,
+            labels=_labels(config.get("labels", MISSING), "nodeConfig.labels"),
+            taints=_taints(as_list(config.get("taints", MISSING), "nodeConfig.taints"), "nodeConfig.taints"),
+            location=location,
+            node_locations=zones,
+            spot=bool(as_bool(config.get("spot", MISSING), "nodeConfig.spot", False)),
+            preemptible=bool(as_bool(config.get("preemptible", MISSING), "nodeConfig.preemptible", False)),
+        )
     )
     return NodePool(
         GKE_POOL,
-        _name(props, "name") or name,
+        _shown_name(props, "name", name),
         "gke",
         machine,
         nodes,
@@ -139,15 +169,18 @@ def _eks(resource_type: str, props: dict, name: str) -> NodePool:
         as_int(scaling.get("desiredSize", MISSING), "scalingConfig.desiredSize"),
     )
     own_name = _name(props, "nodeGroupName")
-    nodes = eks_pool_nodes(
-        name=own_name,
-        instance_types=[t for t in types if isinstance(t, str)],
-        labels=_labels(at(props, "labels"), "labels"),
-        taints=_taints(as_list(at(props, "taints"), "taints"), "taints"),
-        capacity_type=as_str(at(props, "capacityType"), "capacityType"),
-        ami_type=as_str(at(props, "amiType"), "amiType"),
+    nodes = deferred(
+        lambda: eks_pool_nodes(
+            name=own_name,
+            instance_types=[t for t in types if isinstance(t, str)],
+            labels=_labels(at(props, "labels"), "labels"),
+            taints=_taints(as_list(at(props, "taints"), "taints"), "taints"),
+            capacity_type=as_str(at(props, "capacityType"), "capacityType"),
+            ami_type=as_str(at(props, "amiType"), "amiType"),
+        )
     )
-    return NodePool(resource_type, own_name or name, "eks", machine, nodes, max_nodes, "labels", "taints", "instanceTypes")
+    shown = _shown_name(props, "nodeGroupName", name)
+    return NodePool(resource_type, shown, "eks", machine, nodes, max_nodes, "labels", "taints", "instanceTypes")
 
 
 def _patch_taints(patches, path: str) -> list[dict]:

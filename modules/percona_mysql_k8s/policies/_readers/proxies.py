@@ -16,7 +16,7 @@ from percona_mysql_k8s.core.proxy_limits import (
 from percona_mysql_k8s.core.sidecars import HAPROXY, PROXYSQL, ROUTER
 
 from .database import Component, DatabaseView
-from .values import Malformed, as_bool, as_int, as_map, as_str
+from .values import Malformed, NotKnown, as_bool, as_int, as_map, as_str
 
 
 @dataclass(frozen=True)
@@ -86,10 +86,16 @@ def _router(view: DatabaseView, component: Component) -> tuple[ProxyLimits, str]
 _READERS = {HAPROXY: _haproxy, PROXYSQL: _proxysql, ROUTER: _router}
 
 
-def proxy_backends(view: DatabaseView) -> list[ProxyBackends]:
-    """Every enabled proxy with its pod count and one pod's backend limit."""
-    found = []
+def proxy_backends(view: DatabaseView) -> list[ProxyBackends | NotKnown]:
+    """Every enabled proxy with its pod count and one pod's backend limit; a proxy whose being enabled, size or
+    configuration is unknown at preview is its NotKnown (the others are judged)."""
+    found: list[ProxyBackends | NotKnown] = []
     for component in view.enabled_proxies():
-        limits, source = _READERS[component.key](view, component)
-        found.append(ProxyBackends(component, view.size(component.rel), limits, source))
+        try:
+            if component.undecided() is not None:
+                raise component.undecided()
+            limits, source = _READERS[component.key](view, component)
+            found.append(ProxyBackends(component, view.size(component.rel), limits, source))
+        except NotKnown as error:
+            found.append(error)
     return found

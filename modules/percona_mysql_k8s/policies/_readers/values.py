@@ -119,48 +119,52 @@ class NotKnown(Exception):
 
 
 class Pending:
-    """A field of a reader's structure whose value is unknown at preview (see :class:`KnownOnRead`)."""
+    """A field of a reader's structure that cannot be read yet: unknown at preview (its NotKnown), or malformed
+    (its Malformed, kept for the judgement that reads the field: the rule that needs it reports it)."""
 
     __slots__ = ("error",)
 
-    def __init__(self, error: NotKnown):
+    def __init__(self, error: NotKnown | Malformed):
         self.error = error
 
     def __repr__(self) -> str:
         return f"<pending: {self.error.path}>"
 
+    def raise_error(self):
+        """Raise a fresh copy of the error (the stored one keeps no traceback of another reader)."""
+        if isinstance(self.error, Malformed):
+            raise Malformed(self.error.path, self.error.problem)
+        raise NotKnown(self.error.path, self.error.sentinel)
+
 
 def deferred(build: Callable[[], Any]) -> Any:
-    """``build()``, or a :class:`Pending` holding the :class:`NotKnown` it raised."""
+    """``build()``, or a :class:`Pending` holding the :class:`NotKnown` or :class:`Malformed` it raised."""
     try:
         return build()
-    except NotKnown as error:
+    except (NotKnown, Malformed) as error:
         return Pending(error)
 
 
 class KnownOnRead:
-    """A reader's structure whose fields may be :class:`Pending`: reading one raises its :class:`NotKnown`,
-    so only the judgements that need an unknown field stop, each naming it."""
+    """A reader's structure whose fields may be :class:`Pending`: reading one raises its NotKnown (or Malformed),
+    so only the judgements that read that field stop, each naming it (or reporting it)."""
 
     __slots__ = ()
 
     def __getattribute__(self, name: str) -> Any:
         value = object.__getattribute__(self, name)
         if type(value) is Pending:
-            raise NotKnown(value.error.path, value.error.sentinel)
+            value.raise_error()
         return value
 
 
-def is_unknown(value: Any) -> bool:
-    return isinstance(value, Unknown | Pending)
-
-
 def known(value: Any, path: str) -> Any:
-    """``value`` itself, or :class:`NotKnown` when it is unknown at preview (for readers that test types)."""
+    """``value`` itself, or :class:`NotKnown` when it is unknown at preview (for readers that test types); a
+    :class:`Pending` raises what it holds."""
     if isinstance(value, Unknown):
         raise value.error(path)
     if isinstance(value, Pending):
-        raise NotKnown(value.error.path, value.error.sentinel)
+        value.raise_error()
     return value
 
 

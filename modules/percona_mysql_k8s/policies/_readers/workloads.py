@@ -112,7 +112,7 @@ class Workload(KnownOnRead):
             return LOAD_GENERATOR
         for undecided in (unknown_name, label, name):
             if isinstance(undecided, Pending):
-                raise undecided.error
+                undecided.raise_error()
             if isinstance(undecided, NotKnown):
                 raise undecided
         return OTHER
@@ -167,9 +167,10 @@ class Workload(KnownOnRead):
             if isinstance(entries, list):
                 for number, entry in enumerate(entries):
                     if isinstance(known(entry, f"{join(self.path, 'containers')}[{index}].env[{number}]"), dict):
-                        result.append(
-                            (f"{join(self.path, 'containers')}[{index}].env[{number}]", entry, str(container.get("name", index)))
-                        )
+                        name = container.get("name", index)
+                        if isinstance(name, Unknown):  # named in messages by its placeholder
+                            name = name.error(f"{join(self.path, 'containers')}[{index}].name").placeholder()
+                        result.append((f"{join(self.path, 'containers')}[{index}].env[{number}]", entry, str(name)))
         return result
 
 
