@@ -130,7 +130,7 @@ class Context:
 
     def not_judged(self, rule: str, error: NotKnown, subject: str | None = None) -> None:
         """``rule`` could not make a judgement: the field ``error`` names is unknown at preview."""
-        self.unknowns.append(Unjudged(rule, error.path, error.sentinel, subject))
+        self.unknowns.append(Unjudged(rule, error.path, error.sentinel, error.subject or subject))
 
     @contextmanager
     def checking(self, rule: str | tuple[str, ...], urn: str | None = None, subject: str | None = None) -> Iterator[None]:

@@ -58,7 +58,7 @@ OBJECT_STORAGE_TYPES = {"pxc": ("s3", "azure"), "ps": ("s3", "gcs", "azure")}
 PITR_SINCE = {"pxc": (1, 8, 0), "ps": (1, 1, 0)}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # identity: reading a Pending field raises (values.KnownOnRead)
 class Storage(KnownOnRead):
     """One object or volume storage: where the operator writes backups."""
 
@@ -85,7 +85,7 @@ class Storage(KnownOnRead):
         return None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # identity: reading a Pending field raises (values.KnownOnRead)
 class Schedule(KnownOnRead):
     path: str  # spec.backup.schedule[0]
     name: str
@@ -96,7 +96,7 @@ class Schedule(KnownOnRead):
     deletes_from_storage: bool = True  # PXC retention.deleteFromStorage false: old backups stay in storage
 
 
-@dataclass
+@dataclass(eq=False)  # identity: reading a Pending field raises (values.KnownOnRead)
 class BackupSection(KnownOnRead):
     operator: str
     off: str | None  # why there are no backups at all, or None

@@ -63,7 +63,7 @@ def is_ps_cr(resource_type: str) -> bool:
     return resource_type.startswith("kubernetes:ps.percona.com/") and resource_type.endswith(f":{PS_KIND}")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # identity: reading a Pending field raises (values.KnownOnRead)
 class Component(KnownOnRead):
     """A pod type of the cluster: mysqld, a proxy or the orchestrator. At preview ``enabled`` may be Pending
     (whether it runs is unknown), and so then is ``raw``: nothing of it is judged, and reading it names the
@@ -481,8 +481,13 @@ class DatabaseView:
         return "metadata.finalizers", as_list(at(self.metadata, "finalizers", base="metadata"), "metadata.finalizers")
 
 
-def _name(props: dict, fallback: str) -> str:
+def _name(props: dict, fallback: str) -> str | Pending:
+    """``metadata.name``, else ``fallback``; Pending when it is unknown at preview (the pods' labels carry it)."""
     metadata = props.get("metadata")
+    if isinstance(metadata, Unknown):
+        return Pending(metadata.error("metadata"))
+    if isinstance(metadata, dict) and isinstance(metadata.get("name"), Unknown):
+        return Pending(metadata["name"].error("metadata.name"))
     if isinstance(metadata, dict) and isinstance(metadata.get("name"), str):
         return metadata["name"]
     return fallback

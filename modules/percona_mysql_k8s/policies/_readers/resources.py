@@ -17,7 +17,7 @@ from percona_mysql_k8s.core.units import Schema, cpu_to_millicores, format_cpu, 
 from .values import MISSING, KnownOnRead, Malformed, Pending, _known, as_map, deferred, describe, join
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # identity: reading a Pending field raises (values.KnownOnRead)
 class Resources(KnownOnRead):
     """One container's requests and limits; ``None`` where a value is not set. A quantity unknown at preview
     raises NotKnown when read, and only then: the other three are judged (values.KnownOnRead)."""

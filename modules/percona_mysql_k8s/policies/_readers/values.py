@@ -102,10 +102,11 @@ class Malformed(Exception):
 class NotKnown(Exception):
     """A field whose value is unknown at preview: the judgement that needs it cannot be made yet."""
 
-    def __init__(self, path: str, sentinel: str = UNKNOWN_STRING_VALUE):
+    def __init__(self, path: str, sentinel: str = UNKNOWN_STRING_VALUE, subject: str | None = None):
         super().__init__(f"{path} is unknown at preview")
         self.path = path
         self.sentinel = sentinel
+        self.subject = subject  # the resource the field belongs to, where a stack policy reads many
 
     @property
     def kind(self) -> str:
