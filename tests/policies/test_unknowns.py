@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 from contextlib import contextmanager
+from pathlib import Path
 
 import pytest
 from harness import case_files, load_case, resolve_resource, run_resource
@@ -41,7 +42,7 @@ from unknowns import (
     witnesses,
 )
 
-HERE = os.path.dirname(__file__)
+HERE = Path(__file__).resolve().parent
 RESOURCE_MODULES = [m for m in MODULES if isinstance(m.POLICY, ResourceValidationPolicy)]
 ENDPOINT = ("spec", "backup", "storages", "offsite", "s3", "endpointUrl")
 
@@ -61,6 +62,11 @@ def _never_fires(endpoint: str) -> dict:
     schedule = ("spec", "backup", "schedule", 0)
     assert get(entry["props"], (*schedule, "storageName")) == "offsite"
     return {**entry, "props": replaced(entry["props"], {(*schedule, "schedule"): "0 0 30 2 *", ENDPOINT: endpoint})}
+
+
+def _body(diagnostic) -> str:
+    """The message without the policy's description the servicer puts before it."""
+    return diagnostic.message.split("\n", 1)[-1]
 
 
 def _notes(diagnostics, policy: str) -> list[str]:
@@ -131,6 +137,56 @@ def test_every_sentinel_kind_is_named_with_its_kind_and_judged_around(packs, pat
     assert {d.policy for d in known} - {d.policy for d in preview} <= {d.policy for d in preview if PREVIEW_PREFIX in d.message}
 
 
+def test_chart_values_unknown_name_the_value_and_judge_the_rest(packs):
+    """``backup.enabled`` decides whether the pxc-db chart renders spec.backup at all: the backup rules name the
+    value the user set, the rules on what the chart renders either way still judge it."""
+    values = {"pxc": {"size": 2}, "backup": {"enabled": UNKNOWN_BOOLEAN_VALUE}}
+    entry = {"type": "kubernetes:helm.sh/v3:Release", "name": "db", "props": {"chart": "percona/pxc-db", "values": values}}
+    diagnostics = packs("prod").analyze(_resource(entry))
+    assert ("cluster-size", "T1") in _rules(diagnostics, "mandatory")
+    for policy, rule in (("backup-schedule", "R1"), ("backup-pitr", "R2"), ("backup-endpoints", "R4")):
+        assert [note.split(":", 1)[0] for note in _notes(diagnostics, policy)] == [
+            f"{rule} could not judge values.backup.enabled (a boolean)"
+        ], policy
+    assert not _notes(diagnostics, "no-plaintext-passwords")  # a boolean holds no password
+
+
+def test_a_hint_that_needs_an_unknown_field_names_it(packs):
+    """HAProxy without resources breaks M3 whatever its size is; the budget the fix quotes depends on the size."""
+    entry = resolve_resource(load_case(HERE / "_unknowns" / "pxc-many-breaches.json"))
+    preview = packs("prod").analyze(
+        _resource({**entry, "props": replaced(entry["props"], {("spec", "haproxy", "size"): UNKNOWN_NUMBER_VALUE})})
+    )
+    known = packs("prod").analyze(_resource(entry))
+    hinted = [
+        _body(d) for d in preview if d.policy == "container-budgets" and "[spec.haproxy.size is unknown at preview]" in d.message
+    ]
+    assert len(hinted) == 1 and hinted[0].startswith("M3: spec.haproxy.resources"), hinted
+    assert any(same_breach(hinted[0], _body(d)) for d in known if d.policy == "container-budgets")
+
+
+def test_a_stack_policy_names_the_resource_it_could_not_read(packs):
+    """pool-capacity: the mysqld pods are too big for the pool's nodes whatever HAProxy requests; the sums over the
+    pool wait for HAProxy's CPU, and the note names the resource it belongs to."""
+    case = load_case(HERE / "pool-capacity" / "pod-too-big.json")
+    entries = [resolve_resource(entry) for entry in case["resources"]]
+    database = next(i for i, e in enumerate(entries) if is_pxc_cr(e["type"]))
+    cpu = ("spec", "haproxy", "resources", "requests", "cpu")
+    unknown = [dict(e) for e in entries]
+    unknown[database] = {**entries[database], "props": replaced(entries[database]["props"], {cpu: UNKNOWN_STRING_VALUE})}
+    pack = packs(case.get("stack", "test"))
+    known = [d for d in pack.analyze_stack([_resource(e) for e in entries]) if d.policy == "pool-capacity"]
+    preview = [d for d in pack.analyze_stack([_resource(e) for e in unknown]) if d.policy == "pool-capacity"]
+    too_big = [_body(d) for d in known if "a pod of" in d.message and "pxc pods" in d.message]
+    assert too_big and too_big[0] in [_body(d) for d in preview]
+    assert len([d for d in known if PREVIEW_PREFIX not in d.message]) > len(
+        [d for d in preview if PREVIEW_PREFIX not in d.message]
+    )
+    (note,) = _notes(preview, "pool-capacity")
+    label = f"{entries[database]['type']} '{entries[database].get('name', 'subject')}'"
+    assert note.startswith(f"K5 could not judge {label} {dotted(cpu)} (a string)"), note
+
+
 # --------------------------------------------------------------------------------------------------------------
 # the framework
 
@@ -189,8 +245,7 @@ def _args():
 
 def _seeds() -> list[dict]:
     found, seen = [], set()
-    paths = sorted(os.path.join(HERE, "_unknowns", name) for name in os.listdir(os.path.join(HERE, "_unknowns")))
-    cases = [json.load(open(path)) for path in paths] + [load_case(path) for path in case_files()]
+    cases = [load_case(path) for path in sorted((HERE / "_unknowns").glob("*.json")) + case_files()]
     for case in cases:
         if "resources" in case or not case.get("type", "").startswith("kubernetes:") and "base" not in case:
             continue

@@ -26,7 +26,7 @@ import re
 from percona_mysql_k8s.core.proxy_credentials import UnreadableConfiguration, haproxy_credentials, proxysql_credentials
 
 from ._framework import Context, Spec, partial, resource_policy
-from ._readers.values import NotKnown, Unknown, join
+from ._readers.values import UNKNOWN_BOOLEAN_VALUE, UNKNOWN_NUMBER_VALUE, NotKnown, Unknown, join
 from ._subjects import any_of, database, database_types, exactly, pmm_values, workload, workload_types
 
 SPEC = Spec(
@@ -158,13 +158,15 @@ def scan(value, path: str, parent: str = ""):
     """(path, what) of every plain-text password below ``value``; (path, NotKnown) for a value unknown at
     preview, which any text may turn out to hold (a password, a password line, a DSN)."""
     if isinstance(value, Unknown):
-        yield path, value.error(path)
+        if _may_be_text(value):
+            yield path, value.error(path)
     elif isinstance(value, dict):
         for key, item in value.items():
             normal = _normal(str(key))
             child = join(path, str(key))
             if isinstance(item, Unknown):
-                yield child, item.error(child)
+                if _may_be_text(item):
+                    yield child, item.error(child)
             elif isinstance(item, str):
                 is_password = PASSWORD_KEY.search(normal) and not REFERENCE_KEY.search(normal)
                 if (is_password or (parent == "passwords" and normal in SECRET_KEYS)) and _literal_value(item):
@@ -195,6 +197,11 @@ def scan(value, path: str, parent: str = ""):
     elif isinstance(value, list):
         for index, item in enumerate(value):
             yield from scan(item, f"{path}[{index}]", parent)
+
+
+def _may_be_text(value: Unknown) -> bool:
+    """The engine types its sentinels (pulumi rpc.go marshalUnknownProperty): a number or a boolean holds no text."""
+    return value.sentinel not in (UNKNOWN_BOOLEAN_VALUE, UNKNOWN_NUMBER_VALUE)
 
 
 def _named(value, path: str) -> str:

@@ -77,11 +77,13 @@ class Placement:
 
     def _selection(self) -> None:
         if self.unknown_selection is not None:
-            raise NotKnown(self.unknown_selection.path, self.unknown_selection.sentinel)
+            error = self.unknown_selection
+            raise NotKnown(error.path, error.sentinel, error.subject)
 
     def _undecided_tolerations(self) -> None:
         if self.unknown_tolerations is not None:
-            raise NotKnown(self.unknown_tolerations.path, self.unknown_tolerations.sentinel)
+            error = self.unknown_tolerations
+            raise NotKnown(error.path, error.sentinel, error.subject)
 
     @property
     def node_selector(self) -> Mapping[str, str]:

@@ -86,7 +86,19 @@ def _database_group(resource, view: DatabaseView, component) -> PodGroup:
         affinity_path=view.path(f"{component.rel}.affinity.advanced"),
     )
     label = f"{resource.label}: {component.key} pods"
-    return PodGroup(resource.urn, label, DATABASE, deferred(size), cpu, memory, placement, one_per_node)
+    return _owned(resource, PodGroup(resource.urn, label, DATABASE, deferred(size), cpu, memory, placement, one_per_node))
+
+
+def _owned(resource, group: PodGroup) -> PodGroup:
+    """``group``, its unknown fields (and placement parts) named as ``resource``'s: a stack policy that reads them
+    while judging a pool names the resource they belong to."""
+    fields = [object.__getattribute__(group, name) for name in ("replicas", "cpu", "memory", "one_per_node")]
+    errors = [value.error for value in fields if isinstance(value, Pending)]
+    errors += [error for error in (group.placement.unknown_selection, group.placement.unknown_tolerations) if error]
+    for error in errors:
+        if isinstance(error, NotKnown):
+            error.subject = error.subject or resource.label
+    return group
 
 
 def _pair(found):
@@ -162,7 +174,7 @@ def _workload_group(resource, workload: Workload) -> PodGroup:
     role = DAEMONSET if workload.daemonset else workload.role()
     label = f"{workload.kind} {partial_name(workload)}"
     replicas = deferred(lambda: workload.replicas)
-    return PodGroup(resource.urn, label, role, replicas, cpu, memory, workload.placement(), deferred(spread))
+    return _owned(resource, PodGroup(resource.urn, label, role, replicas, cpu, memory, workload.placement(), deferred(spread)))
 
 
 def partial_name(workload: Workload) -> str:

@@ -135,7 +135,7 @@ class Pending:
         """Raise a fresh copy of the error (the stored one keeps no traceback of another reader)."""
         if isinstance(self.error, Malformed):
             raise Malformed(self.error.path, self.error.problem)
-        raise NotKnown(self.error.path, self.error.sentinel)
+        raise NotKnown(self.error.path, self.error.sentinel, self.error.subject)
 
 
 def deferred(build: Callable[[], Any]) -> Any:
