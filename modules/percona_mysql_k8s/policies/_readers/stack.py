@@ -91,14 +91,23 @@ def _database_group(resource, view: DatabaseView, component) -> PodGroup:
 
 def _owned(resource, group: PodGroup) -> PodGroup:
     """``group``, its unknown fields (and placement parts) named as ``resource``'s: a stack policy that reads them
-    while judging a pool names the resource they belong to."""
+    while judging a pool names the resource they belong to. A malformed field makes the resource unreadable here,
+    as before: its resource policies report it."""
     fields = [object.__getattribute__(group, name) for name in ("replicas", "cpu", "memory", "one_per_node")]
+    _readable(fields)
     errors = [value.error for value in fields if isinstance(value, Pending)]
     errors += [error for error in (group.placement.unknown_selection, group.placement.unknown_tolerations) if error]
     for error in errors:
         if isinstance(error, NotKnown):
             error.subject = error.subject or resource.label
     return group
+
+
+def _readable(fields) -> None:
+    """Raise the Malformed a field holds (the stack skips what it cannot read); unknown ones stay Pending."""
+    for value in fields:
+        if isinstance(value, Pending) and isinstance(value.error, Malformed):
+            value.raise_error()
 
 
 def _pair(found):
@@ -235,6 +244,8 @@ def read_stack(resources) -> StackView:
                 continue
             kind = PMM_ROLE if is_helm(resource.type) else "pool"
             pools = pool_views(resource.type, resource.props, resource.name)
+            for pool in pools:
+                _readable(object.__getattribute__(pool, name) for name in ("machine_type", "nodes", "max_nodes"))
             if pools:
                 view.pools.extend((resource, pool) for pool in pools)
                 for pool in pools:  # its labels or taints unknown: where any pod can land is unknown
