@@ -71,16 +71,7 @@ def _encrypts_known(value, path: str = "") -> bool:
     if isinstance(value, Unknown):
         raise value.error(path)
     if isinstance(value, list):
-        undecided = None
-        for index, item in enumerate(value):
-            try:
-                if _encrypts_known(item, f"{path}[{index}]"):
-                    return True
-            except NotKnown as error:
-                undecided = undecided or error
-        if undecided is not None:
-            raise undecided
-        return False
+        return _any_encrypts((item, f"{path}[{index}]") for index, item in enumerate(value))
     if not isinstance(value, dict):
         return False
     default = value.get("applyServerSideEncryptionByDefault")
@@ -88,10 +79,15 @@ def _encrypts_known(value, path: str = "") -> bool:
         algorithm = rule.get("sseAlgorithm") if isinstance(rule, dict) else None
         if isinstance(algorithm, str) and algorithm:
             return True
+    return _any_encrypts((item, f"{path}.{key}" if path else key) for key, item in value.items())
+
+
+def _any_encrypts(items) -> bool:
+    """Some (value, path) encrypts; NotKnown when none does for sure and an unknown one may."""
     undecided = None
-    for key, item in value.items():
+    for item, path in items:
         try:
-            if _encrypts_known(item, f"{path}.{key}" if path else key):
+            if _encrypts_known(item, path):
                 return True
         except NotKnown as error:
             undecided = undecided or error

@@ -29,9 +29,10 @@ from percona_mysql_k8s.core.sidecars import (
 
 from ._framework import Context, Spec, partial, resource_policy
 from ._readers.database import Container, DatabaseView
+from ._readers.deferred import deferred
 from ._readers.flow import integer_option, mysqld_cpu
 from ._readers.resources import cpu, mem
-from ._readers.values import NotKnown, deferred, known
+from ._readers.values import NotKnown, known
 from ._subjects import database, database_types
 
 SPEC = Spec(

@@ -34,23 +34,8 @@ from percona_mysql_k8s.core.backup import in_cluster_host
 from percona_mysql_k8s.core.cron import CronError, parse_schedule
 
 from .database import DatabaseView
-from .values import (
-    MISSING,
-    KnownOnRead,
-    Malformed,
-    Pending,
-    Unknown,
-    as_bool,
-    as_int,
-    as_list,
-    as_map,
-    as_str,
-    at,
-    deferred,
-    describe,
-    join,
-    known,
-)
+from .deferred import KnownOnRead, Pending, deferred
+from .values import MISSING, Malformed, Unknown, as_bool, as_int, as_list, as_map, as_str, at, describe, join, known
 
 FILESYSTEM = "filesystem"
 OBJECT_STORAGE_TYPES = {"pxc": ("s3", "azure"), "ps": ("s3", "gcs", "azure")}

@@ -29,26 +29,10 @@ from percona_mysql_k8s.core.sidecars import (
 )
 
 from .chart_render import render_ps_db, render_pxc_db
+from .deferred import KnownOnRead, Pending, deferred
 from .helm import CHART_DEFAULTS, PMM, PS_DB, PXC_DB, ValuesFromFiles, chart_name, chart_values, chart_version, is_helm
 from .resources import Resources, read_resources
-from .values import (
-    MISSING,
-    KnownOnRead,
-    Malformed,
-    NotKnown,
-    Pending,
-    Unknown,
-    as_bool,
-    as_int,
-    as_list,
-    as_map,
-    as_str,
-    at,
-    deferred,
-    describe,
-    join,
-    known,
-)
+from .values import MISSING, Malformed, NotKnown, Unknown, as_bool, as_int, as_list, as_map, as_str, at, describe, join, known
 
 PXC_KIND, PS_KIND = "PerconaXtraDBCluster", "PerconaServerMySQL"
 ASYNC = "async"

@@ -22,22 +22,8 @@ from percona_mysql_k8s.core.scheduling import (
     kubernetes_effect,
 )
 
-from .values import (
-    MISSING,
-    KnownOnRead,
-    Malformed,
-    NotKnown,
-    as_bool,
-    as_int,
-    as_list,
-    as_map,
-    as_str,
-    at,
-    deferred,
-    describe,
-    join,
-    known,
-)
+from .deferred import KnownOnRead, deferred
+from .values import MISSING, Malformed, NotKnown, as_bool, as_int, as_list, as_map, as_str, at, describe, join, known
 
 GKE_POOL, EKS_NODE_GROUP, EKS_MANAGED = (
     "gcp:container/nodePool:NodePool",

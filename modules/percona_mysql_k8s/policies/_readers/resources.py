@@ -14,7 +14,8 @@ from dataclasses import dataclass
 
 from percona_mysql_k8s.core.units import Schema, cpu_to_millicores, format_cpu, format_memory, memory_to_bytes
 
-from .values import MISSING, KnownOnRead, Malformed, Pending, _known, as_map, deferred, describe, join
+from .deferred import KnownOnRead, Pending, deferred
+from .values import MISSING, Malformed, _known, as_map, describe, join
 
 
 @dataclass(frozen=True, eq=False)  # identity: reading a Pending field raises (values.KnownOnRead)

@@ -19,11 +19,12 @@ from percona_mysql_k8s.core.units import Schema
 
 from .backup import backup_section
 from .database import DatabaseView, database_view
+from .deferred import KnownOnRead, Pending, deferred
 from .helm import PMM, chart_name, chart_values, is_helm
 from .placement import Placement, read_placement
 from .pools import NodePool, pool_views
 from .resources import read_resources
-from .values import MISSING, KnownOnRead, Malformed, NotKnown, Pending, as_int, as_map, at, deferred, known
+from .values import MISSING, Malformed, NotKnown, as_int, as_map, at, known
 from .workloads import LOAD_GENERATOR, PMM_SERVER, Workload, workload_view
 
 DATABASE, PMM_ROLE, DAEMONSET, BACKUP = "database", PMM_SERVER, "DaemonSet", "backup"

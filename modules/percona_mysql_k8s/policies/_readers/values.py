@@ -8,15 +8,15 @@ reported as a violation of the rule being checked) and :class:`NotKnown` (the fi
 preview: the judgement that needs it is not made, and the rule names the field in the preview's advisory
 note, _framework). Absent fields return the caller's default.
 
-A reader that builds a structure from many fields keeps each field's unknown to itself: :func:`deferred`
-stores a field's :class:`NotKnown` as a :class:`Pending` value, and a :class:`KnownOnRead` structure raises it
-only when that field is read. The judgements that need other fields go on (docs/preview-unknowns.md).
+A reader that builds a structure from many fields keeps each field's unknown to itself (_readers/deferred.py):
+a field's :class:`NotKnown` is stored as a :class:`Pending` value, raised only when a judgement reads that field.
+The judgements that need other fields go on (docs/preview-unknowns.md).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from pulumi_policy.proxy import (
@@ -136,27 +136,6 @@ class Pending:
         if isinstance(self.error, Malformed):
             raise Malformed(self.error.path, self.error.problem)
         raise NotKnown(self.error.path, self.error.sentinel, self.error.subject)
-
-
-def deferred(build: Callable[[], Any]) -> Any:
-    """``build()``, or a :class:`Pending` holding the :class:`NotKnown` or :class:`Malformed` it raised."""
-    try:
-        return build()
-    except (NotKnown, Malformed) as error:
-        return Pending(error)
-
-
-class KnownOnRead:
-    """A reader's structure whose fields may be :class:`Pending`: reading one raises its NotKnown (or Malformed),
-    so only the judgements that read that field stop, each naming it (or reporting it)."""
-
-    __slots__ = ()
-
-    def __getattribute__(self, name: str) -> Any:
-        value = object.__getattribute__(self, name)
-        if type(value) is Pending:
-            value.raise_error()
-        return value
 
 
 def known(value: Any, path: str) -> Any:

@@ -15,25 +15,10 @@ from dataclasses import dataclass
 
 from percona_mysql_k8s.core.units import Schema
 
+from .deferred import KnownOnRead, Pending, deferred
 from .placement import Placement, read_placement
 from .resources import Resources, read_resources
-from .values import (
-    MISSING,
-    KnownOnRead,
-    Malformed,
-    NotKnown,
-    Pending,
-    Unknown,
-    as_int,
-    as_list,
-    as_map,
-    as_str,
-    at,
-    deferred,
-    describe,
-    join,
-    known,
-)
+from .values import MISSING, Malformed, NotKnown, Unknown, as_int, as_list, as_map, as_str, at, describe, join, known
 
 POD_SPEC_PATHS = {
     "kubernetes:core/v1:Pod": "spec",
