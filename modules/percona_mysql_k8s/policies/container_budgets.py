@@ -29,7 +29,7 @@ from percona_mysql_k8s.core.sidecars import (
 
 from ._framework import Context, Spec, partial, resource_policy
 from ._readers.database import Container, DatabaseView
-from ._readers.deferred import deferred
+from ._readers.deferred import Pending, deferred
 from ._readers.flow import integer_option, mysqld_cpu
 from ._readers.resources import cpu, mem
 from ._readers.values import NotKnown, known
@@ -100,8 +100,7 @@ def check(ctx: Context) -> None:
             if container.path in seen:
                 continue
             seen.add(container.path)
-            sharing = sorted({c.name for p in pods for c in _safe_containers(view, p) if c.path == container.path})
-            who = f"container{'s' if len(sharing) > 1 else ''} {', '.join(sharing)} of the {pod.key} pod"
+            who = _who(view, pods, pod, container)
             budget = deferred(lambda container=container: _sizing_budget(view, container))
             resources = None
             with ctx.checking(("K2", "M3")):
@@ -150,6 +149,24 @@ def _memory_target(resources, budget, path: str) -> str:
     budget = None if resources.memory_request else known(budget, path)
     amount = resources.written("memory_request") if resources.memory_request else mem(budget.memory_bytes) if budget else None
     return f"memory {amount}" if amount else _budget_text(budget)
+
+
+def _who(view: DatabaseView, pods, pod, container: Container) -> str:
+    """``containers haproxy, mysql-monit of the haproxy pod``: every container whose budget this block is. Which
+    block a container of the pod takes may be unknown at preview (PS's mysql-monit, by crVersion): the names
+    then say so."""
+    sharing = sorted({c.name for p in pods for c in _safe_containers(view, p) if c.path == container.path})
+    undecided = next((c.raw.error for c in _safe_containers(view, pod) if _unknown_at_preview(c.raw)), None)
+    if undecided is None:
+        return f"container{'s' if len(sharing) > 1 else ''} {', '.join(sharing)} of the {pod.key} pod"
+    return (
+        f"container{undecided.placeholder('s')} {', '.join(sharing)}{undecided.placeholder(', and perhaps more')} "
+        f"of the {pod.key} pod"
+    )
+
+
+def _unknown_at_preview(raw) -> bool:
+    return isinstance(raw, Pending) and isinstance(raw.error, NotKnown)
 
 
 def _safe_containers(view: DatabaseView, pod) -> list[Container]:
