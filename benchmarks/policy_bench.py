@@ -10,7 +10,7 @@ kind of concurrency (several calls in flight), and the time of one AnalyzeStack 
 
 Target: >= 1,000 resources/s. Requests are serialized before the clock starts and answers are not
 parsed (the engine does that work, in Go); each figure is the median of ``--repeat`` rounds, as this
-kind of machine is noisy. ``--stock`` runs the SDK as shipped (no percona_mysql_k8s.policies._sdk, no percona_mysql_k8s.policies._server)
+kind of machine is noisy. ``--stock`` runs the SDK as shipped (no percona_mysql_k8s.policies._sdk, ._fastpath or ._server)
 for comparison. Two more figures separate the pack's own cost from the transport: the same requests
 through the SDK's servicer in this process (no gRPC), and the round trips per second of a request no
 policy reads (gRPC and the SDK's fixed cost; the client here is Python and shares the cores).
@@ -97,12 +97,13 @@ def main() -> None:
     parser.add_argument(
         "--stock",
         action="store_true",
-        help="the SDK as shipped: no shared deserialization (percona_mysql_k8s.policies._sdk), its thread-pool server",
+        help="the SDK as shipped: no shared deserialization (._sdk), no fast calls (._fastpath), its thread-pool server",
     )
     args = parser.parse_args()
     if args.stock:
         os.environ["PERCONA_POLICY_SHARED_DESERIALIZATION"] = "0"
-        os.environ["PERCONA_POLICY_EVENT_LOOP_SERVER"] = "0"
+        os.environ["PERCONA_POLICY_LEAN_SERVER"] = "0"
+        os.environ["PERCONA_POLICY_FAST_CALLS"] = "0"
     resources = stack_mix(args.resources)
     requests = [analyze_request(resource) for resource in resources]
     # Serialized up front and answers left unparsed: marshalling is the engine's work, done in Go.
@@ -142,7 +143,7 @@ def main() -> None:
         pack.analyze_stack(resources[:500])
         stack_seconds = time.perf_counter() - start
     in_process = statistics.median(_in_process(requests) for _ in range(args.repeat))
-    mode = "the SDK as shipped (--stock)" if args.stock else "shared deserialization, event-loop server"
+    mode = "the SDK as shipped (--stock)" if args.stock else "shared deserialization, fast calls, lean server"
     print(f"{policies} policies, {len(resources)} resources (stack-like mix), {mode}; medians of {args.repeat} rounds")
     print(f"Analyze over gRPC, sequential:        {figures['sequential']:8.0f} resources/s")
     print(f"Analyze over gRPC, {args.concurrency} in flight:        {figures['in_flight']:8.0f} resources/s")

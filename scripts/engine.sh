@@ -19,11 +19,13 @@
 # default 22379, 22380, 26443) with its data under ENGINE_TIER_HOME (default ~/.cache/percona-mysql-engine-tier):
 # both tiers can run at the same time on one machine without touching each other's etcd or certificates.
 # kwok is the kubelet stand-in: it manages every Node (--manage-all-nodes) and moves the pods the real scheduler
-# placed through the stages of its own module source (kustomize/stage/: node-initialize, pod-ready,
-# pod-complete, pod-delete), read from the Go module cache at run time.
+# placed through the stages of its own module source (kustomize/stage/: node-initialize, pod-ready, pod-complete,
+# pod-delete), read from the Go module cache at run time; the pods a Percona operator owns through a StatefulSet
+# (mysqld, the proxies) go Running but stay unready, as no mysqld answers their probes (scripts/kwok_config.py). Its
+# kubelet endpoint (TLS, 127.0.0.1:ENGINE_KWOK_PORT, default 26450) serves pod logs, which the PXC operator reads.
 #
 # Without a `pulumi` on PATH and without the engine tool, or without the control-plane tool, every command
-# prints why and exits 0 (the tier is then skipped), as scripts/apiserver.sh does.
+# prints why and exits 0 (the tier is then skipped), or fails under CI=true, as scripts/apiserver.sh does.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -35,22 +37,29 @@ CONTROL_PLANE=$STATE/control-plane   # the K8S_HOME of this tier's control plane
 ETCD_PORT=${ENGINE_ETCD_PORT:-22379}
 ETCD_PEER_PORT=${ENGINE_ETCD_PEER_PORT:-22380}
 APISERVER_PORT=${ENGINE_APISERVER_PORT:-26443}
+KWOK_PORT=${ENGINE_KWOK_PORT:-26450}   # kwok's kubelet endpoint (pod logs), on every Node's InternalIP 127.0.0.1
 KWOK_VERSION=v0.8.0
 HELM_VERSION=v3.19.2  # the tier resolves a release a crash left half-installed with Helm, as a user does
 GO_TOOLS_BIN=${GO_TOOLS_BIN:-$HOME/.cache/go-tools/bin}
 BINARIES=(etcd kube-apiserver kube-controller-manager kube-scheduler)
-KWOK_STAGES=(node/fast/node-initialize.yaml pod/fast/pod-ready.yaml pod/fast/pod-complete.yaml pod/fast/pod-delete.yaml)
 
 say() { printf 'engine tier: %s\n' "$*"; }
 
+# A missing prerequisite skips the tier on a user's machine (exit 0), and fails it under CI (CI=true or 1): CI runs
+# every tier it names.
+missing_prerequisite() {
+  case "${CI:-}" in
+    true | 1) echo "engine tier: FAILED - $1 (CI=$CI: the tier must run)" >&2; exit 1 ;;
+    *) say "SKIPPED - $1"; exit 0 ;;
+  esac
+}
+
 have_tools() {
   if [ ! -x "$TOOL" ]; then
-    say "SKIPPED - no control-plane tool at $TOOL (set K8S_CONTROL_PLANE_TOOL); the tier needs a real API server"
-    return 1
+    missing_prerequisite "no control-plane tool at $TOOL (set K8S_CONTROL_PLANE_TOOL); the tier needs a real API server"
   fi
   if ! command -v pulumi >/dev/null 2>&1 && [ ! -x "$ENGINE_TOOL" ]; then
-    say "SKIPPED - no pulumi on PATH and no engine tool at $ENGINE_TOOL (set PULUMI_ENGINE_TOOL, or install the Pulumi CLI)"
-    return 1
+    missing_prerequisite "no pulumi on PATH and no engine tool at $ENGINE_TOOL (set PULUMI_ENGINE_TOOL, or install the Pulumi CLI)"
   fi
 }
 
@@ -134,19 +143,26 @@ tool_copy() {
     sed -i "s/127\.0\.0\.1:$original\b/127.0.0.1:$replacement/g; s/--secure-port=$original\b/--secure-port=$replacement/g" "$copy.new"
     ! grep -qE "(:|=)$original\b" "$copy.new" || { echo "port $original is still in $copy.new" >&2; return 1; }
   done
+  # the API server reaches a Node's kubelet (kwok: pod logs) at its InternalIP, 127.0.0.1, not at its name
+  grep -q -- '--service-cluster-ip-range=10.96.0.0/16 ' "$copy.new" || { echo "$TOOL no longer sets --service-cluster-ip-range: update scripts/engine.sh" >&2; return 1; }
+  sed -i 's|--service-cluster-ip-range=10.96.0.0/16 |--service-cluster-ip-range=10.96.0.0/16 --kubelet-preferred-address-types=InternalIP |' "$copy.new"
   chmod +x "$copy.new" && mv "$copy.new" "$copy"
   echo "$copy"
 }
 
-kwok_stages() {  # the stage files from kwok's own module source, concatenated into one --config file
-  local dir out=$STATE/kwok-stages.yaml stage
+kwok_config() {  # kwok's --config: its own stages (the operators' database pods kept unready) and the logs rule
+  local dir out=$STATE/kwok-config.yaml
   dir=$(cd "$STATE" && GOFLAGS= go mod download -json "sigs.k8s.io/kwok@$KWOK_VERSION" | python3 -c 'import json,sys; print(json.load(sys.stdin)["Dir"])')
-  : > "$out"
-  for stage in "${KWOK_STAGES[@]}"; do
-    [ -f "$dir/kustomize/stage/$stage" ] || { echo "kwok $KWOK_VERSION has no kustomize/stage/$stage in $dir" >&2; return 1; }
-    { echo "---"; cat "$dir/kustomize/stage/$stage"; } >> "$out"
-  done
+  [ -d "$dir/kustomize/stage" ] || { echo "kwok $KWOK_VERSION has no kustomize/stage in $dir" >&2; return 1; }
+  : > "$STATE/container.log"
+  python3 "$ROOT/scripts/kwok_config.py" "$dir/kustomize/stage" "$STATE/container.log" > "$out"
   echo "$out"
+}
+
+kwok_certificate() {  # the TLS pair of kwok's kubelet endpoint (the API server fetches pod logs from it)
+  [ -f "$STATE/kwok.crt" ] && [ -f "$STATE/kwok.key" ] && return 0
+  openssl req -x509 -newkey rsa:2048 -nodes -days 3650 -subj /CN=kwok -addext subjectAltName=IP:127.0.0.1 \
+    -keyout "$STATE/kwok.key" -out "$STATE/kwok.crt" 2>/dev/null
 }
 
 pid_running() { [ -f "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null; }
@@ -174,21 +190,24 @@ up() {
     return 1
   fi
   local port
-  for port in "$ETCD_PORT" "$ETCD_PEER_PORT" "$APISERVER_PORT"; do
+  for port in "$ETCD_PORT" "$ETCD_PEER_PORT" "$APISERVER_PORT" "$KWOK_PORT"; do
     if port_taken "$port"; then
-      echo "port $port on 127.0.0.1 is in use: set ENGINE_ETCD_PORT / ENGINE_ETCD_PEER_PORT / ENGINE_APISERVER_PORT" >&2
+      echo "port $port on 127.0.0.1 is in use: set ENGINE_ETCD_PORT / ENGINE_ETCD_PEER_PORT / ENGINE_APISERVER_PORT / ENGINE_KWOK_PORT" >&2
       return 1
     fi
   done
-  local tool stages kubeconfig=$CONTROL_PLANE/kubeconfig
+  local tool config kubeconfig=$CONTROL_PLANE/kubeconfig
   tool=$(tool_copy)
-  stages=$(kwok_stages)
+  config=$(kwok_config)
+  kwok_certificate
   mkdir -p "$CONTROL_PLANE"
   ln -sfn "$K8S_BIN_HOME/bin" "$CONTROL_PLANE/bin"
   K8S_HOME=$CONTROL_PLANE "$tool" up
   nohup "$K8S_BIN_HOME/bin/kube-scheduler" --kubeconfig="$kubeconfig" --leader-elect=false --secure-port=0 \
     > "$STATE/scheduler.log" 2>&1 & echo $! > "$STATE/scheduler.pid"
-  nohup "$(go_tool kwok)" --kubeconfig="$kubeconfig" --manage-all-nodes=true --config="$stages" \
+  nohup "$(go_tool kwok)" --kubeconfig="$kubeconfig" --manage-all-nodes=true --config="$config" \
+    --node-ip=127.0.0.1 --node-port="$KWOK_PORT" --server-address="127.0.0.1:$KWOK_PORT" \
+    --tls-cert-file="$STATE/kwok.crt" --tls-private-key-file="$STATE/kwok.key" \
     > "$STATE/kwok.log" 2>&1 & echo $! > "$STATE/kwok.pid"
   sleep 2
   pid_running "$STATE/scheduler.pid" || { echo "kube-scheduler exited; see $STATE/scheduler.log" >&2; tail -5 "$STATE/scheduler.log" >&2; return 1; }
@@ -205,15 +224,15 @@ down() {
 }
 
 case "${1:-}" in
-  ensure-built) have_tools || exit 0; ensure_built ;;
+  ensure-built) have_tools; ensure_built ;;
   ensure-go-tools)  # kwok and helm only (the unit suite's chart tests render with helm: .ci/run builds them first)
     ensure_go_tool kwok "sigs.k8s.io/kwok/cmd/kwok@$KWOK_VERSION"
     ensure_go_tool helm "helm.sh/helm/v3/cmd/helm@$HELM_VERSION" ;;
-  up) have_tools || exit 0; ensure_built; up ;;
-  down) have_tools || exit 0; down ;;
+  up) have_tools; ensure_built; up ;;
+  down) have_tools; down ;;
   run-tier)
     shift
-    have_tools || exit 0
+    have_tools
     tier_start=$SECONDS
     ensure_built
     say "builds ready in $(elapsed "$tier_start")"

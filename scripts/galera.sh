@@ -10,7 +10,7 @@
 #
 # GALERA_TIER_OUT: where measured.json, the sysbench logs, the grader's output and the error logs go
 # (default ~/.cache/percona-mysql-k8s/galera-tier). GALERA_TIER_TIMEOUT: seconds before the run is stopped
-# (default 1500). About 4 GiB of memory and 5-10 minutes on two cores.
+# (default 1500). About 5 GiB of memory and 5-10 minutes on two cores.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)

@@ -183,24 +183,26 @@ def test_keep_for_examples():
         keep_for(parse_schedule("@daily"), math.inf)
 
 
-def test_daylight_saving_time_is_counted_conservatively():
+def test_daylight_saving_time_is_counted_from_the_actual_runs():
     # New York, 01:30 daily. On 2026-11-01 01:30 runs twice (EDT, then EST an hour later: robfig steps in
-    # elapsed minutes), so 7 runs can span Oct 27 01:30 EDT -> Nov 1 01:30 EST = 5 days + 1 hour elapsed.
-    # The bound counts the repeated run against keep (6 distinct days: a 5-day wall-clock window) and
-    # takes the 1-hour swing off: 5 days - 1 hour, below the real 5 days + 1 hour, as a guarantee must be.
+    # elapsed minutes), so 7 runs span Oct 27 01:30 EDT -> Nov 1 01:30 EST at the shortest: 5 days + 1 hour
+    # elapsed (the window holds the repeated run). No bound below it: the schedule keeps exactly that.
     new_york = parse_schedule("TZ=America/New_York 30 1 * * *")
-    assert retention_window_seconds(new_york, 7) == 5 * DAY - 3600
-    # a zone without changes is exact
+    assert retention_window_seconds(new_york, 7) == 5 * DAY + 3600
+    # a spring-forward makes a 23-hour day: 7 runs across it span 6 days - 1 hour, which is longer
+    assert retention_window_seconds(new_york, 7) < 6 * DAY - 3600
+    # a zone without changes over the horizon (Japan dropped daylight saving in 1951) is the UTC computation
     assert retention_window_seconds(parse_schedule("CRON_TZ=Asia/Tokyo 30 1 * * *"), 7) == 6 * DAY
 
 
-def test_only_runs_inside_a_repeated_hour_count_as_repeated():
-    # Europe/Paris falls back 03:00 CEST -> 02:00 CET (and, in 1976-1980's rules, 01:00 -> 00:00): only runs
-    # between 02:00 and 03:00 (or 00:00 and 01:00) wall clock run twice. 04:30 never does, so two kept daily
-    # backups are a day apart less at most the 1-hour swing: 23 hours, not the 0 a "any run may repeat" bound gives.
+def test_only_runs_inside_a_repeated_hour_are_repeated():
+    # Europe/Paris falls back 03:00 CEST -> 02:00 CET: only runs between 02:00 and 03:00 wall clock run twice.
+    # 04:30 never does: the two shortest-spaced daily backups are the 23 hours across a spring-forward.
     assert retention_window_seconds(parse_schedule("TZ=Europe/Paris 30 4 * * *"), 2) == DAY - 3600
-    # 02:30 is repeated on the fall-back day: the second run an hour after the first, so nothing is guaranteed
-    assert retention_window_seconds(parse_schedule("TZ=Europe/Paris 30 2 * * *"), 2) == 0
+    # 02:30 is repeated on the fall-back day: the second run an hour after the first
+    assert retention_window_seconds(parse_schedule("TZ=Europe/Paris 30 2 * * *"), 2) == 3600
+    # and skipped on the spring-forward day: the longest gap is Saturday 02:30 -> Monday 02:30 less the hour
+    assert longest_span_seconds(parse_schedule("TZ=Europe/Paris 30 2 * * *"), 1) == 2 * DAY - 3600
 
 
 @pytest.mark.parametrize(

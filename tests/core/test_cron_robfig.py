@@ -1,7 +1,8 @@
-"""core.cron against a line-by-line port of robfig's own ``Next`` (tests/core/robfig_next.py).
+"""core.cron's calendar computation against robfig's own ``Next`` (core/cron_next.py, a line-by-line port
+that tests/core/test_cron_oracle.py checks against robfig itself).
 
-In UTC the runs must be the same; in zones with daylight saving time the window core.cron guarantees
-must never exceed what robfig's runs actually span around the transitions.
+In UTC the runs must be the same; in zones with daylight saving time the window core.cron computes over
+its horizon must never exceed what robfig's runs actually span around the transitions of one year.
 """
 
 from __future__ import annotations
@@ -12,9 +13,22 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from percona_mysql_k8s.core.cron import CronError, next_runs, parse_schedule, retention_window_seconds
-from robfig_next import GoZone, go_next, go_runs  # tests/core, on sys.path as pytest's rootdir-less imports put it
+from percona_mysql_k8s.core.cron_next import GoZone, go_next
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def go_runs(schedule, start: datetime, end: datetime) -> list[int]:
+    """Every run in [start, end) as Unix seconds, by repeated go_next, as robfig's scheduler does."""
+    zone = GoZone(schedule.time_zone)
+    runs = []
+    t = int((start - _EPOCH).total_seconds()) - 1
+    stop = int((end - _EPOCH).total_seconds())
+    while True:
+        t = go_next(schedule, t, zone)
+        if t is None or t >= stop:
+            return runs
+        runs.append(t)
 
 
 _BOUNDS = {"minute": (0, 59), "hour": (0, 23), "dom": (1, 31), "month": (1, 12), "dow": (0, 6)}

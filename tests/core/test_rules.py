@@ -21,8 +21,9 @@ def _rules_md():
     return {rule_id: level for rule_id, level in rows}
 
 
-# Rules the catalogue adds to the specification: T5 (issue 21), the proxies' backend connections against max_connections.
-ADDED_TO_THE_SPECIFICATION = {"T5"}
+# Rules the catalogue adds to the specification: T5 (issue 21), the proxies' backend connections against max_connections;
+# R7 (issue 28 §5), data on persistent volumes.
+ADDED_TO_THE_SPECIFICATION = {"T5", "R7"}
 
 
 def test_every_rule_of_rules_md_is_in_the_catalogue_with_its_level():

@@ -283,12 +283,17 @@ class GaleraCluster:
                 autocommit=True,
             )
         port = member.admin_port if admin else member.sql_port
+        return self.connect_as(member, self.user, self.password, timeout=timeout, port=port)
+
+    @staticmethod
+    def connect_as(member: Member, user: str, password: str, timeout: float = QUERY_TIMEOUT, port: int | None = None):
+        """A connection to the SQL port (or ``port``) as ``user``, every read and write time-boxed."""
         return pymysql.connect(
             host="127.0.0.1",
-            port=port,
-            user=self.user,
-            password=self.password,
-            connect_timeout=timeout,
+            port=port or member.sql_port,
+            user=user,
+            password=password,
+            connect_timeout=min(timeout, QUERY_TIMEOUT),
             read_timeout=timeout,
             write_timeout=timeout,
             autocommit=True,

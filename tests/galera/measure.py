@@ -211,3 +211,44 @@ def member_figures(
         }
         for name in TERMS
     }
+
+
+def worst_case_figures(samples: list[Sample], load, started: float, ended: float, options: dict, model_terms: dict) -> dict:
+    """The worst-case phase on one member (tests/galera/worst_case.py): what its sessions held, against the model.
+
+    ``load``: its :class:`worst_case.MemberLoad`; ``options``: the options the server runs (MariaDB's names).
+    A running statement is charged its buffers (sort, join, read, read_rnd) and one temporary table of at most
+    min(tmp_table_size, max_heap_table_size): the bound of each in-memory internal temporary table on both servers
+    (MySQL 8.4's TempTable as well, which also bounds all of them together by temptable_max_ram).
+    """
+    during = [s for s in samples if started <= s.seconds <= ended]
+    before = [s for s in samples if s.seconds < started]
+    statement_buffers = sum(
+        int(options[key]) for key in ("sort_buffer_size", "join_buffer_size", "read_buffer_size", "read_rnd_buffer_size")
+    )
+    temp_table = min(int(options["tmp_table_size"]), int(options["max_heap_table_size"]))
+    idle = sorted(load.idle_bytes.values())
+    return {
+        "running_clients": load.running,
+        "idle_clients": load.idle,
+        "statements": load.statements,
+        "most_running_at_once": load.most_running,
+        "counters": load.counters,
+        "errors": load.errors[:5],
+        "heap_side_peak_bytes": max((s.remainder for s in during), default=None),
+        "hwm_bytes": max((s.hwm for s in during), default=None),
+        # the same before the worst case: sysbench, its flow-control phase and the buffer-pool fill
+        "before_heap_side_peak_bytes": max((s.remainder for s in before), default=None),
+        "before_hwm_bytes": max((s.hwm for s in before), default=None),
+        "idle_session_bytes": {"median": idle[len(idle) // 2] if idle else None, "max": idle[-1] if idle else None},
+        "statement": {
+            "measured_bytes": load.statement_peak(),
+            "model_bytes": statement_buffers + temp_table,
+            "statement_buffers_bytes": statement_buffers,
+            "temporary_table_bytes": temp_table,
+        },
+        "statements_together": {
+            "measured_bytes": load.statements_peak(),
+            "model_bytes": model_terms.get("connections_active", 0) + model_terms.get("temporary_tables", 0),
+        },
+    }

@@ -10,7 +10,7 @@ from percona_mysql_k8s.core.report import to_json
 from percona_mysql_k8s.core.rules import resolve_thresholds
 from percona_mysql_k8s.core.sizing import SizingInput, size
 from percona_mysql_k8s.core.units import MIB
-from percona_mysql_k8s.grade import checks
+from percona_mysql_k8s.grade import checks, live
 from percona_mysql_k8s.grade.checks import BREACHED, HOLDS, NOT_GRADED, Finding, Resident
 from percona_mysql_k8s.grade.sizing_file import read_sizing
 
@@ -180,8 +180,12 @@ def test_resident_memory_against_the_modelled_total(sizing):
     assert verdicts(checks.resident_memory(sizing, at), "resident") == [HOLDS]
     over = reading(sizing, resident=Resident(peak - MIB, peak + 1, "/proc/1 VmHWM"))
     assert verdicts(checks.resident_memory(sizing, over), "resident") == [BREACHED]  # the peak counts, not the current
-    allocated = reading(sizing, resident=Resident(peak + 1, None, "performance_schema"))
-    assert "current" in checks.resident_memory(sizing, allocated)[0].detail
+    # a current value is not a peak: below the model it proves nothing (not graded), above it the peak is too
+    current = reading(sizing, resident=Resident(peak - MIB, None, "a source without a high-water mark"))
+    assert verdicts(checks.resident_memory(sizing, current), "resident") == [NOT_GRADED]
+    assert "no high-water mark" in checks.resident_memory(sizing, current)[0].detail
+    past = reading(sizing, resident=Resident(peak + 1, None, "a source without a high-water mark"))
+    assert verdicts(checks.resident_memory(sizing, past), "resident") == [BREACHED]
     remote = checks.MemberReading("10.0.0.5:3306", "8.0.36", {}, {}, {}, 1.0, None, "not on this machine")
     assert checks.resident_memory(sizing, remote) == [
         Finding(("M1",), "10.0.0.5:3306", "resident memory", NOT_GRADED, "not on this machine")
@@ -197,3 +201,31 @@ def test_group_replication_membership_counts_online_members():
     assert verdicts(checks.membership(gr, live), "cluster size") == [BREACHED]
     # group replication is not graded on Galera's flow control
     assert not [f for f in checks.grade(gr, [live], THRESHOLDS) if f.rules and f.rules[0] in ("G1", "G2", "G3")]
+
+
+class _MemorySession:
+    """What live.resident asks a server that is not on this machine: performance_schema's memory summary."""
+
+    def __init__(self, high, current):
+        self.address = live.Address("10.0.0.5", 3306)
+        self.answer = [(high, current)]
+        self.asked: list[str] = []
+
+    def query(self, sql):
+        self.asked.append(sql)
+        return self.answer
+
+
+def test_performance_schema_memory_is_its_high_water_marks_not_current_bytes(sizing):
+    peak = sizing.model_peak_bytes
+    session = _MemorySession(high=peak + 1, current=peak // 2)
+    resident, note = live.resident(session, {"performance_schema": "ON", "pid_file": "/var/run/mysqld.pid"})
+    assert "HIGH_NUMBER_OF_BYTES_USED" in session.asked[0] and note == ""
+    assert (resident.peak_bytes, resident.current_bytes) == (peak + 1, peak // 2)
+    # the high-water mark is graded: past the model though what is allocated now is half of it
+    assert verdicts(checks.resident_memory(sizing, reading(sizing, resident=resident)), "resident") == [BREACHED]
+    within = live.resident(_MemorySession(high=peak, current=peak), {"performance_schema": "ON"})[0]
+    assert verdicts(checks.resident_memory(sizing, reading(sizing, resident=within)), "resident") == [HOLDS]
+    # performance_schema off, or no memory counted: not graded, with the reason
+    off, why = live.resident(_MemorySession(high=0, current=0), {"performance_schema": "OFF"})
+    assert off is None and "counts no memory" in why and "not on this machine" in why

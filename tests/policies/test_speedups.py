@@ -1,4 +1,4 @@
-"""The pack's two speed-ups (percona_mysql_k8s.policies._sdk, percona_mysql_k8s.policies._server) change what it answers in no way."""
+"""The pack's speed-ups (percona_mysql_k8s.policies._sdk, ._fastpath, ._server) change what it answers in no way."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from harness import case_files, load_case, needs_reference, resolve_resource
 from percona_mysql_k8s.cli.engine import Pack, Resource
 from pulumi.runtime.proto import analyzer_pb2
 
-SWITCHES = ("PERCONA_POLICY_SHARED_DESERIALIZATION", "PERCONA_POLICY_EVENT_LOOP_SERVER")
+SWITCHES = ("PERCONA_POLICY_SHARED_DESERIALIZATION", "PERCONA_POLICY_LEAN_SERVER", "PERCONA_POLICY_FAST_CALLS")
 
 
 def _entries(upstream: bool) -> list[tuple[str, dict]]:
@@ -44,9 +44,9 @@ def resources(request) -> list[Resource]:
 
 
 @contextmanager
-def _pack(shared: bool, event_loop: bool):
+def _pack(shared: bool, lean: bool, fast: bool = False):
     previous = {name: os.environ.get(name) for name in SWITCHES}
-    os.environ.update(dict(zip(SWITCHES, ("1" if shared else "0", "1" if event_loop else "0"), strict=True)))
+    os.environ.update(dict(zip(SWITCHES, ("1" if on else "0" for on in (shared, lean, fast)), strict=True)))
     try:
         with Pack(stack="prod") as pack:
             yield pack
@@ -66,17 +66,17 @@ def _responses(pack: Pack, resources: list[Resource]):
 
 @pytest.fixture(scope="module")
 def stock(resources):
-    with _pack(shared=False, event_loop=False) as pack:
+    with _pack(shared=False, lean=False) as pack:
         return _responses(pack, resources)
 
 
 @pytest.mark.parametrize(
-    ("shared", "event_loop"),
-    [(True, False), (False, True), (True, True)],
-    ids=["shared-deserialization", "event-loop-server", "both"],
+    ("shared", "lean", "fast"),
+    [(True, False, False), (False, True, False), (False, False, True), (True, True, True)],
+    ids=["shared-deserialization", "lean-server", "fast-calls", "all"],
 )
-def test_speed_ups_change_nothing_but_speed(shared, event_loop, resources, stock):
-    with _pack(shared, event_loop) as pack:
+def test_speed_ups_change_nothing_but_speed(shared, lean, fast, resources, stock):
+    with _pack(shared, lean, fast) as pack:
         assert _responses(pack, resources) == stock
 
 
@@ -88,18 +88,18 @@ def _status(call):
     return grpc.StatusCode.OK
 
 
-@pytest.mark.parametrize("event_loop", [False, True], ids=["stock-server", "event-loop-server"])
-def test_unimplemented_methods_answer_unimplemented(event_loop):
+@pytest.mark.parametrize("lean", [False, True], ids=["stock-server", "lean-server"])
+def test_unimplemented_methods_answer_unimplemented(lean):
     # The engine's Handshake falls back to the older protocol on UNIMPLEMENTED; anything else fails it.
-    with _pack(shared=True, event_loop=event_loop) as pack:
+    with _pack(shared=True, lean=lean, fast=True) as pack:
         assert _status(lambda: pack.stub.Handshake(analyzer_pb2.AnalyzerHandshakeRequest())) == grpc.StatusCode.UNIMPLEMENTED
         assert _status(lambda: pack.stub.Cancel(empty_pb2.Empty())) == grpc.StatusCode.UNIMPLEMENTED
         assert _status(pack.info) == grpc.StatusCode.OK
 
 
-def test_event_loop_server_answers_concurrent_calls_each_with_its_own_resource(resources):
+def test_lean_server_answers_concurrent_calls_each_with_its_own_resource(resources):
     # Calls in flight at once are served one after another; each answer must be its own request's.
-    with _pack(shared=True, event_loop=True) as pack:
+    with _pack(shared=True, lean=True, fast=True) as pack:
         alone = [sorted(d.message for d in pack.analyze(r)) for r in resources]
         with ThreadPoolExecutor(8) as pool:
             together = list(pool.map(lambda r: sorted(d.message for d in pack.analyze(r)), resources))
@@ -107,14 +107,14 @@ def test_event_loop_server_answers_concurrent_calls_each_with_its_own_resource(r
         assert any(alone)  # the cases include violations, so a mix-up would show
 
 
-def test_event_loop_server_starts_serves_and_stops_in_process():
+def test_lean_server_starts_serves_and_stops_in_process():
     from percona_mysql_k8s.policies._catalog import ALL_POLICIES
-    from percona_mysql_k8s.policies._server import EventLoopServer
+    from percona_mysql_k8s.policies._server import LeanServer
     from pulumi.runtime.proto import analyzer_pb2_grpc
     from pulumi_policy import policy as sdk
 
     servicer = sdk._PolicyAnalyzerServicer("in-process", "0", ALL_POLICIES, sdk.EnforcementLevel.ADVISORY)
-    server = EventLoopServer([("grpc.max_receive_message_length", 1024 * 1024)])
+    server = LeanServer([("grpc.max_receive_message_length", 1024 * 1024)])
     analyzer_pb2_grpc.add_AnalyzerServicer_to_server(servicer, server)
     port = server.add_insecure_port("127.0.0.1:0")
     server.start()
@@ -153,7 +153,7 @@ def test_this_sdks_internals_are_the_verified_ones_and_a_copy_takes_every_patch(
     stock_analyze, stock_grpc = sdk._PolicyAnalyzerServicer.__dict__.get("Analyze"), sdk.grpc
     assert _sdk.share_deserialization(copy) is expected
     assert (copy._PolicyAnalyzerServicer.__dict__.get("Analyze") is not None) is expected  # installed on the copy only
-    assert _server.serve_on_event_loop(copy) is (not _server.missing_for_event_loop_server(sdk))
+    assert _server.serve_lean(copy) is (not _server.missing_for_lean_server(sdk))
     assert sdk._PolicyAnalyzerServicer.__dict__.get("Analyze") is stock_analyze
     if not _sdk.missing_for_shared_deserialization(sdk):
         assert copy.deserialize_properties is not sdk.deserialize_properties
@@ -197,7 +197,7 @@ def test_an_sdk_without_a_replaced_method_or_name_runs_the_stock_path():
     assert _sdk.share_deserialization(copy) is False
 
 
-def test_an_sdk_whose_pack_calls_a_server_method_the_event_loop_server_lacks_keeps_its_server():
+def test_an_sdk_whose_pack_calls_a_server_method_the_lean_server_lacks_keeps_its_server():
     from percona_mysql_k8s.policies import _server
 
     copy = _sdk_copy()
@@ -208,13 +208,13 @@ def test_an_sdk_whose_pack_calls_a_server_method_the_event_loop_server_lacks_kee
         server.wait_for_termination()
 
     copy.PolicyPack = type("PolicyPack", (), {"__init__": init})
-    missing = _server.missing_for_event_loop_server(copy)
+    missing = _server.missing_for_lean_server(copy)
     assert missing == [
-        "PolicyPack.__init__ calls grpc.Server.add_registered_method_handlers, which the event-loop server lacks",
-        "PolicyPack.__init__ calls grpc.Server.wait_for_termination, which the event-loop server lacks",
+        "PolicyPack.__init__ calls grpc.Server.add_registered_method_handlers, which the lean server lacks",
+        "PolicyPack.__init__ calls grpc.Server.wait_for_termination, which the lean server lacks",
     ]
     stock = copy.grpc
-    assert _server.serve_on_event_loop(copy) is False and copy.grpc is stock
+    assert _server.serve_lean(copy) is False and copy.grpc is stock
 
 
 def test_the_version_is_reported_only_through_a_servicer_of_the_verified_shape():
@@ -305,3 +305,61 @@ def test_the_pack_reports_the_librarys_version(resources):
         diagnostics = [d for r in resources for d in pack.analyze(r)]
     assert info.version == percona_mysql_k8s.__version__
     assert diagnostics and {d.version for d in diagnostics} == {percona_mysql_k8s.__version__}
+
+
+def test_a_grpcio_without_what_the_lean_server_uses_keeps_the_sdks_server(monkeypatch):
+    from percona_mysql_k8s.policies import _server
+
+    monkeypatch.delattr(_server.cygrpc, "ReceiveCloseOnServerOperation")
+    assert _server.missing_for_lean_server() == ["grpc._cython.cygrpc.ReceiveCloseOnServerOperation (absent)"]
+    copy = _sdk_copy()
+    stock = copy.grpc
+    assert _server.serve_lean(copy) is False and copy.grpc is stock
+
+
+def _statuses(server) -> list:
+    """What a client sees of a servicer that answers, one that raises, one that sets UNIMPLEMENTED and raises, and
+    a method nobody serves, on ``server`` (grpc's own or the lean one)."""
+
+    def unimplemented(request, context):
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details("Method not implemented!")
+        raise NotImplementedError("Method not implemented!")
+
+    def boom(request, context):
+        raise ValueError("boom")
+
+    handlers = {
+        "Echo": grpc.unary_unary_rpc_method_handler(lambda request, context: request[::-1]),
+        "Boom": grpc.unary_unary_rpc_method_handler(boom),
+        "Unimplemented": grpc.unary_unary_rpc_method_handler(unimplemented),
+    }
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler("test.Service", handlers),))
+    port = server.add_insecure_port("127.0.0.1:0")
+    server.start()
+    seen = []
+    try:
+        with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+            for method in ("Echo", "Boom", "Unimplemented", "Absent"):
+                try:
+                    seen.append((grpc.StatusCode.OK, channel.unary_unary(f"/test.Service/{method}")(b"abc", timeout=10)))
+                except grpc.RpcError as error:
+                    seen.append((error.code(), error.details()))
+    finally:
+        server.stop(0)
+    return seen
+
+
+def test_the_lean_server_answers_as_grpcs_server():
+    from concurrent.futures import ThreadPoolExecutor
+
+    from percona_mysql_k8s.policies._server import LeanServer
+
+    expected = [
+        (grpc.StatusCode.OK, b"cba"),
+        (grpc.StatusCode.UNKNOWN, "Exception calling application: boom"),
+        (grpc.StatusCode.UNIMPLEMENTED, "Method not implemented!"),
+        (grpc.StatusCode.UNIMPLEMENTED, "Method not found!"),
+    ]
+    assert _statuses(grpc.server(ThreadPoolExecutor(2))) == expected
+    assert _statuses(LeanServer()) == expected

@@ -38,6 +38,7 @@ from unknowns import (
     leaves,
     replaced,
     same_breach,
+    sentinels_for,
     strings,
     witnesses,
 )
@@ -299,7 +300,10 @@ def test_unknown_leaves_never_hide_a_known_breach_nor_invent_one(data):
     entry = data.draw(st.sampled_from(SEEDS), label="resource")
     paths = list(leaves(entry["props"]))
     chosen = data.draw(st.lists(st.sampled_from(paths), min_size=1, max_size=6, unique=True), label="unknown leaves")
-    judged_around(entry, {path: data.draw(st.sampled_from(SENTINELS), label=dotted(path)) for path in chosen})
+    props = entry["props"]
+    judged_around(
+        entry, {path: data.draw(st.sampled_from(sentinels_for(get(props, path))), label=dotted(path)) for path in chosen}
+    )
 
 
 def judged_around(entry: dict, sentinels: dict) -> None:

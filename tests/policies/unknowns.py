@@ -25,6 +25,22 @@ from pulumi_policy.proxy import (
 # marshalUnknownProperty, by the value's type); pulumi_policy.proxy names the same strings.
 SENTINELS = (UNKNOWN_STRING_VALUE, UNKNOWN_NUMBER_VALUE, UNKNOWN_BOOLEAN_VALUE, UNKNOWN_OBJECT_VALUE, UNKNOWN_ARRAY_VALUE)
 
+
+def sentinels_for(value: Any) -> tuple[str, ...]:
+    """The sentinels the engine may send for a value like ``value`` before it is computed (rpc.go
+    ``marshalUnknownProperty``): the one of its own type, or the string one, which it sends when it does not know
+    the type (an output with no element)."""
+    if isinstance(value, bool):
+        return (UNKNOWN_STRING_VALUE, UNKNOWN_BOOLEAN_VALUE)
+    if isinstance(value, int | float):
+        return (UNKNOWN_STRING_VALUE, UNKNOWN_NUMBER_VALUE)
+    if isinstance(value, dict):
+        return (UNKNOWN_STRING_VALUE, UNKNOWN_OBJECT_VALUE)
+    if isinstance(value, list):
+        return (UNKNOWN_STRING_VALUE, UNKNOWN_ARRAY_VALUE)
+    return (UNKNOWN_STRING_VALUE,)
+
+
 PLACEHOLDER = re.compile(r"\[(?:[^\[\]]|\[\d+\])* is unknown at preview\]")
 PREVIEW_PREFIX = "during preview: "
 

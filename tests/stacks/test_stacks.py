@@ -270,7 +270,7 @@ def test_existing_with_operator_and_pmm_already_installed(run):
         ("eks", {"proxy": "proxysql"}, "T2: proxy"),
         ("gke", {"sysbenchThreads": [1, 4, 100000]}, "B3: sysbenchThreads"),
         ("gke", {"sysbenchThreads": [16, 4]}, "B3: sysbenchThreads"),
-        ("gke", {**REQUEST, "sysbenchDataSize": "80Gi", "storageSize": "100Gi"}, "B4: storageSize"),
+        ("gke", {**REQUEST, "sysbenchDataSize": "80Gi", "storageSize": "100Gi"}, "R7: storageSize"),
         ("gke", {"sysbenchEnabled": True}, "R5: sysbenchRunId"),
         ("gke", {"sysbenchEnabled": True, "sysbenchRunId": "r1"}, "R5: sysbenchDataSize"),
         ("eks", {**REQUEST, "sysbenchRunId": "Run 1"}, "R5: sysbenchRunId"),

@@ -30,9 +30,21 @@ ROW_BYTES = 230
 MIN_TABLES, MAX_TABLES = 16, 64
 TABLE_TARGET_BYTES = 2 * GIB
 MIN_TABLE_SIZE = 1000
-# The data may take at most this share of the data volume; the rest is redo, undo, binary logs
-# written during the ladder, and temporary files.
-MAX_DATA_SHARE_OF_VOLUME = 0.5
+# R7: the data volume holds the data and the binary logs mysqld keeps beside it. The sizing models no
+# binary-log rate, so it derives the binary logs from its own input, the data set: sysbench prepare inserts
+# every row once, and row-based logging (binlog_format ROW with binlog_row_image FULL, mysqld's defaults, which
+# neither operator changes) writes each inserted row in full, so prepare alone leaves binary logs the size of the
+# data, kept binlog_expire_logs_seconds (30 days by default, longer than any run). So the data may take at most
+# half the volume; the ladder's writes, redo, undo and temporary files share the binary logs' half.
+BINLOG_BYTES_PER_DATA_BYTE = 1
+MAX_DATA_SHARE_OF_VOLUME = 1 / (1 + BINLOG_BYTES_PER_DATA_BYTE)
+
+
+def data_volume_needed(data_bytes: int) -> int:
+    """R7: the smallest data volume that holds ``data_bytes`` of data and the binary logs writing it leaves."""
+    return data_bytes + data_bytes * BINLOG_BYTES_PER_DATA_BYTE
+
+
 # Connections the operators and the PMM agent hold open beside sysbench (monitor, replication,
 # operator, pmm): the ladder's top step must leave them room.
 RESERVED_CONNECTIONS = 16
@@ -178,13 +190,14 @@ def plan(
             f"{max(room, 0)} threads (raise connections or use bigger nodes)",
             "B3",
         )
-    if data.data_bytes > volume_bytes * MAX_DATA_SHARE_OF_VOLUME:
-        needed = math.ceil(data.data_bytes / MAX_DATA_SHARE_OF_VOLUME / GIB)
+    if data_volume_needed(data.data_bytes) > volume_bytes:
+        needed = math.ceil(data_volume_needed(data.data_bytes) / GIB)
         raise InputError(
             "storageSize",
-            f"the {load} data set is {data.data_bytes / GIB:.1f} GiB ({data.ratio:g} x the buffer pool); with redo, undo and "
-            f"binary logs it needs a data volume of at least {needed}Gi",
-            "B4",
+            f"the {load} data set is {data.data_bytes / GIB:.1f} GiB ({data.ratio:g} x the buffer pool); with the binary "
+            f"logs its prepare leaves (as large again: row-based logging of every inserted row) it needs a data volume of "
+            f"at least {needed}Gi",
+            "R7",
         )
     return Benchmark(data, steps)
 

@@ -3,9 +3,12 @@
 Both operators hand ``spec.backup.schedule[].schedule`` to robfig/cron v3 (v3.0.1) ``ParseStandard`` and
 then set the schedule's seconds field, so they only run what that parser returns as a ``*cron.SpecSchedule``:
 
-* PXC v1.19.0 pkg/controller/pxc/controller.go:191-197 ``AddFuncWithSeconds``: ``cron.ParseStandard(spec)``
-  then ``schedule.(*cron.SpecSchedule).Second = uint64(1 << time.Now().Second())``;
-* PS v1.2.0 pkg/controller/ps/cron.go:35-41, the same two lines.
+* PXC 1.20.0 (b3b0b10a7) pkg/controller/pxc/controller.go:190-199 ``AddFuncWithSeconds``:
+  ``cron.ParseStandard(spec)`` then ``schedule.(*cron.SpecSchedule).Second = uint64(1 << time.Now().Second())``;
+* PS v1.2.0 pkg/controller/ps/cron.go:35-41 ``addFuncWithSeconds``, the same two lines; its
+  ``CheckNSetDefaults`` (api/v1/perconaservermysql_types.go:1109-1115) also calls ``ParseStandard`` first.
+
+The text is handed over exactly as the custom resource holds it: no trimming (``"@daily "`` is refused).
 
 So this module reads a schedule the way robfig/cron v3.0.1 parser.go reads it (line numbers below are that
 file's and spec.go's), refuses what the operators cannot run (``@every``: its ``ConstantDelaySchedule`` fails
@@ -21,11 +24,12 @@ import operator
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, timedelta
-from functools import cache
+from datetime import date, datetime, timedelta
+from functools import cache, lru_cache
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from .cron_calendar import GREGORIAN_CYCLE_DAYS, longest_day_gap, run_days_of
+from .cron_zone import has_transitions, zone_runs
 
 MINUTES_PER_DAY = 24 * 60
 
@@ -73,7 +77,16 @@ _GO_INT_MAX = 2**63 - 1
 
 
 class CronError(ValueError):
-    """A schedule the operators would refuse, or accept but never run properly."""
+    """A schedule the operators would refuse, or accept but never run properly.
+
+    ``owner`` says whose answer it is: ``"robfig"`` when ``ParseStandard`` refuses the text, ``"operator"``
+    when robfig accepts it but the operator cannot run it (``@every``, a schedule that never fires or whose
+    runs are further apart than robfig looks ahead).
+    """
+
+    def __init__(self, message: str, owner: str = "robfig"):
+        super().__init__(message)
+        self.owner = owner
 
 
 @dataclass(frozen=True)
@@ -130,10 +143,64 @@ def _parse_int(token: str, what: str) -> int:
     return number
 
 
+# time.ParseDuration's units, in nanoseconds (Go's time/format.go unitMap)
+_DURATION_UNITS = {
+    "ns": 1,
+    "us": 10**3,
+    "\u00b5s": 10**3,
+    "\u03bcs": 10**3,
+    "ms": 10**6,
+    "s": 10**9,
+    "m": 60 * 10**9,
+    "h": 3600 * 10**9,
+}
+_DURATION_PART = re.compile(r"([0-9]*)(?:\.([0-9]*))?([^0-9.]*)")
+
+
+def go_duration_valid(text: str) -> bool:
+    """Whether Go's ``time.ParseDuration`` accepts ``text``: ``[-+]?([0-9]*(\\.[0-9]*)?unit)+``, ``0`` alone,
+    within int64 nanoseconds (time/format.go ``ParseDuration``, ``leadingInt``, ``leadingFraction``)."""
+    negative = text[:1] == "-"
+    rest = text[1:] if text[:1] in "+-" and text else text
+    if rest == "0":
+        return True
+    if not rest:
+        return False
+    total = 0
+    while rest:
+        part = _DURATION_PART.match(rest)
+        whole, fraction, unit = part.group(1), part.group(2), part.group(3)
+        if not whole and not fraction:  # "." alone, or no digit where one must be
+            return False
+        if unit not in _DURATION_UNITS:
+            return False
+        value = int(whole or "0")
+        if value > 2**63 // _DURATION_UNITS[unit]:  # leadingInt / the v > 1<<63/unit check
+            return False
+        total += value * _DURATION_UNITS[unit] + int((fraction or "0")[:18].ljust(18, "0")) * _DURATION_UNITS[unit] // 10**18
+        if total > 2**63 - (0 if negative else 1):
+            return False
+        rest = rest[part.end() :]
+    return True
+
+
+def go_lower(text: str) -> str:
+    """Go's ``strings.ToLower``: each rune through ``unicode.ToLower``, Unicode's simple lower-case mapping.
+
+    Python's ``str.lower`` applies the full mapping, which differs where a lower case is two characters: only
+    U+0130 (İ), whose simple mapping is ``i`` (so Go reads ``FRİ`` as Friday) and whose full one is ``i̇``.
+    """
+    return "".join(ch.lower() if len(ch.lower()) == 1 else _GO_SIMPLE_LOWER.get(ch, ch) for ch in text)
+
+
+# unicode.ToLower where str.lower gives more than one character (UnicodeData.txt's simple mapping)
+_GO_SIMPLE_LOWER = {"\u0130": "i"}
+
+
 def _parse_int_or_name(token: str, bounds: _Bounds) -> int:
-    # parser.go:321-328: names first (lower-cased), then an integer.
-    if bounds.names is not None and token.lower() in bounds.names:
-        return bounds.names[token.lower()]
+    # parser.go:321-328: names first (strings.ToLower), then an integer.
+    if bounds.names is not None and go_lower(token) in bounds.names:
+        return bounds.names[go_lower(token)]
     return _parse_int(token, bounds.name)
 
 
@@ -192,9 +259,11 @@ def _check_zone(name: str) -> None:
     # name from the tz database (the same database zoneinfo reads).
     if name in ("", "UTC", "Local"):
         return
+    if ".." in name or name[0] in "/\\":  # time.LoadLocation's own refusal (containsDotDot, a leading slash)
+        raise CronError(f"provided bad location {name!r}: invalid location name")
     try:
         ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError) as error:
+    except (ZoneInfoNotFoundError, ValueError, OSError) as error:  # OSError: a directory such as "Europe"
         raise CronError(f"provided bad location {name!r}: not a tz database zone") from error
 
 
@@ -202,6 +271,11 @@ def parse_schedule(text: str) -> CronSchedule:
     """Parse ``text`` as robfig/cron v3 ``ParseStandard`` does (parser.go:88-153); raise CronError otherwise."""
     if not isinstance(text, str):
         raise CronError(f"a schedule is a string, not {type(text).__name__}")
+    return _parse_text(text)
+
+
+@lru_cache(maxsize=1024)  # a text always reads the same; R1 and R3 read each custom resource's schedules
+def _parse_text(text: str) -> CronSchedule:
     original = text
     if len(text) == 0:
         raise CronError("empty spec string")
@@ -216,10 +290,13 @@ def parse_schedule(text: str) -> CronSchedule:
         text = _GO_SPACE_EDGES.sub("", text[space:])  # strings.TrimSpace
     if text.startswith("@"):  # parser.go:106-111, 365-433: descriptors match exactly
         if text.startswith("@every "):
+            if not go_duration_valid(text[len("@every ") :]):  # parser.go:425-431: time.ParseDuration
+                raise CronError(f"failed to parse duration {text}: time: invalid duration {text[7:]!r}")
             raise CronError(
                 f"{original!r}: @every is refused: robfig returns a ConstantDelaySchedule for it, and both operators "
                 "assert schedule.(*cron.SpecSchedule) to set its seconds (PXC controller.go:196, PS cron.go:40), "
-                "which panics; write the interval as a cron expression"
+                "which panics; write the interval as a cron expression",
+                "operator",
             )
         if text not in _DESCRIPTORS:
             raise CronError(f"unrecognized descriptor: {text!r}")
@@ -245,13 +322,28 @@ def parse_schedule(text: str) -> CronSchedule:
     )
     if not schedule.minutes or not schedule.hours or not _run_days(schedule):
         # e.g. "0 0 30 2 *" or a field of bare commas: robfig's Next returns the zero time and the entry never runs
-        raise CronError(f"{original!r} never runs: no day, hour or minute matches it")
+        raise CronError(f"{original!r} never runs: no day, hour or minute matches it", "operator")
     if longest_day_gap(_day_pattern(schedule)) > _MAX_GAP_DAYS:
         raise CronError(
             f"{original!r} runs only on 29 February, so two runs can be 8 years apart (2096 to 2104); robfig stops "
-            f"looking {ROBFIG_SEARCH_YEARS} years ahead (spec.go:87-93) and the operator would never run it again"
+            f"looking {ROBFIG_SEARCH_YEARS} years ahead (spec.go:87-93) and the operator would never run it again",
+            "operator",
         )
+    if has_transitions(zone):
+        _check_zone_runs(schedule, original)
     return schedule
+
+
+def _check_zone_runs(schedule: CronSchedule, original: str) -> None:
+    """In a daylight-saving zone a change can skip a run robfig would otherwise fire (the minute loop crossing a
+    30-minute change, core.cron_next): the runs it really fires must still come within its five-year search."""
+    longest = zone_runs(schedule, schedule.time_zone).span(1, max)
+    if longest is None or longest > _MAX_GAP_DAYS * 86400:
+        raise CronError(
+            f"{original!r}: its runs in {schedule.time_zone} can be more than {ROBFIG_SEARCH_YEARS} years apart, or "
+            "never come (daylight-saving changes skip them); robfig stops looking that far ahead (spec.go:87-93)",
+            "operator",
+        )
 
 
 def _day_pattern(schedule: CronSchedule) -> tuple[frozenset[int], frozenset[int], frozenset[int], bool]:
@@ -323,116 +415,37 @@ def _wall_window_minutes(schedule: CronSchedule, keep: int, longest: bool = Fals
     return max(spans) if longest else min(spans)
 
 
-@cache
-def _offset_changes(zone: str) -> tuple[int, int]:
-    """(UTC offset swing in minutes, fewest days between two fall-backs) of a tz database zone.
-
-    Sampled daily over 1970-2100: every rule the zone has had or announced. (0, 0) for a fixed offset.
-    """
-    tz = ZoneInfo(zone)
-    offsets = []
-    fallbacks = []
-    moment = datetime(1970, 1, 1, 12, tzinfo=UTC)
-    end = datetime(2100, 1, 1, tzinfo=UTC)
-    while moment < end:
-        offset = int(moment.astimezone(tz).utcoffset().total_seconds() // 60)
-        if offsets and offset < offsets[-1]:
-            fallbacks.append(moment)
-        offsets.append(offset)
-        moment += timedelta(days=1)
-    if len(set(offsets)) == 1:
-        return 0, 0
-    spacing = (
-        min((b - a).days for a, b in zip(fallbacks, fallbacks[1:], strict=False)) if len(fallbacks) > 1 else GREGORIAN_CYCLE_DAYS
-    )
-    # the daily sample can misplace a change by up to a day each side
-    return max(offsets) - min(offsets), max(spacing - 2, 1)
-
-
-@cache
-def _repeated_wall_clock(zone: str) -> frozenset[tuple[int, int]]:
-    """The wall-clock intervals a fall-back of ``zone`` repeats, as (first minute of the day, minutes), over
-    1970-2100: the local times from just after the change up to where the clock stood before it."""
-    tz = ZoneInfo(zone)
-
-    def offset(moment: datetime) -> int:
-        return int(moment.astimezone(tz).utcoffset().total_seconds() // 60)
-
-    repeated = set()
-    moment = datetime(1970, 1, 1, 12, tzinfo=UTC)
-    end = datetime(2100, 1, 1, tzinfo=UTC)
-    while moment < end:
-        later = moment + timedelta(days=1)
-        if offset(later) < offset(moment):
-            before, after = moment, later  # the change is in (before, after]: bisect to the minute
-            while after - before > timedelta(minutes=1):
-                middle = before + (after - before) / 2
-                before, after = (middle, after) if offset(middle) == offset(before) else (before, middle)
-            local = after.astimezone(tz)
-            repeated.add((local.hour * 60 + local.minute, offset(before) - offset(after)))
-        moment = later
-    return frozenset(repeated)
-
-
-def _max_repeated_runs(schedule: CronSchedule, zone: str) -> int:
-    """The most runs one fall-back of ``zone`` can repeat: the schedule's times of day inside a repeated
-    wall-clock interval (any day of the schedule: conservative on the date)."""
-    times = schedule.minutes_of_day
-    return max(
-        (sum(1 for t in times if (t - start) % MINUTES_PER_DAY < length) for start, length in _repeated_wall_clock(zone)),
-        default=0,
-    )
-
-
 def retention_window_seconds(schedule: CronSchedule, keep: int) -> float:
     """The guaranteed age of the oldest kept backup right after a run, with ``keep`` backups kept.
 
     Right after a run the ``keep`` newest backups are kept and the oldest is ``keep - 1`` gaps old; the
-    guarantee is the shortest such span anywhere on the calendar (over one 400-year Gregorian cycle, which
-    repeats exactly, so this is exact for every date). ``math.inf`` when ``keep <= 0``: the operators then
-    delete nothing.
-
-    In a zone whose UTC offset changes (daylight saving time) the span is elapsed time: it is the
-    wall-clock span less the offset change over it, at most the zone's offset swing; and a fall-back
-    repeats the zone's wall-clock interval before the change, whose runs robfig runs twice (spec.go:138-160
-    steps in elapsed hours and minutes, so the repeated hour matches again; a run outside that interval, e.g.
-    04:30 in Europe/Paris, is never repeated). So there ``keep`` consecutive runs hold
-    at least ``keep - repeated × fall-backs`` distinct wall-clock runs, for every fall-back the window can
-    contain, and the span is that wall-clock window less the swing. Conservative there; exact in
-    UTC and fixed-offset zones.
+    guarantee is the shortest such span of the schedule's actual runs. In UTC and fixed-offset zones that is
+    over one 400-year Gregorian cycle, which repeats exactly, so it holds for every date. In a zone whose
+    offset changes it is over the runs robfig fires across core.cron_zone.HORIZON, in elapsed time: a
+    fall-back's repeated hour fires twice (two backups an hour apart), a spring-forward's skipped hour not at
+    all (core.cron_zone). ``math.inf`` when ``keep <= 0``: the operators then delete nothing.
     """
     if keep <= 0:
         return math.inf
     if keep == 1:
         return 0.0
-    zone = schedule.time_zone
-    swing, fallback_spacing = (0, 0) if zone in ("", "UTC", "Local") else _offset_changes(zone)
-    if swing == 0:
-        return float(_wall_window_minutes(schedule, keep) * 60)
-    repeated = _max_repeated_runs(schedule, zone)
-    fallbacks = 1
-    while True:
-        distinct = keep - repeated * fallbacks
-        if distinct <= 1:
-            return 0.0
-        window = _wall_window_minutes(schedule, distinct) - swing
-        # a span of `window` minutes holds at most window // spacing + 1 fall-backs
-        needed = window // (fallback_spacing * MINUTES_PER_DAY) + 1
-        if needed <= fallbacks:
-            return float(max(window, 0) * 60)
-        fallbacks = needed
+    if has_transitions(schedule.time_zone):
+        span = zone_runs(schedule, schedule.time_zone).span(keep - 1)
+        return math.inf if span is None else float(span)  # more backups than the horizon's runs: all kept
+    return float(_wall_window_minutes(schedule, keep) * 60)
 
 
 def longest_span_seconds(schedule: CronSchedule, gaps: int) -> float:
-    """The longest span of ``gaps`` consecutive gaps anywhere on the calendar, in seconds (0 when gaps <= 0).
+    """The longest span of ``gaps`` consecutive gaps of the actual runs, in seconds (0 when gaps <= 0).
 
     Right before a run, ``keep`` kept backups reach back ``keep`` gaps: the binary logs a point-in-time
-    restore may need reach back as far. Exact in UTC and fixed-offset zones; in a daylight-saving zone this
-    is the wall-clock span, which elapsed time can exceed by the offset swing and a run skipped at a
-    spring-forward (an estimate there).
+    restore may need reach back as far. Over the same calendar as retention_window_seconds.
     """
     if gaps <= 0:
         return 0.0
+    if has_transitions(schedule.time_zone):
+        span = zone_runs(schedule, schedule.time_zone).span(gaps, max)
+        return math.inf if span is None else float(span)
     return float(_wall_window_minutes(schedule, gaps + 1, longest=True) * 60)
 
 

@@ -282,12 +282,24 @@ def queue_peak(sizing: Sizing, reading: MemberReading, thresholds: Mapping[str, 
 
 
 def resident_memory(sizing: Sizing, reading: MemberReading) -> list[Finding]:
-    """M1: resident memory (the peak where the source has one) within the modelled total."""
+    """M1: the peak of resident memory within the modelled peak. Only a high-water mark is compared: what a member
+    holds now says nothing about its peak, so a source that shows only current bytes is not graded."""
     resident = reading.resident
     if resident is None:
         return [Finding(("M1",), reading.address, "resident memory", NOT_GRADED, reading.resident_note)]
-    measured = resident.peak_bytes if resident.peak_bytes is not None else resident.current_bytes
-    kind = "peak" if resident.peak_bytes is not None else "current"
+    if resident.peak_bytes is None:  # what it holds now is a lower bound of its peak: a breach, never a pass
+        over = resident.current_bytes > sizing.model_peak_bytes
+        return [
+            Finding(
+                ("M1",),
+                reading.address,
+                "resident memory",
+                BREACHED if over else NOT_GRADED,
+                f"{resident.source} shows {_mib(resident.current_bytes)} now and no high-water mark: a current value is "
+                f"not a peak{', and already past the modelled ' + _mib(sizing.model_peak_bytes) if over else ''}",
+            )
+        ]
+    measured, kind = resident.peak_bytes, "peak"
     verdict = HOLDS if measured <= sizing.model_peak_bytes else BREACHED
     return [
         Finding(

@@ -18,8 +18,18 @@ from .proc import local_resident
 from .sizing_file import GradeInputError
 
 DEFAULT_PORT = 3306
-# performance_schema's own accounting of memory (MySQL 8: instrumented on by default)
-_PS_MEMORY = "SELECT SUM(CURRENT_NUMBER_OF_BYTES_USED) FROM performance_schema.memory_summary_global_by_event_name"
+# performance_schema's own accounting of memory (MySQL 8: instrumented on by default). Each instrument keeps a high-water
+# mark beside its current bytes (HIGH_NUMBER_OF_BYTES_USED; storage/perfschema/pfs_stat.h PFS_memory_stat: CURRENT +
+# alloc capacity = HIGH). Their sum is at least the peak of the instruments' total (each may have peaked at another
+# moment), so a total within the model under it proves the counted memory never exceeded the model.
+_PS_MEMORY = (
+    "SELECT SUM(HIGH_NUMBER_OF_BYTES_USED), SUM(CURRENT_NUMBER_OF_BYTES_USED) "
+    "FROM performance_schema.memory_summary_global_by_event_name"
+)
+PS_MEMORY_SOURCE = (
+    "performance_schema memory_summary_global_by_event_name: the sum of every instrument's HIGH_NUMBER_OF_BYTES_USED; "
+    "not counted: the gcache, file pages and allocator overhead"
+)
 
 
 @dataclass(frozen=True)
@@ -191,12 +201,13 @@ def resident(session: Session, variables: dict[str, str]) -> tuple[Resident | No
     else:
         notes.append("not on this machine (no /proc to read)")
     try:
-        total = session.query(_PS_MEMORY)[0][0]
+        high, current = session.query(_PS_MEMORY)[0]
     except GradeInputError as error:
-        total = None
+        high = current = None
         notes.append(f"performance_schema memory tables unreadable ({error.message})")
-    if total is not None and int(total) > 0 and variables.get("performance_schema", "").upper() in ("ON", "1"):
-        return Resident(int(total), None, "performance_schema memory_summary_global_by_event_name (allocated)"), ""
-    if total is None or int(total) == 0:
+    counted = high is not None and int(high) > 0 and variables.get("performance_schema", "").upper() in ("ON", "1")
+    if counted:
+        return Resident(int(current or 0), int(high), PS_MEMORY_SOURCE), ""
+    if high is None or int(high) == 0:
         notes.append("performance_schema counts no memory (off, or memory instruments disabled)")
     return None, "; ".join(notes)

@@ -10,3 +10,11 @@ from pathlib import Path
 
 SHELL = Path(__file__).resolve().parent / "pack"
 SHELL_FILES = ("PulumiPolicy.yaml", "__main__.py", "requirements.txt")
+
+# The pack's name and description (here, not in _catalog, so the pack can name itself before it imports its
+# policies: percona_mysql_k8s.policies._lazy).
+PACK_NAME = "percona-mysql"
+PACK_DESCRIPTION = (
+    "Percona MySQL on Kubernetes: flow control, memory split, topology, placement, capacity and safety "
+    "rules of the rule catalogue (docs/rules.md), on our modules, Helm charts and hand-written custom resources alike."
+)

@@ -4,11 +4,7 @@ from __future__ import annotations
 
 from importlib import import_module
 
-PACK_NAME = "percona-mysql"
-PACK_DESCRIPTION = (
-    "Percona MySQL on Kubernetes: flow control, memory split, topology, placement, capacity and safety "
-    "rules of the rule catalogue (docs/rules.md), on our modules, Helm charts and hand-written custom resources alike."
-)
+from . import PACK_DESCRIPTION, PACK_NAME  # noqa: F401 - the pack's name, here as before
 
 # Resource policies, then stack policies; one module each.
 POLICY_MODULES = (
@@ -33,6 +29,7 @@ POLICY_MODULES = (
     "backup_pitr",
     "backup_retention",
     "backup_endpoints",
+    "data_volume",
     # advisory
     "gr_flow_control_quota",
     "gr_consistency",
@@ -64,3 +61,4 @@ NOT_DECIDED_FROM_RESOURCES = {
 MODULES = tuple(import_module(f"{__package__}.{name}") for name in POLICY_MODULES)
 SPECS = tuple(module.SPEC for module in MODULES)
 ALL_POLICIES = [module.POLICY for module in MODULES]
+POLICIES_BY_NAME = {policy.name: policy for policy in ALL_POLICIES}  # the pack's stand-ins find theirs here (_lazy)

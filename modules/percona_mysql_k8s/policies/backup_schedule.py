@@ -1,10 +1,12 @@
 """R1: a production database backs up on a schedule to object storage outside the cluster.
 
-A schedule counts when its operator runs it: a cron expression robfig/cron v3 ``ParseStandard`` accepts
-and the operator can run (no ``@every``; core.cron), a ``storageName`` naming one of the cluster's
-storages, and that storage object storage (PXC ``s3``/``azure``, PS ``s3``/``gcs``/``azure``; never
+Judged on what the operator does with the whole ``backup`` section (_readers/backup_jobs.py, its reconcile
+cited step by step): it may refuse the section altogether (a schedule naming no storage, duplicate names on
+PS, an unparsable schedule on PS, no backup image), skip entries (a schedule robfig refuses on PXC, an empty
+one on PS), or let a later entry replace an earlier one of the same name (PXC). A cron job it then runs
+counts when its storage is object storage (PXC ``s3``/``azure``, PS ``s3``/``gcs``/``azure``; never
 ``filesystem``, a volume in the cluster) whose endpoint is not inside the cluster (``*.svc``,
-``*.svc.cluster.local``, a bare Service name, localhost, loopback). The violation says why each schedule
+``*.svc.cluster.local``, a bare Service name, localhost, loopback). The violation says why each entry
 does not count. Custom resources and pxc-db/ps-db chart values alike (_readers/backup.py). Production only
 (data_protection.production: not an ephemeral stack, ``ephemeral_stacks`` or config ``ephemeral: true``,
 and not under the operator's unsafe size flag).
@@ -13,8 +15,8 @@ and not under the operator's unsafe size flag).
 from __future__ import annotations
 
 from ._framework import Context, Spec, resource_policy
-from ._readers.backup import backup_section, schedule_problem
-from ._readers.values import NotKnown
+from ._readers.backup import backup_section
+from ._readers.backup_jobs import offsite_jobs
 from ._subjects import database, database_types
 from .data_protection import SPEC as DATA_PROTECTION
 from .data_protection import production
@@ -40,23 +42,10 @@ FIX = (
 
 
 def reasons(section) -> list[str]:
-    """Why no schedule counts (empty when one does). NotKnown when none counts for sure but one whose fields
-    are unknown at preview might: one schedule that counts is enough, whatever the others are."""
-    if section.off:
-        return [section.off]
-    found, undecided = [], None
-    for schedule in section.schedules:
-        try:
-            problem, _ = schedule_problem(section, schedule)
-        except NotKnown as error:
-            undecided = undecided or error
-            continue
-        if problem is None:
-            return []
-        found.append(problem)
-    if undecided is not None:
-        raise undecided
-    return found or [f"{section.path}.schedule is empty"]
+    """Why no cron job of the operator backs up off the cluster (empty when one does). NotKnown when none does
+    for sure and one whose storage is unknown at preview may: one job that counts is enough."""
+    jobs, why = offsite_jobs(section)
+    return [] if jobs else why
 
 
 def check(ctx: Context) -> None:

@@ -21,8 +21,8 @@ Read from a :class:`~.database.DatabaseView`, so custom resources and pxc-db/ps-
   schedule, pitr and storages verbatim under ``backup.enabled`` (charts/ps-db/templates/cluster.yaml).
 
 At preview a field may be unknown (another resource's output): each storage, schedule and PITR field is read
-on its own (values.deferred), and raises NotKnown only when a judgement reads it, so a schedule that never
-runs is reported next to an endpoint not yet known.
+on its own (_readers/deferred.py), and raises NotKnown only when a judgement reads it, so a schedule that never
+runs is reported next to an endpoint not yet known (docs/preview-unknowns.md).
 """
 
 from __future__ import annotations
@@ -31,11 +31,11 @@ from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 from percona_mysql_k8s.core.backup import in_cluster_host
-from percona_mysql_k8s.core.cron import CronError, parse_schedule
 
 from .database import DatabaseView
 from .deferred import KnownOnRead, Pending, deferred
 from .values import MISSING, Malformed, Unknown, as_bool, as_int, as_list, as_map, as_str, at, describe, join, known
+from .volumes import read_volume
 
 FILESYSTEM = "filesystem"
 OBJECT_STORAGE_TYPES = {"pxc": ("s3", "azure"), "ps": ("s3", "gcs", "azure")}
@@ -43,7 +43,7 @@ OBJECT_STORAGE_TYPES = {"pxc": ("s3", "azure"), "ps": ("s3", "gcs", "azure")}
 PITR_SINCE = {"pxc": (1, 8, 0), "ps": (1, 1, 0)}
 
 
-@dataclass(frozen=True, eq=False)  # identity: reading a Pending field raises (values.KnownOnRead)
+@dataclass(frozen=True, eq=False)  # identity: reading a Pending field raises (deferred.KnownOnRead)
 class Storage(KnownOnRead):
     """One object or volume storage: where the operator writes backups."""
 
@@ -54,6 +54,8 @@ class Storage(KnownOnRead):
     endpoint_path: str
     verify_tls: bool | None  # None: absent, the operators verify (default true)
     static_keys: tuple[str, ...] = ()  # chart values paths holding cloud keys
+    volume_problem: str | None = None  # PXC filesystem: why Validate refuses its volume
+    credentials_secret: str = ""  # the s3/gcs/azure block's credentialsSecret
 
     def offsite_problem(self, operator: str) -> str | None:
         """Why the operator's backups on this storage are not in object storage outside the cluster (R1)."""
@@ -70,7 +72,7 @@ class Storage(KnownOnRead):
         return None
 
 
-@dataclass(frozen=True, eq=False)  # identity: reading a Pending field raises (values.KnownOnRead)
+@dataclass(frozen=True, eq=False)  # identity: reading a Pending field raises (deferred.KnownOnRead)
 class Schedule(KnownOnRead):
     path: str  # spec.backup.schedule[0]
     name: str
@@ -79,13 +81,16 @@ class Schedule(KnownOnRead):
     keep: int  # the count the operator keeps; <= 0 deletes nothing
     keep_path: str
     deletes_from_storage: bool = True  # PXC retention.deleteFromStorage false: old backups stay in storage
+    kind: str = "full"  # PS schedule[].type: full (the CRD's default) or incremental
 
 
-@dataclass(eq=False)  # identity: reading a Pending field raises (values.KnownOnRead)
+@dataclass(eq=False)  # identity: reading a Pending field raises (deferred.KnownOnRead)
 class BackupSection(KnownOnRead):
     operator: str
     off: str | None  # why there are no backups at all, or None
     path: str = "spec.backup"
+    image: str = ""  # backup.image: both operators refuse an enabled backup section without one
+    cr_version: tuple[int, ...] | None = None  # None: the operator's own (absent crVersion)
     storages: dict[str, Storage] = field(default_factory=dict)
     schedules: list[Schedule] = field(default_factory=list)
     pitr_supported: bool = True
@@ -123,38 +128,46 @@ def _host(endpoint: str) -> str | None:
 
 
 def _storage(view: DatabaseView, name: str, raw, path: str) -> Storage:
+    """One storage, each field read on its own: a field unknown at preview (or malformed) is Pending."""
     spec = deferred(lambda: as_map(raw, path))
     if isinstance(spec, Pending):
-        return Storage(name, path, spec, spec, spec, spec, spec)
+        return Storage(name, path, spec, spec, spec, spec, spec, spec, spec)
     kind = deferred(lambda: as_str(spec.get("type", MISSING), join(path, "type")))
+    verify = deferred(lambda: as_bool(spec.get("verifyTLS", MISSING), join(path, "verifyTLS")))
     if isinstance(kind, Pending):
-        return Storage(name, path, kind, kind, kind, deferred(lambda: _verify(spec, path)), kind)
+        return Storage(name, path, kind, kind, kind, verify, kind, kind, kind)
     block = kind if kind in ("s3", "gcs", "azure") else None
     endpoint_path = join(join(path, block or "s3"), "endpointUrl")
-    endpoint = deferred(lambda: _endpoint(spec, block, path, endpoint_path))
+    section = deferred(lambda: as_map(spec.get(block, MISSING), join(path, block)) if block else {})
+    endpoint = deferred(
+        lambda: (as_str(known(section, join(path, str(block))).get("endpointUrl", MISSING), endpoint_path, "") or "").strip()
+    )
+    secret_path = join(join(path, block or "s3"), "credentialsSecret")
+    secret = deferred(
+        lambda: as_str(known(section, join(path, str(block))).get("credentialsSecret", MISSING), secret_path, "") or ""
+    )
     keys = deferred(lambda: _static_keys(view, name, path) if block == "s3" else ())
-    return Storage(name, path, kind, endpoint, endpoint_path, deferred(lambda: _verify(spec, path)), keys)
+    volume_problem = None
+    if kind == FILESYSTEM and view.operator == "pxc":  # pxc_types.go:507-515
+        volume_problem = deferred(lambda: _volume_problem(spec, name, path))
+    return Storage(name, path, kind, endpoint, endpoint_path, verify, keys, volume_problem, secret)
 
 
-def _endpoint(spec: dict, block: str | None, path: str, endpoint_path: str) -> str:
-    if not block:
-        return ""
-    section = as_map(spec.get(block, MISSING), join(path, block))
-    return (as_str(section.get("endpointUrl", MISSING), endpoint_path, "") or "").strip()
+def _volume_problem(spec: dict, name: str, path: str) -> str | None:
+    volume = known(spec.get("volume", MISSING), join(path, "volume"))
+    if volume in (MISSING, None):
+        return f"backup storage {name}: {join(path, 'volume')} should be specified"
+    return read_volume(volume, join(path, "volume"), "pxc").problem
 
 
-def _verify(spec: dict, path: str) -> bool | None:
-    return as_bool(spec.get("verifyTLS", MISSING), join(path, "verifyTLS"))
-
-
-def _static_keys(view: DatabaseView, name: str, path: str) -> tuple[str, ...]:
+def _static_keys(view: DatabaseView, name: str, path: str) -> tuple:
+    """The chart values paths holding cloud keys; each unknown one Pending (R4 names it), the other still judged."""
     if not view.chart:
         return ()
     # the pxc-db chart moves these keys from the values into a Secret it writes (pxc-database.storages):
     # they are read from the values themselves
     given = known(_values_storage(view, name).get("s3"), join(path, "s3"))
     given = given if isinstance(given, dict) else {}
-    # each key on its own: an unknown one is Pending (R4 names it), the other still judged
     keys = {key: join(join(path, "s3"), key) for key in ("credentialsAccessKey", "credentialsSecretKey")}
     return tuple(
         deferred(lambda key=key, where=where: known(given.get(key), where) and where)
@@ -169,17 +182,22 @@ def _values_storage(view: DatabaseView, name: str) -> dict:
 
 
 def _schedule(view: DatabaseView, raw, path: str) -> Schedule:
+    """One schedule entry, each field read on its own: a field unknown at preview (or malformed) is Pending."""
     entry = deferred(lambda: as_map(raw, path))
     if isinstance(entry, Pending):
-        return Schedule(path, entry, entry, entry, entry, entry, entry)
+        return Schedule(path, entry, entry, entry, entry, entry, entry, entry)
     name = deferred(lambda: as_str(entry.get("name", MISSING), join(path, "name"), "") or "")
-    text = deferred(lambda: (as_str(entry.get("schedule", MISSING), join(path, "schedule"), "") or "").strip())
+    # the text goes to ParseStandard exactly as written: the operators trim nothing
+    text = deferred(lambda: as_str(entry.get("schedule", MISSING), join(path, "schedule"), "") or "")
     storage = deferred(lambda: as_str(entry.get("storageName", MISSING), join(path, "storageName"), "") or "")
+    kind = "full"
+    if view.operator == "ps":
+        kind = deferred(lambda: as_str(entry.get("type", MISSING), join(path, "type"), "full") or "full")
     retention = deferred(lambda: _retention(view, entry, path))
     if isinstance(retention, Pending):
-        return Schedule(path, name, text, storage, retention, retention, retention)
+        return Schedule(path, name, text, storage, retention, retention, retention, kind)
     keep, keep_path, deletes = retention
-    return Schedule(path, name, text, storage, keep, keep_path, deletes)
+    return Schedule(path, name, text, storage, keep, keep_path, deletes, kind)
 
 
 def _retention(view: DatabaseView, entry: dict, path: str) -> tuple:
@@ -208,12 +226,8 @@ def backup_section(view: DatabaseView) -> BackupSection:
     rel, path = "backup", view.path("backup")
     section = BackupSection(operator, None, path)
     raw = view.get(rel)
-
-    def supported() -> bool:
-        version = view.cr_version()
-        return version is None or version >= PITR_SINCE[operator]
-
-    section.pitr_supported = deferred(supported)
+    section.cr_version = version = deferred(view.cr_version)
+    section.pitr_supported = version if isinstance(version, Pending) else version is None or version >= PITR_SINCE[operator]
     if raw is MISSING or raw is None:
         # the pxc-db chart renders spec.backup only while values.backup.enabled is true (chart_render)
         section.off = (
@@ -230,6 +244,10 @@ def backup_section(view: DatabaseView) -> BackupSection:
         if not as_bool(backup.get("enabled", MISSING), enabled_path, False):
             section.off = f"{enabled_path} is {'absent' if backup.get('enabled', MISSING) is MISSING else 'false'}: the operator runs no backups"
             return section
+    # the charts always render an image (their values carry a default); a custom resource may lack one
+    section.image = (
+        "chart" if view.chart else deferred(lambda: as_str(backup.get("image", MISSING), join(path, "image"), "") or "")
+    )
     storages_path = join(path, "storages")
     storages = deferred(lambda: as_map(backup.get("storages", MISSING), storages_path))
     if isinstance(storages, Pending):
@@ -275,7 +293,19 @@ def _pxc_pitr(section: BackupSection, pitr: dict, path: str) -> tuple[Storage | 
             f"{name_path} is {describe(name) if name else 'empty'}, which names no storage "
             "of the cluster (the operator refuses the cluster)"
         )
-    return storage, storage.offsite_problem("pxc")
+
+    def problem() -> str | None:  # the storage's own fields, each maybe unknown at preview: Pending alone
+        found = storage.offsite_problem("pxc")
+        if found is None and not storage.credentials_secret and not storage.static_keys:
+            # binlog-collector.go getStorageEnvs: the collector's keys come from that Secret by name
+            # (SecretKeySelector); an empty name is a Deployment the API server refuses
+            found = (
+                f"storage {name} has no {storage.type}.credentialsSecret: the binlog collector reads its keys "
+                "from that Secret only, and runs without one never"
+            )
+        return found
+
+    return storage, deferred(problem)
 
 
 def _ps_pitr(section: BackupSection, pitr: dict, path: str) -> tuple[Storage | None, str | None]:
@@ -285,9 +315,8 @@ def _ps_pitr(section: BackupSection, pitr: dict, path: str) -> tuple[Storage | N
     if server in (MISSING, None):
         return None, f"{server_path} is absent: the operator runs no binlog server (PiTREnabled is false)"
     s3_path = join(join(server_path, "storage"), "s3")
-    s3 = as_map(
-        as_map(as_map(server, server_path).get("storage", MISSING), join(server_path, "storage")).get("s3", MISSING), s3_path
-    )
+    server = as_map(server, server_path)
+    s3 = as_map(as_map(server.get("storage", MISSING), join(server_path, "storage")).get("s3", MISSING), s3_path)
     bucket = as_str(s3.get("bucket", MISSING), join(s3_path, "bucket"), "") or ""
     if not bucket:
         return None, f"{join(s3_path, 'bucket')} is not set: the binlog server has nowhere to upload"
@@ -295,27 +324,30 @@ def _ps_pitr(section: BackupSection, pitr: dict, path: str) -> tuple[Storage | N
     endpoint = (as_str(s3.get("endpointUrl", MISSING), endpoint_path, "") or "").strip()
     storage = Storage("binlogServer", join(server_path, "storage"), "s3", endpoint, endpoint_path, None)
     problem = endpoint_in_cluster(endpoint)
-    return storage, f"the binlog server's storage ({endpoint_path}) {problem}" if problem else None
-
-
-def schedule_problem(section: BackupSection, schedule: Schedule):
-    """(None, the parsed schedule) when the operator runs it to object storage outside the cluster (R1),
-    else (why not, None). Both operators parse with robfig/cron v3 ``ParseStandard`` (core.cron). NotKnown
-    when what decides it is unknown at preview (a schedule that cannot run is known whatever its storage is)."""
-    if not schedule.schedule:
-        return f"{schedule.path} has no schedule", None
-    try:
-        parsed = parse_schedule(schedule.schedule)
-    except CronError as error:
-        return f"{join(schedule.path, 'schedule')} {schedule.schedule!r} cannot be run by the operator ({error})", None
-    storage = section.storages.get(schedule.storage_name)
-    if storage is None:
-        named = describe(schedule.storage_name) if schedule.storage_name else "no storage"
-        return (
-            f"{join(schedule.path, 'storageName')} is {named}, which the cluster's storages do not define "
-            "(the operator refuses the cluster)"
-        ), None
-    problem = storage.offsite_problem(section.operator)
     if problem:
-        return f"{schedule.path} writes to {problem}", None
-    return None, parsed
+        return storage, f"the binlog server's storage ({endpoint_path}) {problem}"
+    return storage, _binlog_server_problem(server, server_path, s3, s3_path)
+
+
+def _binlog_server_problem(server: dict, path: str, s3: dict, s3_path: str) -> str | None:
+    """What the PS v1.2.0 CRD or operator refuses in ``pitr.binlogServer``, or None.
+
+    The CRD's CEL rules on ``pitr`` (api/v1/perconaservermysql_types.go:683-684, 694): with PITR on, a binlog
+    server needs an ``image`` and a ``size`` above 0, and ``size`` is at most 1. ``reconcileBinlogServer``
+    (pkg/controller/ps/controller.go:1538-1551) runs no binlog server without
+    ``storage.s3.credentialsSecret`` (``binlogserver.GetConfiguration``: ``ErrNoCredentials``, only logged).
+    """
+    image = as_str(server.get("image", MISSING), join(path, "image"), "") or ""
+    size = as_int(server.get("size", MISSING), join(path, "size"), 0) or 0
+    if not image:
+        return f"{join(path, 'image')} is empty: the CRD refuses it (binlogServer.image is required when pitr is enabled)"
+    if size <= 0:
+        return f"{join(path, 'size')} is {size}: the CRD refuses it (binlogServer.size is required when pitr is enabled)"
+    if size > 1:
+        return f"{join(path, 'size')} is {size}: the CRD refuses it (binlogServer size cannot be more than 1)"
+    if not (as_str(s3.get("credentialsSecret", MISSING), join(s3_path, "credentialsSecret"), "") or ""):
+        return (
+            f"{join(s3_path, 'credentialsSecret')} is empty: the operator runs no binlog server without it "
+            "(binlogserver.GetConfiguration, ErrNoCredentials)"
+        )
+    return None

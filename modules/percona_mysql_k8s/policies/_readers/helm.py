@@ -30,6 +30,8 @@ CHART_DEFAULTS: dict[str, dict[str, Any]] = {
             "affinity": {"antiAffinityTopologyKey": "kubernetes.io/hostname"},
             "readinessDelaySec": 15,
             "livenessDelaySec": 300,
+            # the data volume (R7): values.yaml pxc.persistence
+            "persistence": {"enabled": True, "accessMode": "ReadWriteOnce", "size": "8Gi"},
         },
         "haproxy": {
             "enabled": True,
@@ -72,6 +74,7 @@ CHART_DEFAULTS: dict[str, dict[str, Any]] = {
             "image": {"repository": "percona/percona-server", "tag": "8.4.8-8.1"},
             "resources": {"requests": {"memory": "2Gi"}, "limits": {"memory": "4Gi"}},
             "affinity": {"antiAffinityTopologyKey": "kubernetes.io/hostname"},
+            "volumeSpec": {"pvc": {"resources": {"requests": {"storage": "3Gi"}}}},  # the data volume (R7)
         },
         "proxy": {
             "haproxy": {

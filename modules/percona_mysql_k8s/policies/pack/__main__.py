@@ -17,9 +17,11 @@ if VENDOR.is_dir():
 
 try:
     from percona_mysql_k8s import __version__
-    from percona_mysql_k8s.policies._catalog import ALL_POLICIES, PACK_DESCRIPTION, PACK_NAME
+    from percona_mysql_k8s.policies import PACK_DESCRIPTION, PACK_NAME
+    from percona_mysql_k8s.policies._fastpath import speed_up_calls
+    from percona_mysql_k8s.policies._lazy import pack_policies
     from percona_mysql_k8s.policies._sdk import report_version, share_deserialization
-    from percona_mysql_k8s.policies._server import serve_on_event_loop
+    from percona_mysql_k8s.policies._server import serve_lean
 except ModuleNotFoundError as error:
     if error.name != "percona_mysql_k8s":
         raise
@@ -32,6 +34,7 @@ except ModuleNotFoundError as error:
 from pulumi_policy import PolicyPack  # noqa: E402 - after the library is found
 
 report_version(__version__)  # GetAnalyzerInfo and every diagnostic name the pack's version, not the SDK's "0.0.1"
+speed_up_calls()  # before the shared deserialization, which memoizes the faster conversion
 share_deserialization()
-serve_on_event_loop()
-PolicyPack(name=PACK_NAME, description=PACK_DESCRIPTION, policies=ALL_POLICIES)
+serve_lean()
+PolicyPack(name=PACK_NAME, description=PACK_DESCRIPTION, policies=pack_policies())

@@ -1,0 +1,59 @@
+"""R7: a production database keeps its data on a PersistentVolumeClaim.
+
+The members' data volume is ``spec.pxc.volumeSpec`` (PXC) or ``spec.mysql.volumeSpec`` (PS), read as the
+operator reads it (_readers/volumes.py): PXC mounts the claim when there is one, else ``hostPath`` /
+``emptyDir``; PS takes exactly one source. An ``emptyDir`` is deleted with its pod, a ``hostPath`` stays on
+one node: either way a member that restarts elsewhere starts empty and must copy the whole data set from
+a peer (Galera SST, group replication clone), and losing every pod loses the data. A spec the operator
+refuses (no source on PS, a claim without its storage size) is reported too: the cluster never starts.
+pxc-db chart values with ``pxc.persistence.enabled: false`` render an ``emptyDir`` (chart_pxc_db). Production
+only (data_protection.production). The claim's size against the data and binary logs is judged by sizing
+(core.benchmark: the data set is at most half the volume), which knows the data the stack writes.
+"""
+
+from __future__ import annotations
+
+from ._framework import Context, Spec, resource_policy
+from ._readers.volumes import CLAIM, read_volume
+from ._subjects import database, database_types
+from .data_protection import SPEC as DATA_PROTECTION
+from .data_protection import production
+
+SPEC = Spec(
+    name="data-volume",
+    rules=("R7",),
+    applies_to=database_types,
+    settings=DATA_PROTECTION.settings,
+    description="a production database keeps its data on a PersistentVolumeClaim, not emptyDir or hostPath",
+    remediation="Give the members a persistentVolumeClaim volumeSpec with a storage request (the stack's "
+    "storageSize), or mark the stack ephemeral.",
+)
+
+ALLOWED = (
+    "the rule keeps every production database's data on a PersistentVolumeClaim, which outlives the pod and "
+    "follows it to another node"
+)
+
+
+def check(ctx: Context) -> None:
+    view = database(ctx, "R7")
+    if view is None:
+        return
+    with ctx.checking("R7"):
+        if not production(ctx, view):
+            return
+        rel = f"{view.mysqld_rel}.volumeSpec"
+        path = view.path(rel)
+        volume = read_volume(view.get(rel), path, view.operator)
+        fix = (
+            f"set {path}.persistentVolumeClaim with resources.requests.storage (the stack's storageSize) and "
+            "no emptyDir or hostPath, or mark the stack ephemeral (ephemeral_stacks, or config ephemeral: true)"
+        )
+        if volume.problem:
+            ctx.violation("R7", f"the operator refuses the data volume: {volume.problem}", ALLOWED, fix)
+        elif volume.source != CLAIM:
+            kept = "deleted with its pod" if volume.source == "emptyDir" else "left on one node"
+            ctx.violation("R7", f"{path} puts the data on {volume.source}, {kept}", ALLOWED, fix)
+
+
+POLICY = resource_policy(SPEC, check)
