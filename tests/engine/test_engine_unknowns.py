@@ -32,12 +32,13 @@ NAMESPACE = "unknowns"
 STACK = "computed"
 ENDPOINT = "spec.backup.storages.minio.s3.endpointUrl"
 NOTE = f"during preview: R4 could not judge {ENDPOINT} (a string)"
-HEADER = re.compile(r"^\s+- \[(\w+)\]\s+(\S+)(.*)$")
+# "- [mandatory] [severity: high]  backup-schedule  (kubernetes:pxc.percona.com/v1:PerconaXtraDBCluster: computed-cluster)"
+HEADER = re.compile(r"^\s+- \[(\w+)\](?: \[severity: \w+\])?\s+(\S+)\s+(.*)$")
 
 
 @dataclass
 class Entry:
-    """One diagnostic as the CLI prints it: ``- [level]  policy  (resource)`` and its indented lines."""
+    """One diagnostic as the CLI prints it: ``- [level] [severity: s]  policy  (resource)`` and its indented lines."""
 
     level: str
     policy: str
