@@ -170,6 +170,20 @@ def test_a_value_unknown_at_preview_is_neither_refused_nor_judged_by_the_rules_t
     assert not result.refused and [item.path for item in result.unjudged] == ["spec"] * 12 + ["spec.mysql"] * 2
 
 
+def test_the_scale_subresources_replicas_unknown_at_preview_are_not_refused():
+    """The replicas the scale subresource reads (``spec.mysql.size``) may be another resource's output: the
+    int32 check waits for the value, the rest of the resource is still admitted (found by the unknowns' tests)."""
+
+    class Unknown:
+        pass
+
+    body = ps(mysql=mysql(size=Unknown()))
+    result = admit("ps.percona.com/v1", "PerconaServerMySQL", body, lambda value: isinstance(value, Unknown))
+    assert not result.refused, result.errors
+    refused = admit("ps.percona.com/v1", "PerconaServerMySQL", ps(mysql=mysql(size="3")))
+    assert refused.refused  # known, a string is still refused: the check is only deferred
+
+
 INTEGER_FIELDS = ("mysql.size", "proxy.haproxy.size", "proxy.router.size", "orchestrator.size")
 
 

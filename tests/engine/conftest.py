@@ -164,3 +164,25 @@ def project(tmp_path_factory, pulumi_binary) -> PulumiCli:
     cli = PulumiCli(pulumi_binary, clone, backend, secrets.token_urlsafe(24), root / "pulumi.log")
     print(f"\nproject copy {clone}, state {backend}, log {cli.log}")
     return cli
+
+
+def _readme_pack_install() -> str:
+    """The README's command that installs the pack for `pulumi preview --policy-pack policies`."""
+    lines = [
+        line.split("  #")[0].strip()
+        for line in (REPOSITORY / "README.md").read_text().splitlines()
+        if line.startswith("(cd policies &&") and "pip install" in line
+    ]
+    assert len(lines) == 1, f"README.md should tell users one way to install the pack, found {lines}"
+    return lines[0]
+
+
+@pytest.fixture(scope="session")
+def pack(project) -> str:
+    """The pack of the project copy, installed once with the README's command (a few minutes of pip)."""
+    command = _readme_pack_install()
+    done = subprocess.run(
+        ["bash", "-c", command], cwd=project.project, env=project.env(), capture_output=True, text=True, timeout=900
+    )
+    assert done.returncode == 0, f"{command}\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+    return "policies"

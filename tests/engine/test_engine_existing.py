@@ -267,28 +267,7 @@ def test_bigger_database_nodes_update_the_custom_resource_in_place(deployment, p
 
 
 # --------------------------------------------------------------------------------------------------------------
-# the policy pack, installed as the README says
-
-
-def _readme_pack_install() -> str:
-    """The README's command that installs the pack for `pulumi preview --policy-pack policies`."""
-    lines = [
-        line.split("  #")[0].strip()
-        for line in (REPOSITORY / "README.md").read_text().splitlines()
-        if line.startswith("(cd policies &&") and "pip install" in line
-    ]
-    assert len(lines) == 1, f"README.md should tell users one way to install the pack, found {lines}"
-    return lines[0]
-
-
-@pytest.fixture(scope="module")
-def pack(project) -> str:
-    command = _readme_pack_install()
-    done = subprocess.run(
-        ["bash", "-c", command], cwd=project.project, env=project.env(), capture_output=True, text=True, timeout=900
-    )
-    assert done.returncode == 0, f"{command}\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
-    return "policies"
+# the policy pack, installed as the README says (conftest.py: pack)
 
 
 def _policy_report(output: str) -> tuple[str, dict[str, set[str]]]:

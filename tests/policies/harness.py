@@ -38,6 +38,7 @@ class Outcome:
     messages: list[str] = field(default_factory=list)
     unknown: str | None = None
     not_applicable: str | None = None
+    unjudged: list = field(default_factory=list)  # (rule, field) the policy could not judge at preview (_framework.Unjudged)
 
     @property
     def rules(self) -> list[str]:
@@ -63,6 +64,7 @@ def run_resource(
         policy.validate(args, report)  # called directly, the report gets the bare message (no description)
     except UnknownValueError as error:
         outcome.unknown = error.message
+        outcome.unjudged = list(getattr(error, "unjudged", []))
     except _NotApplicableError as error:
         outcome.not_applicable = error.reason or "not applicable"
     return outcome
@@ -94,6 +96,7 @@ def run_stack(policy, resources: list[dict], *, config: dict | None = None) -> O
         policy.validate(args, lambda message, urn=None: outcome.messages.append(message))
     except UnknownValueError as error:
         outcome.unknown = error.message
+        outcome.unjudged = list(getattr(error, "unjudged", []))
     return outcome
 
 

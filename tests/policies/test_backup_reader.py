@@ -115,14 +115,12 @@ def test_pxc_has_backups_without_an_enabled_flag_and_ps_needs_it():
     )
 
 
-def test_a_malformed_keep_is_reported_with_its_path():
+def test_a_malformed_keep_is_reported_with_its_path_to_the_judgement_that_reads_it():
+    section = _section(
+        "pxc-backed-up",
+        {"spec": {"backup": {"schedule": [{"name": "a", "schedule": "0 3 * * *", "storageName": "offsite", "keep": "many"}]}}},
+    )
+    assert section.schedules[0].schedule == "0 3 * * *"  # the rest of the entry is read (R1 needs no keep)
     with pytest.raises(Malformed) as error:
-        _section(
-            "pxc-backed-up",
-            {
-                "spec": {
-                    "backup": {"schedule": [{"name": "a", "schedule": "0 3 * * *", "storageName": "offsite", "keep": "many"}]}
-                }
-            },
-        )
+        _ = section.schedules[0].keep  # R3 reads it, and reports it
     assert error.value.path == "spec.backup.schedule[0].keep"

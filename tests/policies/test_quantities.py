@@ -28,11 +28,13 @@ def test_resources_keep_the_text_the_user_wrote():
 
 def test_a_custom_resource_quantity_is_read_as_its_crd_takes_it():
     """The CRDs' quantities are int-or-string: 1.5 as a JSON number is refused by the API server, so it
-    is Malformed in a custom resource (and in chart values rendered into one), while a Pod takes it."""
+    is Malformed in a custom resource (and in chart values rendered into one), while a Pod takes it. A malformed
+    quantity is raised to the judgement that reads it (the block's other quantities are read)."""
     with pytest.raises(Malformed, match="int-or-string"):
-        read_resources({"requests": {"cpu": 1.5}}, "spec.pxc.resources")
+        _ = read_resources({"requests": {"cpu": 1.5}}, "spec.pxc.resources").cpu_request
     with pytest.raises(Malformed, match="pattern"):
-        read_resources({"limits": {"memory": " 2Gi"}}, "spec.pxc.resources")
+        _ = read_resources({"limits": {"memory": " 2Gi"}, "requests": {"cpu": "1"}}, "spec.pxc.resources").memory_limit
+    assert read_resources({"limits": {"memory": " 2Gi"}, "requests": {"cpu": "1"}}, "spec.pxc.resources").cpu_request == 1000
     assert (
         read_resources({"limits": {"memory": " 2Gi"}}, "spec.template.spec.containers[0].resources", Schema.BUILTIN).memory_limit
         == 2 * 2**30

@@ -7,8 +7,10 @@ into a ``ResourceValidationPolicy`` or ``StackValidationPolicy`` that
 * resolves its configuration from the rule catalogue (:mod:`percona_mysql_k8s.policies.config`),
 * formats every message as ``<rule>: <what was found>; <what the rule allows>. Fix: <how>``,
 * reports a malformed field as a violation of the rule that needed it, never as a crash,
-* skips checks whose input is unknown at preview and then reports it the engine's way (the SDK's
-  advisory "can't run policy ... during preview"), and
+* judges what is known at preview: a judgement whose input is unknown (another resource's output) is
+  not made, every other one is, and each rule that could not judge a field names it in one advisory note
+  per policy and resource, the SDK's own "can't run policy ... during preview" (:class:`NotJudgedAtPreview`);
+  at ``pulumi up`` the values are known and the rule gives its verdict (docs/preview-unknowns.md), and
 * never lets an exception escape: a bug is reported as a violation naming the policy, so a broken
   check fails closed instead of silently passing.
 """
@@ -37,7 +39,7 @@ from pulumi_policy.proxy import UnknownValueError
 from percona_mysql_k8s.core.rules import RULES
 
 from . import config as config_module
-from ._readers.values import Malformed, NotKnown, plain
+from ._readers.values import UNKNOWN_KINDS, Malformed, NotKnown, plain
 
 # Where a reader of a violation finds the rule: the page generated from the rule catalogue (core/rules.py).
 RULES_REFERENCE = "docs/rules.md (the rule catalogue, generated from modules/percona_mysql_k8s/core/rules.py)"
@@ -85,6 +87,20 @@ def stack_name() -> str | None:
     return os.environ.get("PULUMI_STACK") or None
 
 
+@dataclass(frozen=True)
+class Unjudged:
+    """A judgement ``rule`` could not make at preview because the field at ``path`` is unknown."""
+
+    rule: str
+    path: str
+    sentinel: str
+    subject: str | None = None  # the resource it belongs to, named by stack policies
+
+    @property
+    def where(self) -> str:
+        return f"{self.subject} {self.path}" if self.subject else self.path
+
+
 @dataclass
 class Context:
     spec: Spec
@@ -92,7 +108,7 @@ class Context:
     resource: ResourceInput | None = None
     resources: list[ResourceInput] = field(default_factory=list)
     findings: list[tuple[str, str | None]] = field(default_factory=list)
-    unknowns: list[NotKnown] = field(default_factory=list)
+    unknowns: list[Unjudged] = field(default_factory=list)
     not_applicable_reason: str | None = None
 
     def __getitem__(self, name: str) -> Any:
@@ -112,24 +128,68 @@ class Context:
     def not_applicable(self, reason: str) -> None:
         self.not_applicable_reason = reason
 
+    def not_judged(self, rule: str, error: NotKnown, subject: str | None = None) -> None:
+        """``rule`` could not make a judgement: the field ``error`` names is unknown at preview."""
+        self.unknowns.append(Unjudged(rule, error.path, error.sentinel, error.subject or subject))
+
     @contextmanager
-    def checking(self, rule: str, urn: str | None = None) -> Iterator[None]:
-        """Run one rule's check: a malformed field becomes its violation, an unknown one is noted."""
+    def checking(self, rule: str | tuple[str, ...], urn: str | None = None, subject: str | None = None) -> Iterator[None]:
+        """Make one judgement of ``rule``: a malformed field becomes its violation; an unknown one ends this
+        judgement only, and ``rule`` names the field (``subject``: the resource, in a stack policy). A judgement
+        several rules rest on (which pods there are, for K2 and M3) names it for each; a malformed field is
+        reported once, as the first rule's."""
+        rules = (rule,) if isinstance(rule, str) else rule
         try:
             yield
         except Malformed as error:
             self.violation(
-                rule,
+                rules[0],
                 f"{error.path} {error.problem}",
-                f"{rule} can only be verified on a value the operator can read",
+                f"{rules[0]} can only be verified on a value the operator can read",
                 f"give {error.path} a valid value",
                 urn,
             )
         except NotKnown as error:
-            self.unknowns.append(error)
+            for each in rules:
+                self.not_judged(each, error, subject)
 
 
 Check = Callable[[Context], None]
+
+
+def partial(build: Callable[..., str], *args: Any) -> str:
+    """``build(*args)``: a detail of a message (a hint, a count) that may depend on a field unknown at preview.
+    The breach it belongs to is known and reported, and the detail names the field instead (deterministic)."""
+    try:
+        return build(*args)
+    except NotKnown as error:
+        return error.placeholder()
+
+
+class NotJudgedAtPreview(UnknownValueError):
+    """The SDK's own unknown-value error (pulumi_policy/proxy.py ``UnknownValueError``), which its servicer turns
+    into the advisory diagnostic "can't run policy '<name>' from policy pack ... during preview: <message>"
+    (pulumi_policy/policy.py ``_PolicyAnalyzerServicer.Analyze``/``AnalyzeStack``), raised after the policy has
+    reported what it found in the known values. The message names every field each rule could not judge."""
+
+    def __init__(self, spec: Spec, unjudged: list[Unjudged]):
+        first = unjudged[0]
+        super().__init__(first.sentinel, first.path.split("."))
+        self.unjudged = unjudged
+        self.message = preview_note(spec, unjudged)
+
+
+def preview_note(spec: Spec, unjudged: list[Unjudged]) -> str:
+    """``F2 could not judge spec.x (a number), spec.y (a string); F3 could not judge ...``: rules in the policy's
+    order, fields sorted, each once."""
+    parts = []
+    for rule in sorted({item.rule for item in unjudged}, key=lambda r: (spec.rules.index(r) if r in spec.rules else 99, r)):
+        fields = sorted({(item.where, UNKNOWN_KINDS.get(item.sentinel, "value")) for item in unjudged if item.rule == rule})
+        parts.append(f"{rule} could not judge {', '.join(f'{where} (a {kind})' for where, kind in fields)}")
+    return (
+        f"{'; '.join(parts)}: unknown during preview (computed from another resource's output), judged at "
+        "`pulumi up` when known; every known value was judged"
+    )
 
 
 def _severity(spec: Spec) -> Severity:
@@ -160,9 +220,8 @@ def _finish(ctx: Context, report: ReportViolation) -> None:
     for message, urn in ctx.findings:
         report(message, urn)
     if ctx.unknowns:
-        first = ctx.unknowns[0]
-        # The SDK turns this into its advisory "can't run policy ... during preview" diagnostic.
-        raise UnknownValueError(first.sentinel, first.path.split("."))
+        # After the findings: the SDK keeps what was reported and adds its advisory preview diagnostic.
+        raise NotJudgedAtPreview(ctx.spec, ctx.unknowns)
 
 
 def _internal_error(ctx: Context, error: Exception, report: ReportViolation) -> None:
@@ -212,13 +271,18 @@ def _metadata(spec: Spec) -> dict:
 
 
 def _evaluate(ctx: Context, read: Callable[[], None], check: Check, report: ReportViolation) -> bool:
-    """Read the input into ``ctx`` and run the check. An unknown value goes to the SDK; any other exception is a
-    bug, reported as a violation naming the policy (fail closed, never raised): then False."""
+    """Read the input into ``ctx`` and run the check. An unknown read outside any rule's judgement stops what is
+    left of the check, and every rule of the policy names it; any other exception is a bug, reported as a
+    violation naming the policy (fail closed, never raised): then False."""
     try:
         read()
         check(ctx)
-    except UnknownValueError:
-        raise
+    except NotKnown as error:
+        for rule in ctx.spec.rules:
+            ctx.not_judged(rule, error)
+    except UnknownValueError as error:  # the SDK's proxies, read by a check directly
+        for rule in ctx.spec.rules:
+            ctx.not_judged(rule, NotKnown(".".join(error.props), error.unknown_type_sentinel))
     except Exception as error:  # noqa: BLE001 - a policy must never crash the engine
         _internal_error(ctx, error, report)
         return False

@@ -12,8 +12,9 @@ from ._readers.values import Malformed, NotKnown
 
 
 def database(ctx: Context, rule: str) -> DatabaseView | None:
-    """The database cluster the resource declares, or None (not a database resource, or unreadable:
-    then ``rule`` is reported, or the check is noted as unknown at preview / not applicable).
+    """The database cluster the resource declares, or None (not a database resource, or unreadable: then
+    ``rule`` is reported; or not applicable; or, when what the view rests on is unknown at preview (the chart,
+    the values, the spec as a whole), every rule of the policy names it as not judged).
 
     A custom resource is read as the API server would store it; one the API server refuses is rule C1's
     (crd_admission) and no other rule's: not applicable to them."""
@@ -35,9 +36,12 @@ def _build(ctx: Context, rule: str, key: str, build):
         return memo(resource.identity, key, build)
     except ValuesFromFiles as error:
         ctx.not_applicable(error.reason)
-    except (Malformed, NotKnown) as error:
+    except Malformed as error:
         with ctx.checking(rule):
             raise error
+    except NotKnown as error:
+        for each in ctx.spec.rules:
+            ctx.not_judged(each, error)
     return None
 
 

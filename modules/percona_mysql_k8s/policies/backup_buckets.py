@@ -26,7 +26,7 @@ import os
 from percona_mysql_k8s.core.cloud_keys import static_cloud_keys
 
 from ._framework import Context, Spec, stack_policy
-from ._readers.values import MISSING, as_bool, as_str, describe
+from ._readers.values import MISSING, NotKnown, Unknown, as_bool, as_str, describe
 from .data_protection import SPEC as DATA_PROTECTION
 from .data_protection import ephemeral
 
@@ -61,28 +61,58 @@ def _config() -> dict:
     return config if isinstance(config, dict) else {}
 
 
-def _encrypts(value) -> bool:
-    """Some ``applyServerSideEncryptionByDefault`` below ``value`` names an ``sseAlgorithm``."""
+def _encrypts(value, path: str = "") -> bool:
+    """Some ``applyServerSideEncryptionByDefault`` below ``value`` names an ``sseAlgorithm``; NotKnown when none
+    does for sure and one unknown at preview may."""
+    return _encrypts_known(value, path)
+
+
+def _encrypts_known(value, path: str = "") -> bool:
+    if isinstance(value, Unknown):
+        raise value.error(path)
     if isinstance(value, list):
-        return any(_encrypts(item) for item in value)
+        return _any_encrypts((item, f"{path}[{index}]") for index, item in enumerate(value))
     if not isinstance(value, dict):
         return False
     default = value.get("applyServerSideEncryptionByDefault")
     for rule in default if isinstance(default, list) else [default]:
-        if isinstance(rule, dict) and isinstance(rule.get("sseAlgorithm"), str) and rule["sseAlgorithm"]:
+        algorithm = rule.get("sseAlgorithm") if isinstance(rule, dict) else None
+        if isinstance(algorithm, str) and algorithm:
             return True
-    return any(_encrypts(item) for item in value.values())
+    return _any_encrypts((item, f"{path}.{key}" if path else key) for key, item in value.items())
+
+
+def _any_encrypts(items) -> bool:
+    """Some (value, path) encrypts; NotKnown when none does for sure and an unknown one may."""
+    undecided = None
+    for item, path in items:
+        try:
+            if _encrypts_known(item, path):
+                return True
+        except NotKnown as error:
+            undecided = undecided or error
+    if undecided is not None:
+        raise undecided
+    return False
 
 
 def _belongs(companion, bucket, name) -> bool:
+    """Whether ``companion`` configures ``bucket``: it names it, or depends on it. NotKnown when a name that
+    decides it is unknown at preview (the companion then may configure it)."""
     target = companion.props.get("bucket", MISSING)
     if isinstance(target, str) and isinstance(name, str) and target == name:
         return True
-    return bucket.urn in companion.dependencies
+    if bucket.urn in companion.dependencies:
+        return True
+    if isinstance(target, Unknown):
+        raise NotKnown("bucket", target.sentinel, companion.label)
+    if isinstance(name, Unknown) and isinstance(target, str):
+        raise NotKnown("bucket", name.sentinel, bucket.label)
+    return False
 
 
 def _gcs(ctx: Context, bucket) -> None:
-    with ctx.checking("R4", bucket.urn):
+    with ctx.checking("R4", bucket.urn, bucket.label):
         prevention = as_str(bucket.props.get("publicAccessPrevention", MISSING), "publicAccessPrevention", "inherited")
         uniform = as_bool(bucket.props.get("uniformBucketLevelAccess", MISSING), "uniformBucketLevelAccess", False)
         if prevention != "enforced":
@@ -107,8 +137,17 @@ def _gcs(ctx: Context, bucket) -> None:
 def _s3(ctx: Context, bucket, resources) -> None:
     name = bucket.props.get("bucket", MISSING)
     label = bucket.label
-    blocks = [r for r in resources if r.type == PUBLIC_ACCESS_BLOCK and _belongs(r, bucket, name)]
-    with ctx.checking("R4", bucket.urn):
+    blocks, undecided = [], None
+    for companion in resources:
+        if companion.type == PUBLIC_ACCESS_BLOCK:
+            try:
+                if _belongs(companion, bucket, name):
+                    blocks.append(companion)
+            except NotKnown as error:  # it may be this bucket's block
+                undecided = undecided or error
+    with ctx.checking("R4", bucket.urn, bucket.label):
+        if not blocks and undecided is not None:
+            raise undecided
         if not blocks:
             ctx.violation(
                 "R4",
@@ -117,7 +156,8 @@ def _s3(ctx: Context, bucket, resources) -> None:
                 f"add an aws.s3.BucketPublicAccessBlock for it with {', '.join(BLOCK_FLAGS)} all true",
                 bucket.urn,
             )
-        for block in blocks:
+    for block in blocks:
+        with ctx.checking("R4", block.urn, block.label):
             off = [flag for flag in BLOCK_FLAGS if not as_bool(block.props.get(flag, MISSING), flag, False)]
             if off:
                 ctx.violation(
@@ -127,11 +167,26 @@ def _s3(ctx: Context, bucket, resources) -> None:
                     f"set {', '.join(off)} true",
                     block.urn,
                 )
-        inline = any(_encrypts(bucket.props.get(key)) for key in INLINE_ENCRYPTION)
-        companions = [
-            r for r in resources if r.type in ENCRYPTION and _belongs(r, bucket, name) and _encrypts(r.props.get("rules"))
-        ]
-        if not inline and not companions:
+    with ctx.checking("R4", bucket.urn, label):
+        undecided = None
+        encrypted = False
+        for key in INLINE_ENCRYPTION:
+            try:
+                encrypted = encrypted or _encrypts(bucket.props.get(key), key)
+            except NotKnown as error:
+                undecided = undecided or error
+        for companion in resources:
+            if companion.type not in ENCRYPTION:
+                continue
+            try:
+                if _belongs(companion, bucket, name):
+                    encrypted = encrypted or _encrypts(companion.props.get("rules"), "rules")
+            except NotKnown as error:
+                error.subject = error.subject or companion.label
+                undecided = undecided or error
+        if not encrypted and undecided is not None:
+            raise undecided
+        if not encrypted:
             ctx.violation(
                 "R4",
                 f"{label} has no default server-side encryption",

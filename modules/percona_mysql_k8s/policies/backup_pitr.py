@@ -35,9 +35,11 @@ FIX = {
 
 def check(ctx: Context) -> None:
     view = database(ctx, "R2")
-    if view is None or not production(ctx, view):
+    if view is None:
         return
     with ctx.checking("R2"):
+        if not production(ctx, view):
+            return
         section = backup_section(view)
         if not section.pitr_supported:
             since = ".".join(map(str, PITR_SINCE[view.operator]))

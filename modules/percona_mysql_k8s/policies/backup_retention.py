@@ -18,7 +18,8 @@ from percona_mysql_k8s.core.cron import keep_for, retention_window_seconds
 
 from ._framework import Context, Spec, resource_policy
 from ._readers.backup import backup_section
-from ._readers.backup_jobs import offsite_jobs
+from ._readers.backup_jobs import jobs_and_undecided
+from ._readers.values import NotKnown
 from ._subjects import database, database_types
 from .data_protection import SPEC as DATA_PROTECTION
 from .data_protection import production
@@ -48,16 +49,26 @@ def _days(seconds: float) -> str:
 
 def check(ctx: Context) -> None:
     view = database(ctx, "R3")
-    if view is None or not production(ctx, view):
+    if view is None:
         return
     minimum = ctx.thresholds["min_backup_retention_days"]
     with ctx.checking("R3"):
-        jobs, _ = offsite_jobs(backup_section(view))
-        if not jobs:
-            return  # no cron job the operator runs off the cluster: R1 reports it
-        window, job = max(((_window(job), job) for job in jobs), key=lambda item: item[0])
-        if window >= minimum * DAY:
+        if not production(ctx, view):
             return
+        jobs, _, undecided = jobs_and_undecided(backup_section(view))
+        windows = []
+        for job in jobs:
+            try:
+                windows.append((_window(job), job))
+            except NotKnown as error:  # its retention is unknown at preview: it may keep the longest window
+                undecided = undecided or error
+        if windows and max(window for window, _ in windows) >= minimum * DAY:
+            return  # one job keeps enough, whatever the unknown ones keep
+        if undecided is not None:
+            raise undecided
+        if not windows:
+            return  # no cron job the operator runs off the cluster: R1 reports it
+        window, job = max(windows, key=lambda item: item[0])
         needed = keep_for(job.parsed, minimum)
         best = job.retention
         ctx.violation(

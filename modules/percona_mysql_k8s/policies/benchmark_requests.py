@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from ._framework import Context, Spec, stack_policy
 from ._readers.stack import read_stack
-from ._readers.values import MISSING, Malformed, NotKnown, as_map, at
+from ._readers.values import MISSING, Malformed, NotKnown, as_map, at, known
 from ._readers.workloads import LOAD_GENERATOR, workload_view
 from .data_protection import SPEC as DATA_PROTECTION
 from .data_protection import production
@@ -28,12 +28,18 @@ SPEC = Spec(
 )
 
 
-def _production(ctx: Context) -> str | None:
-    """The label of a production database in the stack, or None when every database is ephemeral (or none)."""
+def _production(ctx: Context) -> str | NotKnown | None:
+    """The label of a production database in the stack, or None when every database is ephemeral (or none); the
+    NotKnown of one whose being production is unknown at preview when no other one is known to be."""
+    undecided = None
     for resource, view in read_stack(ctx.resources).databases:
-        if production(ctx, view):
-            return resource.label
-    return None
+        try:
+            if production(ctx, view):
+                return resource.label
+        except NotKnown as error:
+            error.subject = error.subject or resource.label
+            undecided = undecided or error
+    return undecided
 
 
 def check(ctx: Context) -> None:
@@ -41,26 +47,29 @@ def check(ctx: Context) -> None:
     if database is None:
         return
     for resource in ctx.resources:
-        try:
-            workload = workload_view(resource.type, resource.props, resource.name)
-            if workload is None or workload.role() != LOAD_GENERATOR:
+        with ctx.checking("R5", resource.urn, resource.label):
+            try:
+                workload = workload_view(resource.type, resource.props, resource.name)
+                if workload is None or workload.role() != LOAD_GENERATOR:
+                    continue
+                annotations = as_map(at(resource.props, "metadata.annotations"), "metadata.annotations")
+                requested = known(annotations.get(RUN_REQUEST, MISSING), f"metadata.annotations.{RUN_REQUEST}")
+            except Malformed:  # unreadable: the resource policies report it
                 continue
-            annotations = as_map(at(resource.props, "metadata.annotations"), "metadata.annotations")
-        except (Malformed, NotKnown):  # unreadable or unknown at preview: the resource policies report it
-            continue
-        requested = annotations.get(RUN_REQUEST, MISSING)
-        if workload.kind == "Job" and isinstance(requested, str) and requested:
-            continue
-        found = f"{workload.kind} {workload.name} loads the production database {database}" + (
-            "" if workload.kind != "Job" else f" without the {RUN_REQUEST} annotation"
-        )
-        ctx.violation(
-            "R5",
-            found,
-            "the rule runs load generators on production stacks only as explicit one-off requests",
-            f"remove it, or make it a Job annotated {RUN_REQUEST}: <id> (sysbenchRunId with this project's stack)",
-            resource.urn,
-        )
+            if isinstance(database, NotKnown):  # a load generator, but whether it loads production is unknown
+                raise database
+            if workload.kind == "Job" and isinstance(requested, str) and requested:
+                continue
+            found = f"{workload.kind} {workload.name} loads the production database {database}" + (
+                "" if workload.kind != "Job" else f" without the {RUN_REQUEST} annotation"
+            )
+            ctx.violation(
+                "R5",
+                found,
+                "the rule runs load generators on production stacks only as explicit one-off requests",
+                f"remove it, or make it a Job annotated {RUN_REQUEST}: <id> (sysbenchRunId with this project's stack)",
+                resource.urn,
+            )
 
 
 POLICY = stack_policy(SPEC, check)

@@ -27,11 +27,13 @@ from percona_mysql_k8s.core.sidecars import (
     proxy_container,
 )
 
-from ._framework import Context, Spec, resource_policy
+from ._framework import Context, Spec, partial, resource_policy
 from ._readers.database import Container, DatabaseView
+from ._readers.deferred import Pending, deferred
 from ._readers.flow import integer_option, mysqld_cpu
 from ._readers.operator_pods import every_container
 from ._readers.resources import cpu, mem
+from ._readers.values import NotKnown, known
 from ._subjects import database, database_types
 
 SPEC = Spec(
@@ -49,6 +51,8 @@ def _sizing_budget(view: DatabaseView, container: Container) -> ContainerSize | 
     try:
         limit = view.mysqld_container().resources().memory_limit
         cores = mysqld_cpu(view) or 1000
+    except NotKnown:  # the suggestion depends on it: the message names the field (_framework.partial)
+        raise
     except Exception:  # noqa: BLE001 - a suggestion only
         limit, cores = None, 1000
     if container.name == "pmm-client":
@@ -63,6 +67,8 @@ def _sizing_budget(view: DatabaseView, container: Container) -> ContainerSize | 
         try:
             found = integer_option(view, "max_connections")
             proxies = next((view.size(p.rel) for p in view.enabled_proxies() if p.key == container.name), None) or 1
+        except NotKnown:
+            raise
         except Exception:  # noqa: BLE001
             found, proxies = None, 1
         # Each proxy pod carries its share of mysqld's clients (M6, percona_mysql_k8s.core.connections).
@@ -84,48 +90,39 @@ def check(ctx: Context) -> None:
     if view is None:
         return
     pods = []
-    with ctx.checking("K2"):
+    with ctx.checking(("K2", "M3")):
         pods = view.pods()
     seen: set[str] = set()
     for pod in pods:
         containers: list[Container] = []
-        with ctx.checking("K2"):
+        with ctx.checking(("K2", "M3")):
             containers = every_container(view, pod)
         for container in containers:
             if container.path in seen:
                 continue
             seen.add(container.path)
-            sharing = sorted({c.name for p in pods for c in _safe_containers(view, p) if c.path == container.path})
-            who = f"container{'s' if len(sharing) > 1 else ''} {', '.join(sharing)} of the {pod.key} pod"
-            budget = _sizing_budget(view, container)
+            who = _who(view, pods, pod, container)
+            budget = deferred(lambda container=container: _sizing_budget(view, container))
             resources = None
-            with ctx.checking("K2"):
+            with ctx.checking(("K2", "M3")):
                 resources = container.resources()
             if resources is None:
                 continue
-            if container.role in ("proxy", "sidecar") and (
-                not resources.declared or resources.cpu_request is None and resources.cpu_limit is None
-            ):
+            if container.role in ("proxy", "sidecar"):
                 with ctx.checking("M3"):
-                    missing = "has no resources" if not resources.declared else "has no CPU request"
-                    ctx.violation(
-                        "M3",
-                        f"{container.path} ({who}) {missing}",
-                        "the rule budgets every sidecar and proxy separately, with its own request = limit",
-                        f"set {container.path} requests = limits: {_budget_text(budget)}",
-                    )
+                    if not resources.declared or resources.cpu_request is None and resources.cpu_limit is None:
+                        missing = "has no resources" if not resources.declared else "has no CPU request"
+                        ctx.violation(
+                            "M3",
+                            f"{container.path} ({who}) {missing}",
+                            "the rule budgets every sidecar and proxy separately, with its own request = limit",
+                            f"set {container.path} requests = limits: {partial(_known_budget_text, budget, container.path)}",
+                        )
                 if not resources.declared:
                     continue
             with ctx.checking("K2"):
                 if resources.memory_limit is None:
-                    amount = (
-                        resources.written("memory_request")
-                        if resources.memory_request
-                        else mem(budget.memory_bytes)
-                        if budget
-                        else None
-                    )
-                    target = f"memory {amount}" if amount else _budget_text(budget)
+                    target = partial(_memory_target, resources, budget, container.path)
                     ctx.violation(
                         "K2",
                         f"{container.path} ({who}) sets no memory limit"
@@ -142,6 +139,35 @@ def check(ctx: Context) -> None:
                         "the rule requires the memory request to equal the limit (Guaranteed memory, no overcommit)",
                         f"set {container.path}.requests.memory = limits.memory = {resources.written('memory_limit')}",
                     )
+
+
+def _known_budget_text(budget, path: str) -> str:
+    return _budget_text(known(budget, path))
+
+
+def _memory_target(resources, budget, path: str) -> str:
+    """The memory K2's fix asks for: the request when set, else sizing's budget."""
+    budget = None if resources.memory_request else known(budget, path)
+    amount = resources.written("memory_request") if resources.memory_request else mem(budget.memory_bytes) if budget else None
+    return f"memory {amount}" if amount else _budget_text(budget)
+
+
+def _who(view: DatabaseView, pods, pod, container: Container) -> str:
+    """``containers haproxy, mysql-monit of the haproxy pod``: every container whose budget this block is. Which
+    block a container of the pod takes may be unknown at preview (PS's mysql-monit, by crVersion): the names
+    then say so."""
+    sharing = sorted({c.name for p in pods for c in _safe_containers(view, p) if c.path == container.path})
+    undecided = next((c.raw.error for c in _safe_containers(view, pod) if _unknown_at_preview(c.raw)), None)
+    if undecided is None:
+        return f"container{'s' if len(sharing) > 1 else ''} {', '.join(sharing)} of the {pod.key} pod"
+    return (
+        f"container{undecided.placeholder('s')} {', '.join(sharing)}{undecided.placeholder(', and perhaps more')} "
+        f"of the {pod.key} pod"
+    )
+
+
+def _unknown_at_preview(raw) -> bool:
+    return isinstance(raw, Pending) and isinstance(raw.error, NotKnown)
 
 
 def _safe_containers(view: DatabaseView, pod) -> list[Container]:

@@ -19,32 +19,38 @@ def check(ctx: Context) -> None:
     if view is None:
         return
     seen = set()
+    pods = []
     with ctx.checking("K3"):
-        for pod in view.pods():
-            for container in every_container(view, pod):
-                if container.path in seen:
-                    continue
-                seen.add(container.path)
-                resources = container.resources()
-                if resources.cpu_request is None and resources.cpu_limit is None:
-                    ctx.violation(
-                        "K3",
-                        f"{container.path} ({container.name}) requests no CPU",
-                        "the rule requests the CPU sizing computes (BestEffort/Burstable CPU halves sysbench throughput)",
-                        f"set {container.path}.requests.cpu (python -m percona_mysql_k8s.sizing prints it)",
-                    )
-                elif (
-                    resources.cpu_limit is not None
-                    and resources.cpu_request is not None
-                    and resources.cpu_limit != resources.cpu_request
-                ):
-                    ctx.violation(
-                        "K3",
-                        f"{container.path} ({container.name}) requests {resources.written('cpu_request')} CPU "
-                        f"but limits it to {resources.written('cpu_limit')}",
-                        "the rule allows a CPU limit only equal to the request",
-                        f"set limits.cpu = requests.cpu = {resources.written('cpu_request')}, or drop the CPU limit",
-                    )
+        pods = view.pods()
+    for pod in pods:
+        containers = []
+        with ctx.checking("K3"):  # each pod type, and each container, on its own fields
+            containers = every_container(view, pod)
+        for container in containers:
+            if container.path in seen:
+                continue
+            seen.add(container.path)
+            with ctx.checking("K3"):
+                _judge(ctx, container)
+
+
+def _judge(ctx: Context, container) -> None:
+    resources = container.resources()
+    if resources.cpu_request is None and resources.cpu_limit is None:
+        ctx.violation(
+            "K3",
+            f"{container.path} ({container.name}) requests no CPU",
+            "the rule requests the CPU sizing computes (BestEffort/Burstable CPU halves sysbench throughput)",
+            f"set {container.path}.requests.cpu (python -m percona_mysql_k8s.sizing prints it)",
+        )
+    elif resources.cpu_limit is not None and resources.cpu_request is not None and resources.cpu_limit != resources.cpu_request:
+        ctx.violation(
+            "K3",
+            f"{container.path} ({container.name}) requests {resources.written('cpu_request')} CPU "
+            f"but limits it to {resources.written('cpu_limit')}",
+            "the rule allows a CPU limit only equal to the request",
+            f"set limits.cpu = requests.cpu = {resources.written('cpu_request')}, or drop the CPU limit",
+        )
 
 
 POLICY = resource_policy(SPEC, check)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from ._framework import Context, Spec, memo, resource_policy
 from ._readers.admission import admission, custom_resource_kind
-from ._readers.values import NotKnown
+from ._readers.values import NotKnown, Unknown
 
 MOST_REPORTED = 20  # reasons listed one by one; the rest are counted in the last message
 
@@ -46,8 +46,10 @@ def check(ctx: Context) -> None:
             f"{answer.version}) admits",
             f"correct {', '.join(fields[:5]) or 'the resource'} as the API server's reasons say",
         )
-    for skipped in answer.unjudged:
-        ctx.unknowns.append(NotKnown(f"{skipped.path or 'the resource'} (CEL rule: {skipped.rule})"))
+    # a CEL rule whose ``self`` holds a value not known yet: C1 names that value (the rule waits for it)
+    named = {where: value for skipped in answer.unjudged for where, value in skipped.unknowns}
+    for where, value in named.items():
+        ctx.not_judged("C1", value.error(where) if isinstance(value, Unknown) else NotKnown(where))
 
 
 POLICY = resource_policy(SPEC, check)

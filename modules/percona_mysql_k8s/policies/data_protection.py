@@ -15,7 +15,7 @@ import json
 import os
 
 from ._framework import Context, Spec, resource_policy, stack_name
-from ._readers.values import describe
+from ._readers.values import NotKnown, describe, known
 from ._subjects import database, database_types
 from .config import Setting
 
@@ -58,9 +58,12 @@ def ephemeral(ctx: Context, view) -> tuple[bool, str]:
 
 
 def unsafe_size(view) -> bool:
-    """T1's mark of an explicitly ephemeral cluster: the operator's unsafe size flag."""
+    """T1's mark of an explicitly ephemeral cluster: the operator's unsafe size flag (NotKnown when it is
+    unknown at preview: whether the cluster is production is then unknown too)."""
     try:
         return bool(view.unsafe("pxcSize" if view.operator == "pxc" else "mysqlSize"))
+    except NotKnown:
+        raise
     except Exception:  # noqa: BLE001 - malformed flags are T1's to report
         return False
 
@@ -68,7 +71,8 @@ def unsafe_size(view) -> bool:
 def production(ctx: Context, view) -> bool:
     """A production database for R5 and R6: not an ephemeral stack (as S4 decides) and not a cluster under
     the unsafe size flag. S4 itself ignores the flag: data is worth keeping whatever the size, while a
-    benchmark or an open network on a one-member throwaway cluster puts nothing in production at risk."""
+    benchmark or an open network on a one-member throwaway cluster puts nothing in production at risk.
+    Call it inside the rule's judgement (Context.checking): an unknown flag leaves the rule unjudged."""
     return not ephemeral(ctx, view)[0] and not unsafe_size(view)
 
 
@@ -81,7 +85,9 @@ def check(ctx: Context) -> None:
         return
     with ctx.checking("S4"):
         path, finalizers = view.finalizers()
-        for finalizer in finalizers:
+        for index, finalizer in enumerate(finalizers):
+            with ctx.checking("S4"):
+                finalizer = known(finalizer, f"{path}[{index}]")
             if isinstance(finalizer, str) and finalizer.rsplit("/", 1)[-1] in PVC_FINALIZERS:
                 ctx.violation(
                     "S4",

@@ -37,9 +37,11 @@ ALLOWED = (
 
 def check(ctx: Context) -> None:
     view = database(ctx, "R7")
-    if view is None or not production(ctx, view):
+    if view is None:
         return
     with ctx.checking("R7"):
+        if not production(ctx, view):
+            return
         rel = f"{view.mysqld_rel}.volumeSpec"
         path = view.path(rel)
         volume = read_volume(view.get(rel), path, view.operator)

@@ -27,7 +27,7 @@ from ._readers.placement import (
     read_placement,
     taint_text,
 )
-from ._readers.values import MISSING, at
+from ._readers.values import MISSING, NotKnown, at, join, known
 from ._readers.workloads import LOAD_GENERATOR, PMM_SERVER
 from ._subjects import any_of, database, database_types, node_pool, pmm_values, pool_types, workload, workload_types
 
@@ -60,22 +60,28 @@ def _monitoring(ctx: Context, placement, what: str, db_labels, taint, mon_labels
 
 def _database_pods(ctx: Context, placement, what: str, db_labels, taint, mon_labels) -> None:
     """Pinned to a tainted pool by any label (a stack's pools then say which); on the configured labels,
-    tolerating the configured taint; never able to land on the configured monitoring pool."""
+    tolerating the configured taint; never able to land on the configured monitoring pool. A part unknown at
+    preview leaves only the requirements it decides unjudged."""
     database_pool, monitoring_pool = configured_pools(db_labels, taint, mon_labels)
     if placement.selects(db_labels):
-        missing = [] if placement.can_land_on(database_pool) else [f"a toleration of {taint_text(taint)}"]
+        requirements = [(f"a toleration of {taint_text(taint)}", lambda: placement.can_land_on(database_pool))]
     else:
-        missing = [
-            part
-            for part, ok in (
-                (
-                    f"a node selector (or required node affinity) pinning it to a pool, e.g. {labels_text(db_labels)}",
-                    placement.pinned(),
-                ),
-                (f"a toleration of that pool's taint, e.g. {taint_text(taint)}", placement.pod.tolerates_a_dedicated_taint()),
-            )
-            if not ok
+        requirements = [
+            (
+                f"a node selector (or required node affinity) pinning it to a pool, e.g. {labels_text(db_labels)}",
+                placement.pinned,
+            ),
+            (f"a toleration of that pool's taint, e.g. {taint_text(taint)}", placement.tolerates_a_dedicated_taint),
         ]
+    missing, undecided = [], []
+    for part, met in requirements:
+        try:
+            if not met():
+                missing.append(part)
+        except NotKnown as error:
+            undecided.append((part, error))
+    if not missing and undecided:
+        raise undecided[0][1]
     if not missing and placement.can_land_on(monitoring_pool):
         ctx.violation(
             "K4",
@@ -87,9 +93,10 @@ def _database_pods(ctx: Context, placement, what: str, db_labels, taint, mon_lab
         )
     if missing:
         path = placement.path
+        perhaps = "".join(error.placeholder(f"and whether it lacks {part}") for part, error in undecided)
         ctx.violation(
             "K4",
-            f"{path} ({what}) lacks {' and '.join(missing)}",
+            f"{path} ({what}) lacks {' and '.join(missing)}{perhaps}",
             "the rule runs mysqld and proxy pods only on the database pool: pinned to it by its labels and tolerating its taint",
             f"set {path}.nodeSelector {labels_text(db_labels)} and {path}.tolerations "
             f"[{{key: {taint.key}, operator: Equal, value: {taint.value}, effect: {taint.effect}}}] (or your pool's own label and taint)",
@@ -106,13 +113,13 @@ def check(ctx: Context) -> None:
         for component in components:
             with ctx.checking("K4"):
                 path = view.path(component.rel)
+                affinity = known(component.raw.get("affinity", MISSING), join(path, "affinity"))
                 placement = read_placement(
                     component.raw.get("nodeSelector", MISSING),
                     component.raw.get("tolerations", MISSING),
-                    (component.raw.get("affinity") or {}).get("advanced", MISSING)
-                    if isinstance(component.raw.get("affinity"), dict)
-                    else MISSING,
+                    affinity.get("advanced", MISSING) if isinstance(affinity, dict) else MISSING,
                     path,
+                    affinity_path=join(path, "affinity.advanced"),
                 )
                 _database_pods(ctx, placement, f"{component.key} pods", db_labels, taint, mon_labels)
         return

@@ -78,7 +78,9 @@ def check(ctx: Context) -> None:
                 f"the rule allows at most {maximum} transactions (config max_applier_threshold)",
                 f"set {APPLIER_THRESHOLD}={strict}, the value sizing chooses ({basis})",
             )
-    with ctx.checking("F3"):
+    with ctx.checking("F3"):  # each rule decides the engine on its own: F2's may have been unknown
+        if view.cluster_type() != GROUP_REPLICATION:
+            return
         applier, certifier, _, certifier_set = gr_thresholds(view)
         strict, _ = sizing_gr_threshold(view, ctx.thresholds)
         target = applier if applier <= maximum else strict

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from ._framework import Context, Spec, stack_policy
 from ._readers.placement import POOL_SETTINGS, pool_settings
-from ._readers.stack import LOAD_GENERATOR, on_database_pools, read_stack
+from ._readers.stack import DATABASE, LOAD_GENERATOR, on_database_pools, read_stack
+from ._readers.values import NotKnown
 
 SPEC = Spec(
     name="load-generator-pool",
@@ -19,7 +20,18 @@ SPEC = Spec(
 def check(ctx: Context) -> None:
     db_labels, taint, mon_labels = pool_settings(ctx)
     stack = read_stack(ctx.resources)
-    for group, pools in on_database_pools(stack, db_labels, taint, lambda group: group.role == LOAD_GENERATOR):
+    stack.not_judged(ctx, "B1", (DATABASE, "workload", "pool"))  # a workload whose role is unknown may be one
+    if not stack.pools and stack.undecided(("pool",)) is None:
+        return
+    if stack.undecided(("pool",)):
+        return  # where any pod lands depends on a pool not known yet: named above
+    groups = []
+    with ctx.checking("B1"):
+        groups = on_database_pools(stack, db_labels, taint, lambda group: group.role == LOAD_GENERATOR)
+    for group, pools in groups:
+        if isinstance(pools, NotKnown):
+            ctx.not_judged("B1", pools, group.label)
+            continue
         ctx.violation(
             "B1",
             f"{group.label} can run on the database pool {pools}",

@@ -18,6 +18,7 @@ from ._readers.database import has_template
 from ._readers.flow import FLOW_CONTROL_MODE, mysqld_cpu
 from ._readers.memory import TERM_LABELS, autotuned, evaluate, fitting_buffer_pool, operator_auto_config
 from ._readers.resources import mem
+from ._readers.values import NotKnown
 from ._subjects import database, database_types
 
 SPEC = Spec(
@@ -62,18 +63,23 @@ def check(ctx: Context) -> None:
     options = _explicit_options(ctx, view, limit, limit_text)
     if options is None:
         return
-    if limit is not None:
+    if isinstance(limit, int):
         _modeled_peak(ctx, view, options, limit, limit_text)
     _message_cache(ctx, view, options)
     _bounded_apply_queue(ctx, view)
 
 
-def _limit(ctx: Context, view) -> tuple[int | None, str]:
-    """M1: the mysqld container's memory limit and the user's own quantity for it (``2G``)."""
+def _limit(ctx: Context, view) -> tuple[int | NotKnown | None, str]:
+    """M1: the mysqld container's memory limit and the user's own quantity for it (``2G``); the NotKnown
+    itself when the limit is unknown at preview (M1 is then not judged, and M2's hint names it)."""
     limit, limit_text = None, "unset"
     with ctx.checking("M1"):
         resources = view.mysqld_container().resources()
-        limit = resources.memory_limit
+        try:
+            limit = resources.memory_limit
+        except NotKnown as error:
+            limit = error
+            raise
         limit_text = resources.written("memory_limit")  # the user's own quantity, e.g. 2G
         if limit is None:
             ctx.violation(
@@ -90,7 +96,7 @@ def _limit(ctx: Context, view) -> tuple[int | None, str]:
 def _explicit_options(ctx: Context, view, limit: int | None, limit_text: str) -> dict | None:
     """M2: the my.cnf options (None where they cannot be read), each explicit, the buffer pool among them."""
     options = None
-    with ctx.checking("M2"):
+    with ctx.checking(("M2", "M1", "M4", "M5")):  # every rule of the policy reads the options
         options = view.options()
         where = view.path(view.config_rel)
         for key in sorted(key for key, value in options.items() if has_template(value)):
@@ -192,12 +198,16 @@ def _bounded_apply_queue(ctx: Context, view) -> None:
 
 
 def _pool_hint(ctx: Context, view, options, limit, limit_text: str) -> str:
+    if isinstance(limit, NotKnown):
+        return limit.placeholder("the size the memory model leaves")
     if limit is None:
         return " after setting limits.memory: the limit minus every other term of the memory model"
     try:
         cpu = mysqld_cpu(view)
         running, _ = autotuned(view, {k: v for k, v in options.items() if not has_template(v)}, limit)
         fit = fitting_buffer_pool(view, running, limit, ctx.thresholds, cpu)
+    except NotKnown as error:  # the hint depends on it: named, deterministically
+        return error.placeholder("the size the memory model leaves")
     except Exception:  # noqa: BLE001 - a hint only; M1 reports the model's own problems
         return " to the limit minus every other term of the memory model"
     if fit <= 0:

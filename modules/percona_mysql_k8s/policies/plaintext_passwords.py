@@ -25,8 +25,8 @@ import re
 
 from percona_mysql_k8s.core.proxy_credentials import UnreadableConfiguration, haproxy_credentials, proxysql_credentials
 
-from ._framework import Context, Spec, resource_policy
-from ._readers.values import join
+from ._framework import Context, Spec, partial, resource_policy
+from ._readers.values import UNKNOWN_BOOLEAN_VALUE, UNKNOWN_NUMBER_VALUE, NotKnown, Unknown, join
 from ._subjects import any_of, database, database_types, exactly, pmm_values, workload, workload_types
 
 SPEC = Spec(
@@ -155,12 +155,19 @@ def _proxy_configuration(text: str, path: str):
 
 
 def scan(value, path: str, parent: str = ""):
-    """(path, what) of every plain-text password below ``value``."""
-    if isinstance(value, dict):
+    """(path, what) of every plain-text password below ``value``; (path, NotKnown) for a value unknown at
+    preview, which any text may turn out to hold (a password, a password line, a DSN)."""
+    if isinstance(value, Unknown):
+        if _may_be_text(value):
+            yield path, value.error(path)
+    elif isinstance(value, dict):
         for key, item in value.items():
             normal = _normal(str(key))
             child = join(path, str(key))
-            if isinstance(item, str):
+            if isinstance(item, Unknown):
+                if _may_be_text(item):
+                    yield child, item.error(child)
+            elif isinstance(item, str):
                 is_password = PASSWORD_KEY.search(normal) and not REFERENCE_KEY.search(normal)
                 if (is_password or (parent == "passwords" and normal in SECRET_KEYS)) and _literal_value(item):
                     yield child, f"holds a literal password in {child}"
@@ -178,14 +185,70 @@ def scan(value, path: str, parent: str = ""):
                     continue  # a config file (my.cnf, haproxy.cfg, proxysql.cnf), judged above, not a script
                 for what in command_line(item)[:1]:
                     yield child, f"has {what} in {child}"
-            elif normal in ("command", "args") and isinstance(item, list) and all(isinstance(i, str) for i in item):
-                for what in command_line(" ".join(item))[:1]:
+            elif normal in ("command", "args") and isinstance(item, list) and all(isinstance(i, str | Unknown) for i in item):
+                words = [i for i in item if isinstance(i, str)]
+                for what in command_line(" ".join(words))[:1]:
                     yield child, f"has {what} on the command line {child}"
+                for index, word in enumerate(item):
+                    if isinstance(word, Unknown):  # the password may be that word, or follow it
+                        yield f"{child}[{index}]", word.error(f"{child}[{index}]")
             else:
                 yield from scan(item, child, normal)
     elif isinstance(value, list):
         for index, item in enumerate(value):
             yield from scan(item, f"{path}[{index}]", parent)
+
+
+def _may_be_text(value: Unknown) -> bool:
+    """The engine types its sentinels (pulumi rpc.go marshalUnknownProperty): a number or a boolean holds no text."""
+    return value.sentinel not in (UNKNOWN_BOOLEAN_VALUE, UNKNOWN_NUMBER_VALUE)
+
+
+def _named(value, path: str) -> str:
+    """A name for a message: the value, or its placeholder when it is unknown at preview."""
+    return value.error(path).placeholder() if isinstance(value, Unknown) else str(value)
+
+
+def _workload(subject) -> list:
+    """(path, what or NotKnown) of the passwords a workload's env values and command lines give away."""
+    found: list = []
+    for path, entry, container in subject.env():
+        name, value = entry.get("name"), entry.get("value")
+        if isinstance(value, Unknown):
+            found.append((path, value.error(f"{path}.value")))
+            continue
+        if isinstance(name, Unknown):
+            if _env_literal(value):  # a literal value under a name not yet known: a password if the name says so
+                found.append((path, name.error(f"{path}.name")))
+            continue
+        if isinstance(name, str) and ENV_NAME.search(name) and _env_literal(value):
+            found.append((path, f"sets {name} to a literal value in container {container} ({path}.value)"))
+        elif isinstance(value, str):
+            found += [(path, f"has {what} in {name} of container {container} ({path}.value)") for what in command_line(value)[:1]]
+    for index, container in enumerate(subject.containers + subject.init_containers):
+        where = f"{subject.path}.containers[{index}]"
+        if isinstance(container, Unknown):
+            found.append((where, container.error(where)))
+            continue
+        words = []
+        for key in ("command", "args"):
+            items = container.get(key)
+            if isinstance(items, Unknown):
+                found.append((where, items.error(f"{where}.{key}")))
+            for number, word in enumerate(items if isinstance(items, list) else []):
+                if isinstance(word, Unknown):
+                    found.append((where, word.error(f"{where}.{key}[{number}]")))
+                elif isinstance(word, str | int | float):
+                    words.append(str(word))
+        for what in command_line(" ".join(words))[:1]:
+            who = _named(container.get("name", index), f"{where}.name")
+            found.append(
+                (
+                    subject.path,
+                    f"passes {what} on the command line of container {who} of {subject.kind} {partial(lambda: subject.name)}",
+                )
+            )
+    return found
 
 
 FIX = "generate it with random.RandomPassword, keep it in a Kubernetes Secret and reference the Secret instead"
@@ -208,36 +271,18 @@ def check(ctx: Context) -> None:
             found = list(scan({"data": data}, ""))
             named = {path for path, _ in found}
             for key, value in data.items() if isinstance(data, dict) else []:
+                if isinstance(value, Unknown):
+                    continue  # scan named it
                 if join("data", str(key)) not in named and _names_a_password(str(key)) and _literal(value):
                     found.append((join("data", str(key)), f"holds a literal password in data.{key} (its key names a password)"))
         subject = None if values is not None or found else workload(ctx, "S1")
         if subject is not None:
-            for path, entry, container in subject.env():
-                value = entry.get("value")
-                if isinstance(entry.get("name"), str) and ENV_NAME.search(entry["name"]) and _env_literal(value):
-                    found.append((path, f"sets {entry['name']} to a literal value in container {container} ({path}.value)"))
-                elif isinstance(value, str):
-                    found += [
-                        (path, f"has {what} in {entry.get('name')} of container {container} ({path}.value)")
-                        for what in command_line(value)[:1]
-                    ]
-            for index, container in enumerate(subject.containers + subject.init_containers):
-                words = [
-                    str(w)
-                    for key in ("command", "args")
-                    if isinstance(container.get(key), list)
-                    for w in container[key]
-                    if isinstance(w, str | int | float)
-                ]
-                for what in command_line(" ".join(words))[:1]:
-                    found.append(
-                        (
-                            subject.path,
-                            f"passes {what} on the command line of container "
-                            f"{container.get('name', index)} of {subject.kind} {subject.name}",
-                        )
-                    )
+            with ctx.checking("S1"):
+                found += _workload(subject)
     for _path, what in found:
+        if isinstance(what, NotKnown):
+            ctx.not_judged("S1", what)
+            continue
         ctx.violation(
             "S1",
             f"{resource.label} {what}",

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from ._framework import Context, Spec, stack_policy
 from ._readers.database import major_minor
-from ._readers.stack import read_stack
+from ._readers.stack import PMM_ROLE, read_stack
+from ._readers.values import NotKnown
 from .pmm_client_version import client_major
 
 SPEC = Spec(
@@ -24,6 +25,8 @@ def check(ctx: Context) -> None:
         version = major_minor(tag)
         if version:
             servers[resource.label] = version[0]
+    # a server unknown at preview (or a workload whose image is) may be one more: the known ones are judged
+    stack.not_judged(ctx, "S5", (PMM_ROLE, "workload"))
     if not servers:
         return
     for resource, view in stack.databases:
@@ -31,6 +34,9 @@ def check(ctx: Context) -> None:
             if not view.pmm_enabled():
                 continue
             major = client_major(view)
+        except NotKnown as error:
+            ctx.not_judged("S5", error, resource.label)
+            continue
         except Exception:  # noqa: BLE001 - malformed: the resource policy reports it
             continue
         for server, server_major in servers.items():

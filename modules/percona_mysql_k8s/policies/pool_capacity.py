@@ -20,7 +20,8 @@ from percona_mysql_k8s.core.errors import InputError
 
 from ._framework import Context, Spec, stack_policy
 from ._readers.resources import cpu, mem
-from ._readers.stack import DAEMONSET, can_run_on, candidates, read_stack
+from ._readers.stack import BACKUP, DAEMONSET, DATABASE, PMM_ROLE, can_run_on, candidates, read_stack
+from ._readers.values import NotKnown
 from .config import Setting
 
 SPEC = Spec(
@@ -50,15 +51,29 @@ SPEC = Spec(
 )
 
 
-def _free(stack, pool, extra_cpu: int, extra_memory: int):
+def _free(stack, pool, extra_cpu: int, extra_memory: int, ctx: Context | None = None):
     """(budget, free CPU, free memory) of one node of ``pool`` after DaemonSets, or None when unknown."""
-    if not pool.machine_type:
+    try:
+        machine_type = pool.machine_type
+    except NotKnown as error:  # the pool's own field: named as the pool's
+        error.subject = error.subject or f"node pool {pool.name}"
+        raise
+    if not machine_type:
         return None
     try:
         budget = node_budget(pool.machine_type, pool.provider)
     except InputError:
         return None  # not a catalog machine type: its allocatable is unknown
-    daemonsets = [g for g in stack.groups if g.role == DAEMONSET and can_run_on(g, pool)]
+    daemonsets = []
+    for group in stack.groups:
+        if group.role == DAEMONSET:
+            try:
+                if can_run_on(group, pool):
+                    daemonsets.append(group)
+            except NotKnown as error:  # what is left of a node is unknown: the pool's sums cannot be judged
+                if ctx is not None:
+                    ctx.not_judged("K5", error, group.label)
+                return None
     return (
         budget,
         budget.allocatable_cpu_millicores - extra_cpu - sum(g.cpu for g in daemonsets),
@@ -69,43 +84,69 @@ def _free(stack, pool, extra_cpu: int, extra_memory: int):
 def _fits_somewhere(ctx: Context, stack, extra_cpu: int, extra_memory: int) -> None:
     """A pod that can land on several pools needs one node, of any of them, that holds it."""
     for group in stack.groups:
-        if group.role == DAEMONSET or group.replicas == 0:
-            continue
-        pools = candidates(group, stack.pools)
-        frees = [_free(stack, pool, extra_cpu, extra_memory) for pool in pools]
-        if len(pools) < 2 or any(free is None for free in frees):
-            continue
-        if not any(group.cpu <= free_cpu and group.memory <= free_memory for _, free_cpu, free_memory in frees):
-            where = ", ".join(
-                f"{pool.name} ({pool.machine_type}: {cpu(free_cpu)} CPU / {mem(free_memory)} free)"
-                for pool, (_, free_cpu, free_memory) in zip(pools, frees, strict=True)
-            )
-            ctx.violation(
-                "K5",
-                f"a pod of {group.label} requests {cpu(group.cpu)} CPU and {mem(group.memory)}, more than one node "
-                f"of any pool it can land on: {where}",
-                "the rule requires every pod to fit a node's allocatable (K1), never its capacity",
-                "lower the requests to what `python -m percona_mysql_k8s.sizing` computes, or use a larger machine type",
-                group.urn,
-            )
+        with ctx.checking("K5", group.urn, group.label):  # each group on its own requests and placement
+            if group.role == DAEMONSET or group.replicas == 0:
+                continue
+            pools = candidates(group, stack.pools)
+            frees = [_free(stack, pool, extra_cpu, extra_memory, ctx) for pool in pools]
+            if len(pools) < 2 or any(free is None for free in frees):
+                continue
+            if not any(group.cpu <= free_cpu and group.memory <= free_memory for _, free_cpu, free_memory in frees):
+                where = ", ".join(
+                    f"{pool.name} ({pool.machine_type}: {cpu(free_cpu)} CPU / {mem(free_memory)} free)"
+                    for pool, (_, free_cpu, free_memory) in zip(pools, frees, strict=True)
+                )
+                ctx.violation(
+                    "K5",
+                    f"a pod of {group.label} requests {cpu(group.cpu)} CPU and {mem(group.memory)}, more than one node "
+                    f"of any pool it can land on: {where}",
+                    "the rule requires every pod to fit a node's allocatable (K1), never its capacity",
+                    "lower the requests to what `python -m percona_mysql_k8s.sizing` computes, or use a larger machine type",
+                    group.urn,
+                )
+
+
+def _placed(ctx: Context, stack, pool) -> tuple[list, bool]:
+    """The groups placed on ``pool`` alone, and whether some group's placement is unknown at preview (its
+    requests then may or may not add to the pool's)."""
+    placed, undecided = [], False
+    for group in stack.groups:
+        try:
+            if group.role != DAEMONSET and group.replicas > 0 and candidates(group, stack.pools) == [pool]:
+                placed.append(group)
+        except NotKnown as error:
+            ctx.not_judged("K5", error, group.label)
+            undecided = True
+    return placed, undecided
 
 
 def check(ctx: Context) -> None:
     stack = read_stack(ctx.resources)
+    stack.not_judged(ctx, "K5", (DATABASE, BACKUP, PMM_ROLE, "workload", "pool"))
+    if stack.undecided(("pool",)):
+        return  # where every pod lands depends on a pool not known yet: named above
     extra_cpu, extra_memory = int(ctx["daemonset_cpu_millicores"] or 0), int(ctx["daemonset_memory_bytes"] or 0)
     _fits_somewhere(ctx, stack, extra_cpu, extra_memory)
     for resource, pool in stack.pools:
-        free = _free(stack, pool, extra_cpu, extra_memory)
-        if free is None:
-            continue
-        budget, free_cpu, free_memory = free
-        where = (
-            f"node pool {pool.name} ({pool.machine_type}: allocatable {cpu(budget.allocatable_cpu_millicores)} CPU, "
-            f"{mem(budget.allocatable_memory_bytes)}; {cpu(free_cpu)} / {mem(free_memory)} after DaemonSets)"
-        )
-        sizing = f"python -m percona_mysql_k8s.sizing --node-type {pool.machine_type} --provider {pool.provider}"
-        placed = [g for g in stack.groups if g.role != DAEMONSET and g.replicas > 0 and candidates(g, stack.pools) == [pool]]
-        for group in placed:
+        with ctx.checking("K5", resource.urn, resource.label):
+            _pool(ctx, stack, resource, pool, extra_cpu, extra_memory, stack.undecided((DATABASE, BACKUP, PMM_ROLE, "workload")))
+
+
+def _pool(ctx: Context, stack, resource, pool, extra_cpu: int, extra_memory: int, unread) -> None:
+    """Every pod placed on ``pool`` fits a node; the sums (one node's spread pods, all of the pool's) only when no
+    pod's placement or requests are unknown at preview (``unread``): more pods only add to them."""
+    free = _free(stack, pool, extra_cpu, extra_memory, ctx)
+    if free is None:
+        return
+    budget, free_cpu, free_memory = free
+    where = (
+        f"node pool {pool.name} ({pool.machine_type}: allocatable {cpu(budget.allocatable_cpu_millicores)} CPU, "
+        f"{mem(budget.allocatable_memory_bytes)}; {cpu(free_cpu)} / {mem(free_memory)} after DaemonSets)"
+    )
+    sizing = f"python -m percona_mysql_k8s.sizing --node-type {pool.machine_type} --provider {pool.provider}"
+    placed, undecided = _placed(ctx, stack, pool)
+    for group in placed:
+        with ctx.checking("K5", resource.urn, group.label):
             if group.cpu > free_cpu or group.memory > free_memory:
                 ctx.violation(
                     "K5",
@@ -114,39 +155,41 @@ def check(ctx: Context) -> None:
                     f"lower the requests to what `{sizing}` computes, or use a larger machine type",
                     resource.urn,
                 )
-        spread = [g for g in placed if g.one_per_node]
-        for group in spread:
-            if pool.max_nodes is not None and group.replicas > pool.max_nodes:
-                ctx.violation(
-                    "K5",
-                    f"{group.label} needs {group.replicas} nodes (required hostname anti-affinity) but node pool "
-                    f"{pool.name} has at most {pool.max_nodes}",
-                    "the rule requires at least size nodes for each component under the operators' anti-affinity",
-                    f"give node pool {pool.name} at least {group.replicas} nodes",
-                    resource.urn,
-                )
-        per_node_cpu, per_node_memory = sum(g.cpu for g in spread), sum(g.memory for g in spread)
-        if spread and (per_node_cpu > free_cpu or per_node_memory > free_memory):
-            names = ", ".join(g.label for g in spread)
+    spread = [g for g in placed if g.one_per_node]
+    for group in spread:
+        if pool.max_nodes is not None and group.replicas > pool.max_nodes:
             ctx.violation(
                 "K5",
-                f"one node of {where} must hold a pod of each of {names}: {cpu(per_node_cpu)} CPU, {mem(per_node_memory)}",
-                "the rule requires the pods placed on a node plus DaemonSets to fit its allocatable",
-                f"size the member (mysqld pod + proxy pod) to the node with `{sizing}`",
+                f"{group.label} needs {group.replicas} nodes (required hostname anti-affinity) but node pool "
+                f"{pool.name} has at most {pool.max_nodes}",
+                "the rule requires at least size nodes for each component under the operators' anti-affinity",
+                f"give node pool {pool.name} at least {group.replicas} nodes",
                 resource.urn,
             )
-        if pool.max_nodes:
-            total_cpu = sum(g.cpu * g.replicas for g in placed)
-            total_memory = sum(g.memory * g.replicas for g in placed)
-            if total_cpu > free_cpu * pool.max_nodes or total_memory > free_memory * pool.max_nodes:
-                ctx.violation(
-                    "K5",
-                    f"the pods placed on node pool {pool.name} request {cpu(total_cpu)} CPU and {mem(total_memory)} "
-                    f"in all, more than its {pool.max_nodes} nodes offer ({where})",
-                    "the rule requires the pods of a pool to fit its nodes' allocatable",
-                    f"add nodes to {pool.name} or lower the requests (`{sizing}`)",
-                    resource.urn,
-                )
+    if undecided or unread is not None:  # named already, by the group or resource it is about
+        return
+    per_node_cpu, per_node_memory = sum(g.cpu for g in spread), sum(g.memory for g in spread)
+    if spread and (per_node_cpu > free_cpu or per_node_memory > free_memory):
+        names = ", ".join(g.label for g in spread)
+        ctx.violation(
+            "K5",
+            f"one node of {where} must hold a pod of each of {names}: {cpu(per_node_cpu)} CPU, {mem(per_node_memory)}",
+            "the rule requires the pods placed on a node plus DaemonSets to fit its allocatable",
+            f"size the member (mysqld pod + proxy pod) to the node with `{sizing}`",
+            resource.urn,
+        )
+    if pool.max_nodes:
+        total_cpu = sum(g.cpu * g.replicas for g in placed)
+        total_memory = sum(g.memory * g.replicas for g in placed)
+        if total_cpu > free_cpu * pool.max_nodes or total_memory > free_memory * pool.max_nodes:
+            ctx.violation(
+                "K5",
+                f"the pods placed on node pool {pool.name} request {cpu(total_cpu)} CPU and {mem(total_memory)} "
+                f"in all, more than its {pool.max_nodes} nodes offer ({where})",
+                "the rule requires the pods of a pool to fit its nodes' allocatable",
+                f"add nodes to {pool.name} or lower the requests (`{sizing}`)",
+                resource.urn,
+            )
 
 
 POLICY = stack_policy(SPEC, check)

@@ -13,7 +13,7 @@ from percona_mysql_k8s.core.memory import GROUP_REPLICATION
 from percona_mysql_k8s.core.probes import OPERATOR_DEFAULTS
 
 from ._framework import Context, Spec, resource_policy
-from ._readers.values import MISSING, as_int, as_map
+from ._readers.values import MISSING, NotKnown, as_int, as_map
 from ._subjects import database, database_types
 
 SPEC = Spec(
@@ -29,42 +29,53 @@ def check(ctx: Context) -> None:
     view = database(ctx, "K6")
     if view is None:
         return
+    components = []
     with ctx.checking("K6"):
         engine = "pxc" if view.operator == "pxc" else GROUP_REPLICATION
-        for component in [view.mysqld(), *view.enabled_proxies()]:
-            role = "mysqld" if component.role == "mysqld" else component.key
-            defaults = OPERATOR_DEFAULTS.get((engine, role))
-            if not defaults:
-                continue
-            for kind, probe in defaults.items():
-                right = f"{kind}Probes" if view.operator == "pxc" else f"{kind}Probe"
-                wrong = f"{kind}Probe" if view.operator == "pxc" else f"{kind}Probes"
-                path = view.path(f"{component.rel}.{right}")
-                if component.raw.get(wrong, MISSING) is not MISSING:
-                    ctx.violation(
-                        "K6",
-                        f"{view.path(f'{component.rel}.{wrong}')} is not a field the operator reads",
-                        f"the rule keeps probes at or above the defaults, set under {right}",
-                        f"rename it to {right}",
-                    )
-                values = as_map(component.raw.get(right, MISSING), path)
-                short = []
-                delay_path, delay = _delay_override(view, component, kind)
-                for field in FIELDS:
-                    if field == "initialDelaySeconds" and delay is not None:
-                        value, where = delay, delay_path
-                    else:
-                        value, where = as_int(values.get(field, MISSING), f"{path}.{field}"), None
-                    minimum = getattr(probe, field)
-                    if value is not None and value < minimum:
-                        short.append(f"{field} {value} < {minimum}" + (f" (set by {where}, which overrides it)" if where else ""))
-                if short:
-                    ctx.violation(
-                        "K6",
-                        f"{path} has {', '.join(short)}",
-                        "the rule never shortens probes below the operator defaults: a slow but healthy pod must not be killed",
-                        f"raise them to at least {', '.join(f'{f}={getattr(probe, f)}' for f in FIELDS)}",
-                    )
+        components = [view.mysqld(), *view.enabled_proxies()]
+    for component in components:
+        role = "mysqld" if component.role == "mysqld" else component.key
+        for kind, probe in (OPERATOR_DEFAULTS.get((engine, role)) or {}).items():
+            with ctx.checking("K6"):  # each probe of each pod type on its own fields
+                _probe(ctx, view, component, kind, probe)
+
+
+def _probe(ctx: Context, view, component, kind: str, probe) -> None:
+    right = f"{kind}Probes" if view.operator == "pxc" else f"{kind}Probe"
+    wrong = f"{kind}Probe" if view.operator == "pxc" else f"{kind}Probes"
+    path = view.path(f"{component.rel}.{right}")
+    if component.raw.get(wrong, MISSING) is not MISSING:
+        ctx.violation(
+            "K6",
+            f"{view.path(f'{component.rel}.{wrong}')} is not a field the operator reads",
+            f"the rule keeps probes at or above the defaults, set under {right}",
+            f"rename it to {right}",
+        )
+    values = as_map(component.raw.get(right, MISSING), path)
+    short, undecided = [], []
+    for field in FIELDS:
+        try:
+            delay_path, delay = _delay_override(view, component, kind) if field == "initialDelaySeconds" else ("", None)
+            if delay is not None:
+                value, where = delay, delay_path
+            else:
+                value, where = as_int(values.get(field, MISSING), f"{path}.{field}"), None
+        except NotKnown as error:  # the other fields are still judged
+            undecided.append(error)
+            continue
+        minimum = getattr(probe, field)
+        if value is not None and value < minimum:
+            short.append(f"{field} {value} < {minimum}" + (f" (set by {where}, which overrides it)" if where else ""))
+    if not short and undecided:
+        raise undecided[0]
+    if short:
+        perhaps = "".join(error.placeholder(", and perhaps more") for error in undecided)
+        ctx.violation(
+            "K6",
+            f"{path} has {', '.join(short)}{perhaps}",
+            "the rule never shortens probes below the operator defaults: a slow but healthy pod must not be killed",
+            f"raise them to at least {', '.join(f'{f}={getattr(probe, f)}' for f in FIELDS)}",
+        )
 
 
 def _delay_override(view, component, kind: str) -> tuple[str, int | None]:

@@ -23,6 +23,7 @@ from ._framework import Context, Spec, resource_policy
 from ._readers.flow import integer_option
 from ._readers.memory import autotune_source, operator_auto_config
 from ._readers.proxies import proxy_backends
+from ._readers.values import NotKnown
 from ._subjects import database, database_types
 
 SPEC = Spec(
@@ -72,6 +73,9 @@ def check(ctx: Context) -> None:
         accepted, origin = mysqld
         own = service_connections(ctx.thresholds)
         for proxy in proxies:
+            if isinstance(proxy, NotKnown):
+                ctx.not_judged("T5", proxy)
+                continue
             pods = proxy.pods
             if proxy.refused:
                 ctx.violation(

@@ -26,25 +26,32 @@ def check(ctx: Context) -> None:
     if view is None:
         return
     minimum = int(ctx["min_proxy_pods"])
+    enabled: list = []
     with ctx.checking("T2"):
-        kind = view.cluster_type()
-        enabled = view.enabled_proxies()
+        proxies = view.enabled_proxies()
+        enabled = [proxy for proxy in proxies if proxy.undecided() is None]
+        undecided = [proxy.undecided() for proxy in proxies if proxy.undecided() is not None]
         names = [proxy.key for proxy in enabled]
-        if len(enabled) > 1:
+        if len(enabled) > 1:  # both known on: a breach whatever the unknown ones are
             ctx.violation(
                 "T2",
                 f"{view.source} enables both {' and '.join(names)} ({', '.join(view.path(p.rel + '.enabled') for p in enabled)})",
                 "the rule allows one proxy kind per cluster (the operators refuse HAProxy with ProxySQL, and Router with HAProxy)",
                 f"keep {view.path('haproxy' if view.operator == 'pxc' else 'proxy.haproxy')}.enabled: true and disable the other",
             )
-        if kind == ASYNC and "router" in names:
-            ctx.violation(
-                "T2",
-                f"{view.path('proxy.router.enabled')} is true on an async cluster",
-                "the rule allows MySQL Router only on group replication",
-                f"disable the router and enable {view.path('proxy.haproxy')}",
-            )
+        elif enabled and undecided:
+            ctx.not_judged("T2", undecided[0])  # one more proxy kind may be on
+        with ctx.checking("T2"):
+            if "router" in names and view.cluster_type() == ASYNC:
+                ctx.violation(
+                    "T2",
+                    f"{view.path('proxy.router.enabled')} is true on an async cluster",
+                    "the rule allows MySQL Router only on group replication",
+                    f"disable the router and enable {view.path('proxy.haproxy')}",
+                )
         if not enabled:
+            if undecided:
+                raise undecided[0]
             if view.operator == "ps" and view.unsafe("proxy"):
                 return
             ctx.violation(
@@ -54,17 +61,22 @@ def check(ctx: Context) -> None:
                 f"set {view.path('haproxy' if view.operator == 'pxc' else 'proxy.haproxy')}.enabled: true with size: {max(minimum, 3)}",
             )
             return
-        for proxy in enabled:
-            size = view.size(proxy.rel)
-            if size is None or size < minimum:
-                if size is not None and size >= 1 and view.unsafe("proxySize"):
-                    continue
-                ctx.violation(
-                    "T2",
-                    f"{view.path(proxy.rel + '.size')} is {'not set' if size is None else size}",
-                    f"the rule requires at least {minimum} proxy pods (config min_proxy_pods); fewer only with the unsafe proxySize flag",
-                    f"set {view.path(proxy.rel + '.size')}: {max(minimum, 3)}",
-                )
+    for proxy in enabled:
+        with ctx.checking("T2"):
+            _size(ctx, view, proxy, minimum)
+
+
+def _size(ctx: Context, view, proxy, minimum: int) -> None:
+    size = view.size(proxy.rel)
+    if size is None or size < minimum:
+        if size is not None and size >= 1 and view.unsafe("proxySize"):
+            return
+        ctx.violation(
+            "T2",
+            f"{view.path(proxy.rel + '.size')} is {'not set' if size is None else size}",
+            f"the rule requires at least {minimum} proxy pods (config min_proxy_pods); fewer only with the unsafe proxySize flag",
+            f"set {view.path(proxy.rel + '.size')}: {max(minimum, 3)}",
+        )
 
 
 POLICY = resource_policy(SPEC, check)

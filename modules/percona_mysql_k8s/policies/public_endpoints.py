@@ -15,7 +15,7 @@ import ipaddress
 import math
 
 from ._framework import Context, Spec, resource_policy
-from ._readers.values import MISSING, as_list, as_map, as_str, at, join
+from ._readers.values import MISSING, NotKnown, Unknown, as_list, as_map, as_str, at, join, known
 from ._subjects import any_of, database, database_types, exactly
 
 SPEC = Spec(
@@ -107,12 +107,28 @@ def selects_database_pods(selector: dict) -> bool:
     return any(str(selector.get(key, "")) in values for key, values in DATABASE_POD_LABELS.items())
 
 
-def public(kind, annotations: dict, ranges: list) -> bool:
-    if kind != "LoadBalancer":
+def public(kind, annotations: dict, ranges: list, path: str = "", annotations_path: str = "", ranges_path: str = "") -> bool:
+    """Whether a Service of type ``kind`` is reachable from the internet. At preview a value may be unknown:
+    a known internal annotation keeps it private whatever else is unknown, and known ranges that already admit
+    the internet make it public whatever the unknown ones add; anything else that is unknown raises NotKnown."""
+    if known(kind, f"{path}.type" if path else "type") != "LoadBalancer":
         return False
-    if any(str(annotations.get(key, "")).lower() == value for key, value in INTERNAL.items()):
-        return False
-    return not ranges or covers_internet(ranges)
+    undecided = None
+    for key, value in INTERNAL.items():
+        given = annotations.get(key, "")
+        if isinstance(given, Unknown):
+            undecided = undecided or given.error(join(annotations_path, key))
+        elif str(given).lower() == value:
+            return False
+    if undecided is not None:
+        raise undecided
+    if not ranges:
+        return True
+    if covers_internet([text for text in ranges if not isinstance(text, Unknown)]):
+        return True
+    for index, text in enumerate(ranges):
+        known(text, f"{ranges_path}[{index}]")
+    return False
 
 
 def _report(ctx: Context, path: str) -> None:
@@ -129,23 +145,34 @@ def check(ctx: Context) -> None:
     if view is not None:
         with ctx.checking("S3"):
             for rel in EXPOSE[view.operator]:
-                block = as_map(view.get(rel), view.path(rel))
-                if block and public(
-                    block.get("type"),
-                    as_map(block.get("annotations", MISSING), view.path(rel)),
-                    as_list(block.get("loadBalancerSourceRanges", MISSING), view.path(rel)),
-                ):
-                    _report(ctx, view.path(rel))
+                with ctx.checking("S3"):  # each Service on its own fields
+                    where = view.path(rel)
+                    block = as_map(view.get(rel), where)
+                    if block and public(
+                        block.get("type"),
+                        as_map(block.get("annotations", MISSING), join(where, "annotations")),
+                        as_list(block.get("loadBalancerSourceRanges", MISSING), join(where, "loadBalancerSourceRanges")),
+                        where,
+                        join(where, "annotations"),
+                        join(where, "loadBalancerSourceRanges"),
+                    ):
+                        _report(ctx, where)
             if view.operator == "pxc":
                 for rel in LEGACY:
                     for field in ("serviceType", "replicasServiceType"):
-                        kind = view.get(f"{rel}.{field}")
-                        if kind == "LoadBalancer" and public(
-                            kind,
-                            as_map(view.get(f"{rel}.serviceAnnotations"), view.path(rel)),
-                            as_list(view.get(f"{rel}.loadBalancerSourceRanges"), view.path(rel)),
-                        ):
-                            _report(ctx, view.path(f"{rel}.{field}"))
+                        with ctx.checking("S3"):
+                            kind = view.get(f"{rel}.{field}")
+                            if kind == "LoadBalancer" and public(
+                                kind,
+                                as_map(view.get(f"{rel}.serviceAnnotations"), view.path(f"{rel}.serviceAnnotations")),
+                                as_list(
+                                    view.get(f"{rel}.loadBalancerSourceRanges"), view.path(f"{rel}.loadBalancerSourceRanges")
+                                ),
+                                view.path(rel),
+                                view.path(f"{rel}.serviceAnnotations"),
+                                view.path(f"{rel}.loadBalancerSourceRanges"),
+                            ):
+                                _report(ctx, view.path(f"{rel}.{field}"))
         return
     resource = ctx.resource
     if resource.type != "kubernetes:core/v1:Service":
@@ -155,23 +182,43 @@ def check(ctx: Context) -> None:
         kind = as_str(at(props, "spec.type"), "spec.type")
         if kind != "LoadBalancer":
             return
-        ports = {
-            int(p["port"])
-            for p in as_list(at(props, "spec.ports"), "spec.ports")
-            if isinstance(p, dict)
-            and isinstance(p.get("port"), int | float)
-            and not isinstance(p.get("port"), bool)
-            and math.isfinite(p["port"])
-        }
-        selector = as_map(at(props, "spec.selector"), "spec.selector")
-        if not (ports & MYSQL_PORTS or selects_database_pods(selector)):
+        if not _serves_a_database(props):
             return
         annotations = as_map(at(props, "metadata.annotations"), "metadata.annotations")
         ranges = as_list(at(props, "spec.loadBalancerSourceRanges"), "spec.loadBalancerSourceRanges")
-        if not ranges and isinstance(annotations.get(RANGES_ANNOTATION), str):
-            ranges = [part for part in annotations[RANGES_ANNOTATION].split(",") if part.strip()]
-        if public(kind, annotations, ranges):
+        ranges_path = "spec.loadBalancerSourceRanges"
+        if not ranges:
+            written = known(annotations.get(RANGES_ANNOTATION), f"metadata.annotations.{RANGES_ANNOTATION}")
+            if isinstance(written, str):
+                ranges = [part for part in written.split(",") if part.strip()]
+                ranges_path = f"metadata.annotations.{RANGES_ANNOTATION}"
+        if public(kind, annotations, ranges, "spec", "metadata.annotations", ranges_path):
             _report(ctx, join("", "spec"))
+
+
+def _serves_a_database(props: dict) -> bool:
+    """A MySQL port or a selector on the operators' pod labels; NotKnown when only an unknown one could say."""
+    ports, undecided = set(), None
+    for index, entry in enumerate(as_list(at(props, "spec.ports"), "spec.ports")):
+        try:
+            port = known(
+                known(entry, f"spec.ports[{index}]").get("port") if isinstance(entry, dict | Unknown) else None,
+                f"spec.ports[{index}].port",
+            )
+        except NotKnown as error:
+            undecided = undecided or error
+            continue
+        if isinstance(port, int | float) and not isinstance(port, bool) and math.isfinite(port):
+            ports.add(int(port))
+    selector = as_map(at(props, "spec.selector"), "spec.selector")
+    if ports & MYSQL_PORTS or selects_database_pods({k: v for k, v in selector.items() if not isinstance(v, Unknown)}):
+        return True
+    unknown_labels = [key for key, value in selector.items() if isinstance(value, Unknown) and key in DATABASE_POD_LABELS]
+    if unknown_labels:
+        raise selector[unknown_labels[0]].error(f"spec.selector.{unknown_labels[0]}")
+    if undecided is not None:
+        raise undecided
+    return False
 
 
 POLICY = resource_policy(SPEC, check)

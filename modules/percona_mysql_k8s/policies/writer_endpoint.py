@@ -30,7 +30,7 @@ def check(ctx: Context) -> None:
     with ctx.checking("T3"):
         if subject.role() != LOAD_GENERATOR:
             return
-        env = literal_env(subject)
+        env = literal_env(subject, (*HOST_VARIABLES, "MYSQL_PORT"))
         for run in invocations(subject.script(), env):
             host = run.options.get("mysql-host") or next((env[v] for v in HOST_VARIABLES if v in env), "")
             port = run.options.get("mysql-port") or env.get("MYSQL_PORT", "3306")

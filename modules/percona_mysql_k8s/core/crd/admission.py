@@ -78,8 +78,9 @@ def _name_errors(metadata: Any, is_unknown) -> list[FieldError]:
     return found
 
 
-def _scale_errors(obj: dict, scale: dict | None) -> list[FieldError]:
-    """validator.go ``ValidateScaleSpec``: the replicas the scale subresource reads are a non-negative int32."""
+def _scale_errors(obj: dict, scale: dict | None, is_unknown: Callable[[Any], bool]) -> list[FieldError]:
+    """validator.go ``ValidateScaleSpec``: the replicas the scale subresource reads are a non-negative int32 (not
+    judged while unknown at preview)."""
     if not scale or "specReplicasPath" not in scale:
         return []
     where = scale["specReplicasPath"]
@@ -88,6 +89,8 @@ def _scale_errors(obj: dict, scale: dict | None) -> list[FieldError]:
         if not isinstance(value, dict) or step not in value:
             return []
         value = value[step]
+    if is_unknown(value):
+        return []
     if isinstance(value, bool) or not isinstance(value, int):
         kind = openapi.json_type(value)
         return [
@@ -123,7 +126,7 @@ def admit(api_version: str, kind: str, obj: dict, is_unknown: Callable[[Any], bo
     structural.default(stored, entry.schema)
     errors += _name_errors(stored.get("metadata"), is_unknown)
     errors += openapi.openapi_errors(entry.validator, stored, is_unknown)
-    errors += _scale_errors(stored, entry.scale)
+    errors += _scale_errors(stored, entry.scale, is_unknown)
     errors += listtype.list_errors(stored, entry.schema)
     unjudged: list[Unjudged] = []
     if any(error.type in _BLOCKING and error.path != "<nil>" for error in errors):

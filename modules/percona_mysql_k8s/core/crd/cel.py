@@ -165,10 +165,12 @@ def _error_text(error: str) -> str:
 
 @dataclass(frozen=True)
 class Unjudged:
-    """A rule not evaluated because its ``self`` holds a value unknown at preview."""
+    """A rule not evaluated because its ``self`` holds a value unknown at preview; ``unknowns``: each such value
+    and where it is (``spec.backup.schedule[0].schedule``: map keys dotted, as the pack names fields)."""
 
     path: str
     rule: str
+    unknowns: tuple[tuple[str, Any], ...] = ()
 
 
 def _rule_text(rule: dict) -> str:
@@ -198,14 +200,15 @@ def _evaluate(rule: dict, activation, value: Any, schema: dict, path: str) -> Fi
     return FieldError(path, INVALID, detail, shown, "cel")
 
 
-def _holds_unknown(value: Any, is_unknown: Callable[[Any], bool]) -> bool:
+def _unknowns(value: Any, is_unknown: Callable[[Any], bool], path: str) -> list[tuple[str, Any]]:
+    """Every value unknown at preview in ``value``, with its path."""
     if is_unknown(value):
-        return True
+        return [(path, value)]
     if isinstance(value, dict):
-        return any(_holds_unknown(item, is_unknown) for item in value.values())
+        return [found for name, item in value.items() for found in _unknowns(item, is_unknown, child(path, name))]
     if isinstance(value, list):
-        return any(_holds_unknown(item, is_unknown) for item in value)
-    return False
+        return [found for position, item in enumerate(value) for found in _unknowns(item, is_unknown, index(path, position))]
+    return []
 
 
 def cel_errors(
@@ -217,8 +220,9 @@ def cel_errors(
     errors: list[FieldError] = []
     unjudged: list[Unjudged] = []
     rules = schema.get("x-kubernetes-validations") or []
-    if rules and _holds_unknown(value, is_unknown):
-        unjudged += [Unjudged(path, _rule_text(rule)) for rule in rules]
+    unknowns = tuple(_unknowns(value, is_unknown, path)) if rules else ()
+    if unknowns:
+        unjudged += [Unjudged(path, _rule_text(rule), unknowns) for rule in rules]
     elif rules:
         # one conversion of ``self`` for all the node's rules (the conversion is most of a rule's cost)
         converted = cel_value(value, schema) if _has_numbers(schema) else value

@@ -19,6 +19,10 @@ Read from a :class:`~.database.DatabaseView`, so custom resources and pxc-db/ps-
   (``PiTREnabled``: enabled and a binlog server); a point-in-time restore exists from 1.1.0 (the restore
   CR's ``pitr`` first ships in v1.1.0), so PITR is required from crVersion 1.1.0. The ps-db chart renders
   schedule, pitr and storages verbatim under ``backup.enabled`` (charts/ps-db/templates/cluster.yaml).
+
+At preview a field may be unknown (another resource's output): each storage, schedule and PITR field is read
+on its own (_readers/deferred.py), and raises NotKnown only when a judgement reads it, so a schedule that never
+runs is reported next to an endpoint not yet known (docs/preview-unknowns.md).
 """
 
 from __future__ import annotations
@@ -29,7 +33,8 @@ from urllib.parse import urlsplit
 from percona_mysql_k8s.core.backup import in_cluster_host
 
 from .database import DatabaseView
-from .values import MISSING, Malformed, as_bool, as_int, as_list, as_map, as_str, describe, join
+from .deferred import KnownOnRead, Pending, deferred
+from .values import MISSING, Malformed, Unknown, as_bool, as_int, as_list, as_map, as_str, at, describe, join, known
 from .volumes import read_volume
 
 FILESYSTEM = "filesystem"
@@ -38,8 +43,8 @@ OBJECT_STORAGE_TYPES = {"pxc": ("s3", "azure"), "ps": ("s3", "gcs", "azure")}
 PITR_SINCE = {"pxc": (1, 8, 0), "ps": (1, 1, 0)}
 
 
-@dataclass(frozen=True)
-class Storage:
+@dataclass(frozen=True, eq=False)  # identity: reading a Pending field raises (deferred.KnownOnRead)
+class Storage(KnownOnRead):
     """One object or volume storage: where the operator writes backups."""
 
     name: str
@@ -67,8 +72,8 @@ class Storage:
         return None
 
 
-@dataclass(frozen=True)
-class Schedule:
+@dataclass(frozen=True, eq=False)  # identity: reading a Pending field raises (deferred.KnownOnRead)
+class Schedule(KnownOnRead):
     path: str  # spec.backup.schedule[0]
     name: str
     schedule: str
@@ -79,8 +84,8 @@ class Schedule:
     kind: str = "full"  # PS schedule[].type: full (the CRD's default) or incremental
 
 
-@dataclass
-class BackupSection:
+@dataclass(eq=False)  # identity: reading a Pending field raises (deferred.KnownOnRead)
+class BackupSection(KnownOnRead):
     operator: str
     off: str | None  # why there are no backups at all, or None
     path: str = "spec.backup"
@@ -123,53 +128,84 @@ def _host(endpoint: str) -> str | None:
 
 
 def _storage(view: DatabaseView, name: str, raw, path: str) -> Storage:
-    spec = as_map(raw, path)
-    kind = as_str(spec.get("type", MISSING), join(path, "type"))
+    """One storage, each field read on its own: a field unknown at preview (or malformed) is Pending."""
+    spec = deferred(lambda: as_map(raw, path))
+    if isinstance(spec, Pending):
+        return Storage(name, path, spec, spec, spec, spec, spec, spec, spec)
+    kind = deferred(lambda: as_str(spec.get("type", MISSING), join(path, "type")))
+    verify = deferred(lambda: as_bool(spec.get("verifyTLS", MISSING), join(path, "verifyTLS")))
+    if isinstance(kind, Pending):
+        return Storage(name, path, kind, kind, kind, verify, kind, kind, kind)
     block = kind if kind in ("s3", "gcs", "azure") else None
     endpoint_path = join(join(path, block or "s3"), "endpointUrl")
-    endpoint = secret = ""
-    keys: tuple[str, ...] = ()
-    if block:
-        section = as_map(spec.get(block, MISSING), join(path, block))
-        endpoint = as_str(section.get("endpointUrl", MISSING), endpoint_path, "") or ""
-        secret = as_str(section.get("credentialsSecret", MISSING), join(join(path, block), "credentialsSecret"), "") or ""
-        if view.chart and block == "s3":
-            # the pxc-db chart moves these keys from the values into a Secret it writes (pxc-database.storages):
-            # they are read from the values themselves
-            given = _values_storage(view, name).get("s3")
-            given = given if isinstance(given, dict) else {}
-            keys = tuple(
-                join(join(path, "s3"), key)
-                for key in ("credentialsAccessKey", "credentialsSecretKey")
-                if given.get(key) not in (MISSING, None, "")
-            )
-    verify = as_bool(spec.get("verifyTLS", MISSING), join(path, "verifyTLS"))
+    section = deferred(lambda: as_map(spec.get(block, MISSING), join(path, block)) if block else {})
+    endpoint = deferred(
+        lambda: (as_str(known(section, join(path, str(block))).get("endpointUrl", MISSING), endpoint_path, "") or "").strip()
+    )
+    secret_path = join(join(path, block or "s3"), "credentialsSecret")
+    secret = deferred(
+        lambda: as_str(known(section, join(path, str(block))).get("credentialsSecret", MISSING), secret_path, "") or ""
+    )
+    keys = deferred(lambda: _static_keys(view, name, path) if block == "s3" else ())
     volume_problem = None
     if kind == FILESYSTEM and view.operator == "pxc":  # pxc_types.go:507-515
-        volume = spec.get("volume", MISSING)
-        volume_problem = (
-            f"backup storage {name}: {join(path, 'volume')} should be specified"
-            if volume in (MISSING, None)
-            else read_volume(volume, join(path, "volume"), "pxc").problem
-        )
-    return Storage(name, path, kind, endpoint.strip(), endpoint_path, verify, keys, volume_problem, secret)
+        volume_problem = deferred(lambda: _volume_problem(spec, name, path))
+    return Storage(name, path, kind, endpoint, endpoint_path, verify, keys, volume_problem, secret)
+
+
+def _volume_problem(spec: dict, name: str, path: str) -> str | None:
+    volume = known(spec.get("volume", MISSING), join(path, "volume"))
+    if volume in (MISSING, None):
+        return f"backup storage {name}: {join(path, 'volume')} should be specified"
+    return read_volume(volume, join(path, "volume"), "pxc").problem
+
+
+def _static_keys(view: DatabaseView, name: str, path: str) -> tuple:
+    """The chart values paths holding cloud keys; each unknown one Pending (R4 names it), the other still judged."""
+    if not view.chart:
+        return ()
+    # the pxc-db chart moves these keys from the values into a Secret it writes (pxc-database.storages):
+    # they are read from the values themselves
+    given = known(_values_storage(view, name).get("s3"), join(path, "s3"))
+    given = given if isinstance(given, dict) else {}
+    keys = {key: join(join(path, "s3"), key) for key in ("credentialsAccessKey", "credentialsSecretKey")}
+    return tuple(
+        deferred(lambda key=key, where=where: known(given.get(key), where) and where)
+        for key, where in keys.items()
+        if isinstance(given.get(key), Unknown) or given.get(key) not in (MISSING, None, "")
+    )
 
 
 def _values_storage(view: DatabaseView, name: str) -> dict:
-    storages = ((view.values or {}).get("backup") or {}).get("storages") if isinstance(view.values, dict) else None
-    storage = storages.get(name) if isinstance(storages, dict) else None
+    storage = at(view.values, f"backup.storages.{name}", base="values") if isinstance(view.values, dict) else None
     return storage if isinstance(storage, dict) else {}
 
 
 def _schedule(view: DatabaseView, raw, path: str) -> Schedule:
-    entry = as_map(raw, path)
-    name = as_str(entry.get("name", MISSING), join(path, "name"), "") or ""
-    text = as_str(entry.get("schedule", MISSING), join(path, "schedule"), "") or ""
-    storage = as_str(entry.get("storageName", MISSING), join(path, "storageName"), "") or ""
+    """One schedule entry, each field read on its own: a field unknown at preview (or malformed) is Pending."""
+    entry = deferred(lambda: as_map(raw, path))
+    if isinstance(entry, Pending):
+        return Schedule(path, entry, entry, entry, entry, entry, entry, entry)
+    name = deferred(lambda: as_str(entry.get("name", MISSING), join(path, "name"), "") or "")
+    # the text goes to ParseStandard exactly as written: the operators trim nothing
+    text = deferred(lambda: as_str(entry.get("schedule", MISSING), join(path, "schedule"), "") or "")
+    storage = deferred(lambda: as_str(entry.get("storageName", MISSING), join(path, "storageName"), "") or "")
+    kind = "full"
+    if view.operator == "ps":
+        kind = deferred(lambda: as_str(entry.get("type", MISSING), join(path, "type"), "full") or "full")
+    retention = deferred(lambda: _retention(view, entry, path))
+    if isinstance(retention, Pending):
+        return Schedule(path, name, text, storage, retention, retention, retention, kind)
+    keep, keep_path, deletes = retention
+    return Schedule(path, name, text, storage, keep, keep_path, deletes, kind)
+
+
+def _retention(view: DatabaseView, entry: dict, path: str) -> tuple:
+    """(keep, where it is set, deletes from storage): PXC GetRetention takes ``retention`` over ``keep``."""
     keep_path = join(path, "keep")
     keep = as_int(entry.get("keep", MISSING), keep_path, 0)
     deletes = True
-    retention = entry.get("retention", MISSING)
+    retention = known(entry.get("retention", MISSING), join(path, "retention"))
     if view.operator == "pxc" and retention not in (MISSING, None):
         # GetRetention: a retention block replaces keep; its type is "count" (the CRD's only enum value).
         rpath = join(path, "retention")
@@ -180,22 +216,18 @@ def _schedule(view: DatabaseView, raw, path: str) -> Schedule:
         keep_path = join(rpath, "count")
         keep = as_int(retention.get("count", MISSING), keep_path, 0)
         deletes = bool(as_bool(retention.get("deleteFromStorage", MISSING), join(rpath, "deleteFromStorage"), True))
-    kind = "full"
-    if view.operator == "ps":
-        kind = as_str(entry.get("type", MISSING), join(path, "type"), "full") or "full"
-    # the text goes to ParseStandard exactly as written: the operators trim nothing
-    return Schedule(path, name, text, storage, keep or 0, keep_path, deletes, kind)
+    return keep or 0, keep_path, deletes
 
 
 def backup_section(view: DatabaseView) -> BackupSection:
-    """The backups the operator will run for this database. Raises Malformed on unreadable fields."""
+    """The backups the operator will run for this database. Raises Malformed on unreadable fields, NotKnown
+    when whether there are backups at all is unknown at preview; a field unknown below that raises when read."""
     operator = view.operator
     rel, path = "backup", view.path("backup")
     section = BackupSection(operator, None, path)
     raw = view.get(rel)
-    version = view.cr_version()
-    section.cr_version = version
-    section.pitr_supported = version is None or version >= PITR_SINCE[operator]
+    section.cr_version = version = deferred(view.cr_version)
+    section.pitr_supported = version if isinstance(version, Pending) else version is None or version >= PITR_SINCE[operator]
     if raw is MISSING or raw is None:
         # the pxc-db chart renders spec.backup only while values.backup.enabled is true (chart_render)
         section.off = (
@@ -213,64 +245,88 @@ def backup_section(view: DatabaseView) -> BackupSection:
             section.off = f"{enabled_path} is {'absent' if backup.get('enabled', MISSING) is MISSING else 'false'}: the operator runs no backups"
             return section
     # the charts always render an image (their values carry a default); a custom resource may lack one
-    section.image = "chart" if view.chart else as_str(backup.get("image", MISSING), join(path, "image"), "") or ""
+    section.image = (
+        "chart" if view.chart else deferred(lambda: as_str(backup.get("image", MISSING), join(path, "image"), "") or "")
+    )
     storages_path = join(path, "storages")
-    for name, spec in as_map(backup.get("storages", MISSING), storages_path).items():
-        section.storages[str(name)] = _storage(view, str(name), spec, join(storages_path, str(name)))
+    storages = deferred(lambda: as_map(backup.get("storages", MISSING), storages_path))
+    if isinstance(storages, Pending):
+        section.storages = storages
+    else:
+        for name, spec in storages.items():
+            section.storages[str(name)] = _storage(view, str(name), spec, join(storages_path, str(name)))
     schedules_path = join(path, "schedule")
-    for index, entry in enumerate(as_list(backup.get("schedule", MISSING), schedules_path)):
-        section.schedules.append(_schedule(view, entry, f"{schedules_path}[{index}]"))
-    _pitr(view, section, as_map(backup.get("pitr", MISSING), join(path, "pitr")), join(path, "pitr"))
+    schedules = deferred(lambda: as_list(backup.get("schedule", MISSING), schedules_path))
+    if isinstance(schedules, Pending):
+        section.schedules = schedules
+    else:
+        for index, entry in enumerate(schedules):
+            section.schedules.append(_schedule(view, entry, f"{schedules_path}[{index}]"))
+    pitr = deferred(lambda: as_map(backup.get("pitr", MISSING), join(path, "pitr")))
+    if isinstance(pitr, Pending):
+        section.pitr_path = join(path, "pitr")
+        section.pitr_enabled = section.pitr_storage = section.pitr_problem = pitr
+    else:
+        _pitr(view, section, pitr, join(path, "pitr"))
     return section
 
 
 def _pitr(view: DatabaseView, section: BackupSection, pitr: dict, path: str) -> None:
     section.pitr_path = path
-    section.pitr_enabled = bool(as_bool(pitr.get("enabled", MISSING), join(path, "enabled"), False))
+    section.pitr_enabled = deferred(lambda: bool(as_bool(pitr.get("enabled", MISSING), join(path, "enabled"), False)))
+    if isinstance(section.pitr_enabled, Pending):
+        section.pitr_storage = section.pitr_problem = section.pitr_enabled
+        return
     if not section.pitr_enabled:
         return
-    if view.operator == "pxc":
-        name_path = join(path, "storageName")
-        name = as_str(pitr.get("storageName", MISSING), name_path, "") or ""
-        storage = section.storages.get(name)
-        if storage is None:
-            section.pitr_problem = (
-                f"{name_path} is {describe(name) if name else 'empty'}, which names no storage "
-                "of the cluster (the operator refuses the cluster)"
-            )
-            return
-        section.pitr_storage = storage
-        problem = storage.offsite_problem("pxc")
-        if problem is None and not storage.credentials_secret and not storage.static_keys:
+    found = deferred(lambda: (_pxc_pitr if view.operator == "pxc" else _ps_pitr)(section, pitr, path))
+    section.pitr_storage, section.pitr_problem = (found, found) if isinstance(found, Pending) else found
+
+
+def _pxc_pitr(section: BackupSection, pitr: dict, path: str) -> tuple[Storage | None, str | None]:
+    """(the storage PITR uploads to, why it cannot) for PXC: ``pitr.storageName`` names one of the storages."""
+    name_path = join(path, "storageName")
+    name = as_str(pitr.get("storageName", MISSING), name_path, "") or ""
+    storage = section.storages.get(name)
+    if storage is None:
+        return None, (
+            f"{name_path} is {describe(name) if name else 'empty'}, which names no storage "
+            "of the cluster (the operator refuses the cluster)"
+        )
+
+    def problem() -> str | None:  # the storage's own fields, each maybe unknown at preview: Pending alone
+        found = storage.offsite_problem("pxc")
+        if found is None and not storage.credentials_secret and not storage.static_keys:
             # binlog-collector.go getStorageEnvs: the collector's keys come from that Secret by name
             # (SecretKeySelector); an empty name is a Deployment the API server refuses
-            problem = (
+            found = (
                 f"storage {name} has no {storage.type}.credentialsSecret: the binlog collector reads its keys "
                 "from that Secret only, and runs without one never"
             )
-        if problem:
-            section.pitr_problem = problem
-        return
+        return found
+
+    return storage, deferred(problem)
+
+
+def _ps_pitr(section: BackupSection, pitr: dict, path: str) -> tuple[Storage | None, str | None]:
+    """(the binlog server's storage, why it cannot upload) for PS."""
     server_path = join(path, "binlogServer")
-    server = pitr.get("binlogServer", MISSING)
+    server = known(pitr.get("binlogServer", MISSING), server_path)
     if server in (MISSING, None):
-        section.pitr_problem = f"{server_path} is absent: the operator runs no binlog server (PiTREnabled is false)"
-        return
+        return None, f"{server_path} is absent: the operator runs no binlog server (PiTREnabled is false)"
     s3_path = join(join(server_path, "storage"), "s3")
     server = as_map(server, server_path)
     s3 = as_map(as_map(server.get("storage", MISSING), join(server_path, "storage")).get("s3", MISSING), s3_path)
     bucket = as_str(s3.get("bucket", MISSING), join(s3_path, "bucket"), "") or ""
     if not bucket:
-        section.pitr_problem = f"{join(s3_path, 'bucket')} is not set: the binlog server has nowhere to upload"
-        return
+        return None, f"{join(s3_path, 'bucket')} is not set: the binlog server has nowhere to upload"
     endpoint_path = join(s3_path, "endpointUrl")
     endpoint = (as_str(s3.get("endpointUrl", MISSING), endpoint_path, "") or "").strip()
-    section.pitr_storage = Storage("binlogServer", join(server_path, "storage"), "s3", endpoint, endpoint_path, None)
+    storage = Storage("binlogServer", join(server_path, "storage"), "s3", endpoint, endpoint_path, None)
     problem = endpoint_in_cluster(endpoint)
     if problem:
-        section.pitr_problem = f"the binlog server's storage ({endpoint_path}) {problem}"
-    else:
-        section.pitr_problem = _binlog_server_problem(server, server_path, s3, s3_path)
+        return storage, f"the binlog server's storage ({endpoint_path}) {problem}"
+    return storage, _binlog_server_problem(server, server_path, s3, s3_path)
 
 
 def _binlog_server_problem(server: dict, path: str, s3: dict, s3_path: str) -> str | None:

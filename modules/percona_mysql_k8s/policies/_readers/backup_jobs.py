@@ -34,6 +34,11 @@ PS v1.2.0 (percona-server-mysql-operator):
   (``oldScheduledBackups``), always from storage (``FinalizerDeleteBackup``); an ``incremental`` entry needs a
   full base backup on its storage (pkg/controller/psbackup/controller.go ``setIncrementalBaseAnnotations``),
   so it alone restores nothing.
+
+At preview a field may be unknown: the reconcile itself reads the entries' names, schedules and storage names and
+the section's image (an unknown one leaves the whole reconcile unknown: which entries run depends on it), and a job
+whose storage's endpoint or retention is unknown is kept, raising NotKnown only where that is read
+(docs/preview-unknowns.md).
 """
 
 from __future__ import annotations
@@ -43,14 +48,15 @@ from dataclasses import dataclass, field
 from percona_mysql_k8s.core.cron import CronError, CronSchedule, parse_schedule
 
 from .backup import FILESYSTEM, BackupSection, Schedule, Storage
-from .values import describe, join
+from .deferred import KnownOnRead, deferred
+from .values import NotKnown, describe, join
 
 # PXC backupFinalizers: from this crVersion, retention.deleteFromStorage false leaves rotated backups in storage.
 PXC_DELETE_FROM_STORAGE_SINCE = (1, 18, 0)
 
 
-@dataclass(frozen=True)
-class Job:
+@dataclass(frozen=True, eq=False)  # identity: reading a Pending field raises (deferred.KnownOnRead)
+class Job(KnownOnRead):
     """A cron job the operator runs: the entry whose schedule it runs and the entry whose retention applies."""
 
     entry: Schedule
@@ -151,11 +157,15 @@ def _pxc_jobs(section: BackupSection) -> Reconciled:
         parsed = _parsed(entry, result.skipped)
         if parsed is not None:
             running[entry.name] = (entry, parsed)
-    old_keep = section.cr_version is not None and section.cr_version < PXC_DELETE_FROM_STORAGE_SINCE
+
+    def deletes(retention: Schedule) -> bool:  # read by R3 only (crVersion, retention may be unknown at preview)
+        old_keep = section.cr_version is not None and section.cr_version < PXC_DELETE_FROM_STORAGE_SINCE
+        return retention.deletes_from_storage or old_keep
+
     for name, (entry, parsed) in running.items():
         retention = last[name]
         storage = section.storages[entry.storage_name]
-        result.jobs.append(Job(entry, retention, parsed, storage, retention.deletes_from_storage or old_keep))
+        result.jobs.append(Job(entry, retention, parsed, storage, deferred(lambda retention=retention: deletes(retention))))
     return result
 
 
@@ -188,17 +198,30 @@ def _ps_jobs(section: BackupSection) -> Reconciled:
 
 
 def offsite_jobs(section: BackupSection) -> tuple[list[Job], list[str]]:
-    """The jobs that back up to object storage outside the cluster (R1), and why every other entry does not."""
+    """The jobs that back up to object storage outside the cluster (R1), and why every other entry does not.
+    NotKnown when none does for sure and a job whose storage is unknown at preview may."""
+    good, why, undecided = jobs_and_undecided(section)
+    if not good and undecided is not None:
+        raise undecided
+    return good, why
+
+
+def jobs_and_undecided(section: BackupSection) -> tuple[list[Job], list[str], NotKnown | None]:
+    """:func:`offsite_jobs`, and the NotKnown of a job whose storage is unknown at preview (it may count too)."""
     reconciled = reconcile(section)
     if reconciled.refused:
-        return [], [reconciled.refused]
-    good, why = [], list(reconciled.skipped)
+        return [], [reconciled.refused], None
+    good, why, undecided = [], list(reconciled.skipped), None
     for job in reconciled.jobs:
-        problem = job.storage.offsite_problem(section.operator)
+        try:
+            problem = job.storage.offsite_problem(section.operator)
+        except NotKnown as error:
+            undecided = undecided or error
+            continue
         if problem:
             why.append(f"{job.entry.path} writes to {problem}")
         else:
             good.append(job)
-    if not good and not why:
+    if not good and not why and undecided is None:
         why.append(f"{section.path}.schedule is empty")
-    return good, why
+    return good, why, undecided

@@ -8,17 +8,29 @@ or ``text-`` (the same with ``{{-``, ps-db's way).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from .helm_template import interpolated, to_yaml, tpl_text, tpl_yaml, truthy
-from .values import MISSING, Unrenderable
+from .values import MISSING, NotKnown, Unknown, Unrenderable
 
 Field = tuple[str, str, str]
 
 
+def guarded(build: Callable[[], Any]) -> Any:
+    """What ``build`` renders, or, when a condition it decides on is unknown at preview, an unknown value
+    named by that condition's values path: only what the condition decides is unknown."""
+    try:
+        return build()
+    except NotKnown as error:
+        return Unknown(error.sentinel, error.path)
+
+
 def _render_field(out: dict, source: dict, key: str, condition: str, how: str, where: str) -> None:
     value = source.get(key, MISSING) if isinstance(source, dict) else MISSING
+    if isinstance(value, Unknown):  # printed, copied or tested: what is rendered is unknown either way
+        out[key] = value
+        return
     if condition == "if" and not truthy(value):
         return
     if condition == "has" and value is MISSING:
@@ -52,7 +64,11 @@ def _block(text: str | Unrenderable, path: str, leading_line: bool) -> str | Unr
 
 
 def render(source: Any, fields: Iterable[Field], where: str) -> dict:
+    """The fields of ``source`` as the template writes them; every field the template writes unknown when
+    ``source`` itself is unknown at preview."""
     out: dict = {}
+    if isinstance(source, Unknown):
+        return {key: source for key, _, _ in fields}
     source = source if isinstance(source, dict) else {}
     for key, condition, how in fields:
         _render_field(out, source, key, condition, how, where)
@@ -60,7 +76,10 @@ def render(source: Any, fields: Iterable[Field], where: str) -> dict:
 
 
 def _get(values: Any, path: str) -> Any:
+    """The value at ``path`` (MISSING when absent); an unknown step is the value (unknown, named by its path)."""
     for key in path.split("."):
+        if isinstance(values, Unknown):
+            return values
         if not isinstance(values, dict):
             return MISSING
         values = values.get(key, MISSING)
@@ -74,15 +93,19 @@ def _image(image: Any) -> Any:
 
 def _resources(component: dict, where: str, key: str = "resources") -> dict:
     """``resources: requests: tpl(toYaml), limits: tpl(toYaml)`` (nothing else of the block is rendered)."""
-    block = component.get(key, MISSING)
+    block = _get(component, key)
     return {
         "requests": tpl_yaml(_get(block, "requests"), f"{where}.{key}.requests"),
         "limits": tpl_yaml(_get(block, "limits"), f"{where}.{key}.limits"),
     }
 
 
-def _lifecycle(component: dict) -> dict | None:
+def _lifecycle(component: dict | Unknown) -> dict | Unknown | None:
+    if isinstance(component, Unknown):
+        return component
     if "lifecycle" not in component:
         return None
+    if isinstance(component["lifecycle"], Unknown):
+        return component["lifecycle"]
     lifecycle = component["lifecycle"] if isinstance(component["lifecycle"], dict) else {}
     return {key: to_yaml(lifecycle[key]) for key in ("preStop", "postStart") if key in lifecycle}

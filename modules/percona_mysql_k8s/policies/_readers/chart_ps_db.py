@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .chart_fields import Field, _get, _image, _resources, render
+from .chart_fields import Field, _get, _image, _resources, guarded, render
+from .chart_pxc_db import _put
 from .helm_template import interpolated, to_yaml, tpl_yaml, truthy
-from .values import MISSING
+from .values import MISSING, Unknown, known
 
 # ---- ps-db 1.1.0 ---------------------------------------------------------------------------------
 
@@ -52,6 +53,8 @@ ORCHESTRATOR_FIELDS = [("expose", "if", "tpl"), AFFINITY, *PS_POD]
 
 
 def _ps_volume(volume: Any, host_path_type: bool) -> Any:
+    if isinstance(volume, Unknown):
+        return volume
     if not truthy(volume):
         return MISSING
     if truthy(_get(volume, "hostPath")):
@@ -70,10 +73,10 @@ def _ps_volume(volume: Any, host_path_type: bool) -> Any:
 
 
 def _ps_component(component: Any, fields: list[Field], where: str, host_path_type: bool = False) -> dict:
-    component = component if isinstance(component, dict) else {}
+    component = component if isinstance(component, dict | Unknown) else {}
     out = render(component, fields, where)
     out["resources"] = _resources(component, where)
-    volume = _ps_volume(component.get("volumeSpec", MISSING), host_path_type)
+    volume = guarded(lambda: _ps_volume(_get(component, "volumeSpec"), host_path_type))
     if volume is not MISSING:
         out["volumeSpec"] = volume
     return out
@@ -98,54 +101,77 @@ def render_ps_db(values: dict, app_version: str, release: str = "release") -> di
     )
     mysql = _get(values, "mysql")
     spec["mysql"] = _ps_component(mysql, MYSQL_FIELDS, "values.mysql", host_path_type=True)
-    if truthy(_get(mysql, "image")):
-        spec["mysql"]["image"] = _image(_get(mysql, "image"))
-    if truthy(_get(mysql, "expose")) and "expose" in mysql:
-        spec["mysql"]["expose"] = tpl_yaml(_get(mysql, "expose"), "values.mysql.expose")
-    primary = _get(mysql, "exposePrimary")
-    spec["mysql"]["exposePrimary"] = (
-        tpl_yaml(primary, "values.mysql.exposePrimary") if truthy(_get(primary, "enabled")) else {"enabled": False}
+    _put(spec["mysql"], "image", lambda: _image(_get(mysql, "image")) if truthy(_get(mysql, "image")) else MISSING)
+    _put(
+        spec["mysql"],
+        "expose",
+        lambda: (
+            tpl_yaml(_get(mysql, "expose"), "values.mysql.expose")
+            if truthy(_get(mysql, "expose")) and "expose" in mysql
+            else MISSING
+        ),
     )
-    haproxy = _get(values, "proxy.haproxy")
-    if not truthy(_get(haproxy, "enabled")):
-        rendered_haproxy = {"enabled": False, "image": _image(_get(haproxy, "image")), "size": 0}
-    else:
-        rendered_haproxy = {
-            "enabled": True,
-            "image": _image(_get(haproxy, "image")),
-            **_ps_component(haproxy, PS_HAPROXY_FIELDS, "values.proxy.haproxy"),
-        }
-    router = _get(values, "proxy.router")
-    group_replication = _get(mysql, "clusterType") == "group-replication"
-    head = {"size": interpolated(_get(router, "size")), **render(router, [("gracePeriod", "if", "print")], "values.proxy.router")}
-    if not truthy(_get(router, "enabled")) or not group_replication:
-        rendered_router = {**head, "enabled": False, "image": _image(_get(router, "image"))}
-    else:
-        rendered_router = {
-            **head,
-            "enabled": True,
-            "image": _image(_get(router, "image")),
-            **_ps_component(router, ROUTER_FIELDS, "values.proxy.router"),
-        }
-    spec["proxy"] = {"haproxy": rendered_haproxy, "router": rendered_router}
-    spec["orchestrator"] = _ps_orchestrator(values)
-    spec["pmm"] = _ps_pmm(_get(values, "pmm"))
-    toolkit = _get(values, "toolkit")
-    if truthy(toolkit):
-        spec["toolkit"] = {
-            "image": _image(_get(toolkit, "image")),
-            **render(toolkit, [("imagePullPolicy", "if", "print")], "values.toolkit"),
-        }
-        if truthy(_get(toolkit, "resources")):
-            spec["toolkit"]["resources"] = _resources(toolkit, "values.toolkit")
-    spec["backup"] = _ps_backup(_get(values, "backup"))
+    primary = _get(mysql, "exposePrimary")
+    _put(
+        spec["mysql"],
+        "exposePrimary",
+        lambda: tpl_yaml(primary, "values.mysql.exposePrimary") if truthy(_get(primary, "enabled")) else {"enabled": False},
+    )
+    spec["proxy"] = {
+        "haproxy": guarded(lambda: _ps_haproxy(_get(values, "proxy.haproxy"))),
+        "router": guarded(lambda: _ps_router(values)),
+    }
+    spec["orchestrator"] = guarded(lambda: _ps_orchestrator(values))
+    spec["pmm"] = guarded(lambda: _ps_pmm(_get(values, "pmm")))
+    _put(spec, "toolkit", lambda: _ps_toolkit(_get(values, "toolkit")))
+    spec["backup"] = guarded(lambda: _ps_backup(_get(values, "backup")))
     return {"spec": spec, "finalizers": to_yaml(_get(values, "finalizers"))}
+
+
+def _ps_haproxy(haproxy: Any) -> dict:
+    if not truthy(_get(haproxy, "enabled")):
+        return {"enabled": False, "image": _image(_get(haproxy, "image")), "size": 0}
+    return {
+        "enabled": True,
+        "image": _image(_get(haproxy, "image")),
+        **_ps_component(haproxy, PS_HAPROXY_FIELDS, "values.proxy.haproxy"),
+    }
+
+
+def _ps_router(values: dict) -> dict:
+    router = _get(values, "proxy.router")
+    head = {"size": interpolated(_get(router, "size")), **render(router, [("gracePeriod", "if", "print")], "values.proxy.router")}
+    # cluster.yaml: the router is rendered enabled only with router.enabled and a group-replication clusterType
+    if not truthy(_get(router, "enabled")) or known(_get(values, "mysql.clusterType"), "values.mysql.clusterType") != (
+        "group-replication"
+    ):
+        return {**head, "enabled": False, "image": _image(_get(router, "image"))}
+    return {
+        **head,
+        "enabled": True,
+        "image": _image(_get(router, "image")),
+        **_ps_component(router, ROUTER_FIELDS, "values.proxy.router"),
+    }
+
+
+def _ps_toolkit(toolkit: Any) -> Any:
+    if not truthy(toolkit):
+        return MISSING
+    out = {
+        "image": _image(_get(toolkit, "image")),
+        **render(toolkit, [("imagePullPolicy", "if", "print")], "values.toolkit"),
+    }
+    _put(out, "resources", lambda: _resources(toolkit, "values.toolkit") if truthy(_get(toolkit, "resources")) else MISSING)
+    return out
 
 
 def _ps_orchestrator(values: dict) -> dict:
     orchestrator = _get(values, "orchestrator")
     image = _image(_get(orchestrator, "image"))
-    if not truthy(_get(orchestrator, "enabled")) or _get(values, "mysql.clusterType") != "async":
+    if (
+        not truthy(_get(orchestrator, "enabled"))
+        or known(_get(values, "mysql.clusterType"), "values.mysql.clusterType") != "async"
+    ):
         return {"enabled": False, "image": image, "size": 0}
     out = {
         "enabled": True,
@@ -201,7 +227,6 @@ def _ps_backup(backup: Any) -> dict:
             ),
         }
     )
-    if truthy(_get(backup, "resources")):
-        out["resources"] = _resources(backup, "values.backup")
+    _put(out, "resources", lambda: _resources(backup, "values.backup") if truthy(_get(backup, "resources")) else MISSING)
     out["storages"] = to_yaml(_get(backup, "storages"))
     return out

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .chart_fields import Field, _get, _image, _lifecycle, _resources, render
+from .chart_fields import Field, _get, _image, _lifecycle, _resources, guarded, render
 from .helm_template import interpolated, to_yaml, truthy
-from .values import MISSING
+from .values import MISSING, Unknown, known
 
 # ---- pxc-db 1.20.0 ------------------------------------------------------------------------------
 
@@ -68,7 +68,9 @@ PROXYSQL_FIELDS = [
 ]
 
 
-def _pxc_volume(persistence: Any) -> dict:
+def _pxc_volume(persistence: Any) -> dict | Unknown:
+    if isinstance(persistence, Unknown):
+        return persistence
     persistence = persistence if isinstance(persistence, dict) else {}
     if not truthy(persistence.get("enabled", MISSING)):
         return {"emptyDir": {}}
@@ -86,7 +88,8 @@ def _pxc_volume(persistence: Any) -> dict:
 
 
 def _pxc_component(values: dict, key: str, fields: list[Field], extra: dict) -> dict:
-    component = values.get(key) if isinstance(values.get(key), dict) else {}
+    component = values.get(key)
+    component = component if isinstance(component, dict | Unknown) else {}
     out = {**extra, **render(component, fields, f"values.{key}")}
     out["resources"] = _resources(component, f"values.{key}")
     out["sidecarResources"] = _resources(component, f"values.{key}", "sidecarResources")
@@ -107,9 +110,22 @@ def pxc_db_fullname(values: dict, release: str) -> str:
     return (release if name in release else f"{release}-{name}")[:21].rstrip("-")
 
 
-def render_pxc_db(values: dict, app_version: str, release: str = "release") -> dict:
+def _put(out: dict, key: str, build) -> None:
+    """``out[key]`` as ``build`` renders it (MISSING: the template writes no such key), unknown where a condition
+    of the template is (chart_fields.guarded)."""
+    value = guarded(build)
+    if value is not MISSING:
+        out[key] = value
+
+
+def render_pxc_db(values: dict, app_version: str | Unknown, release: str = "release") -> dict:
     """``spec`` of the PerconaXtraDBCluster pxc-db 1.20.0 renders (and ``metadata.finalizers``)."""
-    spec: dict = {"crVersion": interpolated(_get(values, "crVersion") if truthy(_get(values, "crVersion")) else app_version)}
+    spec: dict = {}
+    _put(
+        spec,
+        "crVersion",
+        lambda: interpolated(_get(values, "crVersion") if truthy(_get(values, "crVersion")) else app_version),
+    )
     spec.update(
         render(
             values,
@@ -126,44 +142,73 @@ def render_pxc_db(values: dict, app_version: str, release: str = "release") -> d
             "values",
         )
     )
-    if truthy(_get(values, "tls")):
-        spec["tls"] = {
-            "enabled": interpolated(_get(values, "tls.enabled")),
-            **render(
-                _get(values, "tls"),
-                [("certValidityDuration", "has", "print"), ("caValidityDuration", "has", "print"), ("SANs", "has", "yaml")],
-                "values.tls",
-            ),
-        }
-    pxc = values.get("pxc") if isinstance(values.get("pxc"), dict) else {}
-    spec["pxc"] = _pxc_component(values, "pxc", PXC_FIELDS, {"image": _image(pxc.get("image", MISSING))})
-    spec["pxc"]["volumeSpec"] = _pxc_volume(pxc.get("persistence", MISSING))
-    proxysql_on = truthy(_get(values, "proxysql.enabled"))
-    if not truthy(_get(values, "haproxy.enabled")) or proxysql_on:
-        spec["haproxy"] = {"enabled": False}
-    else:
-        spec["haproxy"] = {"enabled": True, **_pxc_component(values, "haproxy", HAPROXY_FIELDS, {})}
-        spec["haproxy"]["volumeSpec"] = {"emptyDir": {}}
-        if truthy(_get(values, "haproxy.healthCheck")):
-            spec["haproxy"]["healthCheck"] = render(
+    _put(
+        spec,
+        "tls",
+        lambda: (
+            {
+                "enabled": interpolated(_get(values, "tls.enabled")),
+                **render(
+                    _get(values, "tls"),
+                    [("certValidityDuration", "has", "print"), ("caValidityDuration", "has", "print"), ("SANs", "has", "yaml")],
+                    "values.tls",
+                ),
+            }
+            if truthy(_get(values, "tls"))
+            else MISSING
+        ),
+    )
+    spec["pxc"] = _pxc_component(values, "pxc", PXC_FIELDS, {"image": _image(_get(values, "pxc.image"))})
+    spec["pxc"]["volumeSpec"] = _pxc_volume(_get(values, "pxc.persistence"))
+    _put(spec, "haproxy", lambda: _pxc_haproxy(values))
+    _put(spec, "proxysql", lambda: _pxc_proxysql(values))
+    _put(spec, "logcollector", lambda: _pxc_logcollector(values))
+    _put(spec, "pmm", lambda: _pxc_pmm(values))
+    _put(
+        spec,
+        "backup",
+        lambda: (
+            _pxc_backup(_get(values, "backup"), pxc_db_fullname(values, release))
+            if truthy(_get(values, "backup.enabled"))
+            else MISSING
+        ),
+    )
+    return {"spec": spec, "finalizers": to_yaml(_get(values, "finalizers"))}
+
+
+def _pxc_haproxy(values: dict) -> dict:
+    # cluster.yaml ``if or (not .Values.haproxy.enabled) .Values.proxysql.enabled``: ``or`` stops at the first
+    # true operand, so HAProxy is off whatever an unknown proxysql.enabled is once haproxy.enabled is false
+    if not truthy(_get(values, "haproxy.enabled")) or truthy(_get(values, "proxysql.enabled")):
+        return {"enabled": False}
+    haproxy = {"enabled": True, **_pxc_component(values, "haproxy", HAPROXY_FIELDS, {})}
+    haproxy["volumeSpec"] = {"emptyDir": {}}
+    _put(
+        haproxy,
+        "healthCheck",
+        lambda: (
+            render(
                 _get(values, "haproxy.healthCheck"),
                 [(k, "if", "print") for k in ("interval", "rise", "fall")],
                 "values.haproxy.healthCheck",
             )
-    if not proxysql_on:
-        spec["proxysql"] = {"enabled": False}
-    else:
-        spec["proxysql"] = {"enabled": True, **_pxc_component(values, "proxysql", PROXYSQL_FIELDS, {})}
-        spec["proxysql"]["volumeSpec"] = _pxc_volume(_get(values, "proxysql.persistence"))
-    spec["logcollector"] = _pxc_logcollector(values)
-    spec["pmm"] = _pxc_pmm(values)
-    if truthy(_get(values, "backup.enabled")):
-        spec["backup"] = _pxc_backup(_get(values, "backup"), pxc_db_fullname(values, release))
-    return {"spec": spec, "finalizers": to_yaml(_get(values, "finalizers"))}
+            if truthy(_get(values, "haproxy.healthCheck"))
+            else MISSING
+        ),
+    )
+    return haproxy
+
+
+def _pxc_proxysql(values: dict) -> dict:
+    if not truthy(_get(values, "proxysql.enabled")):
+        return {"enabled": False}
+    proxysql = {"enabled": True, **_pxc_component(values, "proxysql", PROXYSQL_FIELDS, {})}
+    proxysql["volumeSpec"] = _pxc_volume(_get(values, "proxysql.persistence"))
+    return proxysql
 
 
 def _pxc_logcollector(values: dict) -> dict:
-    block = _get(values, "logcollector")
+    block = known(_get(values, "logcollector"), "values.logcollector")
     if not truthy(_get(block, "enabled")):
         return {"enabled": False}
     out = {
@@ -185,7 +230,7 @@ def _pxc_logcollector(values: dict) -> dict:
 
 
 def _pxc_pmm(values: dict) -> dict:
-    block = _get(values, "pmm")
+    block = known(_get(values, "pmm"), "values.pmm")
     if not truthy(_get(block, "enabled")):
         return {"enabled": False}
     out = {
@@ -230,25 +275,28 @@ def _pxc_backup(backup: Any, fullname: str) -> dict:
         "values.backup",
     )
     out["image"] = _image(_get(backup, "image"))
-    pitr = _get(backup, "pitr")
-    if not truthy(_get(pitr, "enabled")):
-        out["pitr"] = {"enabled": False}
-    else:
-        out["pitr"] = {
-            "enabled": True,
-            **render(
-                pitr,
-                [
-                    ("storageName", "always", "print"),
-                    ("timeBetweenUploads", "always", "print"),
-                    ("timeoutSeconds", "always", "print"),
-                ],
-                "values.backup.pitr",
-            ),
-        }
-        out["pitr"]["resources"] = _resources(pitr if isinstance(pitr, dict) else {}, "values.backup.pitr")
+    _put(out, "pitr", lambda: _pxc_pitr(_get(backup, "pitr")))
     out["storages"] = _pxc_storages(_get(backup, "storages"), fullname)
     out["schedule"] = to_yaml(_get(backup, "schedule"))
+    return out
+
+
+def _pxc_pitr(pitr: Any) -> dict:
+    if not truthy(_get(pitr, "enabled")):
+        return {"enabled": False}
+    out = {
+        "enabled": True,
+        **render(
+            pitr,
+            [
+                ("storageName", "always", "print"),
+                ("timeBetweenUploads", "always", "print"),
+                ("timeoutSeconds", "always", "print"),
+            ],
+            "values.backup.pitr",
+        ),
+    }
+    out["resources"] = _resources(pitr if isinstance(pitr, dict) else {}, "values.backup.pitr")
     return out
 
 

@@ -11,8 +11,6 @@ resource's own (``spec.pxc.configuration`` or ``values.pxc.configuration``).
 
 from __future__ import annotations
 
-import ast
-import operator
 import re
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -26,9 +24,11 @@ from percona_mysql_k8s.core.sidecars import (
 )
 
 from .chart_render import render_ps_db, render_pxc_db
+from .deferred import KnownOnRead, Pending, deferred
 from .helm import CHART_DEFAULTS, PMM, PS_DB, PXC_DB, ValuesFromFiles, chart_name, chart_values, chart_version, is_helm
+from .operator_text import has_template, image_tag, major_minor, render_template
 from .resources import Resources, read_resources
-from .values import MISSING, Malformed, NotKnown, as_bool, as_int, as_list, as_map, as_str, at, describe, join
+from .values import MISSING, Malformed, NotKnown, Unknown, as_bool, as_int, as_list, as_map, as_str, at, describe, join, known
 
 PXC_KIND, PS_KIND = "PerconaXtraDBCluster", "PerconaServerMySQL"
 ASYNC = "async"
@@ -43,15 +43,27 @@ def is_ps_cr(resource_type: str) -> bool:
     return resource_type.startswith("kubernetes:ps.percona.com/") and resource_type.endswith(f":{PS_KIND}")
 
 
-@dataclass(frozen=True)
-class Component:
-    """A pod type of the cluster: mysqld, a proxy or the orchestrator."""
+@dataclass(frozen=True, eq=False)  # identity: reading a Pending field raises (values.KnownOnRead)
+class Component(KnownOnRead):
+    """A pod type of the cluster: mysqld, a proxy or the orchestrator. At preview ``enabled`` may be Pending
+    (whether it runs is unknown), and so then is ``raw``: nothing of it is judged, and reading it names the
+    field that decides it (values.KnownOnRead)."""
 
     key: str  # pxc | mysql | haproxy | proxysql | router | orchestrator
     rel: str  # path below the root: "pxc", "proxy.haproxy"
     role: str  # mysqld | proxy | orchestrator
     enabled: bool
     raw: dict
+
+    def runs(self) -> bool:
+        """Enabled, or maybe (unknown at preview): a pod type whose judgements are made or named."""
+        enabled = object.__getattribute__(self, "enabled")
+        return isinstance(enabled, Pending) or bool(enabled)
+
+    def undecided(self) -> NotKnown | None:
+        """Why whether it runs is unknown at preview, or None when that is known."""
+        enabled = object.__getattribute__(self, "enabled")
+        return enabled.error if isinstance(enabled, Pending) and isinstance(enabled.error, NotKnown) else None
 
 
 @dataclass(frozen=True)
@@ -68,69 +80,7 @@ class Container:
         return read_resources(self.raw, self.path)
 
 
-_TEMPLATE = re.compile(r"\{\{(.*?)\}\}")
-_TEMPLATE_OPS = {
-    ast.Add: operator.add,
-    ast.Sub: operator.sub,
-    ast.Mult: operator.mul,
-    ast.Div: operator.truediv,
-    ast.FloorDiv: operator.floordiv,
-}
-
-
-def _evaluate(node: ast.AST, limit: int) -> float:
-    if isinstance(node, ast.Expression):
-        return _evaluate(node.body, limit)
-    if isinstance(node, ast.Constant) and isinstance(node.value, int | float) and not isinstance(node.value, bool):
-        return node.value
-    if isinstance(node, ast.Name) and node.id == "containerMemoryLimit":
-        return limit
-    if isinstance(node, ast.BinOp) and type(node.op) in _TEMPLATE_OPS:
-        return _TEMPLATE_OPS[type(node.op)](_evaluate(node.left, limit), _evaluate(node.right, limit))
-    raise ValueError("unsupported template expression")
-
-
-def render_template(value: str, limit: int) -> str:
-    """``{{containerMemoryLimit * 3 / 4}}`` with the container limit, as the operators render it (pongo2)."""
-
-    def substitute(match: re.Match) -> str:
-        expression = match.group(1).strip()
-        if len(expression) > 200:
-            raise ValueError("template too long")
-        result = _evaluate(ast.parse(expression, mode="eval"), limit)
-        return str(int(result))
-
-    return _TEMPLATE.sub(substitute, value)
-
-
-def has_template(text: str | None) -> bool:
-    return bool(text) and "{{" in text
-
-
-def image_tag(image: Any, path: str) -> tuple[str | None, str | None]:
-    """(repository, tag) of an image given as ``repo:tag`` or as a chart's ``{repository, tag}``."""
-    if isinstance(image, dict):
-        repository = as_str(image.get("repository", MISSING), join(path, "repository"))
-        tag = image.get("tag", MISSING)
-        if isinstance(tag, int | float) and not isinstance(tag, bool):
-            tag = str(tag)
-        return repository, as_str(tag, join(path, "tag"))
-    text = as_str(image, path)
-    if not text:
-        return None, None
-    text = text.split("@", 1)[0]
-    repository, _, tag = text.rpartition(":")
-    if not repository or "/" in tag:  # no tag, or a registry port
-        return text, None
-    return repository, tag
-
-
-_VERSION = re.compile(r"^v?(\d+)\.(\d+)")
-
-
-def major_minor(tag: str | None) -> tuple[int, int] | None:
-    match = _VERSION.match(tag or "")
-    return (int(match.group(1)), int(match.group(2))) if match else None
+_VERSIONED_GROUP = re.compile(r"mysqld-", re.IGNORECASE)
 
 
 @dataclass
@@ -180,8 +130,10 @@ class DatabaseView:
         return as_int(self.get(f"{rel}.size"), self.path(f"{rel}.size"))
 
     def _component(self, key: str, rel: str, role: str, default_enabled: bool) -> Component:
-        raw = as_map(self.get(rel), self.path(rel))
-        enabled = default_enabled if rel == self.mysqld_rel else self.flag(f"{rel}.enabled", default_enabled)
+        raw = deferred(lambda: as_map(self.get(rel), self.path(rel)))
+        enabled = default_enabled if rel == self.mysqld_rel else deferred(lambda: self.flag(f"{rel}.enabled", default_enabled))
+        if isinstance(enabled, Pending) and isinstance(enabled.error, NotKnown):
+            raw = enabled  # whether it runs is unknown: none of it is judged
         return Component(key, rel, role, enabled, raw)
 
     def mysqld(self) -> Component:
@@ -199,7 +151,8 @@ class DatabaseView:
         ]
 
     def enabled_proxies(self) -> list[Component]:
-        return [proxy for proxy in self.proxies() if proxy.enabled]
+        """The proxies that run, and those that may (unknown at preview: reading them raises NotKnown)."""
+        return [proxy for proxy in self.proxies() if proxy.runs()]
 
     def orchestrator(self) -> Component | None:
         """The PS orchestrator as the operator decides it (percona-server-mysql-operator v1.2.0,
@@ -208,8 +161,12 @@ class DatabaseView:
         if self.operator != "ps" or self.cluster_type() == GROUP_REPLICATION:
             return None
         component = self._component("orchestrator", "orchestrator", "orchestrator", False)
-        if not self.unsafe("orchestrator"):
-            component = replace(component, enabled=True)
+        unsafe = deferred(lambda: self.unsafe("orchestrator"))
+        if isinstance(unsafe, Pending):
+            return replace(component, enabled=unsafe, raw=unsafe)
+        if not unsafe:  # on whatever orchestrator.enabled says
+            raw = deferred(lambda: as_map(self.get("orchestrator"), self.path("orchestrator")))
+            component = replace(component, enabled=True, raw=raw)
         return component
 
     def cr_version(self) -> tuple[int, int, int] | None:
@@ -217,7 +174,7 @@ class DatabaseView:
         appVersion for chart values (the chart renders ``crVersion: {{ .Chart.AppVersion }}``), None
         when absent (the operator then takes its own version)."""
         if self.chart:
-            version = self.chart_app_version
+            version = known(self.chart_app_version, "version")
         else:
             version = as_str(self.get("crVersion"), self.path("crVersion"))
         match = re.match(r"^v?(\d+)\.(\d+)\.(\d+)", version or "")
@@ -237,8 +194,12 @@ class DatabaseView:
         orchestrator = self.orchestrator()
         # enabled as the operator decides it, but size 0 runs no pod (ps-db renders size: 0 unless
         # orchestrator.enabled; pt-heartbeat still joins the mysql pods, toolkit())
-        if orchestrator is not None and orchestrator.enabled and self.size(orchestrator.rel) != 0:
-            pods.append(orchestrator)
+        if orchestrator is not None and orchestrator.runs():
+            size = deferred(lambda: self.size(orchestrator.rel))
+            if isinstance(size, Pending) and isinstance(size.error, NotKnown):
+                pods.append(replace(orchestrator, enabled=size, raw=size))
+            elif isinstance(size, Pending) or size != 0:
+                pods.append(orchestrator)  # a malformed size is reported where the orchestrator is read
         return pods
 
     def unsafe(self, name: str) -> bool:
@@ -279,14 +240,25 @@ class DatabaseView:
         An ``!include`` of a file the pack cannot see is Malformed: undecidable, never assumed good."""
         if self._effective is None:
             where = self.path(self.config_rel)
+            text = self.config_text()
             try:
-                effective = effective_options(self.operator, self.config_text(), self.server_series())
+                effective = effective_options(self.operator, text, self._series_for(text))
             except MyCnfError as error:
                 raise Malformed(where, f"is not an option file mysqld starts with: {error}") from None
             if effective.undecided:
                 raise Malformed(where, f"cannot be judged: {effective.undecided[0]}")
             self._effective = effective
         return self._effective
+
+    def _series_for(self, text: str | None) -> str | None:
+        """The server series whose ``[mysqld-X.Y]`` group mysqld reads; when the image is unknown at preview and
+        the text has no such group (not even in a comment), every series reads the text alike."""
+        series = deferred(self.server_series)
+        if not isinstance(series, Pending):
+            return series
+        if text is None or not _VERSIONED_GROUP.search(text):
+            return None
+        series.raise_error()
 
     def options(self) -> dict[str, str]:
         """mysqld's options (normalized keys) with the value it keeps for each."""
@@ -333,7 +305,7 @@ class DatabaseView:
     # ---- containers --------------------------------------------------------------------------
     def mysqld_container(self) -> Container:
         rel = f"{self.mysqld_rel}.resources"
-        return Container(self.mysqld_rel, self.mysqld_rel, "mysqld", self.path(rel), self.get(rel))
+        return Container(self.mysqld_rel, self.mysqld_rel, "mysqld", self.path(rel), deferred(lambda: self.get(rel)))
 
     def pmm_enabled(self) -> bool:
         return self.flag("pmm.enabled")
@@ -358,8 +330,13 @@ class DatabaseView:
         return "metadata.finalizers", as_list(at(self.metadata, "finalizers", base="metadata"), "metadata.finalizers")
 
 
-def _name(props: dict, fallback: str) -> str:
+def _name(props: dict, fallback: str) -> str | Pending:
+    """``metadata.name``, else ``fallback``; Pending when it is unknown at preview (the pods' labels carry it)."""
     metadata = props.get("metadata")
+    if isinstance(metadata, Unknown):
+        return Pending(metadata.error("metadata"))
+    if isinstance(metadata, dict) and isinstance(metadata.get("name"), Unknown):
+        return Pending(metadata["name"].error("metadata.name"))
     if isinstance(metadata, dict) and isinstance(metadata.get("name"), str):
         return metadata["name"]
     return fallback
@@ -385,7 +362,8 @@ def database_view(resource_type: str, props: dict, name: str = "") -> DatabaseVi
         operator_name = "pxc" if chart == PXC_DB else "ps"
         # The chart's appVersion: equal to the chart version for the pxc-db and ps-db releases we know.
         app_version = chart_version(props) or CHART_DEFAULTS[chart].get("crVersion")
-        app_version = app_version if isinstance(app_version, str) else str(CHART_DEFAULTS[chart].get("crVersion"))
+        if not isinstance(app_version, str | Unknown):
+            app_version = str(CHART_DEFAULTS[chart].get("crVersion"))
         # The custom resource the pinned chart renders from these values: keys it ignores are not in it
         # (chart_render); messages keep the values' own paths.
         release = props.get("name") if isinstance(props.get("name"), str) and props.get("name") else name

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .values import MISSING, Malformed, NotKnown, Unknown, as_list, as_map, as_str, at, deep_merge
+from .values import MISSING, Malformed, NotKnown, Unknown, as_list, as_map, as_str, at, deep_merge, join
 
 HELM_TYPES = ("kubernetes:helm.sh/v3:Release", "kubernetes:helm.sh/v4:Chart")
 PXC_DB, PS_DB, PMM = "pxc-db", "ps-db", "pmm"
@@ -124,10 +124,11 @@ _VERSION_SUFFIX = re.compile(r"-v?\d+(\.\d+)*([-+][\w.]+)?$")
 
 
 def chart_name(props: dict) -> str | None:
-    """``pxc-db`` for ``percona/pxc-db``, ``oci://registry/percona/pxc-db``, ``./pxc-db-1.20.0.tgz``…"""
+    """``pxc-db`` for ``percona/pxc-db``, ``oci://registry/percona/pxc-db``, ``./pxc-db-1.20.0.tgz``…; NotKnown
+    when the chart is unknown at preview (which chart it is, and so which rules apply, is not known yet)."""
     try:
         chart = as_str(at(props, "chart"), "chart")
-    except (Malformed, NotKnown):
+    except Malformed:
         return None
     if not chart:
         return None
@@ -150,7 +151,21 @@ def chart_values(props: dict, chart: str) -> dict:
     files = as_list(at(props, "valueYamlFiles"), "valueYamlFiles")
     if files:
         raise ValuesFromFiles()
+    name_unknowns(values, "values")
     return deep_merge(CHART_DEFAULTS.get(chart, {}), values) if values is not MISSING else dict(CHART_DEFAULTS.get(chart, {}))
+
+
+def name_unknowns(value: Any, path: str) -> None:
+    """Give every value unknown at preview below ``value`` its own path as origin: the chart renders it
+    elsewhere (chart_render), and a rule that cannot judge it names the value the user set."""
+    if isinstance(value, Unknown):
+        value.origin = value.origin or path
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            name_unknowns(item, join(path, str(key)))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            name_unknowns(item, f"{path}[{index}]")
 
 
 class ValuesFromFiles(Exception):
@@ -159,8 +174,11 @@ class ValuesFromFiles(Exception):
     reason = "the chart's values come from valueYamlFiles, which a policy pack cannot read; pass them as `values`"
 
 
-def chart_version(props: dict) -> str | None:
+def chart_version(props: dict) -> str | Unknown | None:
+    """The chart version asked for; unknown (named ``version``) when it is unknown at preview."""
     try:
         return as_str(at(props, "version"), "version")
-    except (Malformed, NotKnown):
+    except Malformed:
         return None
+    except NotKnown as error:
+        return Unknown(error.sentinel, error.path)

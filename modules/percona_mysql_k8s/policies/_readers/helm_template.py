@@ -10,6 +10,10 @@ The pieces the chart renderers (chart_render) are built from, each as Helm 3.19 
 * ``toYaml``: JSON first, so whole numbers stay numbers; the structure is kept;
 * ``tpl``: the text is a template itself. Only actions that print a string literal (``{{ "text" }}``,
   ``{{ `text` }}``) are evaluated here; any other action is :class:`Unrenderable`, never guessed.
+
+A value unknown at preview (:class:`~.values.Unknown`, named by its values path) renders as itself wherever the
+template prints or copies it, and a condition on it (``{{ if x }}``) raises :class:`~.values.NotKnown`: the
+renderer makes what that condition decides unknown (chart_fields.guarded), and nothing else.
 """
 
 from __future__ import annotations
@@ -20,10 +24,12 @@ import re
 from decimal import Decimal
 from typing import Any
 
-from .values import MISSING, Unrenderable
+from .values import MISSING, Unknown, Unrenderable, known
 
 
 def truthy(value: Any) -> bool:
+    """Go's template truth; NotKnown for a value unknown at preview."""
+    known(value, "values")
     if value is MISSING or value is None or value is False:
         return False
     if isinstance(value, int | float) and not isinstance(value, bool):
@@ -56,8 +62,10 @@ def go_float(value: float) -> str:
     return f"{minus}{text[:point]}.{text[point:]}"
 
 
-def printed(value: Any) -> str | Unrenderable:
-    """``{{ value }}`` as Helm prints it."""
+def printed(value: Any) -> str | Unrenderable | Unknown:
+    """``{{ value }}`` as Helm prints it (an unknown value: itself)."""
+    if isinstance(value, Unknown):
+        return value
     if value is MISSING or value is None:
         return ""
     if isinstance(value, bool):
@@ -121,7 +129,7 @@ def interpolated(*parts: Any) -> Any:
             text += part[0]
             continue
         piece = printed(part)
-        if isinstance(piece, Unrenderable):
+        if isinstance(piece, Unrenderable | Unknown):
             return piece
         text += piece
     return yaml_scalar(text)
@@ -131,7 +139,7 @@ def to_yaml(value: Any) -> Any:
     """``toYaml``: the structure, whole numbers as integers (JSON writes 3.0 as 3); absent is null."""
     if value is MISSING:
         return None
-    if isinstance(value, Unrenderable):
+    if isinstance(value, Unrenderable | Unknown):
         return value
     if isinstance(value, float) and value.is_integer() and abs(value) < 1e21:
         return int(value)

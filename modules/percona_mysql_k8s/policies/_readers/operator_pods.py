@@ -18,8 +18,9 @@ from percona_mysql_k8s.core.qos import ContainerAmounts, pod_qos_class
 from percona_mysql_k8s.core.sidecars import HAPROXY, LOG_COLLECTOR_CONTAINERS, PROXYSQL, proxy_has_pmm, proxy_monitor_containers
 
 from .database import Component, Container, DatabaseView
+from .deferred import Pending, deferred
 from .placement import Placement, read_placement
-from .values import MISSING, as_list, as_map, as_str, join
+from .values import MISSING, NotKnown, as_list, as_map, as_str, join
 
 # crVersion absent: the operators take their own version (PXC pkg/apis/pxc/v1 ``setVersion``; PS ``CompareVersion``
 # against its version.txt). The versions the pack models.
@@ -46,7 +47,16 @@ VALID_TOPOLOGY_KEYS = {
 
 
 def _container(view: DatabaseView, component: Component, name: str, role: str, rel: str) -> Container:
-    return Container(component.key, name, role, view.path(rel), view.get(rel))
+    return Container(component.key, name, role, view.path(rel), deferred(lambda: view.get(rel)))
+
+
+def _add(result: list[Container], present, view: DatabaseView, component: Component, name: str, role: str, rel: str) -> None:
+    """The container when ``present``: a bool, or Pending when that is unknown at preview (then the container is
+    kept with that Pending as its ``raw``: judging its budget names the field that decides whether it runs)."""
+    if isinstance(present, Pending):
+        result.append(Container(component.key, name, role, view.path(rel), present))
+    elif present:
+        result.append(_container(view, component, name, role, rel))
 
 
 def _mysqld_pod(view: DatabaseView, component: Component) -> list[Container]:
@@ -54,34 +64,41 @@ def _mysqld_pod(view: DatabaseView, component: Component) -> list[Container]:
     ``logcollector.resources`` (node.go LogCollectorContainer); PS pkg/mysql/mysql.go containers: xtrabackup while
     backups are on, pt-heartbeat on async with the orchestrator and a toolkit, pmm-client)."""
     result = [view.mysqld_container()]
-    if view.logcollector_enabled():
-        result += [_container(view, component, name, "sidecar", "logcollector.resources") for name in LOG_COLLECTOR_CONTAINERS]
-    if view.backup_sidecar():
-        result.append(_container(view, component, "xtrabackup", "sidecar", "backup.resources"))
-    if view.toolkit():
-        result.append(_container(view, component, "pt-heartbeat", "sidecar", "toolkit.resources"))
-    if view.pmm_enabled():
-        result.append(_container(view, component, "pmm-client", "sidecar", "pmm.resources"))
+    logcollector = deferred(view.logcollector_enabled)
+    for name in LOG_COLLECTOR_CONTAINERS:
+        _add(result, logcollector, view, component, name, "sidecar", "logcollector.resources")
+    _add(result, deferred(view.backup_sidecar), view, component, "xtrabackup", "sidecar", "backup.resources")
+    _add(result, deferred(view.toolkit), view, component, "pt-heartbeat", "sidecar", "toolkit.resources")
+    _add(result, deferred(view.pmm_enabled), view, component, "pmm-client", "sidecar", "pmm.resources")
     return result
 
 
 def _proxy_pod(view: DatabaseView, component: Component) -> list[Container]:
     """The proxy, its monitor sidecars and pmm-client (core.sidecars.proxy_monitor_containers). The monitors' budget:
     PXC ``sidecarResources`` (haproxy.go / proxysql.go SidecarContainers); PS a map keyed by container name, or
-    HAProxy's own resources below crVersion 1.2.0 (DatabaseView.monit_inherits_haproxy)."""
+    HAProxy's own resources below crVersion 1.2.0 (DatabaseView.monit_inherits_haproxy). What decides a monitor
+    (the ProxySQL scheduler, PS's crVersion) unknown at preview: the monitor is kept, its budget named as unknown."""
     rel = f"{component.rel}.resources"
     result = [_container(view, component, component.key, "proxy", rel)]
     engine = PXC if view.operator == "pxc" else GROUP_REPLICATION
-    scheduler = view.operator == "pxc" and component.key == PROXYSQL and view.flag("proxysql.scheduler.enabled")
-    for name in proxy_monitor_containers(component.key, engine, proxysql_scheduler=scheduler):
-        if view.operator == "ps" and component.key == HAPROXY and view.monit_inherits_haproxy():
-            result.append(_container(view, component, name, "sidecar", rel))
+    scheduler = False
+    if view.operator == "pxc" and component.key == PROXYSQL:
+        scheduler = deferred(lambda: view.flag("proxysql.scheduler.enabled"))
+    monitors = proxy_monitor_containers(component.key, engine, proxysql_scheduler=scheduler is True)
+    without_scheduler = set(proxy_monitor_containers(component.key, engine, proxysql_scheduler=True))
+    inherits = deferred(view.monit_inherits_haproxy) if view.operator == "ps" and component.key == HAPROXY else False
+    for name in monitors:
+        present = scheduler if isinstance(scheduler, Pending) and name not in without_scheduler else True
+        if isinstance(inherits, Pending):
+            _add(result, inherits, view, component, name, "sidecar", f"{component.rel}.sidecarResources.{name}")
+        elif inherits:
+            _add(result, present, view, component, name, "sidecar", rel)
         elif view.operator == "ps":
-            result.append(_container(view, component, name, "sidecar", f"{component.rel}.sidecarResources.{name}"))
+            _add(result, present, view, component, name, "sidecar", f"{component.rel}.sidecarResources.{name}")
         else:
-            result.append(_container(view, component, name, "sidecar", f"{component.rel}.sidecarResources"))
-    if view.pmm_enabled() and proxy_has_pmm(component.key):
-        result.append(_container(view, component, "pmm-client", "sidecar", "pmm.resources"))
+            _add(result, present, view, component, name, "sidecar", f"{component.rel}.sidecarResources")
+    if proxy_has_pmm(component.key):
+        _add(result, deferred(view.pmm_enabled), view, component, "pmm-client", "sidecar", "pmm.resources")
     return result
 
 
@@ -90,16 +107,29 @@ def _user_sidecars(view: DatabaseView, component: Component, taken: set[str]) ->
     (PXC pkg/apis/pxc/v1 AddSidecarContainers, "Wrong sidecar container name, it is skipped"; PS pkg/mysql/mysql.go
     appendUniqueContainers, which also skips a second sidecar of one name; PXC keeps both, and the API server then
     refuses the StatefulSet). PS adds them to the mysql pods only (its orchestrator, HAProxy and Router pods take
-    none)."""
+    none). At preview the list, a sidecar or its name may be unknown: a container whose ``raw`` is Pending, named
+    by its index (or ``sidecars``)."""
     if view.operator == "ps" and component.role != "mysqld":
         return []
     rel = f"{component.rel}.sidecars"
+    entries = deferred(lambda: as_list(view.get(rel), view.path(rel)))
+    if isinstance(entries, Pending):
+        return [Container(component.key, "sidecars", "sidecar", view.path(rel), entries)]
     sidecars = []
-    for index, sidecar in enumerate(as_list(view.get(rel), view.path(rel))):
+    for index, sidecar in enumerate(entries):
         path = f"{view.path(rel)}[{index}]"
-        sidecar = as_map(sidecar, path)
-        name = as_str(sidecar.get("name", MISSING), join(path, "name"), f"sidecar-{index}")
-        if name in taken:
+        sidecar = deferred(lambda sidecar=sidecar, path=path: as_map(sidecar, path))
+        if isinstance(sidecar, Pending):
+            sidecars.append(Container(component.key, f"sidecar-{index}", "sidecar", join(path, "resources"), sidecar))
+            continue
+        name = deferred(
+            lambda sidecar=sidecar, path=path, index=index: as_str(
+                sidecar.get("name", MISSING), join(path, "name"), f"sidecar-{index}"
+            )
+        )
+        if isinstance(name, Pending):  # which name it takes is unknown: judged as its own container
+            name = name.error.placeholder() if isinstance(name.error, NotKnown) else f"sidecar-{index}"
+        elif name in taken:
             continue
         if view.operator == "ps":
             taken.add(name)
@@ -108,7 +138,10 @@ def _user_sidecars(view: DatabaseView, component: Component, taken: set[str]) ->
 
 
 def containers(view: DatabaseView, component: Component) -> list[Container]:
-    """Every container of one pod type, each with the path of its budget (INTERFACES §2.3, §3.3)."""
+    """Every container of one pod type, each with the path of its budget (INTERFACES §2.3, §3.3). NotKnown when
+    whether the pod type runs is unknown at preview; a container whose presence is unknown has a Pending ``raw``."""
+    if not component.enabled:
+        return []
     if component.role == "mysqld":
         result = _mysqld_pod(view, component)
     elif component.role == "proxy":
@@ -128,11 +161,20 @@ def _init(view: DatabaseView, component: Component, name: str, rel: str, raw: An
     return Container(component.key, name, "init", view.path(rel), raw)
 
 
+def _declared(view: DatabaseView, rel: str) -> Any:
+    """The block at ``rel`` (MISSING or None when unset), or a Pending when it is unknown at preview."""
+    return deferred(lambda: view.get(rel))
+
+
+def _is_set(raw: Any) -> bool:
+    return isinstance(raw, Pending) or (raw is not MISSING and raw is not None)
+
+
 def _pxc_init_block(view: DatabaseView, component: Component, name: str, fallback: bool) -> Container:
     """``spec.initContainer.resources``; unset: the 1.14.0+ default, else (``fallback``) the pxc container's own
     (pkg/pxc/app/statefulset/init.go ``EntrypointInitContainer``: ``initResources := cr.Spec.PXC.Resources``)."""
-    declared = view.get("initContainer.resources")
-    if declared is not MISSING and declared is not None:
+    declared = _declared(view, "initContainer.resources")
+    if _is_set(declared):
         return _init(view, component, name, "initContainer.resources", declared)
     if version(view) >= (1, 14, 0):
         return Container(
@@ -143,12 +185,11 @@ def _pxc_init_block(view: DatabaseView, component: Component, name: str, fallbac
             PXC_INIT_DEFAULT,
         )
     if fallback:
-        return _init(view, component, name, "pxc.resources", view.get("pxc.resources"))
+        return _init(view, component, name, "pxc.resources", _declared(view, "pxc.resources"))
     return _init(view, component, name, "initContainer.resources", declared)
 
 
-def init_containers(view: DatabaseView, component: Component) -> list[Container]:
-    """The init containers of one pod type, each with the ``resources`` block the operator gives it."""
+def _init_containers(view: DatabaseView, component: Component) -> list[Container]:
     if view.operator == "pxc":
         # node.go InitContainers: pxc-init; haproxy.go / proxysql.go InitContainers: pxc-init from 1.13.0
         # (proxyInitContainers), then haproxy-init / proxysql-init from 1.15.0 with *initContainer.resources
@@ -163,10 +204,20 @@ def init_containers(view: DatabaseView, component: Component) -> list[Container]
     # PS pkg/k8s/init_image.go InitContainer, called by every component with its own resources: the component's
     # initContainer.resources, else the top-level initContainer.resources, else the component's resources
     for rel in (f"{component.rel}.initContainer.resources", "initContainer.resources"):
-        declared = view.get(rel)
-        if declared is not MISSING and declared is not None:
+        declared = _declared(view, rel)
+        if _is_set(declared):
             return [_init(view, component, f"{component.key}-init", rel, declared)]
-    return [_init(view, component, f"{component.key}-init", f"{component.rel}.resources", view.get(f"{component.rel}.resources"))]
+    rel = f"{component.rel}.resources"
+    return [_init(view, component, f"{component.key}-init", rel, _declared(view, rel))]
+
+
+def init_containers(view: DatabaseView, component: Component) -> list[Container]:
+    """The init containers of one pod type, each with the ``resources`` block the operator gives it. The crVersion
+    that decides them unknown at preview: one init container whose ``raw`` is that Pending."""
+    try:
+        return _init_containers(view, component)
+    except NotKnown as error:
+        return [Container(component.key, f"{component.key} init containers", "init", view.path("crVersion"), Pending(error))]
 
 
 def every_container(view: DatabaseView, component: Component) -> list[Container]:
@@ -202,6 +253,7 @@ def placement(view: DatabaseView, component: Component) -> Placement:
         component.raw.get("tolerations", MISSING),
         advanced_affinity(view, component),
         view.path(component.rel),
+        affinity_path=view.path(f"{component.rel}.affinity.advanced"),
     )
 
 

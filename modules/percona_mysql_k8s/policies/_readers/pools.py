@@ -22,7 +22,8 @@ from percona_mysql_k8s.core.scheduling import (
     kubernetes_effect,
 )
 
-from .values import MISSING, Malformed, NotKnown, as_bool, as_int, as_list, as_map, as_str, at, describe, join
+from .deferred import KnownOnRead, deferred
+from .values import MISSING, Malformed, NotKnown, as_bool, as_int, as_list, as_map, as_str, at, describe, join, known
 
 GKE_POOL, EKS_NODE_GROUP, EKS_MANAGED = (
     "gcp:container/nodePool:NodePool",
@@ -39,8 +40,11 @@ POOL_TYPES = (GKE_POOL, EKS_NODE_GROUP, EKS_MANAGED)
 _ZONE = re.compile(r"^[a-z]+-[a-z]+\d+-[a-z]$")
 
 
-@dataclass(frozen=True)
-class NodePool:
+@dataclass(frozen=True, eq=False)  # identity: reading a Pending field raises (values.KnownOnRead)
+class NodePool(KnownOnRead):
+    """A pool; at preview its nodes (labels, taints) are Pending while one of them is unknown, and its name is a
+    placeholder while unknown (an auto-named pool's own nodepool label is then none, as before)."""
+
     type: str
     name: str
     provider: str  # gke | eks | kind
@@ -67,14 +71,16 @@ def _taints(items: list, path: str) -> list[dict]:
         effect = as_str(item.get("effect", MISSING), f"{path}[{index}].effect", "NoSchedule")
         if kubernetes_effect(effect) is None:
             raise Malformed(f"{path}[{index}].effect", f"is {effect!r}, not NO_SCHEDULE, PREFER_NO_SCHEDULE or NO_EXECUTE")
-        taints.append({"key": str(item.get("key", "")), "value": str(item.get("value", "") or ""), "effect": effect})
+        key = known(item.get("key", ""), f"{path}[{index}].key")
+        value = known(item.get("value", ""), f"{path}[{index}].value")
+        taints.append({"key": str(key), "value": str(value or ""), "effect": effect})
     return taints
 
 
 def _labels(value, path: str) -> dict:
     labels = as_map(value, path)
     for key, item in labels.items():
-        if not isinstance(item, str):
+        if not isinstance(known(item, join(path, key)), str):
             raise Malformed(join(path, key), f"is {describe(item)}, not a label value")
     return labels
 
@@ -87,45 +93,66 @@ def _name(props: dict, key: str) -> str | None:
         return None
 
 
+def _own_name(props: dict, key: str) -> str | None:
+    """The pool's own name, None when absent (auto-named: no nodepool label is known); NotKnown when it is
+    given but unknown at preview (its nodepool label is then unknown too)."""
+    return as_str(at(props, key), key)
+
+
+def _shown_name(props: dict, key: str, fallback: str) -> str:
+    """The pool's name for messages: its own, the resource's when auto-named, a placeholder while unknown."""
+    try:
+        return as_str(at(props, key), key) or fallback
+    except NotKnown as error:
+        return error.placeholder()
+
+
 def _gke(props: dict, name: str, default_machine: str | None = None) -> NodePool:
-    config = as_map(at(props, "nodeConfig"), "nodeConfig")
-    machine = as_str(config.get("machineType", MISSING), "nodeConfig.machineType", default_machine)
-    # node pools are no custom resources: their counts keep the reading they had (as_int ``text``)
-    per_zone = as_int(at(props, "nodeCount"), "nodeCount", text=True) or as_int(
-        at(props, "initialNodeCount"), "initialNodeCount", text=True
+    config = deferred(lambda: as_map(at(props, "nodeConfig"), "nodeConfig"))
+    machine = deferred(
+        lambda: as_str(known(config, "nodeConfig").get("machineType", MISSING), "nodeConfig.machineType", default_machine)
     )
-    autoscaling = as_map(at(props, "autoscaling"), "autoscaling")
-    total = as_int(autoscaling.get("totalMaxNodeCount", MISSING), "autoscaling.totalMaxNodeCount", text=True)
-    per_zone = as_int(autoscaling.get("maxNodeCount", MISSING), "autoscaling.maxNodeCount", per_zone, text=True)
-    zones = [str(zone) for zone in as_list(at(props, "nodeLocations"), "nodeLocations")]
-    location = as_str(at(props, "location"), "location", "") or ""
-    if total:
-        max_nodes = total
-    elif per_zone is None:
-        max_nodes = None
-    elif zones:
-        max_nodes = per_zone * len(zones)
-    elif _ZONE.match(location):
-        max_nodes = per_zone
-    else:
-        max_nodes = None  # a regional pool: nodeCount is per zone of the cluster, which is not here
-    nodes = gke_pool_nodes(
-        name=_name(props, "name"),
-        machine_type=machine,
-        labels=_labels(config.get("labels", MISSING), "nodeConfig.labels"),
-        taints=_taints(as_list(config.get("taints", MISSING), "nodeConfig.taints"), "nodeConfig.taints"),
-        location=location,
-        node_locations=zones,
-        spot=bool(as_bool(config.get("spot", MISSING), "nodeConfig.spot", False)),
-        preemptible=bool(as_bool(config.get("preemptible", MISSING), "nodeConfig.preemptible", False)),
-    )
+    zones = deferred(lambda: [str(known(zone, "nodeLocations")) for zone in as_list(at(props, "nodeLocations"), "nodeLocations")])
+    location = deferred(lambda: as_str(at(props, "location"), "location", "") or "")
+
+    def max_nodes() -> int | None:
+        # node pools are no custom resources: their counts keep the reading they had (as_int ``text``)
+        per_zone = as_int(at(props, "nodeCount"), "nodeCount", text=True) or as_int(
+            at(props, "initialNodeCount"), "initialNodeCount", text=True
+        )
+        autoscaling = as_map(at(props, "autoscaling"), "autoscaling")
+        total = as_int(autoscaling.get("totalMaxNodeCount", MISSING), "autoscaling.totalMaxNodeCount", text=True)
+        per_zone = as_int(autoscaling.get("maxNodeCount", MISSING), "autoscaling.maxNodeCount", per_zone, text=True)
+        if total:
+            return total
+        if per_zone is None:
+            return None
+        if known(zones, "nodeLocations"):
+            return per_zone * len(zones)
+        if _ZONE.match(known(location, "location")):
+            return per_zone
+        return None  # a regional pool: nodeCount is per zone of the cluster, which is not here
+
+    def nodes():
+        given = known(config, "nodeConfig")
+        return gke_pool_nodes(
+            name=_own_name(props, "name"),
+            machine_type=known(machine, "nodeConfig.machineType"),
+            labels=_labels(given.get("labels", MISSING), "nodeConfig.labels"),
+            taints=_taints(as_list(given.get("taints", MISSING), "nodeConfig.taints"), "nodeConfig.taints"),
+            location=known(location, "location"),
+            node_locations=known(zones, "nodeLocations"),
+            spot=bool(as_bool(given.get("spot", MISSING), "nodeConfig.spot", False)),
+            preemptible=bool(as_bool(given.get("preemptible", MISSING), "nodeConfig.preemptible", False)),
+        )
+
     return NodePool(
         GKE_POOL,
-        _name(props, "name") or name,
+        _shown_name(props, "name", name),
         "gke",
         machine,
-        nodes,
-        max_nodes,
+        deferred(nodes),
+        deferred(max_nodes),
         "nodeConfig.labels",
         "nodeConfig.taints",
         "nodeConfig.machineType",
@@ -133,25 +160,38 @@ def _gke(props: dict, name: str, default_machine: str | None = None) -> NodePool
 
 
 def _eks(resource_type: str, props: dict, name: str) -> NodePool:
-    types = as_list(at(props, "instanceTypes"), "instanceTypes")
-    machine = types[0] if types and isinstance(types[0], str) else None
-    scaling = as_map(at(props, "scalingConfig"), "scalingConfig")
-    max_nodes = as_int(
-        scaling.get("maxSize", MISSING),
-        "scalingConfig.maxSize",
-        as_int(scaling.get("desiredSize", MISSING), "scalingConfig.desiredSize", text=True),
-        text=True,
+    types = deferred(lambda: as_list(at(props, "instanceTypes"), "instanceTypes"))
+
+    def machine() -> str | None:
+        found = known(types, "instanceTypes")
+        return known(found[0], "instanceTypes[0]") if found and isinstance(known(found[0], "instanceTypes[0]"), str) else None
+
+    def max_nodes() -> int | None:
+        scaling = as_map(at(props, "scalingConfig"), "scalingConfig")
+        return as_int(
+            scaling.get("maxSize", MISSING),
+            "scalingConfig.maxSize",
+            as_int(scaling.get("desiredSize", MISSING), "scalingConfig.desiredSize", text=True),
+            text=True,
+        )
+
+    def nodes():
+        found = known(types, "instanceTypes")
+        return eks_pool_nodes(
+            name=_own_name(props, "nodeGroupName"),
+            instance_types=[
+                known(t, f"instanceTypes[{i}]") for i, t in enumerate(found) if isinstance(known(t, f"instanceTypes[{i}]"), str)
+            ],
+            labels=_labels(at(props, "labels"), "labels"),
+            taints=_taints(as_list(at(props, "taints"), "taints"), "taints"),
+            capacity_type=as_str(at(props, "capacityType"), "capacityType"),
+            ami_type=as_str(at(props, "amiType"), "amiType"),
+        )
+
+    shown = _shown_name(props, "nodeGroupName", name)
+    return NodePool(
+        resource_type, shown, "eks", deferred(machine), deferred(nodes), deferred(max_nodes), "labels", "taints", "instanceTypes"
     )
-    own_name = _name(props, "nodeGroupName")
-    nodes = eks_pool_nodes(
-        name=own_name,
-        instance_types=[t for t in types if isinstance(t, str)],
-        labels=_labels(at(props, "labels"), "labels"),
-        taints=_taints(as_list(at(props, "taints"), "taints"), "taints"),
-        capacity_type=as_str(at(props, "capacityType"), "capacityType"),
-        ami_type=as_str(at(props, "amiType"), "amiType"),
-    )
-    return NodePool(resource_type, own_name or name, "eks", machine, nodes, max_nodes, "labels", "taints", "instanceTypes")
 
 
 def _patch_taints(patches, path: str) -> list[dict]:

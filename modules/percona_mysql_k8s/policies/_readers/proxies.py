@@ -18,7 +18,7 @@ from percona_mysql_k8s.core.proxy_limits import (
 from percona_mysql_k8s.core.sidecars import HAPROXY, PROXYSQL, ROUTER
 
 from .database import Component, DatabaseView
-from .values import Malformed, as_bool, as_int, as_map, as_str
+from .values import Malformed, NotKnown, as_bool, as_int, as_map, as_str
 
 
 @dataclass(frozen=True)
@@ -119,10 +119,16 @@ def _router(view: DatabaseView, component: Component) -> tuple[ProxyLimits, str,
 _READERS = {HAPROXY: _haproxy, PROXYSQL: _proxysql, ROUTER: _router}
 
 
-def proxy_backends(view: DatabaseView) -> list[ProxyBackends]:
-    """Every enabled proxy with its pod count and one pod's backend limit."""
-    found = []
+def proxy_backends(view: DatabaseView) -> list[ProxyBackends | NotKnown]:
+    """Every enabled proxy with its pod count and one pod's backend limit; a proxy whose being enabled, size or
+    configuration is unknown at preview is its NotKnown (the others are judged)."""
+    found: list[ProxyBackends | NotKnown] = []
     for component in view.enabled_proxies():
-        limits, source, refused = _READERS[component.key](view, component)
-        found.append(ProxyBackends(component, view.size(component.rel), limits, source, refused))
+        try:
+            if component.undecided() is not None:
+                raise component.undecided()
+            limits, source, refused = _READERS[component.key](view, component)
+            found.append(ProxyBackends(component, view.size(component.rel), limits, source, refused))
+        except NotKnown as error:
+            found.append(error)
     return found

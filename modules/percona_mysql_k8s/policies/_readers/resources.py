@@ -14,12 +14,14 @@ from dataclasses import dataclass
 
 from percona_mysql_k8s.core.units import Schema, cpu_to_millicores, format_cpu, format_memory, memory_to_bytes
 
-from .values import MISSING, Malformed, as_map, describe, join
+from .deferred import KnownOnRead, Pending, deferred
+from .values import MISSING, Malformed, _known, as_map, describe, join
 
 
-@dataclass(frozen=True)
-class Resources:
-    """One container's requests and limits; ``None`` where a value is not set."""
+@dataclass(frozen=True, eq=False)  # identity: reading a Pending field raises (values.KnownOnRead)
+class Resources(KnownOnRead):
+    """One container's requests and limits; ``None`` where a value is not set. A quantity unknown at preview
+    raises NotKnown when read, and only then: the other three are judged (values.KnownOnRead)."""
 
     path: str
     declared: bool
@@ -61,8 +63,6 @@ def _amount(block: dict, path: str, key: str, parse, schema: Schema) -> tuple[in
     value = block.get(key, MISSING)
     if value is MISSING or value is None:
         return None, None
-    from .values import _known
-
     value = _known(value, join(path, key))
     try:
         return parse(value, schema), (
@@ -103,15 +103,25 @@ def read_resources(value: object, path: str, schema: Schema = Schema.CRD) -> Res
 
 def _read_resources(value: object, path: str, schema: Schema) -> Resources:
     block = as_map(value, path)
-    requests = as_map(block.get("requests", MISSING), join(path, "requests"))
-    limits = as_map(block.get("limits", MISSING), join(path, "limits"))
-    cpu_request, cpu_request_text = _amount(requests, join(path, "requests"), "cpu", cpu_to_millicores, schema)
-    cpu_limit, cpu_limit_text = _amount(limits, join(path, "limits"), "cpu", cpu_to_millicores, schema)
-    memory_request, memory_request_text = _amount(requests, join(path, "requests"), "memory", memory_to_bytes, schema)
-    memory_limit, memory_limit_text = _amount(limits, join(path, "limits"), "memory", memory_to_bytes, schema)
+    requests = deferred(lambda: as_map(block.get("requests", MISSING), join(path, "requests")))
+    limits = deferred(lambda: as_map(block.get("limits", MISSING), join(path, "limits")))
+
+    def amount(side, side_path: str, key: str, parse) -> tuple:
+        """(value, text) of one quantity, each Pending when it (or its whole side) is unknown at preview."""
+        if isinstance(side, Pending):
+            return side, side
+        found = deferred(lambda: _amount(side, side_path, key, parse, schema))
+        return found if isinstance(found, tuple) else (found, found)
+
+    cpu_request, cpu_request_text = amount(requests, join(path, "requests"), "cpu", cpu_to_millicores)
+    cpu_limit, cpu_limit_text = amount(limits, join(path, "limits"), "cpu", cpu_to_millicores)
+    memory_request, memory_request_text = amount(requests, join(path, "requests"), "memory", memory_to_bytes)
+    memory_limit, memory_limit_text = amount(limits, join(path, "limits"), "memory", memory_to_bytes)
+    # declared: the block sets requests or limits (an unknown side is set to something)
+    declared = any(isinstance(side, Pending) or side for side in (requests, limits))
     return Resources(
         path=path,
-        declared=bool(requests or limits),
+        declared=declared,
         cpu_request=cpu_request,
         cpu_limit=cpu_limit,
         memory_request=memory_request,

@@ -10,7 +10,10 @@ from __future__ import annotations
 import functools
 import re
 import shlex
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+
+from .values import Unknown
 
 SUBCOMMANDS = ("prepare", "run", "cleanup", "warmup", "prewarm")
 _WRITES = re.compile(r"write|insert|update|delete|tpcc|bulk", re.IGNORECASE)
@@ -75,9 +78,20 @@ def _invocations(script: str, env_items: tuple) -> tuple[Invocation, ...]:
     return tuple(result)
 
 
-def literal_env(workload) -> dict[str, str]:
-    env = {}
-    for _, entry, _ in workload.env():
-        if isinstance(entry.get("name"), str) and isinstance(entry.get("value"), str | int | float):
-            env[entry["name"]] = str(entry["value"])
+def literal_env(workload, uses: Iterable[str] = ()) -> dict[str, str]:
+    """The container's literal environment values. At preview a value may be unknown: NotKnown when the script
+    expands that variable (or ``uses`` names it), or when a variable's name is unknown (it may be any of them);
+    an unknown value nothing reads is left out."""
+    env: dict[str, str] = {}
+    used = set(_VARIABLE.findall(workload.script())) | set(uses)
+    for path, entry, _ in workload.env():
+        name, value = entry.get("name"), entry.get("value")
+        if isinstance(name, Unknown):
+            raise name.error(f"{path}.name")
+        if isinstance(value, Unknown):
+            if name in used:
+                raise value.error(f"{path}.value")
+            continue
+        if isinstance(name, str) and isinstance(value, str | int | float):
+            env[name] = str(value)
     return env

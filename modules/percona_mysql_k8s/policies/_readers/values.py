@@ -5,8 +5,12 @@ Policies here first turn them into plain Python (:func:`plain`), with every unkn
 :class:`Unknown` marker, and then read fields with the typed getters below. A getter never raises
 anything but :class:`Malformed` (the field is there but has the wrong type or an unreadable value:
 reported as a violation of the rule being checked) and :class:`NotKnown` (the field is unknown at
-preview: the check is skipped and reported the way the engine reports it). Absent fields return the
-caller's default.
+preview: the judgement that needs it is not made, and the rule names the field in the preview's advisory
+note, _framework). Absent fields return the caller's default.
+
+A reader that builds a structure from many fields keeps each field's unknown to itself (_readers/deferred.py):
+a field's :class:`NotKnown` is stored as a :class:`Pending` value, raised only when a judgement reads that field.
+The judgements that need other fields go on (docs/preview-unknowns.md).
 """
 
 from __future__ import annotations
@@ -41,13 +45,33 @@ UNKNOWN_SENTINELS = frozenset(
 )
 
 
+# What each sentinel stands for, named as the SDK names them in its own preview message (pulumi_policy/proxy.py
+# ``_unknown_to_str``).
+UNKNOWN_KINDS = {
+    UNKNOWN_BOOLEAN_VALUE: "boolean",
+    UNKNOWN_NUMBER_VALUE: "number",
+    UNKNOWN_STRING_VALUE: "string",
+    UNKNOWN_ARRAY_VALUE: "array",
+    UNKNOWN_ASSET_VALUE: "asset",
+    UNKNOWN_ARCHIVE_VALUE: "archive",
+    UNKNOWN_OBJECT_VALUE: "object",
+}
+
+
 class Unknown:
-    """A value the engine cannot know during preview (it comes from another resource's output)."""
+    """A value the engine cannot know during preview (it comes from another resource's output).
 
-    __slots__ = ("sentinel",)
+    ``origin`` names where it came from when that is not where it is read: a chart value rendered into the
+    custom resource (chart_render) is read at the rendered path but named by the value the user set."""
 
-    def __init__(self, sentinel: str = UNKNOWN_STRING_VALUE):
+    __slots__ = ("sentinel", "origin")
+
+    def __init__(self, sentinel: str = UNKNOWN_STRING_VALUE, origin: str | None = None):
         self.sentinel = sentinel
+        self.origin = origin
+
+    def error(self, path: str) -> NotKnown:
+        return NotKnown(self.origin or path, self.sentinel)
 
     def __repr__(self) -> str:
         return "<unknown at preview>"
@@ -76,12 +100,52 @@ class Malformed(Exception):
 
 
 class NotKnown(Exception):
-    """A field whose value is unknown at preview: the check that needs it cannot run yet."""
+    """A field whose value is unknown at preview: the judgement that needs it cannot be made yet."""
 
-    def __init__(self, path: str, sentinel: str = UNKNOWN_STRING_VALUE):
+    def __init__(self, path: str, sentinel: str = UNKNOWN_STRING_VALUE, subject: str | None = None):
         super().__init__(f"{path} is unknown at preview")
         self.path = path
         self.sentinel = sentinel
+        self.subject = subject  # the resource the field belongs to, where a stack policy reads many
+
+    @property
+    def kind(self) -> str:
+        return UNKNOWN_KINDS.get(self.sentinel, "value")
+
+    def placeholder(self, what: str = "") -> str:
+        """How a message shows a detail (``what``) that depends on this field, the breach itself being known:
+        ``[whether it also lacks X: spec.y is unknown at preview]``. Always of this form, and nothing else is,
+        so a message can be matched against the one it becomes when the field is known."""
+        return f"[{what + ': ' if what else ''}{self.path} is unknown at preview]"
+
+
+class Pending:
+    """A field of a reader's structure that cannot be read yet: unknown at preview (its NotKnown), or malformed
+    (its Malformed, kept for the judgement that reads the field: the rule that needs it reports it)."""
+
+    __slots__ = ("error",)
+
+    def __init__(self, error: NotKnown | Malformed):
+        self.error = error
+
+    def __repr__(self) -> str:
+        return f"<pending: {self.error.path}>"
+
+    def raise_error(self):
+        """Raise a fresh copy of the error (the stored one keeps no traceback of another reader)."""
+        if isinstance(self.error, Malformed):
+            raise Malformed(self.error.path, self.error.problem)
+        raise NotKnown(self.error.path, self.error.sentinel, self.error.subject)
+
+
+def known(value: Any, path: str) -> Any:
+    """``value`` itself, or :class:`NotKnown` when it is unknown at preview (for readers that test types); a
+    :class:`Pending` raises what it holds."""
+    if isinstance(value, Unknown):
+        raise value.error(path)
+    if isinstance(value, Pending):
+        value.raise_error()
+    return value
 
 
 def ascii_integer(text: str) -> bool:
@@ -139,15 +203,13 @@ def at(root: Any, path: str, *, base: str = "") -> Any:
     current = root
     walked = base
     for key in path.split(".") if path else ():
-        if isinstance(current, Unknown):
-            raise NotKnown(walked, current.sentinel)
+        known(current, walked)
         _renderable(current, walked)
         if not isinstance(current, dict):
             return MISSING
         walked = join(walked, key)
         current = current.get(key, MISSING)
-    if isinstance(current, Unknown):
-        raise NotKnown(walked, current.sentinel)
+    known(current, walked)
     _renderable(current, walked)
     return current
 
@@ -170,8 +232,7 @@ def _renderable(value: Any, path: str) -> None:
 
 
 def _known(value: Any, path: str) -> Any:
-    if isinstance(value, Unknown):
-        raise NotKnown(path, value.sentinel)
+    known(value, path)
     _renderable(value, path)
     return value
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from percona_mysql_k8s.core.quantity import QuantityError, parse_quantity
 
-from .values import MISSING, as_map, join
+from .values import MISSING, as_map, join, known
 
 CLAIM, EMPTY_DIR, HOST_PATH = "persistentVolumeClaim", "emptyDir", "hostPath"
 
@@ -35,7 +35,10 @@ def read_volume(raw, path: str, operator: str) -> Volume:
         said = "volumeSpec should be specified" if operator == "pxc" else "volumeSpec provided is nil"
         return Volume(None, f"{path} is absent ({said})")
     spec = as_map(raw, path)
-    given = [name for name in (EMPTY_DIR, HOST_PATH, CLAIM) if spec.get(name, MISSING) not in (MISSING, None)]
+    # a source unknown at preview (another resource's output) may be null or absent at up: NotKnown
+    given = [
+        name for name in (EMPTY_DIR, HOST_PATH, CLAIM) if known(spec.get(name, MISSING), join(path, name)) not in (MISSING, None)
+    ]
     if operator == "ps" and len(given) != 1:
         what = "no volume source" if not given else f"more than one volume source ({', '.join(given)})"
         return Volume(None, f"{path} has {what}: it must specify exactly one")
@@ -48,8 +51,8 @@ def read_volume(raw, path: str, operator: str) -> Volume:
     places = ("requests",) if operator == "pxc" else ("limits", "requests")
     for place in reversed(places):  # PS: the request when both are set (volumeClaimTemplates sizes by it)
         amount = as_map(resources.get(place, MISSING), join(join(claim_path, "resources"), place)).get("storage", MISSING)
-        if amount not in (MISSING, None):
-            storage_path = join(join(join(claim_path, "resources"), place), "storage")
+        storage_path = join(join(join(claim_path, "resources"), place), "storage")
+        if known(amount, storage_path) not in (MISSING, None):
             try:
                 return Volume(CLAIM, None, int(parse_quantity(amount)), storage_path)
             except QuantityError as error:
