@@ -61,6 +61,7 @@ def _settings(values):
 @given(st.sampled_from([("gke", GKE), ("eks", EKS), ("kind", KIND)]), st.sampled_from(sorted(all_keys())), VALUES)
 # DaemonSets that fit the kind node but leave its member too small: refused as kindHostShare's M1 (found by this test)
 @example(("kind", KIND), "daemonsetMemory", "8656535411")
+@example(("gke", GKE), "gcpZones", "0\n0")  # a zone with a newline: the message quotes it (one line)
 def test_any_value_of_any_key_is_decided_or_refused_naming_it(base, key, value):
     _, values = base
     try:

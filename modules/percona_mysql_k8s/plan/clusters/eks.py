@@ -79,7 +79,7 @@ def eks_settings(v: Values) -> EksSettings:
     if vpc_id:
         bad = [subnet for subnet in subnet_ids if not _SUBNET_ID.fullmatch(subnet)]
         if bad:
-            raise InputError("eksSubnetIds", f"{', '.join(bad)} not subnet IDs (subnet-…)")
+            raise InputError("eksSubnetIds", f"{', '.join(map(repr, bad))} not subnet IDs (subnet-…)")
         if len(subnet_ids) < 2:
             raise InputError("eksSubnetIds", "EKS needs subnets in at least two availability zones of eksVpcId: list two or more")
     private_endpoint = v.flag("eksPrivateEndpoint")

@@ -155,7 +155,7 @@ class Values:
         items = tuple(item.strip() for item in value if item.strip())
         duplicates = sorted({item for item in items if items.count(item) > 1})
         if duplicates:
-            raise InputError(key, f"{', '.join(duplicates)} listed more than once")
+            raise InputError(key, f"{', '.join(map(repr, duplicates))} listed more than once")
         return items
 
 
