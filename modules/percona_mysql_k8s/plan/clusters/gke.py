@@ -85,7 +85,9 @@ def gke_settings(v: Values, database_count: int, monitoring_count: int) -> GkeSe
         )
     foreign = [zone for zone in zones if not re.fullmatch(re.escape(region) + r"-[a-z]", zone)]
     if foreign:
-        raise InputError("gcpZones", f"{', '.join(map(repr, foreign))} not zones of gcpRegion {region} (zones look like {region}-b)")
+        raise InputError(
+            "gcpZones", f"{', '.join(map(repr, foreign))} not zones of gcpRegion {region} (zones look like {region}-b)"
+        )
     channel = v.text("gkeReleaseChannel").upper()
     if channel not in GKE_RELEASE_CHANNELS:
         raise InputError("gkeReleaseChannel", f"{channel!r} is not one of {', '.join(GKE_RELEASE_CHANNELS)}")
