@@ -198,8 +198,12 @@ def test_prepare_and_warmup_use_the_b4_data_size(sandbox):
     assert commands == ["cleanup", "prepare", "prewarm", "run"]
     warmup = _calls(log)[-1]["argv"]
     assert all(flag in warmup for flag in scripts.B3_RUN_FLAGS)
+    # the data set on every command line: sysbench resets an oltp script's options from a config file to their
+    # defaults (1 table of 10,000 rows; src/sysbench.c parse_test_arguments, issue 498), so the file holds none
+    data_set = [f"--tables={env['TABLES']}", f"--table-size={env['TABLE_SIZE']}"]
+    assert all(flag in call["argv"] for call in _calls(log) for flag in data_set)
     config = (Path(env["TMPDIR"]) / "sysbench.cfg").read_text()
-    assert f"tables={env['TABLES']}" in config and f"table-size={env['TABLE_SIZE']}" in config
+    assert "tables=" not in config and "table-size=" not in config
 
 
 def test_pmm_token_job_patches_only_the_token_key(sandbox):

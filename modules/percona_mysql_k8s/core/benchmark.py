@@ -30,6 +30,14 @@ ROW_BYTES = 230
 MIN_TABLES, MAX_TABLES = 16, 64
 TABLE_TARGET_BYTES = 2 * GIB
 MIN_TABLE_SIZE = 1000
+
+
+def data_bytes(tables: int, table_size: int) -> int:
+    """B4, R7: the bytes ``sysbench prepare`` leaves on disk for ``tables`` oltp tables of ``table_size`` rows each:
+    the one definition the sizing and the pack's data-volume-size policy both read."""
+    return tables * table_size * ROW_BYTES
+
+
 # R7: the data volume holds the data and the binary logs mysqld keeps beside it. The sizing models no
 # binary-log rate, so it derives the binary logs from its own input, the data set: sysbench prepare inserts
 # every row once, and row-based logging (binlog_format ROW with binlog_row_image FULL, mysqld's defaults, which
@@ -135,7 +143,7 @@ def dataset(buffer_pool_bytes: int, load: str, requested_bytes: int | None = Non
     if requested_bytes is not None:  # rows rounded down: never more than asked
         table_size = max(MIN_TABLE_SIZE, requested_bytes // (tables * ROW_BYTES))
     return Dataset(
-        tables, table_size, tables * table_size * ROW_BYTES, buffer_pool_bytes, ratio, requested=requested_bytes is not None
+        tables, table_size, data_bytes(tables, table_size), buffer_pool_bytes, ratio, requested=requested_bytes is not None
     )
 
 

@@ -189,7 +189,8 @@ DEPLOYMENT_RULES = (
         "A production database keeps its data on a PersistentVolumeClaim, never on emptyDir (deleted with the "
         "pod) or hostPath (left on one node, so a member rescheduled elsewhere starts empty and a node's loss "
         "loses it); and the claim is at least the data plus the binary logs mysqld keeps beside it (the sizing's "
-        "data set, written once more into the binary log, which mysqld keeps for binlog_expire_logs_seconds).",
+        "data set, or the one the stack's sysbench prepare Jobs write into it, written once more into the binary "
+        "log, which mysqld keeps for binlog_expire_logs_seconds).",
         M,
         ("INTERFACES",),
     ),

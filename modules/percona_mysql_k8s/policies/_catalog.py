@@ -50,6 +50,7 @@ POLICY_MODULES = (
     "benchmark_requests",
     "network_fence",
     "backup_buckets",
+    "data_volume_size",
 )
 
 # The rules of the catalogue (core.rules.RULES) that no policy decides, and why: what they judge is not in the

@@ -5,7 +5,7 @@ or port 3307) or the Router's read-only ports (6447, 6449): writes there cause c
 from __future__ import annotations
 
 from ._framework import Context, Spec, resource_policy
-from ._readers.sysbench import invocations, literal_env
+from ._readers.sysbench import HOST_VARIABLES, invocations, literal_env
 from ._readers.workloads import LOAD_GENERATOR
 from ._subjects import workload, workload_types
 
@@ -15,7 +15,6 @@ SPEC = Spec(
     applies_to=workload_types,
     description="load generators that write target the writer endpoint, never the read-only replicas endpoint",
 )
-HOST_VARIABLES = ("MYSQL_HOST", "MYSQL_HOSTNAME", "DB_HOST")
 
 
 def read_only(host: str, port: str) -> bool:

@@ -2,7 +2,9 @@
 
 No password ever appears in a script, a command line or a Job's env ``value``: they arrive through
 ``secretKeyRef`` env vars and are written into mode-0600 option files (``mysql --defaults-extra-file``,
-``sysbench --config-file``) so ``ps`` inside the pod never shows them (S1).
+``sysbench --config-file``) so ``ps`` inside the pod never shows them (S1). The data set's ``--tables`` and
+``--table-size`` go on each sysbench command line: the config file cannot set an oltp script's options (sysbench
+registers them after reading it, with their defaults; src/sysbench.c ``parse_test_arguments``, issue 498).
 """
 
 from __future__ import annotations
@@ -97,8 +99,6 @@ mysql-password=${SYSBENCH_PASSWORD}
 mysql-db=${SYSBENCH_DATABASE}
 mysql-ssl=${SSL_MODE}
 mysql-ssl-ca=${SSL_CA}
-tables=${TABLES}
-table-size=${TABLE_SIZE}
 EOF
 cat > "$tmp/sbtest.cnf" <<EOF
 [client]
@@ -174,8 +174,8 @@ PREPARE = (
     _CLIENT_FILES
     + r"""
 echo "B4: ${TABLES} tables x ${TABLE_SIZE} rows (${DATA_DESCRIPTION})"
-sysbench "$SYSBENCH_LUA" --config-file="$tmp/sysbench.cfg" cleanup
-sysbench "$SYSBENCH_LUA" --config-file="$tmp/sysbench.cfg" --threads="$PREPARE_THREADS" prepare
+sysbench "$SYSBENCH_LUA" --config-file="$tmp/sysbench.cfg" --tables="$TABLES" --table-size="$TABLE_SIZE" cleanup
+sysbench "$SYSBENCH_LUA" --config-file="$tmp/sysbench.cfg" --tables="$TABLES" --table-size="$TABLE_SIZE" --threads="$PREPARE_THREADS" prepare
 """
 )
 
@@ -184,10 +184,10 @@ WARMUP = (
     _CLIENT_FILES
     + r"""
 echo "B2: warming up the buffer pool"
-sysbench "$SYSBENCH_LUA" --config-file="$tmp/sysbench.cfg" --threads="$PREPARE_THREADS" prewarm \
+sysbench "$SYSBENCH_LUA" --config-file="$tmp/sysbench.cfg" --tables="$TABLES" --table-size="$TABLE_SIZE" --threads="$PREPARE_THREADS" prewarm \
   || echo "prewarm is not supported by this sysbench; the timed warm-up follows"
 if [ "$WARMUP_SECONDS" -gt 0 ]; then
-  sysbench "$SYSBENCH_LUA" --config-file="$tmp/sysbench.cfg" --threads="$WARMUP_THREADS" --time="$WARMUP_SECONDS" \
+  sysbench "$SYSBENCH_LUA" --config-file="$tmp/sysbench.cfg" --tables="$TABLES" --table-size="$TABLE_SIZE" --threads="$WARMUP_THREADS" --time="$WARMUP_SECONDS" \
     __B3_FLAGS__ run
 fi
 """.replace("__B3_FLAGS__", " ".join(B3_RUN_FLAGS))
@@ -205,7 +205,7 @@ rate_flag=""
 if [ "$RATE" -gt 0 ]; then rate_flag="--rate=$RATE"; fi
 for threads in $THREADS; do
   echo "B3: ${threads} threads for ${DURATION_SECONDS}s after ${STEP_WARMUP_SECONDS}s at that concurrency"
-  sysbench "$SYSBENCH_LUA" --config-file="$tmp/sysbench.cfg" --threads="$threads" --time="$DURATION_SECONDS" \
+  sysbench "$SYSBENCH_LUA" --config-file="$tmp/sysbench.cfg" --tables="$TABLES" --table-size="$TABLE_SIZE" --threads="$threads" --time="$DURATION_SECONDS" \
     --warmup-time="$STEP_WARMUP_SECONDS" $rate_flag __B3_FLAGS__ run | tee "$RESULTS_DIR/run-${threads}.log"
   # per-second lines: [ 1s ] thds: 16 tps: 1.00 qps: 2.00 (r/w/o: ...) lat (ms,95%): 3.00 err/s: 0.00 reconn/s: 0.00
   awk -v t="$threads" 'BEGIN { print "__INTERVAL_HEADER__" }
@@ -264,7 +264,7 @@ cat "$RESULTS_DIR/summary.csv"
 # dropping it needs CREATE USER, which only root has, and root is not in this pod.
 CLEANUP_STEPS = r"""
 echo "dropping the benchmark schema"
-sysbench "$SYSBENCH_LUA" --config-file="$tmp/sysbench.cfg" cleanup
+sysbench "$SYSBENCH_LUA" --config-file="$tmp/sysbench.cfg" --tables="$TABLES" --table-size="$TABLE_SIZE" cleanup
 mysql --defaults-extra-file="$tmp/sbtest.cnf" -e "DROP DATABASE IF EXISTS \`${SYSBENCH_DATABASE}\`;"
 """
 CLEANUP = _CLIENT_FILES + CLEANUP_STEPS

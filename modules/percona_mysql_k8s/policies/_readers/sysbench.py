@@ -1,13 +1,24 @@
-"""sysbench command lines read out of a load generator's command and arguments (B2, B3, T3).
+"""sysbench command lines read out of a load generator's command and arguments (B2, B3, T3, R7).
 
 Shell scripts are split into commands (newlines, ``;``, ``&&``, ``||``, backslash continuations joined)
 and each command that runs sysbench is tokenized; ``$VAR``/``${VAR}`` are expanded from the
 container's literal environment values.
+
+Options as sysbench reads them (akopytov/sysbench 3ceba0b, src/sysbench.c ``parse_option``: ``--name=value``
+only; src/sb_options.c ``opt_name_cmp``: ``-`` and ``_`` in a name are the same, so ``--table-size`` is
+``--table_size``; ``set_option``: a later occurrence replaces an earlier one). The oltp scripts' ``tables`` and
+``table_size`` are Lua options of type double (src/lua/internal/sysbench.cmdline.lua ``arg_types``: a number
+default is ``ARG_DOUBLE``), read with ``strtod(value, NULL)`` (sb_options.c ``sb_opt_to_double``: the longest
+number at the start, the rest ignored), defaults 1 and 10000 (src/lua/oltp_common.lua). Such Lua options are
+registered after ``--config-file`` is read, with their defaults, which replace the file's values
+(sysbench.c ``main``: ``parse_general_arguments`` then ``parse_test_arguments`` -> ``sb_register_arg_set`` ->
+``set_option``, which frees the values; akopytov/sysbench issue 498): only the command line sets them.
 """
 
 from __future__ import annotations
 
 import functools
+import math
 import re
 import shlex
 from collections.abc import Iterable
@@ -95,3 +106,53 @@ def literal_env(workload, uses: Iterable[str] = ()) -> dict[str, str]:
         if isinstance(name, str) and isinstance(value, str | int | float):
             env[name] = str(value)
     return env
+
+
+# src/lua/oltp_common.lua sysbench.cmdline.options: the defaults of the oltp scripts' data set.
+OLTP_DEFAULT_TABLES, OLTP_DEFAULT_TABLE_SIZE = 1.0, 10000.0
+# Where our own components and common Job manifests put the server when --mysql-host is not on the command line.
+HOST_VARIABLES = ("MYSQL_HOST", "MYSQL_HOSTNAME", "DB_HOST")
+# C strtod's longest prefix: decimal with exponent, hexadecimal (with a binary exponent), inf/infinity, nan.
+_STRTOD = re.compile(
+    r"\s*([+-]?)(0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)(?:[pP][+-]?[0-9]+)?"
+    r"|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|inf(?:inity)?|nan)",
+    re.IGNORECASE,
+)
+
+
+def strtod(text: str) -> float:
+    """``strtod(text, NULL)`` as sysbench calls it: the number at the start of ``text``, 0 when there is none."""
+    match = _STRTOD.match(text)
+    if match is None:
+        return 0.0
+    sign, number = match.groups()
+    if number[:2].lower() == "0x":
+        body = number if "p" in number.lower() else number + "p0"
+        value = float.fromhex(body)
+    else:
+        value = float(number)
+    return -value if sign == "-" else value
+
+
+def oltp_prepare(invocation: Invocation) -> tuple[int, int] | None:
+    """(tables, rows per table) an oltp script's ``prepare`` creates, or None when ``invocation`` is no such prepare
+    or its data set has no end (inf). oltp_common.lua ``prepare``/``create_table``: ``for i = 1, tables`` and
+    ``for i = 1, table_size``, so a fraction is cut off and a negative or NaN count creates nothing."""
+    script = invocation.test.rsplit("/", 1)[-1]
+    if invocation.subcommand != "prepare" or not script.startswith("oltp_"):
+        return None
+    counts = []
+    for key, default in (("tables", OLTP_DEFAULT_TABLES), ("table-size", OLTP_DEFAULT_TABLE_SIZE)):
+        value = strtod(invocation.options[key]) if key in invocation.options else default
+        if math.isinf(value) and value > 0:
+            return None
+        counts.append(int(value) if value >= 1 else 0)  # NaN >= 1 is false: nothing created
+    return counts[0], counts[1]
+
+
+def target_hosts(invocation: Invocation, env: dict[str, str]) -> list[str]:
+    """The servers ``invocation`` connects to: ``--mysql-host`` (a list option, comma-separated; drv_mysql.c), else
+    the first of HOST_VARIABLES the container sets (our Sysbench component writes it into the config file, whose
+    driver options sysbench does read, being registered before the file)."""
+    host = invocation.options.get("mysql-host") or next((env[v] for v in HOST_VARIABLES if v in env), "")
+    return [part.strip().strip("'\"") for part in host.strip("'\"").split(",") if part.strip()]

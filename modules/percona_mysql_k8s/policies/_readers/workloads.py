@@ -11,6 +11,7 @@ known when that is enough (a known pmm-server image), NotKnown otherwise.
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass
 
 from percona_mysql_k8s.core.units import Schema
@@ -142,6 +143,29 @@ class Workload(KnownOnRead):
                         if isinstance(known(item, f"{join(where, key)}[{number}]"), str | int | float)
                     )
         return "\n".join(parts)
+
+    def command_lines(self) -> str:
+        """What each container (init containers first: they run before the others) runs, one command line per
+        container as the kubelet execs it (command then args, the image's entrypoint when both are absent): a
+        shell's ``-c`` script as the script, any other argv quoted back into one line (shlex.join), so an exec-form
+        ``["sysbench", "oltp_read_write", "--tables=4", "prepare"]`` reads as the shell form does. NotKnown when a
+        word is unknown at preview."""
+        lines = []
+        for key_list, entries in (("initContainers", self.init_containers), ("containers", self.containers)):
+            for index, container in enumerate(entries):
+                where = f"{join(self.path, key_list)}[{index}]"
+                container = known(container, where)
+                argv = []
+                for key in ("command", "args"):
+                    value = known(container.get(key), join(where, key))
+                    if isinstance(value, list):
+                        argv += [str(known(item, f"{join(where, key)}[{n}]")) for n, item in enumerate(value)]
+                shell = argv and argv[0].rsplit("/", 1)[-1] in ("sh", "bash", "dash", "ash", "zsh")
+                if shell and "-c" in argv[1:] and argv.index("-c", 1) + 1 < len(argv):
+                    lines.append(argv[argv.index("-c", 1) + 1])
+                elif argv:
+                    lines.append(shlex.join(argv))
+        return "\n".join(lines)
 
     def env(self) -> list[tuple[str, dict, str]]:
         """(path, env entry, container name) of every environment variable; NotKnown when an entry is unknown."""
