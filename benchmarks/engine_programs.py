@@ -182,8 +182,9 @@ def stack_cluster(stack: str, charts: dict[str, str], packages: frozenset[str]) 
     overrides = dict(OFFLINE.get(stack, {}))
     if stack != "eks":  # eks runs the ps-operator chart, which has no local archive here
         overrides.update(charts)
-    else:
+    else:  # its operator's CRDs from the verified copy, not the pinned URL (no network needed, none fetched)
         overrides["pmmChart"] = charts["pmmChart"]
+        overrides["operatorCrds"] = str(_reference("ps-operator-v1.2.0-crd.yaml"))
     registrations = run_stack(stack, repository=REPOSITORY, overrides=overrides)
     kept: dict[str, Entry] = {}
     parents = {r.urn: r.parent for r in registrations}
