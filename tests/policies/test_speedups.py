@@ -363,3 +363,26 @@ def test_the_lean_server_answers_as_grpcs_server():
     ]
     assert _statuses(grpc.server(ThreadPoolExecutor(2))) == expected
     assert _statuses(LeanServer()) == expected
+
+
+def test_the_pack_as_shipped_installs_every_speed_up_on_the_pinned_sdk():
+    """In the order the pack's __main__ installs them, each speed-up verifies the pinned SDK and goes in.
+    (report_version wraps the servicer's __init__; the shared deserialization once read the wrapper for the
+    SDK's names, found none and silently ran the stock path: 8 s for one 206 KiB CRD under the engine.)"""
+    import importlib.metadata
+    import re
+    from pathlib import Path
+
+    from percona_mysql_k8s.policies import _fastpath, _sdk
+
+    main = Path(_sdk.__file__).with_name("pack") / "__main__.py"
+    pinned = re.search(r"^pulumi-policy==(\S+)", (main.with_name("requirements.txt")).read_text(), re.M)
+    if pinned is None or importlib.metadata.version("pulumi-policy") != pinned.group(1):
+        pytest.skip("another pulumi-policy than the pack's pin (the lower-bound run): its internals may differ")
+    calls = [main.read_text().index(call) for call in ("\nreport_version(", "\nspeed_up_calls()", "\nshare_deserialization()")]
+    assert calls == sorted(calls), "the test installs them in __main__'s order"
+    copy = _sdk_copy()
+    assert _sdk.report_version("9.9.9", copy)
+    assert _fastpath.speed_up_calls(copy)
+    assert _sdk.missing_for_shared_deserialization(copy) == []
+    assert _sdk.share_deserialization(copy)

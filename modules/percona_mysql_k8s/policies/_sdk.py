@@ -169,7 +169,9 @@ def missing_for_shared_deserialization(sdk: Any = _policy) -> list[str]:
     for method in ("_get_resource_options", "_get_provider_resource"):
         if _parameters(getattr(servicer, method, None)) != ["self", "request"]:
             missing.append(f"{_SERVICER}.{method}(self, request) (absent or another signature)")
-    missing += _missing_names(f"{_SERVICER}.__init__", getattr(servicer, "__init__", None), [_POLICIES])
+    # through report_version's wrapper (functools.wraps): the SDK's own __init__ is what stores the policies
+    init = getattr(servicer, "__init__", None)
+    missing += _missing_names(f"{_SERVICER}.__init__", inspect.unwrap(init) if callable(init) else init, [_POLICIES])
     reads = (
         "json_format",
         "MessageToDict",
