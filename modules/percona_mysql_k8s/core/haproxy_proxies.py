@@ -35,13 +35,13 @@ from dataclasses import dataclass, field, replace
 
 from . import haproxy_config
 from .haproxy_config import HAProxyConfigError, Line, Word
+from .mysqld_options import c_strtol
 
 DEFAULT_MAXCONN = 100  # include/haproxy/defaults.h, without SYSTEM_MAXCONN
 ENTRYPOINT_NOFILE = 1048576  # both operators' build/haproxy-entrypoint.sh: DEFAULT_RLIMIT_NOFILE
 _NEGATABLE = frozenset(
     {"option", "log", "busy-polling", "set-dumpable", "strict-limits", "insecure-fork-wanted", "numa-cpu-mapping"}
 )
-_C_SPACE = " \t\n\v\f\r"
 # The health-check options: the last one a proxy (or its defaults) gives is in force (PR_O2_CHK_ANY).
 _CHECK_OPTIONS = frozenset(
     {"httpchk", "ssl-hello-chk", "smtpchk", "pgsql-check", "redis-check", "mysql-check", "ldap-check", "spop-check"}
@@ -56,21 +56,10 @@ def c_atol(text: str) -> int:
 
 
 def _strtol(text: str) -> tuple[int, int]:
-    """(value, characters read) as ``strtol(text, &end, 10)``: nothing read is (0, 0)."""
-    i = 0
-    while i < len(text) and text[i] in _C_SPACE:
-        i += 1
-    sign = 1
-    if i < len(text) and text[i] in "+-":
-        sign = -1 if text[i] == "-" else 1
-        i += 1
-    start = i
-    while i < len(text) and "0" <= text[i] <= "9":
-        i += 1
-    if i == start:
-        return 0, 0
-    value = sign * int(text[start:i])
-    return max(-_LONG, min(_LONG - 1, value)), i
+    """(value, characters read) as ``strtol(text, &end, 10)``, saturating at LONG_MIN/LONG_MAX: nothing read is
+    (0, 0). The digits are read by the core's one reader of C numbers (mysqld_options.c_strtol)."""
+    value, end, _ = c_strtol(text)
+    return max(-_LONG, min(_LONG - 1, value)), end
 
 
 def _to_int(value: int) -> int:
