@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import tempfile
 import time
 from collections import Counter
 from pathlib import Path
@@ -74,15 +75,20 @@ def role(argv: list[str]) -> str:
 
 def run(command: list[str], **popen) -> tuple[subprocess.CompletedProcess, Counter]:
     """Run ``command``; return its result and CPU seconds per role of the processes it started."""
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **popen)
-    last: dict[int, tuple[float, list[str]]] = {}
-    while process.poll() is None:
-        for pid in _descendants(process.pid):
-            sample = _sample(pid)
-            if sample is not None:
-                last[pid] = sample if sample[1] or pid not in last else (sample[0], last[pid][1])
-        time.sleep(0.02)
-    stdout, stderr = process.communicate()
+    # the output goes to files, not pipes: a preview with thousands of findings writes more than a pipe holds, and
+    # nothing reads a pipe while this loop samples (the preview would block on its write for ever)
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        process = subprocess.Popen(command, stdout=out, stderr=err, text=True, **popen)
+        last: dict[int, tuple[float, list[str]]] = {}
+        while process.poll() is None:
+            for pid in _descendants(process.pid):
+                sample = _sample(pid)
+                if sample is not None:
+                    last[pid] = sample if sample[1] or pid not in last else (sample[0], last[pid][1])
+            time.sleep(0.02)
+        out.seek(0)
+        err.seek(0)
+        stdout, stderr = out.read(), err.read()
     by_role: Counter = Counter()
     for seconds, argv in last.values():
         by_role[role(argv)] += seconds
