@@ -102,8 +102,23 @@ def pulumi(env: dict[str, str], cwd: Path, *args: str, extra: dict[str, str] | N
 
 
 def policies_section(stdout: str) -> str:
-    """The ``Policies:`` section of a preview's output (the pack's whole verdict), or "" when it has none."""
-    return stdout.split("\nPolicies:\n", 1)[1].split("\nResources:\n", 1)[0] if "\nPolicies:\n" in stdout else ""
+    """The ``Policies:`` section of a preview's output (the pack's whole verdict), or "" when it has none: the
+    indented lines under its heading. What follows it is not the pack's: a failed preview's ``Diagnostics:`` carry
+    the cancelled program's traceback, which differs from run to run with the moment it was interrupted."""
+    lines = stdout.split("\n")
+    if "Policies:" not in lines:
+        return ""
+    section = []
+    for line in lines[lines.index("Policies:") + 1 :]:
+        if not line.startswith("    "):
+            break
+        section.append(line)
+    return "\n".join(section)
+
+
+def policy_lines(section: str) -> int:
+    """The findings in a ``Policies:`` section: one ``- [mandatory]``/``- [advisory]`` line each."""
+    return sum(1 for line in section.split("\n") if line.lstrip().startswith("- ["))
 
 
 def preview(env: dict[str, str], project: Path, variant: Variant) -> tuple[float, Counter, float, str]:
@@ -137,7 +152,7 @@ def measure(env: dict[str, str], project: Path, variants: list[Variant], rounds:
             figures.loads.append(load)
             if variant.args:
                 figures.digests[variant.label].add(hashlib.sha256(section.encode()).hexdigest()[:12])
-                figures.diagnostics = section.count("\n    - [")
+                figures.diagnostics = policy_lines(section)
     return figures
 
 
