@@ -17,7 +17,7 @@ Mixes:
   engine has no pulumi-resource-command), and a release whose chart has no local archive (eks's ps-operator
   1.2.0); the bench prints what it left out.
 * ``quiet``: ConfigMaps, which no policy reads.
-* ``findings``: PerconaXtraDBClusters with ten mandatory findings each (:data:`FINDINGS_CLUSTER`).
+* ``findings``: PerconaXtraDBClusters with eleven mandatory findings each (:data:`FINDINGS_CLUSTER`).
 * ``components`` (not in the default run): component resources, no provider at all: the engine and the pack alone.
 """
 
@@ -46,7 +46,8 @@ REMOTE_COMPONENTS = ("kubernetes:yaml/v2:ConfigFile",)
 # The engine-tier program's hand-written cluster (tests/engine/programs/bad_cluster) pinned to the database pool
 # and without unsafeFlags, so it breaks exactly ten mandatory rule checks: G1 (fc_limit 1000), M1 and M2 (no
 # memory limit, no buffer pool), K2 (no memory limit), M3 twice (HAProxy and its monitor unbudgeted), T1 (two
-# members), S2 (TLS off), R1 and R2 (no backups). The pack's verdict on it is tested
+# members), S2 (TLS off), R1 and R2 (no backups); the program does not protect it, so S4 as well: eleven mandatory
+# findings per cluster, and six advisory ones. The pack's verdict on it is tested
 # (tests/policies/test_engine_bench_programs.py).
 FINDINGS_CLUSTER = {
     "apiVersion": "pxc.percona.com/v1",

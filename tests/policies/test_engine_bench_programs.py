@@ -1,0 +1,45 @@
+"""The engine benchmark's ``findings`` mix (benchmarks/engine_programs.py) is what it says: each cluster breaks the
+ten mandatory rule checks its comment lists, plus S4 because the benchmark's program does not protect it, so the
+figures of docs/policies.md are of a preview with eleven mandatory findings per resource."""
+
+import copy
+
+from harness import run_resource
+from percona_mysql_k8s.policies._catalog import MODULES
+from pulumi_policy import EnforcementLevel, ResourceValidationPolicy
+
+from benchmarks.engine_programs import FINDINGS_CLUSTER, findings
+
+PXC = "kubernetes:pxc.percona.com/v1:PerconaXtraDBCluster"
+
+
+def verdict(props: dict, monkeypatch) -> dict[str, list[str]]:
+    """Rule IDs of the findings of every resource policy, by enforcement level, for an unprotected resource on the
+    benchmark's stack ("bench", no config: a production stack)."""
+    monkeypatch.setenv("PULUMI_STACK", "bench")
+    monkeypatch.setenv("PULUMI_CONFIG", "{}")
+    found: dict[str, list[str]] = {"mandatory": [], "advisory": []}
+    for module in MODULES:
+        policy = module.POLICY
+        if not isinstance(policy, ResourceValidationPolicy):
+            continue
+        outcome = run_resource(policy, PXC, copy.deepcopy(props), name="pxc-0")
+        level = "mandatory" if policy.enforcement_level == EnforcementLevel.MANDATORY else "advisory"
+        found[level].extend(outcome.rules)
+    return {level: sorted(rules) for level, rules in found.items()}
+
+
+def test_each_findings_cluster_breaks_the_ten_listed_checks_and_s4(monkeypatch):
+    # G1 fc_limit 1000; M1, M2 no memory limit, no buffer pool; K2 no memory limit; M3 twice, HAProxy and its
+    # monitor unbudgeted; T1 two members; S2 TLS off; R1, R2 no backups; S4 unprotected
+    listed = ["G1", "K2", "M1", "M2", "M3", "M3", "R1", "R2", "S2", "S4", "T1"]
+    assert verdict(FINDINGS_CLUSTER, monkeypatch)["mandatory"] == listed
+
+
+def test_every_cluster_of_the_mix_is_the_same_cluster_under_its_own_name():
+    entries = findings(3).entries
+    assert [entry.props["metadata"]["name"] for entry in entries] == ["hand-written-0", "hand-written-1", "hand-written-2"]
+    for entry in entries:
+        renamed = copy.deepcopy(entry.props)
+        renamed["metadata"]["name"] = FINDINGS_CLUSTER["metadata"]["name"]
+        assert renamed == FINDINGS_CLUSTER
