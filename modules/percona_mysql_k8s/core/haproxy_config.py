@@ -20,6 +20,7 @@ Which section a line belongs to follows the section keywords HAProxy registers (
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -180,7 +181,9 @@ def parse_line(line: str) -> tuple[Word, ...]:
     return words.result()
 
 
-def parse(text: str) -> list[Line]:
+# Kept per text: a policy reads the operator's default global file once per cluster; lines and words are frozen.
+@functools.lru_cache(maxsize=64)
+def parse(text: str) -> tuple[Line, ...]:
     """Every line that says something, with its section; HAProxyConfigError (line number) on a fatal alert."""
     lines: list[Line] = []
     section = ""
@@ -200,4 +203,4 @@ def parse(text: str) -> list[Line]:
         if keyword in SECTIONS:
             section = keyword
         lines.append(Line(number, section, words))
-    return lines
+    return tuple(lines)

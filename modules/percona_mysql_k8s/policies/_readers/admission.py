@@ -19,7 +19,10 @@ from percona_mysql_k8s.core.crd import Admission, admit, kinds
 
 from .values import Unknown
 
-_KEPT = 256  # answers kept (a stack has a few custom resources; a preview analyzes each once, AnalyzeStack again)
+# Answers kept: every custom resource of a stack, or AnalyzeStack, which reads them in the order Analyze answered
+# them, finds none (least recently used goes first: each miss evicts the next one it reads). 2,048 holds the
+# engine benchmark's largest program (1,000 clusters) twice over, at ~5 KB an answer (a cluster's stored props).
+_KEPT = 2048
 _answers: OrderedDict[str, Admission | None] = OrderedDict()
 _lock = threading.Lock()
 
