@@ -18,7 +18,9 @@ environment (``--pack-env PERCONA_POLICY_LEAN_SERVER=0,PERCONA_POLICY_FAST_CALLS
 docs/policies.md names the switches); the digests printed under the table are those of the previews'
 ``Policies:`` sections, the same for every variant when they agree byte for byte. Python keeps its byte code as on
 a user's machine (``PYTHONDONTWRITEBYTECODE`` is dropped from the previews' environment).
-``--profile DIR`` leaves the engine's own log (``-v=7``) of one previewed run with the pack per program there.
+``--floor`` adds the floor, a pack that evaluates nothing and reports as many findings as this one on the
+``findings`` mix (benchmarks/floor_pack, on this pack's server): what it adds is what any pack costs under this
+engine, and what this pack adds beyond it is its own. ``--profile DIR`` leaves the engine's own log (``-v=7``) of one previewed run with the pack per program there.
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ from benchmarks.engine_programs import REPOSITORY, mix, write_program
 
 ENGINE_TOOL = REPOSITORY.parent / "shared" / "tools" / "pulumi-engine" / "pulumi-engine"
 PACK = REPOSITORY / "policies"
+FLOOR = REPOSITORY / "benchmarks" / "floor_pack"  # evaluates nothing, reports as much: what any pack costs
 PASSPHRASE = "engine-policy-bench"  # the benchmark's throwaway stacks hold no secret worth one
 
 
@@ -50,6 +53,7 @@ class Variant:
     label: str
     args: tuple[str, ...] = ()
     env: dict[str, str] = field(default_factory=dict)
+    same_verdict: bool = True  # a variant of the pack under test, whose Policies: section must be the same
 
 
 @dataclass
@@ -150,7 +154,7 @@ def measure(env: dict[str, str], project: Path, variants: list[Variant], rounds:
             figures.cpu[variant.label].append(sum(roles.values()))
             figures.roles.setdefault(variant.label, []).append(roles)
             figures.loads.append(load)
-            if variant.args:
+            if variant.args and variant.same_verdict:
                 figures.digests[variant.label].add(hashlib.sha256(section.encode()).hexdigest()[:12])
                 figures.diagnostics = policy_lines(section)
     return figures
@@ -192,6 +196,9 @@ def _parser() -> argparse.ArgumentParser:
         metavar="KEY=VALUE[,KEY=VALUE]",
         help="add a pack variant with this environment",
     )
+    parser.add_argument(
+        "--floor", action="store_true", help="add a column: a pack that evaluates nothing (benchmarks/floor_pack)"
+    )
     parser.add_argument("--workdir", type=Path, help="keep the programs and the backend here (default: a temporary one)")
     parser.add_argument("--profile", type=Path, metavar="DIR", help="also write the engine's -v=7 log per program")
     parser.add_argument("--processes", action="store_true", help="also print the CPU seconds of each role of process")
@@ -224,6 +231,9 @@ def main(argv: list[str] | None = None) -> int:
         settings = dict(item.partition("=")[::2] for item in setting.split(","))
         variants.append(Variant(f"pack {number}", variants[1].args, settings))
         print(f"pack {number}: the pack with {setting}")
+    if args.floor:
+        variants.append(Variant("floor pack", ("--policy-pack", str(FLOOR)), same_verdict=False))
+        print(f"floor pack: {FLOOR.relative_to(REPOSITORY)}, which evaluates nothing and reports as many findings")
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="engine-policy-bench-"))
     backend = workdir / "state"
     backend.mkdir(parents=True, exist_ok=True)
@@ -255,14 +265,15 @@ def main(argv: list[str] | None = None) -> int:
                 profile(env, project, variants[1], args.profile)
             if args.processes:
                 print_processes(figures, variants)
-    _footnotes(results, labels)
+    _footnotes(results, [v.label for v in variants[1:] if v.same_verdict])
     return 0
 
 
-def _footnotes(results: dict, labels: list[str]) -> None:
+def _footnotes(results: dict, compared: list[str]) -> None:
+    """Per program: the pack's findings and the digests of its variants' verdicts (one digest: byte for byte)."""
     print()
     for (name, size), (figures, _left_out) in results.items():
-        digests = {label: sorted(figures.digests[label]) for label in labels[1:]}
+        digests = {label: sorted(figures.digests[label]) for label in compared}
         agree = len({tuple(d) for d in digests.values()}) == 1 and all(len(d) == 1 for d in digests.values())
         print(
             f"{name} {size}: {figures.diagnostics} policy lines; Policies: digest {json.dumps(digests)}"

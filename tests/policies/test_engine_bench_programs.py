@@ -2,12 +2,14 @@
 ten mandatory rule checks its comment lists, plus S4 because the benchmark's program does not protect it, so the
 figures of docs/policies.md are of a preview with eleven mandatory findings per resource."""
 
+import ast
 import copy
 
-from harness import run_resource
+from harness import run_resource, run_stack
 from percona_mysql_k8s.policies._catalog import MODULES
 from pulumi_policy import EnforcementLevel, ResourceValidationPolicy
 
+from benchmarks.engine_policy_bench import FLOOR
 from benchmarks.engine_programs import FINDINGS_CLUSTER, findings
 
 PXC = "kubernetes:pxc.percona.com/v1:PerconaXtraDBCluster"
@@ -21,9 +23,10 @@ def verdict(props: dict, monkeypatch) -> dict[str, list[str]]:
     found: dict[str, list[str]] = {"mandatory": [], "advisory": []}
     for module in MODULES:
         policy = module.POLICY
-        if not isinstance(policy, ResourceValidationPolicy):
-            continue
-        outcome = run_resource(policy, PXC, copy.deepcopy(props), name="pxc-0")
+        if isinstance(policy, ResourceValidationPolicy):
+            outcome = run_resource(policy, PXC, copy.deepcopy(props), name="pxc-0")
+        else:
+            outcome = run_stack(policy, [{"type": PXC, "name": "pxc-0", "props": copy.deepcopy(props)}])
         level = "mandatory" if policy.enforcement_level == EnforcementLevel.MANDATORY else "advisory"
         found[level].extend(outcome.rules)
     return {level: sorted(rules) for level, rules in found.items()}
@@ -43,3 +46,15 @@ def test_every_cluster_of_the_mix_is_the_same_cluster_under_its_own_name():
         renamed = copy.deepcopy(entry.props)
         renamed["metadata"]["name"] = FINDINGS_CLUSTER["metadata"]["name"]
         assert renamed == FINDINGS_CLUSTER
+
+
+def test_the_floor_pack_reports_as_many_findings_at_each_level(monkeypatch):
+    # benchmarks/floor_pack stands for "a pack that reports what this one reports"; it cannot be imported (it serves)
+    constants = {
+        node.targets[0].elts[i].id: node.value.elts[i].value
+        for node in ast.parse((FLOOR / "__main__.py").read_text()).body
+        if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Tuple)
+        for i in range(len(node.targets[0].elts))
+    }
+    found = verdict(FINDINGS_CLUSTER, monkeypatch)
+    assert (constants["MANDATORY"], constants["ADVISORY"]) == (len(found["mandatory"]), len(found["advisory"]))
