@@ -334,7 +334,10 @@ def stack_policy(spec: Spec, check: Check) -> StackValidationPolicy:
                     dependencies=tuple(dependency.urn for dependency in resource.dependencies),
                     identity=resource.props,
                 )
-                for resource in args.resources
+                # in URN order: the engine sends the stack in no fixed order (pulumi pkg/resource/deploy
+                # step_generator.go AnalyzeResources ranges over a concurrent map), and a verdict that names "the
+                # first" of several resources must name the same one on every preview
+                for resource in sorted(args.resources, key=lambda resource: resource.urn)
             )
 
         if _evaluate(ctx, read, check, report):

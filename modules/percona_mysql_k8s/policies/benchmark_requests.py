@@ -29,8 +29,9 @@ SPEC = Spec(
 
 
 def _production(ctx: Context) -> str | NotKnown | None:
-    """The label of a production database in the stack, or None when every database is ephemeral (or none); the
-    NotKnown of one whose being production is unknown at preview when no other one is known to be."""
+    """The label of the stack's first production database (URN order, as the framework passes the stack), or None
+    when every database is ephemeral (or none); the NotKnown of one whose being production is unknown at preview
+    when no other one is known to be."""
     undecided = None
     for resource, view in read_stack(ctx.resources).databases:
         try:
@@ -60,8 +61,9 @@ def check(ctx: Context) -> None:
                 raise database
             if workload.kind == "Job" and isinstance(requested, str) and requested:
                 continue
-            found = f"{workload.kind} {workload.name} loads the production database {database}" + (
-                "" if workload.kind != "Job" else f" without the {RUN_REQUEST} annotation"
+            found = (
+                f"{workload.kind} {workload.name} generates load in a production stack (its database {database} is not ephemeral)"
+                + ("" if workload.kind != "Job" else f" without the {RUN_REQUEST} annotation")
             )
             ctx.violation(
                 "R5",
