@@ -40,6 +40,7 @@ from percona_mysql_k8s.core.rules import RULES
 
 from . import config as config_module
 from ._readers.values import UNKNOWN_KINDS, Malformed, NotKnown, plain
+from ._sdk import per_request
 
 # Where a reader of a violation finds the rule: the page generated from the rule catalogue (core/rules.py).
 RULES_REFERENCE = "docs/rules.md (the rule catalogue, generated from modules/percona_mysql_k8s/core/rules.py)"
@@ -318,27 +319,36 @@ def resource_policy(spec: Spec, check: Check) -> ResourceValidationPolicy:
     return policy
 
 
+_THE_STACK = object()  # the key of the stack's inputs in an AnalyzeStack request's memo
+
+
+def _stack_inputs(resources) -> list[ResourceInput]:
+    return [
+        ResourceInput(
+            type=resource.resource_type,
+            name=resource.name,
+            urn=resource.urn,
+            props=plain(resource.props),
+            protect=bool(getattr(resource.opts, "protect", False)),
+            parent=resource.parent.urn if resource.parent is not None else None,
+            dependencies=tuple(dependency.urn for dependency in resource.dependencies),
+            identity=resource.props,
+        )
+        # in URN order: the engine sends the stack in no fixed order (pulumi pkg/resource/deploy step_generator.go
+        # AnalyzeResources ranges over a concurrent map), and a verdict that names "the first" of several
+        # resources must name the same one on every preview
+        for resource in sorted(resources, key=lambda resource: resource.urn)
+    ]
+
+
 def stack_policy(spec: Spec, check: Check) -> StackValidationPolicy:
     def validate(args: StackValidationArgs, report: ReportViolation) -> None:
         ctx = Context(spec, config_module.resolve(args.get_config(), spec.thresholds, spec.settings))
 
         def read() -> None:
-            ctx.resources.extend(
-                ResourceInput(
-                    type=resource.resource_type,
-                    name=resource.name,
-                    urn=resource.urn,
-                    props=plain(resource.props),
-                    protect=bool(getattr(resource.opts, "protect", False)),
-                    parent=resource.parent.urn if resource.parent is not None else None,
-                    dependencies=tuple(dependency.urn for dependency in resource.dependencies),
-                    identity=resource.props,
-                )
-                # in URN order: the engine sends the stack in no fixed order (pulumi pkg/resource/deploy
-                # step_generator.go AnalyzeResources ranges over a concurrent map), and a verdict that names "the
-                # first" of several resources must name the same one on every preview
-                for resource in sorted(args.resources, key=lambda resource: resource.urn)
-            )
+            # one list per AnalyzeStack request, shared by the stack policies (which only read it), and so is
+            # read_stack's view of it
+            ctx.resources = per_request("stack inputs", _THE_STACK, lambda: _stack_inputs(args.resources))
 
         if _evaluate(ctx, read, check, report):
             _finish(ctx, report)

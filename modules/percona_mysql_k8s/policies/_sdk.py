@@ -67,6 +67,12 @@ def _memo(kind: str, value, compute: Callable[[], Any]):
     return hit[1]
 
 
+def per_request(kind: str, value, compute: Callable[[], Any]):
+    """``compute()`` once per request for the object ``value``, shared by every policy of the request; without the
+    shared deserialization (the SDK's own path) there is no request scope, and it is computed every time."""
+    return _memo(kind, value, compute)
+
+
 def _cached(kind: str, function):
     @functools.wraps(function)
     def wrapper(value, *args, **kwargs):

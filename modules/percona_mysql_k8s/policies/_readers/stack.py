@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from percona_mysql_k8s.core.units import Schema
 
+from .._sdk import per_request
 from .admission import admission
 from .backup import backup_section
 from .database import DatabaseView, database_view
@@ -226,6 +227,11 @@ class StackView:
 
 
 def read_stack(resources) -> StackView:
+    """The stack as the stack policies read it: once per AnalyzeStack request (they share one list of inputs)."""
+    return per_request("stack view", resources, lambda: _read_stack(resources))
+
+
+def _read_stack(resources) -> StackView:
     view = StackView([], [], [], [])
     for resource in resources:
         kind = ANY if is_helm(resource.type) else DATABASE  # a chart not known yet may be anything
