@@ -26,10 +26,12 @@ from kubernetes import config as k8s_config
 from kubernetes.client.rest import ApiException
 from kubernetes.dynamic import DynamicClient
 from operator_inputs import STACK_CASES, tier_required
+from operator_log import operator_errors
 from operator_process import FLAVORS, OperatorProcess, operator_binaries, placeholder_pod
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 FIELD_MANAGER = "percona-mysql-operator-tier"
+
 OPERATOR_NAMESPACES = {"pxc": "op-pxc-operator", "ps": "op-ps-operator"}
 # The operators' own setting (cmd/manager/main.go configureGroupKindConcurrency; default 1): the differential corpus
 # is a hundred clusters, each reconciled every 5 s, so one worker would render the stack cases' changes late.
@@ -85,14 +87,8 @@ class Tier:
         ).to_dict()
 
     def errors(self, operator: str, namespace: str, name: str | None = None) -> list[str]:
-        """The operator's ERROR lines about ``namespace`` (and the cluster ``name`` in it), and those that name no
-        namespace at all."""
-        lines = self.operators[operator].errors()
-        mine = [f'"namespace": "{namespace}"', f'"namespace":"{namespace}"']  # zap's console and JSON encoders
-        found = [line for line in lines if any(m in line for m in mine) or '"namespace"' not in line]
-        if name is not None:
-            found = [line for line in found if f'"name": "{name}"' in line or f'"name":"{name}"' in line]
-        return found
+        """The operator's ERROR lines about ``namespace`` (and the cluster ``name`` in it), as operator_log reads them."""
+        return operator_errors(operator, self.operators[operator].errors(), namespace, name)
 
 
 def _create_namespace(core: k8s_client.CoreV1Api, name: str) -> None:
