@@ -107,3 +107,16 @@ def test_the_operator_tier_without_a_prerequisite_skips_on_a_workstation_and_fai
         assert required.returncode == 1, required.stdout
         assert f"operator tier: FAILED - {message}" in required.stderr
         assert "the tier must run" in required.stderr
+
+
+def test_ci_run_requires_the_tiers_whatever_the_runner_exports(tmp_path):
+    # .ci/run's own top-level exports, evaluated in a runner that exports no CI variable: a tier whose tool is
+    # missing must still fail, not print SKIPPED and pass
+    lines = (ROOT / ".ci" / "run").read_text().splitlines()
+    exports = [line for line in lines if line.startswith("export ")]
+    script = "\n".join([*exports, f"bash {ROOT / 'scripts' / 'apiserver.sh'} run-tier"])
+    environment = {key: value for key, value in os.environ.items() if key not in CI_VARIABLES}
+    environment["K8S_CONTROL_PLANE_TOOL"] = str(tmp_path / "no-such-tool")
+    result = subprocess.run(["bash", "-c", script], capture_output=True, text=True, env=environment, timeout=60)
+    assert result.returncode == 1, result.stdout
+    assert "the tier must run" in result.stderr
