@@ -22,10 +22,12 @@ from pathlib import Path
 from typing import Any
 
 import grpc
-from google.protobuf import empty_pb2, struct_pb2
+from google.protobuf import empty_pb2, json_format, struct_pb2
 from pulumi.runtime.proto import analyzer_pb2, analyzer_pb2_grpc
 
 import percona_mysql_k8s
+from percona_mysql_k8s.cli import policy_config
+from percona_mysql_k8s.cli.policy_config import PolicyConfigError
 from percona_mysql_k8s.cli.project import policy_pack_dir
 
 # The directory this library was imported from (site-packages, or modules/ of a checkout).
@@ -45,6 +47,22 @@ LEVELS = {
     analyzer_pb2.DISABLED: "disabled",
 }
 LEVEL_VALUES = {name: value for value, name in LEVELS.items()}
+
+
+def _policy_info(policy: analyzer_pb2.PolicyInfo) -> policy_config.PolicyInfo:
+    """GetAnalyzerInfo's policy as the CLI keeps it (plugin/analyzer_plugin.go: convertEnforcementLevel, convertConfigSchema)."""
+    schema = policy.configSchema
+    return policy_config.PolicyInfo(
+        policy.name,
+        LEVELS[policy.enforcementLevel],
+        json_format.MessageToDict(schema.properties) if policy.HasField("configSchema") else {},
+        tuple(schema.required),
+    )
+
+
+def _entry(config: analyzer_pb2.PolicyConfig) -> policy_config.PolicyEntry:
+    """The pack's initial config entry (analyzer_plugin.go convertPolicyConfig)."""
+    return policy_config.PolicyEntry(LEVELS[config.enforcementLevel], json_format.MessageToDict(config.properties) or None)
 
 
 @dataclass(frozen=True)
@@ -187,21 +205,37 @@ class Pack:
             f"127.0.0.1:{self.port}", options=[("grpc.max_receive_message_length", 400 * 1024 * 1024)]
         )
         self.stub = analyzer_pb2_grpc.AnalyzerStub(self.channel)
+        self._info: analyzer_pb2.AnalyzerInfo | None = None  # GetAnalyzerInfo's answer (the CLI caches it too)
 
     def info(self) -> analyzer_pb2.AnalyzerInfo:
-        return self.stub.GetAnalyzerInfo(empty_pb2.Empty())
+        if self._info is None:
+            self._info = self.stub.GetAnalyzerInfo(empty_pb2.Empty())
+        return self._info
 
-    def configure(self, config: Mapping[str, Mapping[str, Any]]) -> None:
-        """``{policy: {"enforcementLevel": "advisory", "max_fc_limit": 50}}`` as the CLI sends it."""
+    def configure(self, document: Mapping[str, Any] | None = None) -> None:
+        """A policy config (a ``--policy-pack-config`` file's JSON, decoded) applied as the CLI applies it
+        (percona_mysql_k8s.cli.policy_config): every policy at its declared level and defaults, the document over
+        them, validated, then sent; what the CLI or the pack refuses raises PolicyConfigError (one line)."""
+        info = self.info()
+        if not info.supportsConfig:
+            if document:
+                raise PolicyConfigError(f"policy pack {info.name!r} does not support config")  # update.go
+            return
+        policies = [_policy_info(policy) for policy in info.policies]
+        initial = {name: _entry(config) for name, config in info.initialConfig.items()}
+        self.send_config(policy_config.reconcile(policies, policy_config.from_document(document or {}), initial))
+
+    def send_config(self, config: Mapping[str, policy_config.PolicyEntry]) -> None:
+        """``Configure`` with exactly these entries (what the CLI sends after reconciling)."""
         request = analyzer_pb2.ConfigureAnalyzerRequest()
-        for policy, values in config.items():
-            values = dict(values)
-            level = values.pop("enforcementLevel", None)
-            entry = analyzer_pb2.PolicyConfig(properties=struct(values))
-            if level is not None:
-                entry.enforcementLevel = LEVEL_VALUES[level]
-            request.policyConfig[policy].CopyFrom(entry)
-        self.stub.Configure(request)
+        for policy, entry in config.items():
+            request.policyConfig[policy].CopyFrom(
+                analyzer_pb2.PolicyConfig(enforcementLevel=LEVEL_VALUES[entry.level], properties=struct(entry.properties or {}))
+            )
+        try:
+            self.stub.Configure(request)
+        except grpc.RpcError as error:  # the pack's refusal, as the CLI reports it (update.go, loadPolicyPlugins)
+            raise PolicyConfigError(f'configuring policy pack "{self.info().name}": {error.details()}') from None
 
     def analyze(self, resource: Resource) -> list[Diagnostic]:
         return self._diagnostics(self.stub.Analyze(analyze_request(resource)))

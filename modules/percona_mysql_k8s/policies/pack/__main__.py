@@ -18,6 +18,7 @@ if VENDOR.is_dir():
 try:
     from percona_mysql_k8s import __version__
     from percona_mysql_k8s.policies import PACK_DESCRIPTION, PACK_NAME
+    from percona_mysql_k8s.policies._configure import refuse_unknown_config
     from percona_mysql_k8s.policies._fastpath import speed_up_calls
     from percona_mysql_k8s.policies._lazy import pack_policies
     from percona_mysql_k8s.policies._sdk import report_version, share_deserialization
@@ -37,4 +38,6 @@ report_version(__version__)  # GetAnalyzerInfo and every diagnostic name the pac
 speed_up_calls()  # before the shared deserialization, which memoizes the faster conversion
 share_deserialization()
 serve_lean()
-PolicyPack(name=PACK_NAME, description=PACK_DESCRIPTION, policies=pack_policies())
+policies = pack_policies()
+refuse_unknown_config(policies, PACK_NAME)  # a misspelled policy or key in the config stops the preview, never ignored
+PolicyPack(name=PACK_NAME, description=PACK_DESCRIPTION, policies=policies)
