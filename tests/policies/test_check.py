@@ -290,3 +290,39 @@ def test_backups_are_mandatory_on_production_stacks_only(tmp_path, base, stack, 
         if f.diagnostic.policy in BACKUP_POLICIES and f.resource_type and f.resource_type.endswith("PerconaXtraDBCluster")
     }
     assert found == expected, [f.diagnostic.message for f in report.mandatory if f.diagnostic.policy in BACKUP_POLICIES]
+
+
+def _project_with_stack(tmp_path: Path, name: str, text: str) -> Path:
+    """A project like this one (its Pulumi.yaml and program) whose stack ``name`` has the file ``text``."""
+    (tmp_path / "Pulumi.yaml").write_text((REPOSITORY / "Pulumi.yaml").read_text())
+    (tmp_path / "stacks").mkdir()
+    (tmp_path / "stacks" / "__main__.py").symlink_to(REPOSITORY / "stacks" / "__main__.py")
+    (tmp_path / "stacks" / f"Pulumi.{name}.yaml").write_text(text)
+    return tmp_path
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("config:\n  percona-mysql:target: kind\n   bad: [\n", "line 3, column 7: mapping values are not allowed here"),
+        ("config:\n  percona-mysql:target: 'kind\n", "line 3, column 1: while scanning a quoted scalar found unexpected end"),
+        ("- config\n", "a stack file is a mapping"),
+        ("config: [target]\n", "config: is a mapping"),
+    ],
+)
+def test_a_malformed_stack_file_is_one_line_naming_file_line_and_column(text, said, tmp_path, capsys):
+    root = _project_with_stack(tmp_path, "broken", text)
+    status = check.main(["--stack", "broken", "--cwd", str(root), "--policy-pack", str(REPOSITORY / "policies")])
+    err = capsys.readouterr().err
+    assert status == 2 and err.count("\n") == 1, err
+    assert "Pulumi.broken.yaml: " in err and said in err, err
+
+
+@pytest.mark.parametrize("text", ["", "encryptionsalt: v1:abc\n", "config: {}\n"])
+def test_a_stack_file_that_sets_nothing_says_so_first(text, tmp_path, capsys):
+    # `pulumi stack init` with a passphrase writes only the salt: the check must not answer with a default's rule
+    root = _project_with_stack(tmp_path, "new", text)
+    status = check.main(["--stack", "new", "--cwd", str(root), "--policy-pack", str(REPOSITORY / "policies")])
+    err = capsys.readouterr().err
+    assert status == 2 and err.count("\n") == 1, err
+    assert err.startswith("error: stacks/Pulumi.new.yaml sets no config, so the stack is Pulumi.yaml's defaults alone"), err

@@ -365,10 +365,36 @@ def test_bad_input_exits_2_with_one_clear_line(argv, stdin, expected, capsys, mo
     assert "Traceback" not in err
 
 
-def test_an_empty_input_is_no_violation(capsys, monkeypatch):
-    code, out, _ = _run(["--manifests", "-"], capsys, "# nothing rendered\n---\n", monkeypatch)
+@pytest.mark.parametrize("where", ["stdin", "file", "directory", "directory without manifests"])
+def test_an_input_without_objects_is_refused_unless_allowed(where, tmp_path, capsys, monkeypatch):
+    """A failed `kustomize build | ... --manifests -` sends nothing: that is no pass (exit 2, one line), unless
+    --allow-empty says no object is expected; then it is an empty stack (exit 0)."""
+    text = "# nothing rendered\n---\n"
+    if where == "stdin":
+        given = "-"
+    elif where == "file":
+        given = str(tmp_path / "empty.yaml")
+        (tmp_path / "empty.yaml").write_text(text)
+    else:
+        given = str(tmp_path)
+        (tmp_path / ("empty.yaml" if where == "directory" else "README.md")).write_text(text)
+    code, out, err = _run(["--manifests", given], capsys, text, monkeypatch)
+    assert (code, out) == (2, "")
+    assert err.startswith("error: --manifests: ") and "--allow-empty" in err and err.count("\n") == 1, err
+    code, out, _ = _run(["--manifests", given, "--allow-empty"], capsys, text, monkeypatch)
     assert code == 0
     assert out.rstrip().endswith("0 mandatory and 0 advisory violation(s) in 0 resources.")
+
+
+def test_an_empty_input_beside_objects_is_named(tmp_path, capsys, monkeypatch):
+    (tmp_path / "empty.yaml").write_text("")
+    code, _, err = _run(
+        ["--manifests", "-", str(tmp_path / "empty.yaml")],
+        capsys,
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n",
+        monkeypatch,
+    )
+    assert code == 2 and f"{tmp_path / 'empty.yaml'}: no object in the file" in err
 
 
 # ---- chart values: --chart with --values --------------------------------------------------------

@@ -44,8 +44,15 @@ import yaml
 
 from percona_mysql_k8s.cli.engine import Diagnostic, Pack, Resource
 from percona_mysql_k8s.cli.manifests import STDIN, ManifestError, ManifestObject, read_manifests, read_values
+from percona_mysql_k8s.cli.policy_config import PolicyConfigError, load_document
 from percona_mysql_k8s.cli.project import POLICY_PACK_FILE, find_project, policy_pack_dir, project_file
-from percona_mysql_k8s.cli.stack_config import missing_config_hint, program_config, stack_config_file
+from percona_mysql_k8s.cli.stack_config import (
+    StackFileError,
+    missing_config_hint,
+    program_config,
+    stack_config_file,
+    stack_file_config,
+)
 from percona_mysql_k8s.core.command_line import Parser, UsageError
 from percona_mysql_k8s.core.errors import InputError, one_line
 from percona_mysql_k8s.policies import SHELL
@@ -187,30 +194,47 @@ def chart_release(chart: str, values_files: Iterable[str], release: str | None =
     )
 
 
-def read_manifest_paths(paths: Iterable[str], stdin=None) -> list[ManifestObject]:
+def read_manifest_paths(paths: Iterable[str], stdin=None, *, allow_empty: bool = False) -> list[ManifestObject]:
     """Every object of the given files (``-`` is stdin; a directory is its *.yaml, *.yml and *.json files,
-    as ``kubectl apply -f DIR`` reads it). Raises ManifestError naming the file."""
+    as ``kubectl apply -f DIR`` reads it). Raises ManifestError naming the file, and naming a path that holds no
+    object unless ``allow_empty``: an empty stdin is what a failed ``kustomize build | ...`` sends."""
     objects = []
     for given in paths:
+        found = []
         if given == STDIN:
-            objects.extend(read_manifests((stdin or sys.stdin).read(), STDIN))
-            continue
-        path = Path(given)
-        files = sorted(p for p in path.iterdir() if p.suffix in MANIFEST_SUFFIXES and p.is_file()) if path.is_dir() else [path]
-        for file in files:
-            try:
-                text = file.read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError) as error:
-                raise ManifestError(f"{file}: cannot be read: {getattr(error, 'strerror', None) or error}") from None
-            objects.extend(read_manifests(text, str(file)))
+            found = read_manifests((stdin or sys.stdin).read(), STDIN)
+        else:
+            path = Path(given)
+            files = (
+                sorted(p for p in path.iterdir() if p.suffix in MANIFEST_SUFFIXES and p.is_file()) if path.is_dir() else [path]
+            )
+            for file in files:
+                try:
+                    text = file.read_text(encoding="utf-8")
+                except (OSError, UnicodeDecodeError) as error:
+                    raise ManifestError(f"{file}: cannot be read: {getattr(error, 'strerror', None) or error}") from None
+                found.extend(read_manifests(text, str(file)))
+        if not found and not allow_empty:
+            raise ManifestError(_nothing_in(given))
+        objects.extend(found)
     return objects
+
+
+def _nothing_in(given: str) -> str:
+    if given == STDIN:
+        what = "stdin is empty (did the command before the pipe fail?)"
+    elif Path(given).is_dir():
+        what = f"{given}: no object in its {', '.join('*' + suffix for suffix in MANIFEST_SUFFIXES)} files"
+    else:
+        what = f"{given}: no object in the file"
+    return f"--manifests: {what}; nothing was judged (--allow-empty accepts an input with no object)"
 
 
 def config_findings(stack_file: Path, version: str = "") -> list[Finding]:
     """S1 on the stack config: password-like keys must be ``secure:`` values, never plain text."""
     if not stack_file.exists():
         return []
-    config = (yaml.safe_load(stack_file.read_text()) or {}).get("config") or {}
+    config = stack_file_config(stack_file)
     findings = []
     for key, value in config.items():
         name = str(key).split(":")[-1]
@@ -286,17 +310,19 @@ def _check_manifests(args) -> int:
         )
         return 2
     try:
-        objects = read_manifest_paths(args.manifests or [])
+        objects = read_manifest_paths(args.manifests or [], allow_empty=args.allow_empty)
         if args.chart:
             objects.append(chart_release(args.chart, args.values, args.release))
         policy_config = _policy_config(args.policy_config)
         root = _project_or_none(args.cwd)
         # outside a project (a GitOps job with the installed package), the pack shell the package ships
         pack_dir = policy_pack_dir(args.policy_pack, project=root) if args.policy_pack or root else SHELL
+        report = check_manifests(objects, policy_config=policy_config, pack_dir=pack_dir)
+    except PolicyConfigError as error:
+        return _refused_config(args.policy_config, error)
     except (ManifestError, ValueError, InputError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    report = check_manifests(objects, policy_config=policy_config, pack_dir=pack_dir)
     if args.json:
         print(json.dumps(manifests_document(report, objects), indent=2))
     else:
@@ -317,15 +343,36 @@ def _project_or_none(cwd: Path | None) -> Path | None:
 
 
 def _policy_config(path: Path | None) -> dict:
+    """The --policy-config file's JSON, its shape checked as the CLI checks it (cli.policy_config); the schemas are
+    checked when the pack is configured."""
     if path is None:
         return {}
     try:
-        config = json.loads(path.read_text())
-    except (OSError, ValueError) as error:
-        raise ValueError(f"--policy-config {path}: not a readable JSON file: {error}") from None
-    if not isinstance(config, dict):
-        raise ValueError(f"--policy-config {path}: must be a JSON object of policy name -> settings")
-    return config
+        return load_document(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as error:
+        raise PolicyConfigError(f"cannot be read: {getattr(error, 'strerror', None) or error}") from None
+
+
+def _unset_stack(args: argparse.Namespace, root: Path | None) -> str:
+    """Why a stack whose file sets no config failed: it ran on Pulumi.yaml's defaults alone (an error about one of
+    them would otherwise read as unrelated to the empty file)."""
+    if args.program or root is None:
+        return ""
+    stack_dir = root / (yaml.safe_load(project_file(root).read_text()).get("stackConfigDir") or ".")
+    stack_file = stack_dir / f"Pulumi.{args.stack}.yaml"
+    if stack_file_config(stack_file) or args.set:
+        return ""
+    return (
+        f"{stack_file.relative_to(root)} sets no config, so the stack is Pulumi.yaml's defaults alone (target kind, "
+        "not ephemeral, backups on); set target and its keys (docs/clusters.md, or start from stacks/Pulumi.kind.yaml): "
+    )
+
+
+def _refused_config(path: Path | None, error: PolicyConfigError) -> int:
+    """A policy config `pulumi preview --policy-pack-config` refuses: one line, exit 2."""
+    where = f"--policy-config {path}: " if path is not None else ""
+    print(one_line(f"error: {where}{error}"), file=sys.stderr)
+    return 2
 
 
 def _diagnostics(report: Report) -> list[dict[str, Any]]:
@@ -365,6 +412,11 @@ def _parser() -> argparse.ArgumentParser:
         metavar="PATH",
         help="judge Kubernetes manifests instead of a stack: YAML files or directories (kubectl -f style, "
         "helm template or kustomize build output), - for stdin",
+    )
+    parser.add_argument(
+        "--allow-empty",
+        action="store_true",
+        help="accept a --manifests input that holds no object (otherwise an error: an empty pipe is a failed render)",
     )
     parser.add_argument(
         "--chart",
@@ -430,9 +482,8 @@ def _check_stack(args: argparse.Namespace) -> int:
         return 2
     try:
         policy_config = _policy_config(args.policy_config)
-    except ValueError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
+    except PolicyConfigError as error:
+        return _refused_config(args.policy_config, error)
     overrides = dict(pair.split("=", 1) for pair in args.set)
     try:
         root = find_project(args.cwd) if not args.program else _project_or_none(args.cwd)
@@ -467,13 +518,21 @@ def _check_stack(args: argparse.Namespace) -> int:
             config.update({f"{project}:{key}": value for key, value in overrides.items()})
             registrations = offline.run_stack(args.stack, repository=root, preview=True, overrides=overrides)
             extra = config_findings(stack_file, pack_version(pack_dir))
-    except Exception as error:  # noqa: BLE001 - a program error is the user's to read, not a traceback
-        hint = missing_config_hint(error)
-        print(f"error: the stack program failed under mocks: {error}{hint}", file=sys.stderr)
+    except StackFileError as error:
+        print(f"error: {error}", file=sys.stderr)
         return 2
-    report = check_registrations(
-        registrations, stack=args.stack, project=project, config=config, policy_config=policy_config, pack_dir=pack_dir
-    )
+    except Exception as error:  # noqa: BLE001 - a program error is the user's to read, not a traceback
+        print(
+            f"error: {_unset_stack(args, root)}the stack program failed under mocks: {error}{missing_config_hint(error)}",
+            file=sys.stderr,
+        )
+        return 2
+    try:
+        report = check_registrations(
+            registrations, stack=args.stack, project=project, config=config, policy_config=policy_config, pack_dir=pack_dir
+        )
+    except PolicyConfigError as error:
+        return _refused_config(args.policy_config, error)
     report.findings.extend(extra)
     entries = inventory(registrations)
     if args.json:

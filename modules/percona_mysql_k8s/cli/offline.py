@@ -30,6 +30,7 @@ from pulumi.runtime.stack import run_pulumi_func
 from pulumi.runtime.sync_await import _sync_await
 
 from percona_mysql_k8s.cli.project import find_project, project_file
+from percona_mysql_k8s.cli.stack_config import stack_file_config
 
 _FAKE_CA = "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCm9mZmxpbmUKLS0tLS1FTkQgQ0VSVElGSUNBVEUtLS0tLQo="
 
@@ -209,7 +210,7 @@ def stack_config(stack: str, repository: Path | None = None) -> dict[str, str]:
     stack_file = repository / project.get("stackConfigDir", ".") / f"Pulumi.{stack}.yaml"
     if not stack_file.exists():
         raise FileNotFoundError(f"no stack config {stack_file}")
-    for key, value in ((yaml.safe_load(stack_file.read_text()) or {}).get("config") or {}).items():
+    for key, value in stack_file_config(stack_file).items():
         full_key = key if ":" in key else f"{name}:{key}"
         if isinstance(value, dict) and "secure" in value:
             value = _placeholder(full_key)
@@ -263,7 +264,7 @@ def secure_config_keys(stack: str, repository: Path | None = None) -> list[str]:
     root, project = _project(repository)
     name = project["name"]
     stack_file = root / project.get("stackConfigDir", ".") / f"Pulumi.{stack}.yaml"
-    config = (yaml.safe_load(stack_file.read_text()) or {}).get("config") or {}
+    config = stack_file_config(stack_file)
     return [
         key if ":" in key else f"{name}:{key}" for key, value in config.items() if isinstance(value, dict) and "secure" in value
     ]
