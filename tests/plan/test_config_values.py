@@ -32,7 +32,7 @@ def test_a_key_is_decoded_once_and_given_its_type():
     raw = CountingConfig({"diskIops": " 6000 ", "ephemeral": "TRUE", "sysbenchThreads": "1,4, 16", "mysqlVersion": 8.4})
     values = ConfigValues(raw)
     assert [values.get("diskIops") for _ in range(3)] == [6000, 6000, 6000]
-    assert (values.get("ephemeral"), values.get("sysbenchThreads"), values.get("mysqlVersion")) == (True, ["1", "4", "16"], "8.4")
+    assert (values.get("ephemeral"), values.get("sysbenchThreads"), values.get("mysqlVersion")) == (True, [1, 4, 16], "8.4")
     assert raw.reads["diskIops"] == 1
     assert values.get("storageSize") == "100Gi"  # absent: Pulumi.yaml's default
     assert ConfigValues.of(values) is values

@@ -74,6 +74,19 @@ def test_every_bad_value_class_names_its_key(base, key, bad):
     assert error.value.key == key, str(error.value)
 
 
+@pytest.mark.parametrize("written", ["1,4,16", " 1, 4 ,16 ", "[1, 4, 16]"])
+def test_a_thread_ladder_written_as_text_is_read_as_numbers(written):
+    # `pulumi config set sysbenchThreads 1,4,16` stores text; its steps are the numbers it names
+    assert settings({**KIND, "sysbenchEnabled": True, "sysbenchThreads": written}).sysbench.threads == (1, 4, 16)
+
+
+@pytest.mark.parametrize(("written", "said"), [("1,four,16", "'1,four,16'"), (["1", "4"], "['1', '4']")])
+def test_a_thread_ladder_that_is_no_list_of_numbers_is_named_whole(written, said):
+    with pytest.raises(InputError) as error:
+        settings({**GKE, "sysbenchThreads": written})
+    assert error.value.key == "sysbenchThreads" and said in str(error.value), str(error.value)
+
+
 def test_a_key_of_another_target_at_its_default_is_not_an_error():
     # the engine hands the program Pulumi.yaml's defaults too: only a changed value is "set"
     settings({**GKE, "kindHostShare": "auto", "databasePoolLabels": ""})

@@ -277,3 +277,11 @@ def test_a_measured_host_is_measured_once(monkeypatch):
 
     result = stack_settings_from_config(kind_values(), host=host)
     assert result.cluster.cluster_size == 1 and calls == [1]
+
+
+@pytest.mark.parametrize("size", ["three", "2.5", 2.5, "", True, "0"])
+def test_a_cluster_size_that_is_no_whole_number_is_refused_not_replaced_by_3(size):
+    # the fit tries layouts of clusterSize members: a value it cannot read is the user's error (T1), never 3
+    with pytest.raises(InputError) as refused:
+        fitted(8, 32 * GIB, clusterSize=size)
+    assert refused.value.key == "clusterSize" and refused.value.rule == "T1", refused.value

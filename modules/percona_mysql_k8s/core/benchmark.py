@@ -161,6 +161,8 @@ def ladder(threads: Sequence[int], duration_seconds: int, warmup_seconds: int, r
     """B3 (and B2): validate the thread ladder, step duration, warm-up and rate."""
     if isinstance(threads, (str, bytes)) or not isinstance(threads, Sequence) or not threads:
         raise InputError("sysbenchThreads", f"must be a non-empty list of thread counts, got {threads!r}", "B3")
+    if not all(isinstance(step, int) and not isinstance(step, bool) for step in threads):
+        raise InputError("sysbenchThreads", f"must be a list of whole thread counts, got {list(threads)!r}", "B3")
     steps = tuple(_whole("sysbenchThreads", step, 1) for step in threads)
     if any(later <= earlier for earlier, later in itertools.pairwise(steps)):
         raise InputError("sysbenchThreads", f"must increase step by step (a ladder), got {list(steps)}", "B3")

@@ -84,6 +84,8 @@ OPTIONAL_KEYS: dict[str, tuple[type, object]] = {
     # Storage of the PMM server's data volume.
     "pmmStorageSize": (str, "20Gi"),
 }
+# List keys whose items are whole numbers: written as text ("1,4,16"), each item is read as one, never left a string.
+NUMBER_LISTS = frozenset({"sysbenchThreads"})
 # A secret key: its value never enters these settings, only whether it is set.
 PMM_TOKEN_KEY = "pmmServerToken"
 
@@ -107,7 +109,13 @@ def _decode(key: str, value: object, kind: type) -> object:
     try:
         return json.loads(text)
     except json.JSONDecodeError:
-        return [item.strip() for item in text.split(",") if item.strip()]
+        items = [item.strip() for item in text.split(",") if item.strip()]
+    if key not in NUMBER_LISTS:
+        return items
+    try:
+        return [whole_number(item) for item in items]
+    except ValueError:
+        raise InputError(key, f"{value!r} is not a list of whole numbers: write it as [1, 4, 16] or 1,4,16") from None
 
 
 def _typed(key: str, value: object, kind: type) -> object:

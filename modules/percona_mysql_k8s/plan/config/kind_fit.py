@@ -27,7 +27,8 @@ from typing import TypeVar
 
 from percona_mysql_k8s.core.benchmark import RESERVED_CONNECTIONS
 from percona_mysql_k8s.core.errors import InputError
-from percona_mysql_k8s.core.units import GIB, MIB, format_cpu, human_bytes, whole_number
+from percona_mysql_k8s.core.units import GIB, MIB, format_cpu, human_bytes
+from percona_mysql_k8s.plan.clusters.keys import Values
 
 S = TypeVar("S")
 AUTO = "auto"
@@ -74,11 +75,9 @@ def applies(values: Mapping[str, object]) -> bool:
 
 
 def layouts(values: Mapping[str, object]) -> list[Layout]:
-    """The layouts to try, richest first. A clusterSize that is not a whole number is left to validation."""
-    try:
-        members = whole_number(_text(values, "clusterSize", "3"))
-    except ValueError:
-        members = 3
+    """The layouts to try, richest first. clusterSize is read as the stack's validation reads it: a value that is
+    no whole number is refused here (T1), never replaced by a size the user did not ask for."""
+    members = Values(values).integer("clusterSize", 1, rule="T1", why=": a database cluster has at least one member")
     pmm = _flag(values, "pmmEnabled", True) or _flag(values, "installPmm", True)
     counts = [members] + ([1] if members > 1 and _flag(values, "ephemeral", False) else [])
     return [Layout(count, with_pmm) for count in counts for with_pmm in ((True, False) if pmm else (False,))]
