@@ -324,3 +324,39 @@ def test_connections_reaching_mysqld_are_the_readers_bound(haproxy, tmp_path, te
         process.terminate()
         process.wait(timeout=10)
         mysqld.close()
+
+
+_MINIMAL_GLOBAL = "global\n  maxconn 326\n  external-check\n  insecure-fork-wanted\n"
+_FRONTEND = "frontend galera-in\n  bind 127.0.0.1:3306\n  mode tcp\n  default_backend galera-nodes\n"
+
+
+@pytest.mark.parametrize(
+    "custom",
+    [
+        _MINIMAL_GLOBAL + _FRONTEND,  # the backends name `resolvers kubernetes`, which nothing declares
+        _MINIMAL_GLOBAL + "resolvers kubernetes\n  parse-resolv-conf\n" + _FRONTEND,
+        _MINIMAL_GLOBAL + "resolvers dns\n  parse-resolv-conf\n" + _FRONTEND,
+        "global\n  maxconn 326\nresolvers kubernetes\n  parse-resolv-conf\n" + _FRONTEND,  # no global external-check
+    ],
+    ids=["no-resolvers", "resolvers-kubernetes", "other-resolvers", "no-external-check"],
+)
+def test_a_custom_global_file_beside_the_operators_backends(haproxy, tmp_path, custom):
+    """What the operators' backends need of the custom file (the entrypoint's `haproxy -c` of the pair), as haproxy
+    -c decides it: `external-check` in the global section and the `resolvers kubernetes` section they name."""
+    from percona_mysql_k8s.core.haproxy_bound import operator_pod_bound
+    from percona_mysql_k8s.core.haproxy_operator import member_hosts, operator_backends
+
+    (tmp_path / "global.cfg").write_text(custom)
+    (tmp_path / "backends.cfg").write_text(operator_backends("pxc", member_hosts("pxc", "cluster", 3)))
+    done = subprocess.run(
+        [haproxy, "-c", "-f", str(tmp_path / "global.cfg"), "-f", str(tmp_path / "backends.cfg")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    try:
+        operator_pod_bound("pxc", custom, "cluster", 3, version="2.6")
+        accepted = True
+    except HAProxyConfigError:
+        accepted = False
+    assert accepted == (done.returncode == 0), done.stdout + done.stderr

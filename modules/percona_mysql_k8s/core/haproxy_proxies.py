@@ -24,6 +24,9 @@ Transcribed from haproxy/haproxy tag v2.8.0 (Debian's 2.6 differs where ``versio
 * src/cfgparse.c ``check_config_validity``: a proxy whose health check is ``option external-check`` (the
   operators' backends) needs ``external-check`` in the global section, and an ``external-check command``;
   a ``default_backend`` or ``use_backend`` must name a backend.
+* src/resolvers.c ``resolvers_finalize``: a server's ``resolvers <id>`` (set on its line or copied from
+  ``default-server``) must name a ``resolvers`` section ("unable to find required resolvers"): the operators'
+  backends name ``resolvers kubernetes``, which their default global file declares.
 
 A word the environment gives (``"${MAXCONN}"``) is a value the pack cannot see: the line counts as not set.
 """
@@ -71,6 +74,7 @@ def _to_int(value: int) -> int:
 class ServerSettings:
     maxconn: int = 0
     minconn: int = 0
+    resolvers: str | None = None  # the resolvers section it names
 
 
 @dataclass(frozen=True)
@@ -137,6 +141,7 @@ class Config:
     global_maxconn: int = 0
     fd_hard_limit: int = 0
     external_check: bool = False  # 'external-check' in the global section
+    resolvers: set[str] = field(default_factory=set)  # the resolvers sections declared
     frontends: dict[str, Proxy] = field(default_factory=dict)
     backends: dict[str, Proxy] = field(default_factory=dict)
     from_environment: list[str] = field(default_factory=list)  # "line 4: maxconn": values the pack cannot see
@@ -209,6 +214,8 @@ class _Reader:
     def section(self, line: Line, words: list[Word]) -> None:
         keyword, texts = words[0].text, [word.text for word in words]
         self.current = None
+        if keyword == "resolvers" and len(texts) > 1:
+            self.config.resolvers.add(texts[1])
         if keyword not in haproxy_config.PROXY_SECTIONS:
             return
         if keyword == "defaults":
@@ -334,6 +341,8 @@ class _Reader:
                 if at + 1 >= len(words):
                     self.refuse(line, f"'{words[at].text}' expects an integer argument")
                 settings = replace(settings, **{words[at].text: self.number(line, words[at + 1], words[at].text)})
+            elif words[at].text == "resolvers" and at + 1 < len(words):
+                settings = replace(settings, resolvers=words[at + 1].text)
         if keyword == "default-server":
             proxy.server_defaults = settings
             return
@@ -389,6 +398,14 @@ def read(texts: Sequence[str], version: str = "2.8") -> Config:
             raise HAProxyConfigError(
                 proxy.line, f"proxy '{proxy.name}': 'option external-check' unable to find required '{missing}'"
             )
+    for proxy in config.backends.values():
+        for server in proxy.servers:
+            if server.settings.resolvers is not None and server.settings.resolvers not in config.resolvers:
+                raise HAProxyConfigError(
+                    server.line,
+                    f"{proxy.kind} '{proxy.name}', server '{server.name}': unable to find required resolvers "
+                    f"'{server.settings.resolvers}'",
+                )
     for proxy in config.frontends.values():
         for name in [*proxy.routes, *([proxy.default_backend] if proxy.default_backend else [])]:
             if name not in config.backends:
