@@ -36,6 +36,7 @@ UPSTREAM_PREFIX = "shared:"  # a base that is an upstream example (reference mat
 @dataclass
 class Outcome:
     messages: list[str] = field(default_factory=list)
+    urns: list[str | None] = field(default_factory=list)  # the resource each message names (stack policies), in order
     unknown: str | None = None
     not_applicable: str | None = None
     unjudged: list = field(default_factory=list)  # (rule, field) the policy could not judge at preview (_framework.Unjudged)
@@ -56,6 +57,7 @@ def run_resource(
 
     def report(message: str, urn: str | None = None) -> None:
         outcome.messages.append(message)
+        outcome.urns.append(urn)
 
     args = ResourceValidationArgs(
         resource_type, props, f"urn:pulumi:test::test::{resource_type}::{name}", name, _options(protect), None, config or {}
@@ -93,7 +95,7 @@ def run_stack(policy, resources: list[dict], *, config: dict | None = None) -> O
         resource.dependencies = [by_name[name] for name in entry.get("dependsOn", [])]
     args = StackValidationArgs(policy_resources, config or {})
     try:
-        policy.validate(args, lambda message, urn=None: outcome.messages.append(message))
+        policy.validate(args, lambda message, urn=None: (outcome.messages.append(message), outcome.urns.append(urn)))
     except UnknownValueError as error:
         outcome.unknown = error.message
         outcome.unjudged = list(getattr(error, "unjudged", []))

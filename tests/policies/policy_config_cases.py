@@ -35,9 +35,11 @@ class Case:
 
 CASES = [
     # applyConfig: an entry without a level keeps the level already there, the policy's declared one
-    Case("tighter threshold keeps the declared level", '{"galera-flow-control": {"max_fc_limit": 80}}', g1="mandatory"),
+    Case(
+        "tighter threshold keeps the declared level", '{"galera-flow-control": {"max_fc_limit": 80}}', g1="mandatory", engine=True
+    ),
     Case("raised threshold", '{"galera-flow-control": {"max_fc_limit": 200}}'),
-    Case("level as a string", '{"galera-flow-control": "advisory"}', g1="advisory"),
+    Case("level as a string", '{"galera-flow-control": "advisory"}', g1="advisory", engine=True),
     Case(
         "level and threshold in an object",
         '{"galera-flow-control": {"enforcementLevel": "advisory", "max_fc_limit": 120}}',
@@ -51,32 +53,36 @@ CASES = [
         '{"all": "advisory", "galera-flow-control": "mandatory"}',
         g1="mandatory",
         others="advisory",
+        engine=True,
     ),
     # "Gracefully allow empty content"; empty entries are dropped; an empty environments list resolves nothing
-    Case("empty file", "", g1="mandatory"),
+    Case("empty file", "", g1="mandatory", engine=True),
     Case("blank file", "  \n", g1="mandatory"),
     Case("empty object", "{}", g1="mandatory"),
     Case("empty policy entry", '{"galera-flow-control": {}}', g1="mandatory"),
     Case("empty environments", '{"environments": []}', g1="mandatory"),
     # refused by the CLI's parser
     Case(
-        "level capitalized", '{"galera-flow-control": {"enforcementLevel": "Mandatory"}}', refused="not a valid enforcement level"
+        "level capitalized",
+        '{"galera-flow-control": {"enforcementLevel": "Mandatory"}}',
+        refused="not a valid enforcement level",
+        engine=True,
     ),
     Case("level not a string", '{"galera-flow-control": {"enforcementLevel": 5}}', refused="must be a string"),
-    Case("policy given a number", '{"galera-flow-control": 5}', refused="must be a string or object"),
+    Case("policy given a number", '{"galera-flow-control": 5}', refused="must be a string or object", engine=True),
     Case("policy given null", '{"galera-flow-control": null}', refused="must be a string or object"),
     Case("not an object", "[]", refused="policy name"),
     Case("not JSON", '{"galera-flow-control": ', refused="JSON"),
-    Case("ESC environments", '{"environments": ["prod/policies"]}', refused="environments"),
+    Case("ESC environments", '{"environments": ["prod/policies"]}', refused="environments", engine=True),
     # refused by the CLI's schema validation
     Case("threshold as text", '{"galera-flow-control": {"max_fc_limit": "80"}}', refused="max_fc_limit"),
-    Case("threshold below its minimum", '{"galera-flow-control": {"max_fc_limit": 0}}', refused="max_fc_limit"),
+    Case("threshold below its minimum", '{"galera-flow-control": {"max_fc_limit": 0}}', refused="max_fc_limit", engine=True),
     Case("threshold a fraction", '{"galera-flow-control": {"max_fc_limit": 80.5}}', refused="max_fc_limit"),
     # refused by analyzer.Configure: an unknown name given without a level has the empty level
-    Case("misspelled policy", '{"galera-flow-contrl": {"max_fc_limit": 80}}', refused="galera-flow-contrl"),
+    Case("misspelled policy", '{"galera-flow-contrl": {"max_fc_limit": 80}}', refused="galera-flow-contrl", engine=True),
     Case("all with a key and no level", '{"all": {"max_fc_limit": 80}}', refused='"all"'),
     # refused by the pack's Configure (the CLI would pass them on and nothing would change)
-    Case("misspelled policy with a level", '{"galera-flow-contrl": "advisory"}', refused="galera-flow-contrl"),
-    Case("misspelled key", '{"galera-flow-control": {"max_fc_limt": 80}}', refused="max_fc_limt"),
+    Case("misspelled policy with a level", '{"galera-flow-contrl": "advisory"}', refused="galera-flow-contrl", engine=True),
+    Case("misspelled key", '{"galera-flow-control": {"max_fc_limt": 80}}', refused="max_fc_limt", engine=True),
     Case("all with a key", '{"all": {"enforcementLevel": "advisory", "max_fc_limit": 80}}', refused='"all"'),
 ]

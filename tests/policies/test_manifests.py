@@ -17,7 +17,7 @@ from pathlib import Path
 import percona_mysql_k8s
 import pytest
 import yaml
-from harness import resolve_resource
+from harness import load_case, resolve_resource
 from percona_mysql_k8s.cli import check
 from percona_mysql_k8s.cli.engine import Resource
 from percona_mysql_k8s.cli.manifests import ManifestError, read_manifests, type_token
@@ -518,3 +518,17 @@ def test_a_rendering_with_proxysql_has_no_haproxy_to_judge(capsys, monkeypatch):
     assert [f["message"] for f in findings if "haproxy" in f["message"].split("\n", 1)[1]] == []
     assert "T2" not in {f["rule"] for f in findings}
     assert any("spec.proxysql" in f["message"] for f in findings if f["rule"] == "K2")  # the proxy that runs is judged
+
+
+def test_backup_fixes_speak_of_the_cluster_not_a_stack_in_manifest_mode(tmp_path, capsys):
+    """Objects judged without a stack: R1-R3's way out is T1's mark on the cluster, never a stack setting."""
+    no_backups = resolve_resource({"base": "pxc", "patch": {"metadata": {"name": "nobackup"}}})["props"]
+    short = load_case(Path(__file__).parent / "backup-retention" / "daily-keep-7.json")
+    short = resolve_resource({"base": short["base"], "patch": {**short["patch"], "metadata": {"name": "short"}}})["props"]
+    (tmp_path / "clusters.yaml").write_text(yaml.safe_dump_all([no_backups, short]))
+    code, out, _ = _run(["--manifests", str(tmp_path / "clusters.yaml"), "--json"], capsys)
+    fixes = {f["rule"]: f["message"].split("Fix: ", 1)[1] for f in _findings(out) if f["rule"] in ("R1", "R2", "R3")}
+    assert set(fixes) == {"R1", "R2", "R3"}, fixes
+    for rule, fix in fixes.items():
+        assert "stack" not in fix, (rule, fix)
+        assert "set spec.unsafeFlags.pxcSize: true" in fix, (rule, fix)

@@ -10,10 +10,10 @@ chart values, the operator's own when absent (_readers/backup.py). Production on
 from __future__ import annotations
 
 from ._framework import Context, Spec, resource_policy
-from ._readers.backup import PITR_SINCE, backup_section
+from ._readers.backup import PITR_SINCE, Storage, backup_section
 from ._subjects import database, database_types
 from .data_protection import SPEC as DATA_PROTECTION
-from .data_protection import production
+from .data_protection import keep_nothing, production, stack_setting
 
 SPEC = Spec(
     name="backup-pitr",
@@ -26,10 +26,8 @@ SPEC = Spec(
 )
 
 FIX = {
-    "pxc": "set backup.pitr.enabled true and backup.pitr.storageName to an s3 storage outside the cluster "
-    "(the stack's pitr setting), or mark the stack ephemeral",
-    "ps": "set backup.pitr.enabled true with backup.pitr.binlogServer.storage.s3 on a bucket outside the cluster "
-    "(the stack's pitr setting), or mark the stack ephemeral",
+    "pxc": "set {pitr}.enabled: true and {pitr}.storageName to an s3 storage outside the cluster{setting}, or {out}",
+    "ps": "set {pitr}.enabled: true with {pitr}.binlogServer.storage.s3 on a bucket outside the cluster{setting}, or {out}",
 }
 
 
@@ -55,12 +53,21 @@ def check(ctx: Context) -> None:
             found = f"{section.pitr_path} is on but {section.pitr_problem}"
         else:
             return
+        fix = FIX[view.operator].format(
+            pitr=view.path("backup.pitr"), setting=stack_setting("pitr setting"), out=keep_nothing(view)
+        )
+        storage = section.pitr_storage
+        if section.pitr_enabled and "credentialsSecret" in str(section.pitr_problem) and isinstance(storage, Storage):
+            # the storage is named and on: what it lacks is the one thing to add
+            fix = (
+                f"set {storage.path}.{storage.type}.credentialsSecret to the Secret that holds its keys, or {keep_nothing(view)}"
+            )
         ctx.violation(
             "R2",
             found,
             f"the rule keeps point-in-time recovery on for production databases (operator versions from "
             f"{'.'.join(map(str, PITR_SINCE[view.operator]))})",
-            FIX[view.operator],
+            fix,
         )
 
 

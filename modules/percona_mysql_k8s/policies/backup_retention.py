@@ -22,7 +22,7 @@ from ._readers.backup_jobs import jobs_and_undecided
 from ._readers.values import NotKnown
 from ._subjects import database, database_types
 from .data_protection import SPEC as DATA_PROTECTION
-from .data_protection import production
+from .data_protection import keep_nothing, production, stack_setting
 
 DAY = 86_400
 
@@ -76,7 +76,7 @@ def check(ctx: Context) -> None:
             f"the best schedule, {job.entry.path} ({job.entry.schedule!r}, "
             f"{best.keep_path} {best.keep}), keeps {_days(window)} days of restore points",
             f"the rule keeps at least min_backup_retention_days = {minimum:g} days",
-            f"set {best.keep_path} to at least {needed} (the stack's backupRetentionDays), or mark the stack ephemeral",
+            f"set {best.keep_path} to at least {needed}{stack_setting('backupRetentionDays')}, or {keep_nothing(view)}",
         )
 
 

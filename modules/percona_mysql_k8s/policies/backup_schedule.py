@@ -19,7 +19,7 @@ from ._readers.backup import backup_section
 from ._readers.backup_jobs import offsite_jobs
 from ._subjects import database, database_types
 from .data_protection import SPEC as DATA_PROTECTION
-from .data_protection import production
+from .data_protection import keep_nothing, production
 
 SPEC = Spec(
     name="backup-schedule",
@@ -35,10 +35,10 @@ ALLOWED = (
     "the rule backs up every production database on a schedule the operator runs, to object storage "
     "outside the cluster (S3, GCS, Azure or an S3-compatible endpoint)"
 )
-FIX = (
-    "schedule a backup (a cron expression such as '0 3 * * *') to an s3/gcs storage outside the cluster, "
-    "or mark the stack ephemeral (ephemeral_stacks, or config ephemeral: true)"
-)
+FIX = "schedule a backup (a cron expression such as '0 3 * * *') to an s3/gcs storage outside the cluster, or {out}"
+
+
+REFUSED = "the operator refuses the cluster"
 
 
 def reasons(section) -> list[str]:
@@ -57,7 +57,11 @@ def check(ctx: Context) -> None:
             return
         why = reasons(backup_section(view))
         if why:
-            ctx.violation("R1", f"no scheduled backup to object storage outside the cluster: {'; '.join(why)}", ALLOWED, FIX)
+            fix = FIX.format(out=keep_nothing(view))
+            refused = next((reason.split(": ", 1)[1] for reason in why if reason.startswith(REFUSED)), None)
+            if refused:  # a schedule alone would still be refused: what the operator stops on comes first
+                fix = f"first make the operator accept {view.path('backup')} ({refused}), then {fix}"
+            ctx.violation("R1", f"no scheduled backup to object storage outside the cluster: {'; '.join(why)}", ALLOWED, fix)
 
 
 POLICY = resource_policy(SPEC, check)

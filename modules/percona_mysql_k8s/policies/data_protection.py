@@ -57,6 +57,21 @@ def ephemeral(ctx: Context, view) -> tuple[bool, str]:
     return False, ""
 
 
+def keep_nothing(view) -> str:
+    """The fix's way out for a database whose data is not worth keeping, in the terms of what is judged: a stack is
+    marked ephemeral by its name or config; Kubernetes objects judged without a stack (``--manifests``) have no
+    stack to mark, so the cluster itself carries T1's mark, the operator's unsafe size flag."""
+    if stack_name():
+        return "mark the stack ephemeral (ephemeral_stacks, or config ephemeral: true)"
+    flag = view.path("unsafeFlags." + ("pxcSize" if view.operator == "pxc" else "mysqlSize"))
+    return f"for a cluster whose data is not worth keeping, set {flag}: true (the operator's unsafe size flag, T1's mark)"
+
+
+def stack_setting(key: str) -> str:
+    """`` (the stack's KEY)`` where a stack is judged: the setting of this project's stacks that writes the field."""
+    return f" (the stack's {key})" if stack_name() else ""
+
+
 def unsafe_size(view) -> bool:
     """T1's mark of an explicitly ephemeral cluster: the operator's unsafe size flag (NotKnown when it is
     unknown at preview: whether the cluster is production is then unknown too)."""

@@ -17,7 +17,7 @@ from ._framework import Context, Spec, resource_policy
 from ._readers.volumes import CLAIM, read_volume
 from ._subjects import database, database_types
 from .data_protection import SPEC as DATA_PROTECTION
-from .data_protection import production
+from .data_protection import keep_nothing, production, stack_setting
 
 SPEC = Spec(
     name="data-volume",
@@ -45,10 +45,15 @@ def check(ctx: Context) -> None:
         rel = f"{view.mysqld_rel}.volumeSpec"
         path = view.path(rel)
         volume = read_volume(view.get(rel), path, view.operator)
-        fix = (
-            f"set {path}.persistentVolumeClaim with resources.requests.storage (the stack's storageSize) and "
-            "no emptyDir or hostPath, or mark the stack ephemeral (ephemeral_stacks, or config ephemeral: true)"
-        )
+        if view.chart == "pxc-db":  # the chart writes volumeSpec from its persistence values (templates/cluster.yaml)
+            persistence = view.path(f"{view.mysqld_rel}.persistence")
+            claim = f"set {persistence}.enabled: true with {persistence}.size{stack_setting('storageSize')} and no hostPath"
+        else:
+            claim = (
+                f"set {path}.persistentVolumeClaim with resources.requests.storage{stack_setting('storageSize')} and "
+                "no emptyDir or hostPath"
+            )
+        fix = f"{claim}, or {keep_nothing(view)}"
         if volume.problem:
             ctx.violation("R7", f"the operator refuses the data volume: {volume.problem}", ALLOWED, fix)
         elif volume.source != CLAIM:

@@ -84,19 +84,21 @@ def check(ctx: Context) -> None:
         applier, certifier, _, certifier_set = gr_thresholds(view)
         strict, _ = sizing_gr_threshold(view, ctx.thresholds)
         target = applier if applier <= maximum else strict
+        # the two must end equal: with the applier threshold itself above the maximum (F2), both move to sizing's value
+        both = f"set {CERTIFIER_THRESHOLD}={target}" + (f" and {APPLIER_THRESHOLD}={target} (F2)" if target != applier else "")
         if certifier > maximum:
             ctx.violation(
                 "F3",
                 _found(view, CERTIFIER_THRESHOLD, certifier, certifier_set),
                 f"the rule allows at most {maximum} (config max_applier_threshold), equal to the applier threshold",
-                f"set {CERTIFIER_THRESHOLD}={target}, equal to {APPLIER_THRESHOLD}",
+                both if target != applier else f"{both}, equal to {APPLIER_THRESHOLD}",
             )
         elif certifier != applier:
             ctx.violation(
                 "F3",
                 f"{view.path(view.config_rel)} sets {CERTIFIER_THRESHOLD}={certifier} but {APPLIER_THRESHOLD}={applier}",
                 "the rule requires the certifier threshold to equal the applier threshold",
-                f"set {CERTIFIER_THRESHOLD}={target}",
+                both,
             )
 
 

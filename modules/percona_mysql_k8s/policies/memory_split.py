@@ -132,17 +132,25 @@ def _modeled_peak(ctx: Context, view, options: dict, limit: int, limit_text: str
         memory, version = evaluate(view, running, limit, ctx.thresholds, cpu)
         if memory.fits:
             return
-        fit = fitting_buffer_pool(view, running, limit, ctx.thresholds, cpu)
+        fit = fitting_buffer_pool(view, options, limit, ctx.thresholds, cpu)
+        container = view.mysqld_container().path
+        needed = _fitting_limit(view, options, limit, ctx, cpu)
+        raise_it = (
+            f"raise {container}.limits.memory (and requests.memory with it, K2) to at least {needed // MIB}Mi"
+            if needed is not None
+            else f"raise {container}.limits.memory"
+        )
         if fit > 0:
             fix = (
                 f"set innodb_buffer_pool_size={fit // MIB}M or less in {view.path(view.config_rel)} "
-                f"(the {limit_text} limit minus every other term), or raise the limit"
+                f"(the {limit_text} limit minus every other term), or {raise_it} for the buffer pool it has"
             )
         else:
-            others = memory.peak_bytes - memory.terms["buffer_pool"]
+            pool = memory.terms["buffer_pool"]
+            others = memory.peak_bytes - pool
             fix = (
-                f"the other terms alone take {mem(others)}: lower max_connections or the per-connection "
-                f"buffers, or raise {view.mysqld_container().path}.limits.memory above {mem(others)}"
+                f"{raise_it}: the other terms alone take {mem(others)} of the {limit_text} limit, and the buffer pool "
+                f"({mem(pool)}) comes on top; or lower max_connections or the per-connection buffers"
             )
         how = f" ({'; '.join(notes)})" if notes else ""
         ctx.violation(
@@ -153,6 +161,27 @@ def _modeled_peak(ctx: Context, view, options: dict, limit: int, limit_text: str
             "the rule allows a modeled peak of at most the container memory limit",
             fix,
         )
+
+
+def _fitting_limit(view, options: dict, limit: int, ctx: Context, cpu) -> int | None:
+    """The smallest memory limit, in MiB, at which the modeled peak of what would run fits: the operator's auto-tuned
+    values (max_connections from the limit) grow with it, so the peak at today's limit is not enough. None when no
+    limit up to 1 PiB fits."""
+
+    def fits(candidate: int) -> bool:
+        running, _ = autotuned(view, options, candidate)
+        return evaluate(view, running, candidate, ctx.thresholds, cpu)[0].fits
+
+    low, high = limit, max(2 * limit, limit + MIB)
+    while not fits(high):
+        low, high = high, 2 * high
+        if high > 1 << 50:
+            return None
+    low, high = low // MIB, -(-high // MIB)
+    while high - low > 1:
+        middle = (low + high) // 2
+        low, high = (low, middle) if fits(middle * MIB) else (middle, high)
+    return high * MIB
 
 
 def _message_cache(ctx: Context, view, options: dict) -> None:
@@ -204,8 +233,7 @@ def _pool_hint(ctx: Context, view, options, limit, limit_text: str) -> str:
         return " after setting limits.memory: the limit minus every other term of the memory model"
     try:
         cpu = mysqld_cpu(view)
-        running, _ = autotuned(view, {k: v for k, v in options.items() if not has_template(v)}, limit)
-        fit = fitting_buffer_pool(view, running, limit, ctx.thresholds, cpu)
+        fit = fitting_buffer_pool(view, {k: v for k, v in options.items() if not has_template(v)}, limit, ctx.thresholds, cpu)
     except NotKnown as error:  # the hint depends on it: named, deterministically
         return error.placeholder("the size the memory model leaves")
     except Exception:  # noqa: BLE001 - a hint only; M1 reports the model's own problems

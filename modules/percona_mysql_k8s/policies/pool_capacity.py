@@ -187,9 +187,17 @@ def _pool(ctx: Context, stack, resource, pool, extra_cpu: int, extra_memory: int
                 f"the pods placed on node pool {pool.name} request {cpu(total_cpu)} CPU and {mem(total_memory)} "
                 f"in all, more than its {pool.max_nodes} nodes offer ({where})",
                 "the rule requires the pods of a pool to fit its nodes' allocatable",
-                f"add nodes to {pool.name} or lower the requests (`{sizing}`)",
+                f"{_enough_nodes(pool.name, total_cpu, total_memory, free_cpu, free_memory)}or lower the requests (`{sizing}`)",
                 resource.urn,
             )
+
+
+def _enough_nodes(pool: str, total_cpu: int, total_memory: int, free_cpu: int, free_memory: int) -> str:
+    """``give node pool NAME at least N nodes, `` where nodes as they are now could hold the pool's pods, else ""."""
+    if free_cpu <= 0 or free_memory <= 0:
+        return ""
+    needed = max(-(-total_cpu // free_cpu), -(-total_memory // free_memory))
+    return f"give node pool {pool} at least {needed} nodes, "
 
 
 POLICY = stack_policy(SPEC, check)

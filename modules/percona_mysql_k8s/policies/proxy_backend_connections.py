@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from percona_mysql_k8s.core.connection_cost import CONNECTION_DEFAULTS
 from percona_mysql_k8s.core.connections import service_connections
-from percona_mysql_k8s.core.proxy_limits import limits_for_share
+from percona_mysql_k8s.core.proxy_limits import HAPROXY_SHIPPED_MAXCONN, limits_for_share
 from percona_mysql_k8s.core.sidecars import HAPROXY, PROXYSQL
 
 from ._framework import Context, Spec, resource_policy
@@ -82,7 +82,7 @@ def check(ctx: Context) -> None:
                     "T5",
                     f"{proxy.refused} and runs the operator's default instead",
                     "the rule judges the limits the proxy really runs with, and a configuration it ignores sets none",
-                    "correct the configuration so that haproxy -c accepts it with the operator's backends",
+                    _acceptable(proxy, view.operator),
                 )
             if not pods:
                 continue  # no size: T2's to report
@@ -95,7 +95,7 @@ def check(ctx: Context) -> None:
                     f"({size_path}) open against max_connections={accepted} ({origin})",
                     f"the rule keeps the proxies' backend connections plus min_connections ({own}) within "
                     "max_connections, so a storm waits at the proxy instead of failing with error 1040",
-                    _fix(HAPROXY, share),
+                    _fix(proxy, share, view.operator),
                 )
                 continue
             opened = pods * proxy.limits.backend_limit
@@ -108,23 +108,54 @@ def check(ctx: Context) -> None:
                     f"exceeds max_connections={accepted} ({origin})",
                     "the rule keeps them within max_connections, so a connection storm waits at the proxy "
                     "instead of failing at mysqld with error 1040",
-                    f"{_fix(proxy.component.key, share)}, or raise max_connections to {opened + own}",
+                    f"{_fix(proxy, share, view.operator)}, or raise max_connections to {opened + own}",
                 )
 
 
-def _fix(proxy: str, share: int) -> str:
-    """The settings that give one pod ``share`` backend connections, as sizing writes them."""
-    settings = limits_for_share(proxy, share).settings
-    if proxy == HAPROXY:
-        return f"set `maxconn {settings['maxconn']}` in the global section of the HAProxy configuration"
-    if proxy == PROXYSQL:
+def _operator_file(operator: str) -> str:
+    return f"the {'PXC' if operator == 'pxc' else 'PS'} operator's default global file (its build/haproxy-global.cfg)"
+
+
+def _acceptable(proxy, operator: str) -> str:
+    """How to make ``haproxy -c`` accept the custom file beside the backends the operator's script writes, from
+    what it refused: each named addition is what those backends need, else the operator's own file."""
+    where, reason = proxy.configuration, proxy.refused or ""
+    if "global.external-check" in reason:
         return (
-            f"enable the ProxySQL scheduler with maxConnections {settings['scheduler.maxConnections']} (each "
-            "server sits in two hostgroups)"
+            f"add `external-check` and `insecure-fork-wanted` to the global section of {where} (the operator's "
+            f"backends check the members with `option external-check`), or start {where} from {_operator_file(operator)}"
+        )
+    if "unable to find required resolvers" in reason:
+        return (
+            f"add a `resolvers kubernetes` section with `parse-resolv-conf` to {where} (the operator's backends "
+            f"resolve the members through it), or start {where} from {_operator_file(operator)}"
+        )
+    return f"start {where} from {_operator_file(operator)} and change only what haproxy -c accepts beside its backends"
+
+
+def _fix(proxy, share: int, operator: str) -> str:
+    """The settings that give one pod ``share`` backend connections, as sizing writes them, where the pod reads them:
+    a custom HAProxy file it runs gets its global maxconn; without one (or one it ignores), the operator's default
+    with that maxconn, since a global file of our own must carry everything the operator's backends need."""
+    key = proxy.component.key
+    settings = limits_for_share(key, share).settings
+    if key == HAPROXY:
+        if proxy.custom:
+            return f"set `maxconn {settings['maxconn']}` in the global section of {proxy.configuration} (its only global maxconn)"
+        return (
+            f"set {proxy.configuration} to {_operator_file(operator)}, with `maxconn {settings['maxconn']}` in place of "
+            f"its `maxconn {HAPROXY_SHIPPED_MAXCONN}` (the file has the external-check, insecure-fork-wanted and "
+            "`resolvers kubernetes` the operator's backends need; this project's stacks write it so)"
+        )
+    if key == PROXYSQL:
+        scheduler = proxy.configuration.removesuffix(".configuration") + ".scheduler"
+        return (
+            f"set {scheduler}.enabled: true and {scheduler}.maxConnections: {settings['scheduler.maxConnections']} "
+            "(each server sits in two hostgroups)"
         )
     return (
         f"set [DEFAULT] max_total_connections={settings['max_total_connections']} and [connection_pool] "
-        f"max_idle_server_connections={settings['max_idle_server_connections']} in the Router configuration"
+        f"max_idle_server_connections={settings['max_idle_server_connections']} in {proxy.configuration}"
     )
 
 

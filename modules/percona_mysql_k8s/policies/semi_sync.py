@@ -60,18 +60,17 @@ def check(ctx: Context) -> None:
                 f"set {point[0]}=AFTER_SYNC",
             )
         count = integer_option(view, *REPLICA_COUNT)
+        # the name the loaded plugin declares: semisync_master.so has only the master/slave spelling, so the
+        # source spelling would be an unknown variable that stops mysqld
+        legacy = "semisync_source.so" not in view.effective().plugin_libraries()
+        name = count[0] if count else REPLICA_COUNT[1 if legacy else 0]
         if count is None or count[1] < MIN_SEMI_SYNC_REPLICAS:
-            found = (
-                f"sets {count[0]}={count[1]}"
-                if count
-                else "leaves rpl_semi_sync_source_wait_for_replica_count at the server default 1"
-            )
+            found = f"sets {count[0]}={count[1]}" if count else f"leaves {name} at the server default 1"
             ctx.violation(
                 "T4",
                 f"{where} enables semi-sync and {found}",
                 f"the rule waits for at least {MIN_SEMI_SYNC_REPLICAS} semi-sync replicas",
-                f"set rpl_semi_sync_source_wait_for_replica_count={MIN_SEMI_SYNC_REPLICAS} "
-                f"(with {MIN_SEMI_SYNC_REPLICAS + 1} or more members)",
+                f"set {name}={MIN_SEMI_SYNC_REPLICAS} (with {MIN_SEMI_SYNC_REPLICAS + 1} or more members)",
             )
 
 

@@ -43,16 +43,23 @@ def check(ctx: Context) -> None:
     with ctx.checking("S2"):
         options = view.options()
         where = view.path(view.config_rel)
-        if (
-            options.get("ssl", "on").strip().lower() in _OFF
-            or "skip_ssl" in options
-            or options.get("tls_version", "x").strip() == ""
-        ):
+        off = {
+            "ssl": options.get("ssl", "on").strip().lower() in _OFF,
+            "skip_ssl": "skip_ssl" in options,
+            "tls_version": options.get("tls_version", "x").strip() == "",
+        }
+        if any(off.values()):
+            settings = view.effective().settings
+            lines = (view.config_text() or "").splitlines()
+            culprits = sorted(
+                {settings[key].line for key, is_off in off.items() if is_off and key in settings and settings[key].line}
+            )
+            named = ", ".join(f"line {n} ({lines[n - 1].strip()})" for n in culprits if 0 < n <= len(lines))
             ctx.violation(
                 "S2",
-                f"{where} turns mysqld's TLS off (ssl/skip_ssl/tls_version)",
+                f"{where} turns mysqld's TLS off (ssl/skip_ssl/tls_version{': ' + named if named else ''})",
                 "the rule keeps TLS on",
-                f"remove ssl=OFF, skip_ssl and an empty tls_version from {where}",
+                f"remove {named or 'ssl=OFF, skip_ssl and an empty tls_version'} from {where}",
             )
 
 

@@ -94,16 +94,23 @@ def evaluate(view: DatabaseView, options: Mapping[str, str], limit: int, thresho
 
 
 def fitting_buffer_pool(view: DatabaseView, options: Mapping[str, str], limit: int, thresholds, cpu: int | None) -> int:
-    """The largest innodb_buffer_pool_size (whole MiB) whose modeled peak fits the limit; 0 if none."""
+    """The largest innodb_buffer_pool_size (whole MiB) whose modeled peak fits the limit once the user's file
+    (``options``, as written) sets it; 0 if none. Set explicitly, the pool is no longer the operator's, and neither is
+    its chunk size (both operators tune the two together): mysqld rounds the pool up to chunk x instances of its own
+    default chunk, so the search runs on what would run then, not on today's auto-tuned values."""
+
+    def fits(mib: int) -> bool:
+        running, _ = autotuned(view, dict(options, innodb_buffer_pool_size=str(mib * MIB)), limit)
+        return evaluate(view, running, limit, thresholds, cpu)[0].fits
+
     low, high = 0, limit // MIB
     while low < high:
         middle = (low + high + 1) // 2
-        trial = dict(options, innodb_buffer_pool_size=str(middle * MIB))
-        if evaluate(view, trial, limit, thresholds, cpu)[0].fits:
+        if fits(middle):
             low = middle
         else:
             high = middle - 1
-    if low == 0 and not evaluate(view, dict(options, innodb_buffer_pool_size=str(MIB)), limit, thresholds, cpu)[0].fits:
+    if low == 0 and not fits(1):
         return 0
     return low * MIB
 

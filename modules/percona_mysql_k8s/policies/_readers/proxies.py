@@ -30,6 +30,8 @@ class ProxyBackends:
     limits: ProxyLimits | None
     source: str
     refused: str | None = None  # the custom configuration the proxy ignores, and why
+    custom: bool = False  # the limits come from the custom configuration (not the operator's default or bootstrap)
+    configuration: str = ""  # where the configuration is set (spec.haproxy.configuration, values...)
 
 
 def _configuration(view: DatabaseView, component: Component) -> tuple[str | None, str]:
@@ -128,7 +130,9 @@ def proxy_backends(view: DatabaseView) -> list[ProxyBackends | NotKnown]:
             if component.undecided() is not None:
                 raise component.undecided()
             limits, source, refused = _READERS[component.key](view, component)
-            found.append(ProxyBackends(component, view.size(component.rel), limits, source, refused))
+            text, where = _configuration(view, component)
+            custom = bool(text) and refused is None
+            found.append(ProxyBackends(component, view.size(component.rel), limits, source, refused, custom, where))
         except NotKnown as error:
             found.append(error)
     return found
