@@ -169,3 +169,24 @@ def test_an_ephemeral_stack_may_hold_a_static_key():
 def test_the_bounds_pass_at_their_edge():
     settings({**GKE, "pmmStorageSize": "13Gi", "backupSchedule": "*/2 * * * *", "pitrUploadSeconds": 7 * 86400})
     settings({**KIND, "kindHostCpu": "8000m"})  # whole CPUs, in millicores
+
+
+def test_the_shipped_gcp_project_placeholder_is_refused_by_a_real_engine(laptop, monkeypatch):
+    from percona_mysql_k8s.clusters import gke as gke_component
+    from percona_mysql_k8s.plan.clusters.gke import PLACEHOLDER_PROJECT
+
+    assert f"gcpProject: {PLACEHOLDER_PROJECT}" in (offline.program_dir() / "Pulumi.gke.yaml").read_text()
+    settings_ = settings({**GKE, "gcpProject": PLACEHOLDER_PROJECT})  # judged offline, with a note that says so
+    assert any("placeholder" in note and "gcpProject" in note for note in settings_.cluster.notes)
+    monkeypatch.setattr(gke_component, "real_engine", lambda: True)  # as under `pulumi preview`/`up`
+    with pytest.raises(pulumi.RunError) as error:
+        offline.run_stack("gke")
+    assert "gcpProject" in str(error.value) and "placeholder" in str(error.value)
+    assert offline.run_stack("gke", overrides={"gcpProject": "shop-prod-4711"})  # a project of the user's own
+
+
+def test_an_eks_endpoint_no_one_outside_the_vpc_reaches_is_said_first():
+    eks = settings(EKS).cluster
+    assert any(note.startswith("eksPublicAccessCidrs is empty: the EKS API endpoint is private") for note in eks.notes)
+    opened = settings({**EKS, "eksPublicAccessCidrs": ["203.0.113.0/24"]}).cluster
+    assert not any("eksPublicAccessCidrs" in note for note in opened.notes)

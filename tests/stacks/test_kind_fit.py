@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -27,6 +28,7 @@ from percona_mysql_k8s.policies._readers.stack import read_stack
 from percona_mysql_k8s.policies._readers.values import plain
 from percona_mysql_k8s.stack.settings import stack_settings_from_config
 
+REPOSITORY = Path(__file__).resolve().parents[2]
 CPUS = (2, 4, 8, 16)
 MEMORY_GIB = (8, 16, 32, 64)
 
@@ -285,3 +287,37 @@ def test_a_cluster_size_that_is_no_whole_number_is_refused_not_replaced_by_3(siz
     with pytest.raises(InputError) as refused:
         fitted(8, 32 * GIB, clusterSize=size)
     assert refused.value.key == "clusterSize" and refused.value.rule == "T1", refused.value
+
+
+def _shipped_minimum(pmm: bool) -> tuple[int, int]:
+    values = kind_values()
+    layout = next(layout for layout in kind_fit.layouts(values) if layout.pmm == pmm and layout.members == 1)
+    found = kind_fit.minimum_host(values, layout, lambda fitted: fitted_settings(fitted), (4000, 16 * GIB))
+    assert found is not None
+    return found
+
+
+def fitted_settings(values):
+    from percona_mysql_k8s.plan.config.decide import _settings
+
+    return _settings(values, False, lambda: (8000, 32 * GIB))
+
+
+def test_the_documented_minimum_hosts_are_the_fits_own():
+    """The CPUs from which the shipped kind stack runs PMM, and below which it runs nothing, as README, the stack
+    file and the guides state them: the fit's own minimum (whole CPUs: kindHostCpu refuses a fraction)."""
+    pmm_cpu, _ = _shipped_minimum(pmm=True)
+    least_cpu, least_memory = _shipped_minimum(pmm=False)
+    with_pmm = f"{pmm_cpu // 1000} CPUs"
+    texts = {
+        "README.md": f"{with_pmm} or more with PMM",
+        "stacks/Pulumi.kind.yaml": f"from {with_pmm};",
+        "docs/clusters.md": f"from {with_pmm}, with PMM",
+        "docs/database.md": f"below {with_pmm} PMM is turned off",
+    }
+    for path, phrase in texts.items():
+        text = (REPOSITORY / path).read_text().replace("\n", " ")
+        assert phrase in text, (path, phrase)
+    assert f"({least_cpu // 1000} CPUs and {least_memory // GIB} GiB" in (REPOSITORY / "docs/clusters.md").read_text().replace(
+        "\n", " "
+    )

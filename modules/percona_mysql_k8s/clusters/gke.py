@@ -43,11 +43,13 @@ try:
 except ModuleNotFoundError as missing:  # a provider SDK of an extra (pyproject.toml): say which one installs it
     raise missing_extra(missing, __name__) from None
 
+from percona_mysql_k8s.core.errors import InputError
 from percona_mysql_k8s.core.pools import PoolShape
+from percona_mysql_k8s.plan.clusters.gke import PLACEHOLDER_PROJECT
 from percona_mysql_k8s.plan.clusters.shape import CLOUD_TAINT_EFFECTS, ClusterArgs, ZonePlacement
 
 from .kubeconfig import exec_plugin_kubeconfig
-from .target import ClusterTarget, GcpFacts
+from .target import ClusterTarget, GcpFacts, real_engine
 
 DISK_TYPE = "pd-ssd"
 # With a dedicated service account, Google recommends the cloud-platform scope and limiting access by IAM roles.
@@ -97,8 +99,14 @@ class GkeCluster(pulumi.ComponentResource):
     """A regional GKE cluster with the database and monitoring pools; ``.target`` is what the database layer uses."""
 
     def __init__(self, name: str, args: GkeClusterArgs, opts: pulumi.ResourceOptions | None = None):
-        super().__init__(token("GkeCluster"), name, None, renamed("GkeCluster", opts))
         gke = args.gke
+        if gke.project == PLACEHOLDER_PROJECT and real_engine():  # before anything is created in its name
+            raise InputError(
+                "gcpProject",
+                f"{PLACEHOLDER_PROJECT} is the placeholder stacks/Pulumi.gke.yaml ships: set your project ID "
+                "(pulumi config set -s gke gcpProject <project-id>)",
+            )
+        super().__init__(token("GkeCluster"), name, None, renamed("GkeCluster", opts))
         child = pulumi.ResourceOptions(parent=self)
 
         private = self._private_nodes(name, args, child)

@@ -37,7 +37,7 @@ from percona_mysql_k8s.core.errors import InputError
 from percona_mysql_k8s.plan.clusters.shape import ClusterArgs
 
 from .kind_config import render_kind_config
-from .target import ClusterTarget
+from .target import ClusterTarget, real_engine
 
 KIND_INSTALL = "install kind from https://kind.sigs.k8s.io/docs/user/quick-start/#installation"
 DOCKER_INSTALL = "install Docker from https://docs.docker.com/get-docker/ (Docker Desktop, Docker Engine or a compatible engine)"
@@ -76,9 +76,7 @@ def require_kind_tools() -> None:
 def _commands_will_run() -> bool:
     """False under Pulumi's mocks (unit tests, offline previews): no command ever runs there, so the tools
     are not needed. A real engine, preview included, checks them."""
-    from pulumi.runtime import mocks, settings
-
-    return not isinstance(settings.SETTINGS.monitor, mocks.MockMonitor)
+    return real_engine()
 
 
 def create_command(name: str) -> str:

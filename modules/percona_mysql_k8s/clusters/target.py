@@ -17,6 +17,14 @@ except ModuleNotFoundError as missing:  # a provider SDK of an extra (pyproject.
 from percona_mysql_k8s.core.pools import PoolShape
 
 
+def real_engine() -> bool:
+    """False under Pulumi's mocks (unit tests, the offline check): nothing is created there. A real engine, preview
+    included, is where a component refuses what must never reach a provider."""
+    from pulumi.runtime import mocks, settings
+
+    return not isinstance(settings.SETTINGS.monitor, mocks.MockMonitor)
+
+
 @dataclass(frozen=True)
 class GcpFacts:
     """Where a GKE cluster lives: the backup bucket and its service account are created beside it."""

@@ -34,7 +34,16 @@ def cluster_settings(
 ) -> ClusterSettings:
     """The EKS cluster: one managed node group per pool, of ``counts`` (database, monitoring) nodes."""
     database, monitoring = own_pools(common["cluster_name"], machines, counts, budgets)
-    return ClusterSettings(**common, database_pool=database, monitoring_pool=monitoring, eks=eks_settings(v))
+    eks = eks_settings(v)
+    notes: tuple[str, ...] = ()
+    if not eks.public_access_cidrs:
+        # the endpoint is then private: pulumi-eks creates the cluster, then cannot reach it from outside the VPC
+        notes = (
+            "eksPublicAccessCidrs is empty: the EKS API endpoint is private, reachable only from inside the VPC; "
+            "pulumi up from a machine outside it creates the (billed) cluster and then cannot reach it to install "
+            "the operator: list the networks that administer it (eksPublicAccessCidrs) or run from inside the VPC",
+        )
+    return ClusterSettings(**common, database_pool=database, monitoring_pool=monitoring, eks=eks, notes=notes)
 
 
 # EKS service quota "Public endpoint access CIDR ranges per cluster": 40

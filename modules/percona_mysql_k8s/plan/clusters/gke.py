@@ -33,6 +33,11 @@ def check_bounds(v: Values) -> None:
             )
 
 
+# The project ID stacks/Pulumi.gke.yaml ships so the example reads whole: judged offline, refused by a real engine
+# (clusters.gke.GkeCluster) before anything is created in a project of that name.
+PLACEHOLDER_PROJECT = "my-gcp-project"
+
+
 def cluster_settings(
     v: Values, common: dict, counts: tuple[int, int], machines: tuple[str, str], budgets: tuple[NodeBudget, NodeBudget]
 ) -> ClusterSettings:
@@ -46,6 +51,11 @@ def cluster_settings(
         notes = (
             f"GKE node_count is per zone: {database_count} database nodes over {len(gke.database_placement.zones)} "
             f"zones become {gke.database_placement.nodes_per_zone} per zone = {totals[0]} nodes",
+        )
+    if gke.project == PLACEHOLDER_PROJECT:
+        notes += (
+            f"gcpProject is {PLACEHOLDER_PROJECT}, the placeholder stacks/Pulumi.gke.yaml ships: pulumi preview and up "
+            "refuse it; set your project ID (pulumi config set -s gke gcpProject <project-id>)",
         )
     if not gke.master_authorized_networks and not common["ephemeral"]:
         notes += (
