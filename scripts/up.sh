@@ -7,19 +7,23 @@
 #   scripts/up.sh --offline       no Pulumi CLI, kind or Docker needed: creates .venv with the runtime
 #                                 requirements, runs the stack program with every provider mocked, lists
 #                                 what it would create and checks it with the policy pack
+#   scripts/up.sh --destroy       pulumi destroy of the same stack, with the same state and settings
+#
+# The Pulumi commands go through scripts/stack.sh, which never writes the tracked stacks/Pulumi.<stack>.yaml.
 #
 # State: PULUMI_BACKEND_URL if set, else a local backend in .pulumi-state/. Secrets in a local backend
 # are encrypted with PULUMI_CONFIG_PASSPHRASE or PULUMI_CONFIG_PASSPHRASE_FILE when you set one; if you
 # set neither, a random passphrase is generated once into .pulumi-state/passphrase (keep that file: the
-# stack's secrets cannot be decrypted without it).
+# stack's secrets cannot be decrypted without it). scripts/stack.sh does both.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 STACK=${STACK:-kind}
-OFFLINE=0
+OFFLINE=0 ACTION=up
 case "${1:-}" in
   "") ;;
   --offline) OFFLINE=1 ;;
-  *) echo "usage: [STACK=<stack>] $0 [--offline]" >&2; exit 2 ;;
+  --destroy) ACTION=destroy ;;
+  *) echo "usage: [STACK=<stack>] $0 [--offline | --destroy]" >&2; exit 2 ;;
 esac
 
 # --- the stack: one of stacks/Pulumi.<stack>.yaml ----------------------------------------------------
@@ -48,7 +52,7 @@ if ! command -v "$PYTHON_BIN" >/dev/null 2>&1 \
 fi
 if [ "$OFFLINE" = 0 ]; then
   need pulumi "the Pulumi CLI: https://www.pulumi.com/docs/iac/download-install/ (curl -fsSL https://get.pulumi.com | sh)"
-  if [ "$TARGET" = kind ]; then
+  if [ "$TARGET" = kind ] && [ "$ACTION" = up ]; then
     need kind "kind: https://kind.sigs.k8s.io/docs/user/quick-start/#installation"
     need docker "Docker Engine: https://docs.docker.com/engine/install/ (kind runs its nodes as containers)"
     if command -v docker >/dev/null 2>&1 && ! docker info >/dev/null 2>&1; then
@@ -99,21 +103,7 @@ if [ "$OFFLINE" = 1 ]; then
   exec python -m percona_mysql_k8s.cli.check --stack "$STACK" "${host[@]}"
 fi
 
-# --- state backend and passphrase ----------------------------------------------------------------------
-if [ -z "${PULUMI_BACKEND_URL:-}" ]; then
-  export PULUMI_BACKEND_URL="file://$ROOT/.pulumi-state"
-  mkdir -p "$ROOT/.pulumi-state"
-  if [ -z "${PULUMI_CONFIG_PASSPHRASE+set}" ] && [ -z "${PULUMI_CONFIG_PASSPHRASE_FILE:-}" ]; then
-    passphrase_file="$ROOT/.pulumi-state/passphrase"
-    if [ ! -s "$passphrase_file" ]; then
-      (umask 077 && python -c 'import secrets; print(secrets.token_urlsafe(32))' > "$passphrase_file")
-      echo "generated the passphrase of the local state's secrets: $passphrase_file (keep it; .pulumi-state/ is git-ignored)"
-    fi
-    export PULUMI_CONFIG_PASSPHRASE_FILE="$passphrase_file"
-    echo "state: $PULUMI_BACKEND_URL, secrets encrypted with the passphrase in $passphrase_file"
-  elif [ -n "${PULUMI_CONFIG_PASSPHRASE+set}" ] && [ -z "$PULUMI_CONFIG_PASSPHRASE" ]; then
-    echo "warning: PULUMI_CONFIG_PASSPHRASE is set but empty: the stack's secrets (database passwords, the PMM token) are stored unprotected in .pulumi-state" >&2
-  fi
-fi
-pulumi stack select "$STACK" --create --non-interactive
-pulumi up --stack "$STACK" --yes --non-interactive
+# --- the stack (scripts/stack.sh: a local state in .pulumi-state/ unless PULUMI_BACKEND_URL is set; the tracked
+# stack file is never written), then pulumi up or destroy ---------------------------------------------------
+echo "your own commands on this stack: scripts/stack.sh $STACK <preview|up|refresh|destroy|config ...>" >&2
+exec bash "$ROOT/scripts/stack.sh" "$STACK" "$ACTION" --yes --non-interactive

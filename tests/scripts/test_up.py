@@ -19,7 +19,10 @@ import pytest
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 # What the script and env.sh call besides the tools under test (coreutils, sed, the shell itself).
-BASE_TOOLS = ("bash", "env", "dirname", "sed", "head", "ls", "paste", "cat", "sha256sum", "cut", "mkdir", "printf")
+BASE_TOOLS = (
+    *("bash", "env", "dirname", "sed", "head", "ls", "paste", "cat", "sha256sum", "cut", "mkdir", "printf"),
+    *("grep", "cp", "mktemp", "rm"),
+)
 
 
 @pytest.fixture
@@ -141,16 +144,45 @@ def test_with_every_tool_it_runs_pulumi_up_on_a_local_backend_with_a_generated_p
     assert stat.S_IMODE(passphrase.stat().st_mode) == 0o600  # umask 077: only the owner reads it
     calls = (tmp_path / "pulumi.log").read_text().splitlines()
     expected_tail = f" | backend=file://{clone}/.pulumi-state | passphrase=<unset> | file={passphrase}"
+    run_config = clone / ".pulumi-state" / "stacks" / "Pulumi.kind.yaml"
     assert calls == [
-        "stack select kind --create --non-interactive" + expected_tail,
-        "up --stack kind --yes --non-interactive" + expected_tail,
+        "stack select kind --non-interactive" + expected_tail,  # the stack exists (the fake says so)
+        f"up --stack kind --config-file {run_config} --yes --non-interactive" + expected_tail,
     ]
-    assert f"secrets encrypted with the passphrase in {passphrase}" in completed.stdout
+    assert run_config.read_text() == (clone / "stacks" / "Pulumi.kind.yaml").read_text()
+    assert f"secrets encrypted with the passphrase in {passphrase}" in completed.stderr
 
     # Run again: the same passphrase (the state's secrets stay readable).
     before = passphrase.read_text()
     assert run(clone, bin_dir).returncode == 0
     assert passphrase.read_text() == before
+
+
+# `stack select` fails until `stack init` ran (in a scratch project, which gets the salt the real CLI writes)
+CREATING_PULUMI = FAKE_PULUMI + (
+    'if [ "$1 $2" = "stack select" ] && [ ! -f "$HOME/created" ]; then exit 1; fi\n'
+    'if [ "$1" = -C ] && [ "$3 $4" = "stack init" ]; then\n'
+    '  printf "encryptionsalt: v1:c2FsdA==:v1:check\\n" >> "$2/stacks/Pulumi.$5.yaml"; : > "$HOME/created"; fi\n'
+)
+
+
+def test_a_new_stack_is_created_without_writing_the_tracked_stack_file(clone, tmp_path):
+    bin_dir = tools(tmp_path, fakes={**FAKES, "pulumi": CREATING_PULUMI})
+    ready_venv(clone)
+    tracked = (clone / "stacks" / "Pulumi.kind.yaml").read_bytes()
+    completed = run(clone, bin_dir, "--destroy")
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    calls = [call.split(" | ")[0] for call in (tmp_path / "pulumi.log").read_text().splitlines()]
+    assert calls[0] == "stack select kind --non-interactive" and calls[1].endswith(" stack init kind --non-interactive")
+    assert calls[1].startswith("-C ") and not calls[1].startswith(f"-C {clone}")  # a scratch project
+    run_config = clone / ".pulumi-state" / "stacks" / "Pulumi.kind.yaml"
+    assert calls[2:] == ["stack select kind --non-interactive", f"destroy --stack kind --config-file {run_config} --yes --non-interactive"]
+    assert (clone / "stacks" / "Pulumi.kind.yaml").read_bytes() == tracked
+    assert run_config.read_text() == tracked.decode() + "encryptionsalt: v1:c2FsdA==:v1:check\n"
+    # the next command keeps the salt, and the tracked file stays as it was
+    assert run(clone, bin_dir).returncode == 0
+    assert run_config.read_text().endswith("encryptionsalt: v1:c2FsdA==:v1:check\n")
+    assert (clone / "stacks" / "Pulumi.kind.yaml").read_bytes() == tracked
 
 
 def test_an_empty_passphrase_is_a_stated_choice(clone, tmp_path):
