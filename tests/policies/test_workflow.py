@@ -30,3 +30,27 @@ def test_workflow_runs_the_test_suite_with_current_actions():
     current = {"actions/checkout": "v7", "actions/setup-python": "v7", "pulumi/actions": "v7"}
     used = [step["uses"] for job in workflow["jobs"].values() for step in job["steps"] if "uses" in step]
     assert used and all(use.split("@")[1] == current[use.split("@")[0]] for use in used), used
+
+
+def test_the_preview_sizes_the_kind_stack_as_the_offline_job_does(tmp_path):
+    """Both jobs judge the kind stack for a declared workstation, never for the runner: the offline job with --set,
+    the preview job by declaring the same host in the runner's copy of the stack file (its step, run here)."""
+    import shutil
+    import subprocess
+    import sys
+
+    workflow = yaml.safe_load(WORKFLOW.read_text())
+    offline = next(step["run"] for step in workflow["jobs"]["offline"]["steps"] if "kindHostCpu=8" in step.get("run", ""))
+    assert "--set kindHostCpu=8 --set kindHostMemory=32Gi" in offline
+    step = next(step for step in workflow["jobs"]["preview"]["steps"] if step.get("if") == "matrix.stack == 'kind'")
+    copy = tmp_path / "checkout"
+    (copy / "stacks").mkdir(parents=True)
+    shutil.copy(WORKFLOW.parents[2] / "stacks" / "Pulumi.kind.yaml", copy / "stacks")
+    (copy / ".venv" / "bin").mkdir(parents=True)
+    (copy / ".venv" / "bin" / "python").symlink_to(sys.executable)
+    subprocess.run(["bash", "-eo", "pipefail", "-c", step["run"]], cwd=copy, check=True)
+    config = yaml.safe_load((copy / "stacks" / "Pulumi.kind.yaml").read_text())["config"]
+    assert (config["percona-mysql:kindHostCpu"], config["percona-mysql:kindHostMemory"]) == ("8", "32Gi")
+    assert config["percona-mysql:target"] == "kind"  # the rest of the stack as it was
+    steps = workflow["jobs"]["preview"]["steps"]
+    assert steps.index(step) < next(i for i, s in enumerate(steps) if str(s.get("uses", "")).startswith("pulumi/actions@"))
