@@ -176,7 +176,10 @@ def test_a_new_stack_is_created_without_writing_the_tracked_stack_file(clone, tm
     assert calls[0] == "stack select kind --non-interactive" and calls[1].endswith(" stack init kind --non-interactive")
     assert calls[1].startswith("-C ") and not calls[1].startswith(f"-C {clone}")  # a scratch project
     run_config = clone / ".pulumi-state" / "stacks" / "Pulumi.kind.yaml"
-    assert calls[2:] == ["stack select kind --non-interactive", f"destroy --stack kind --config-file {run_config} --yes --non-interactive"]
+    assert calls[2:] == [
+        "stack select kind --non-interactive",
+        f"destroy --stack kind --config-file {run_config} --yes --non-interactive",
+    ]
     assert (clone / "stacks" / "Pulumi.kind.yaml").read_bytes() == tracked
     assert run_config.read_text() == tracked.decode() + "encryptionsalt: v1:c2FsdA==:v1:check\n"
     # the next command keeps the salt, and the tracked file stays as it was
