@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -326,3 +327,47 @@ def test_a_stack_file_that_sets_nothing_says_so_first(text, tmp_path, capsys):
     err = capsys.readouterr().err
     assert status == 2 and err.count("\n") == 1, err
     assert err.startswith("error: stacks/Pulumi.new.yaml sets no config, so the stack is Pulumi.yaml's defaults alone"), err
+
+
+def test_the_help_gives_examples_and_exit_statuses(capsys):
+    with pytest.raises(SystemExit) as done:
+        check.main(["--help"])
+    assert done.value.code == 0
+    text = capsys.readouterr().out
+    examples = text.split("Examples:\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    assert len(examples) >= 5
+    for example in examples:  # each example is a command line the parser accepts
+        words = example.split("#")[0].split("|")[-1].split()
+        assert words[0] == "percona-mysql-policy-check", example
+        check._parser().parse_args(words[1:])
+    statuses = text.split("Exit status:\n", 1)[1].splitlines()
+    assert [line.split()[0] for line in statuses[:3]] == ["0", "1", "2"]
+
+
+def _offline_kind(capsys, cpus: int, memory: str) -> str:
+    status = check.main(["--stack", "kind", "--set", f"kindHostCpu={cpus}", "--set", f"kindHostMemory={memory}"])
+    assert status == 0
+    return capsys.readouterr().out
+
+
+def test_the_offline_kind_stack_reads_as_it_says(capsys):
+    """What scripts/up.sh --offline prints: a warning first when the host forces PMM off, the kind nodes' sizes, the
+    resources under their components, every quantity in one style; PMM's size when it is on."""
+    laptop = _offline_kind(capsys, 4, "16Gi").splitlines()
+    assert laptop[0].startswith("warning: kind: PMM is off: ")
+    pools = [line for line in laptop if line.startswith("note: node pool ")]
+    assert len(pools) == 2 and all(re.search(r"1 x kind worker, each \d+m CPU and \d+\.\d\d GiB", line) for line in pools)
+    heading = next(i for i, line in enumerate(laptop) if line.startswith("Resources the stack would create"))
+    components = int(re.search(r"in (\d+) components", laptop[heading]).group(1))
+    groups = [line for line in laptop[heading + 1 :] if re.match(r"  \S", line) and not line.startswith("  the stack")]
+    assert 3 <= len(groups) <= components and "  KindCluster kind-mysql" in groups, groups
+    sizes = [line for line in laptop if line.startswith("        ")]
+    assert sizes
+    for line in sizes:
+        for amount in re.findall(r"(?:memory|storage) ([^,(]+?)(?: \(| request| limit|,|$)", line):
+            assert re.fullmatch(r"\d+\.\d\d (KiB|MiB|GiB|TiB)", amount.strip()), line
+        for amount in re.findall(r"cpu (\S+)", line):
+            assert re.fullmatch(r"\d+m", amount), line
+    workstation = _offline_kind(capsys, 8, "32Gi")
+    assert not workstation.startswith("warning:")
+    assert re.search(r"kind-mysql-pmm-release\n\s+values.pmmResources: cpu \d+m", workstation), workstation[-3000:]

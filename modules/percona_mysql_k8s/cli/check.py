@@ -404,7 +404,24 @@ def manifests_document(report: Report, objects: list[ManifestObject]) -> dict[st
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = Parser(prog="percona-mysql-policy-check", description=__doc__.split("\n\n")[0])
+    parser = Parser(
+        prog="percona-mysql-policy-check",
+        description=__doc__.split("\n\n")[0],
+        examples=(
+            "percona-mysql-policy-check --stack gke                      # the project's stacks/Pulumi.gke.yaml",
+            "percona-mysql-policy-check --stack kind --set kindHostCpu=8 --set kindHostMemory=32Gi",
+            "percona-mysql-policy-check --stack prod --policy-config policy-config.json --json",
+            "percona-mysql-policy-check --program examples/eks-pxc-proxysql --stack dev",
+            "kustomize build overlays/prod | percona-mysql-policy-check --manifests -",
+            "percona-mysql-policy-check --chart pxc-db --values values.yaml --values prod.yaml",
+        ),
+        statuses={
+            0: "no mandatory violation (advisory ones are listed)",
+            1: "a mandatory violation",
+            2: "bad input: a flag, a stack or manifest that cannot be read, a policy config the CLI refuses, a program "
+            "that fails under mocks, an input with no object",
+        },
+    )
     parser.add_argument("--stack", help="stack name: stacks/Pulumi.<stack>.yaml")
     parser.add_argument(
         "--manifests",
@@ -535,9 +552,20 @@ def _check_stack(args: argparse.Namespace) -> int:
         return _refused_config(args.policy_config, error)
     report.findings.extend(extra)
     entries = inventory(registrations)
+    logged = getattr(registrations, "logged", lambda level: [])
+    warnings, notes = logged("warning"), logged("info")
     if args.json:
-        print(json.dumps(document(report, entries, stack=args.stack, project=project), indent=2))
+        print(
+            json.dumps(
+                {**document(report, entries, stack=args.stack, project=project), "warnings": warnings, "notes": notes}, indent=2
+            )
+        )
     else:
+        # what the program says first, as the engine shows it beside a preview: a warning changes what is deployed
+        for line in [*(f"warning: {text}" for text in warnings), *(f"note: {text}" for text in notes)]:
+            print(one_line(line))
+        if warnings or notes:
+            print()
         print(render_inventory(entries))
         print()
         print(render(report, os.path.relpath(pack_dir)))

@@ -76,16 +76,17 @@ class Sizes:
             request, limit = self.requests.get(key), self.limits.get(key)
             if request is None and limit is None:
                 continue
+            shown = {side: _quantity(key, value, self.schema) for side, value in (("request", request), ("limit", limit))}
             if request is not None and limit is not None and _same(key, request, limit):
-                parts.append(f"{key} {_quantity(key, request)} (request = limit)")
+                parts.append(f"{key} {shown['request']} (request = limit)")
             elif request is not None and limit is not None:
-                parts.append(f"{key} {_quantity(key, request)} request, {_quantity(key, limit)} limit")
+                parts.append(f"{key} {shown['request']} request, {shown['limit']} limit")
             elif request is not None and key == "storage":
-                parts.append(f"storage {_quantity(key, request)}")
+                parts.append(f"storage {shown['request']}")
             elif request is not None:
-                parts.append(f"{key} {_quantity(key, request)} request, no limit")
+                parts.append(f"{key} {shown['request']} request, no limit")
             else:
-                parts.append(f"{key} {_quantity(key, limit)} limit")
+                parts.append(f"{key} {shown['limit']} limit")
         return f"{self.path}: " + ", ".join(parts)
 
 
@@ -108,6 +109,8 @@ def _walk(value: Any, path: tuple[str, ...]) -> Iterator[tuple[tuple[str, ...], 
         for key, item in value.items():
             if key == "resources" and isinstance(item, dict) and ({"requests", "limits"} & set(item)):
                 yield path, "resources", item
+            elif key.endswith("Resources") and isinstance(item, dict) and ({"requests", "limits"} & set(item)):
+                yield (*path, str(key)), "resources", item  # a chart's own key: pmm's pmmResources
             elif key in SHAPE_KEYS and _is_shape(item):
                 yield path, key, item
             else:
@@ -135,11 +138,13 @@ def _scalar(value: Any) -> str:
     return str(value)
 
 
-def _quantity(key: str, value: Any) -> str:
-    if key == "cpu" or (isinstance(value, str) and not value.strip().isdigit()):
-        return _scalar(value)
-    try:  # a bare number of bytes, as the sizing engine writes some sidecars: said in binary units too
-        return f"{_scalar(value)} ({human_bytes(memory_to_bytes(value))})"
+def _quantity(key: str, value: Any, schema: Schema = Schema.BUILTIN) -> str:
+    """One style for every quantity, whatever the resource declared: CPU in millicores, memory and storage in binary
+    units (``2Gi``, ``6108Mi`` and ``6404702208`` all read as GiB/MiB); one that is no quantity, as declared."""
+    try:
+        if key == "cpu":
+            return f"{cpu_to_millicores(value, schema)}m"
+        return human_bytes(memory_to_bytes(value, schema))
     except ValueError:
         return _scalar(value)
 
@@ -159,6 +164,7 @@ class Entry:
     urn: str
     custom: bool
     sizes: list[Sizes]
+    parent: str | None = None
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -177,20 +183,40 @@ def _schema(resource_type: str) -> Schema:
 def inventory(registrations: Iterable) -> list[Entry]:
     """Every registration (offline.Registration) with the sizes of its inputs; providers left out."""
     entries = [
-        Entry(r.type, r.name, r.urn, r.custom, sizes_of(r.inputs, _schema(r.type)) if r.custom else [])
+        Entry(r.type, r.name, r.urn, r.custom, sizes_of(r.inputs, _schema(r.type)) if r.custom else [], r.parent)
         for r in registrations
         if not r.type.startswith("pulumi:providers:")
     ]
     return sorted(entries, key=lambda entry: (entry.type, entry.name))  # registration order varies between runs
 
 
+def _component_of(entry: Entry, components: dict[str, Entry]) -> list[Entry]:
+    """The chain of components ``entry`` belongs to, outermost first ([] for a resource of the stack itself)."""
+    chain, parent = [], entry.parent
+    while parent in components:
+        chain.append(components[parent])
+        parent = components[parent].parent
+    return chain[::-1]
+
+
+def _label(component: Entry) -> str:
+    return f"{component.type.rsplit(':', 1)[-1]} {component.name}"
+
+
 def render_inventory(entries: list[Entry]) -> str:
-    """The resources a stack would create, one line each, its sizes indented below it."""
+    """The resources a stack would create, under the component each belongs to (its innermost one, named with the
+    components around it), one line each with its sizes indented below it."""
     created = [entry for entry in entries if entry.custom]
-    components = len(entries) - len(created)
-    width = max((len(entry.type) for entry in created), default=0)
-    lines = [f"Resources the stack would create ({len(created)}, grouped by {components} components):"]
+    components = {entry.urn: entry for entry in entries if not entry.custom}
+    groups: dict[str, list[Entry]] = {}
     for entry in created:
-        lines.append(f"    {entry.type:<{width}}  {entry.name}")
-        lines.extend(f"        {sizes.describe()}" for sizes in entry.sizes)
+        chain = _component_of(entry, components)
+        groups.setdefault(" > ".join(_label(c) for c in chain) or "the stack itself", []).append(entry)
+    width = max((len(entry.type) for entry in created), default=0)
+    lines = [f"Resources the stack would create ({len(created)}, in {len(components)} components):"]
+    for heading in sorted(groups, key=lambda name: (name == "the stack itself", name)):
+        lines.append(f"  {heading}")
+        for entry in groups[heading]:
+            lines.append(f"    {entry.type:<{width}}  {entry.name}")
+            lines.extend(f"        {sizes.describe()}" for sizes in entry.sizes)
     return "\n".join(lines)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import runpy
 import sys
 from collections.abc import Mapping, Sequence
@@ -166,6 +167,30 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
         return response
 
 
+class Registrations(list):
+    """What a program registered, in order, and what it logged (``messages``: (level, text), ``warning``/``info``),
+    as the engine would show them beside the preview."""
+
+    def __init__(self, items=(), messages=()):
+        super().__init__(items)
+        self.messages: list[tuple[str, str]] = list(messages)
+
+    def logged(self, level: str) -> list[str]:
+        return [text for kind, text in self.messages if kind == level]
+
+
+class _Collector(logging.Handler):
+    """The program's pulumi.log messages (the mocks' engine logs them to a Python logger), kept, not printed."""
+
+    def __init__(self):
+        super().__init__(logging.DEBUG)
+        self.messages: list[tuple[str, str]] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.levelno >= logging.INFO:
+            self.messages.append((record.levelname.lower(), record.getMessage()))
+
+
 def _plain(value: Any) -> Any:
     """Deserialized properties with secrets unwrapped and unknowns as None (JSON-able).
 
@@ -227,20 +252,28 @@ def run_program(
     preview: bool = False,
     secret_keys: Sequence[str] = (),
     previous_outputs: Mapping[str, Any] | None = None,
-) -> list[Registration]:
+) -> Registrations:
     """Run ``program`` (a directory with ``__main__.py``) under mocks; return every registration.
 
     ``previous_outputs``: the stack's outputs from its last deployment (None: never deployed). Errors
-    the program raises (bad config) propagate unchanged.
+    the program raises (bad config) propagate unchanged. What the program logs is kept on the result
+    (Registrations.messages), not printed.
     """
     mocks = OfflineMocks(previous_outputs)
     monitor = RecordingMonitor(mocks)
     mocks.monitor = monitor
+    collector = _Collector()
+    logger = logging.getLogger(f"percona_mysql_k8s.offline.{id(collector)}")
+    logger.propagate = False
+    logger.setLevel(logging.DEBUG)
+    logger.addHandler(collector)
     # a new root Stack per run (set_mocks makes one only when there is none): its outputs are this run's alone,
     # and its URN names this run's stack
     set_root_resource(None)
     # "organization": the organization of a DIY (file, S3, GCS) backend's stacks
-    pulumi.runtime.set_mocks(mocks, project=project, stack=stack, preview=preview, monitor=monitor, organization="organization")
+    pulumi.runtime.set_mocks(
+        mocks, project=project, stack=stack, preview=preview, monitor=monitor, organization="organization", logger=logger
+    )
     pulumi.runtime.set_all_config(dict(config), list(secret_keys))  # as the engine marks encrypted values
     SETTINGS.rpc_manager.clear()
     SETTINGS.outputs.clear()
@@ -250,7 +283,8 @@ def run_program(
         _sync_await(run_pulumi_func(lambda: runpy.run_path(str(program / "__main__.py"), run_name="__main__")))
     finally:
         sys.path.remove(str(program))
-    return monitor.registrations
+        logger.removeHandler(collector)
+    return Registrations(monitor.registrations, collector.messages)
 
 
 def program_dir(repository: Path | None = None) -> Path:
@@ -278,7 +312,7 @@ def run_stack(
     secrets: Mapping[str, str] | None = None,
     preview: bool = False,
     previous_outputs: Mapping[str, Any] | None = None,
-) -> list[Registration]:
+) -> Registrations:
     """Run the project's program with the config of ``Pulumi.<stack>.yaml``; ``overrides`` are bare keys,
     ``secrets`` bare keys set as ``pulumi config set --secret`` would, and ``previous_outputs`` what the
     stack's last deployment exported (None: a first deployment).

@@ -23,11 +23,17 @@ class UsageError(Exception):
 class Parser(argparse.ArgumentParser):
     """``argparse.ArgumentParser`` that refuses abbreviated flags and raises ``UsageError`` on bad words.
 
-    ``examples``: command lines shown under the help exactly as written (``Examples:``, two spaces in)."""
+    ``examples``: command lines shown under the help exactly as written (``Examples:``, two spaces in);
+    ``statuses``: what each exit status means (``Exit status:``)."""
 
-    def __init__(self, *, examples: Sequence[str] = (), **kwargs) -> None:
+    def __init__(self, *, examples: Sequence[str] = (), statuses: Mapping[int, str] | None = None, **kwargs) -> None:
+        sections = []
         if examples:
-            kwargs["epilog"] = "Examples:\n" + "\n".join(f"  {example}" for example in examples)
+            sections.append("Examples:\n" + "\n".join(f"  {example}" for example in examples))
+        if statuses:
+            sections.append("Exit status:\n" + "\n".join(f"  {code}  {meaning}" for code, meaning in statuses.items()))
+        if sections:
+            kwargs["epilog"] = "\n\n".join(sections)
             kwargs["formatter_class"] = argparse.RawDescriptionHelpFormatter
         super().__init__(allow_abbrev=False, **kwargs)
 

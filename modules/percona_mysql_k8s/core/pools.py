@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from .allocatable import NodeBudget
 from .scheduling import PodPlacement, PoolNodes, eks_pool_nodes, gke_pool_nodes, kind_config_pools
+from .units import human_bytes
 
 # The labels and taint our cluster components put on their pools. The policy pack recognises the
 # database pool by POOL_LABEL=DATABASE_POOL (or by the taint) on resources it did not create.
@@ -51,6 +52,16 @@ class PoolShape:
 
     def node_selector(self) -> dict[str, str]:
         return dict(self.labels)
+
+    def describe(self) -> str:
+        """One line: the pool's nodes, each one's capacity and what is left for pods after K1."""
+        node = self.node
+        machine = self.machine_type or (node.machine.name if node.machine is not None else "kind worker")
+        return (
+            f"node pool {self.name}: {self.node_count} x {machine}, each {node.capacity_cpu_millicores}m CPU and "
+            f"{human_bytes(node.capacity_memory_bytes)}, of which {node.usable_cpu_millicores}m and "
+            f"{human_bytes(node.usable_memory_bytes)} for pods (K1)"
+        )
 
     def tolerations(self) -> list[dict[str, str]]:
         return [taint.as_toleration() for taint in self.taints]

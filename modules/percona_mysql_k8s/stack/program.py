@@ -61,6 +61,8 @@ def deploy(
 ) -> Deployment:
     """Register everything ``settings`` decided. ``pmm_token``: the existing PMM server's token (a secret; when
     pmmServerHost names one); ``parent``: the component the resources belong to (None: the stack)."""
+    for pool in (settings.cluster.database_pool, settings.cluster.monitoring_pool):
+        pulumi.log.info(pool.describe(), parent)
     for note in settings.sizing.notes:
         pulumi.log.info(note, parent)
     for note in settings.notes:  # what the kind fit gave up on this machine: said loudly, it changes the stack

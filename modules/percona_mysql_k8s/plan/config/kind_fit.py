@@ -171,10 +171,15 @@ def fit(
             continue
         if refused:
             wanted, why = refused[0]
-            notes.insert(
+            given_up = (["PMM is off"] if wanted.pmm and not layout.pmm else []) + (
+                [f"{layout.members} member{'s' if layout.members > 1 else ''}, not {wanted.members}"]
+                if layout.members != wanted.members
+                else []
+            )
+            notes.insert(  # what changes first: one line a person reads as a warning
                 0,
-                f"kind: {source} ({format_cpu(host[0])} CPU, {human_bytes(host[1])}) does not hold "
-                f"{wanted.describe()} ({why}); deploying {layout.describe()}, the richest layout it holds "
+                f"kind: {' and '.join(given_up)}: {source} ({format_cpu(host[0])} CPU, {human_bytes(host[1])}) does "
+                f"not hold {wanted.describe()} ({why}); deploying {layout.describe()}, the richest layout it holds "
                 "(ephemeral stack)",
             )
         return result, tuple(notes)
