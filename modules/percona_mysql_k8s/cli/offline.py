@@ -31,7 +31,7 @@ from pulumi.runtime.stack import run_pulumi_func
 from pulumi.runtime.sync_await import _sync_await
 
 from percona_mysql_k8s.cli.project import find_project, project_file
-from percona_mysql_k8s.cli.stack_config import stack_file_config
+from percona_mysql_k8s.cli.stack_file import stack_file_config
 
 _FAKE_CA = "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCm9mZmxpbmUKLS0tLS1FTkQgQ0VSVElGSUNBVEUtLS0tLQo="
 
