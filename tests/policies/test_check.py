@@ -93,12 +93,13 @@ def test_the_text_lists_every_resource_with_its_sizes(tmp_path, capsys):
     out = capsys.readouterr().out
     listing, policies = out.split("\nPolicies:\n")
     # two resources registered (the CR and the ps-db release), no component resources
-    assert listing.startswith("Resources the stack would create (2, grouped by 0 components):")
+    assert listing.startswith("Resources the stack would create (2, in 0 components):\n  the stack itself\n")
     assert "kubernetes:pxc.percona.com/v1:PerconaXtraDBCluster  shop\n" in listing
-    assert "        spec.pxc: size 3, cpu 4 (request = limit), memory 16Gi (request = limit)" in listing
-    assert "        spec.pxc.volumeSpec.persistentVolumeClaim: storage 100Gi" in listing
-    assert "        spec.haproxy: size 3, cpu 400m (request = limit), memory 256Mi (request = limit)" in listing
-    assert "        spec.logcollector: cpu 200m (request = limit), memory 100M (request = limit)" in listing
+    # one style: CPU in millicores, memory and storage in binary units (100M = 10**8 bytes = 95.37 MiB)
+    assert "        spec.pxc: size 3, cpu 4000m (request = limit), memory 16.00 GiB (request = limit)" in listing
+    assert "        spec.pxc.volumeSpec.persistentVolumeClaim: storage 100.00 GiB" in listing
+    assert "        spec.haproxy: size 3, cpu 400m (request = limit), memory 256.00 MiB (request = limit)" in listing
+    assert "        spec.logcollector: cpu 200m (request = limit), memory 95.37 MiB (request = limit)" in listing
     assert "kubernetes:helm.sh/v3:Release" in listing
     assert out.rstrip().endswith("in 2 resources.")
 
@@ -118,7 +119,7 @@ def test_json_is_one_document_of_resources_and_diagnostics(tmp_path, capsys):
     code = check.main(["--program", str(program), "--stack", "test", "--project", "p", "--json"])
     document = json.loads(capsys.readouterr().out)
     assert code == 1
-    assert set(document) == {"stack", "project", "pack", "resources", "diagnostics", "summary"}
+    assert set(document) == {"stack", "project", "pack", "resources", "diagnostics", "summary", "warnings", "notes"}
     assert (document["stack"], document["project"], document["pack"]["name"]) == ("test", "p", "percona-mysql")
     shop = next(entry for entry in document["resources"] if entry["name"] == "shop")
     pxc = next(sizes for sizes in shop["sizes"] if sizes["path"] == "spec.pxc")
@@ -148,7 +149,7 @@ def test_a_program_is_checked_under_its_own_project_name(tmp_path, capsys):
     assert "shop:gcpProject" in err and "percona-mysql:" not in err
     assert "For this check: --set gcpProject=<value>" in err
     assert check.main(["--program", str(tmp_path), "--stack", "dev", "--set", "gcpProject=demo-project"]) == 0
-    assert "Resources the stack would create (0, grouped by 0 components)" in capsys.readouterr().out
+    assert "Resources the stack would create (0, in 0 components)" in capsys.readouterr().out
     # its own stack file is read (gcpProject comes from it: no --set needed) and checked for S1 like stacks/'s
     (tmp_path / "Pulumi.dev.yaml").write_text("config:\n  shop:gcpProject: from-file\n  shop:dbPassword: hunter2\n")
     assert check.main(["--program", str(tmp_path), "--stack", "dev"]) == 1

@@ -103,7 +103,9 @@ def test_missing_tools_stop_it_before_any_install_and_its_fallback_works_as_prin
     ready_venv(clone)
     second = run(clone, bin_dir, command=printed)
     assert second.returncode == 0, second.stdout + second.stderr
-    assert second.stdout.startswith("Resources the stack would create (")
+    # the program's notes first (each node pool: the kind workers), then the resources
+    assert second.stdout.startswith("note: node pool kind-mysql-database: 1 x kind worker, each ")
+    assert "\nResources the stack would create (" in second.stdout
     assert "kubernetes:pxc.percona.com/v1:PerconaXtraDBCluster" in second.stdout
     assert "spec.pxc: size 1, cpu " in second.stdout  # the kind stack: one member, sized (stacks/Pulumi.kind.yaml)
     assert "0 mandatory and" in second.stdout
