@@ -9,6 +9,7 @@ prometheus_client's own server on their port, with the same certificate.
 from __future__ import annotations
 
 import logging
+import signal
 import ssl
 
 from .app import build_app
@@ -32,6 +33,12 @@ def _api_client(kubeconfig: str | None):
         return client.ApiClient()
     except ConfigException:
         return config.new_client_from_config()
+
+
+def _stopped(signum, _frame) -> None:
+    """What a SIGTERM does once uvicorn has shut down gracefully (it re-raises the signal it caught): leave through
+    ``serve``'s cleanup, so the packs stop with the server, and exit 0."""
+    raise SystemExit(0)
 
 
 def serve(args, policy_config: dict) -> int:
@@ -77,6 +84,8 @@ def serve(args, policy_config: dict) -> int:
             access_log=False,  # the app logs each review itself, without the object
             timeout_graceful_shutdown=10,
         )
+        for stop in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(stop, _stopped)
         LOG.info("serving %s mode on https://%s:%d/validate", args.mode, args.host, args.port)
         uvicorn.Server(config).run()
     finally:

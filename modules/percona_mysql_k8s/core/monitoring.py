@@ -135,7 +135,7 @@ def plan(
         raise InputError(
             key,
             f"a monitoring node offers {cpu}m CPU and {memory // MIB} MiB usable{_after_daemonsets(node)}, too little for the operator, helper "
-            f"jobs, admission server and backup containers (backup Job, PITR collector: M3, R1, R2) together ({fixed_cpu}m / "
+            f"jobs{', the admission server (2 replicas)' if admission else ''} and backup containers (backup Job, PITR collector: M3, R1, R2) together ({fixed_cpu}m / "
             f"{fixed_memory // MIB} MiB): {remedy}",
             "K5",
         )
