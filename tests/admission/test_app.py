@@ -6,7 +6,7 @@ import copy
 import logging
 
 import pytest
-from conftest import base, review
+from admission_helpers import base, review
 from percona_mysql_k8s.admission.app import build_app
 from percona_mysql_k8s.admission.judge import Judge
 from percona_mysql_k8s.admission.metrics import Metrics

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import copy
 
-from conftest import base
+from admission_helpers import base
 from percona_mysql_k8s.admission.audit import Auditor, event_name
 from percona_mysql_k8s.admission.metrics import Metrics
 from percona_mysql_k8s.plan.admission import PERCONA_KINDS

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import review
+from admission_helpers import review
 from harness import case_files, needs_reference, resolve_resource
 from percona_mysql_k8s.admission.app import build_app
 from percona_mysql_k8s.admission.judge import finding_line, manifest_object

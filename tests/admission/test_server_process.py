@@ -6,7 +6,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from conftest import base, review
+from admission_helpers import base, review
 from server_process import Server
 
 
