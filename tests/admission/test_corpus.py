@@ -78,3 +78,36 @@ def test_every_verdict_equals_the_offline_checkers(server, checker):
         advisory = [warning(finding_line(f)) for f in report.findings if f.diagnostic.level != "mandatory"]
         assert answer.get("warnings", [])[: len(advisory)] == advisory[: len(answer.get("warnings", []))], label
     assert refused > 50 and admitted > 10, (refused, admitted)  # both answers are exercised
+
+
+def test_beside_nodes_the_verdict_is_the_checkers_less_what_the_nodes_alone_break(checker):
+    """With the cluster's Nodes in the cache: the checker's verdict on the object and the Nodes, less its verdict on
+    the Nodes alone (one pool too small for the members: K5; one labelled database without its taint: K4)."""
+    from percona_mysql_k8s.admission.judge import Judge
+    from test_node_pools import node
+
+    nodes = [node(f"db-{i}", memory="12Gi") for i in range(3)] + [
+        node(f"open-{i}", taints=(), pool="database", memory="12Gi") for i in range(2)
+    ]
+    nodes += [node("mon-0", pool="monitoring", taints=())]
+    node_objects = [manifest_object(n) for n in nodes]
+    alone = {(f.diagnostic.policy, f.diagnostic.message) for f in check_manifests(node_objects, pack=checker).findings}
+    assert alone  # the open database Nodes: the cluster's own K4
+    judge = Judge(nodes=lambda: (1, nodes))
+    try:
+        compared = node_rules = 0
+        for label, obj in OBJECTS[::6]:
+            expected = [
+                f
+                for f in check_manifests([manifest_object(obj), *node_objects], pack=checker).findings
+                if (f.diagnostic.policy, f.diagnostic.message) not in alone
+            ]
+            found = judge.judge(obj).findings
+            assert sorted((f.diagnostic.policy, f.diagnostic.message) for f in found) == sorted(
+                (f.diagnostic.policy, f.diagnostic.message) for f in expected
+            ), label
+            compared += 1
+            node_rules += any(f.diagnostic.rule == "K5" for f in found)
+        assert compared > 20 and node_rules > 5, (compared, node_rules)
+    finally:
+        judge.close()

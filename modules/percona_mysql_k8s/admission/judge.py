@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from percona_mysql_k8s.cli.check import Finding, check_manifests
+from percona_mysql_k8s.cli.check import Finding, analyze, check_manifests, manifest_resources
 from percona_mysql_k8s.cli.engine import Pack
 from percona_mysql_k8s.cli.manifests import ManifestObject, type_token
 from percona_mysql_k8s.policies import SHELL
@@ -104,6 +104,18 @@ class Judge:
         finally:
             self._packs.put(pack)
 
+    def _object_report(self, obj: ManifestObject, nodes: list[ManifestObject]) -> list[Finding]:
+        """``check_manifests([obj, *nodes])`` less each Node's own ``Analyze``: what those find is the Nodes' alone, in
+        the cluster's findings (_cluster_findings) and left out of every verdict anyway, so the pack is not asked
+        again per review (one call per Node: most of a review's time in a large cluster)."""
+        resources, subjects = manifest_resources([obj, *nodes])
+        pack = self._packs.get()
+        try:
+            pack.configure(self.policy_config)
+            return analyze(pack, resources[:1], resources, subjects)
+        finally:
+            self._packs.put(pack)
+
     def _node_objects(self, nodes: Sequence[Mapping[str, Any]]) -> list[ManifestObject]:
         return [manifest_object(node) for node in nodes]
 
@@ -119,7 +131,7 @@ class Judge:
         """The pack's findings on ``obj`` among the cluster's Nodes, less the Nodes' own."""
         generation, raw_nodes = self.nodes()
         nodes = self._node_objects(raw_nodes)
-        findings = self._report([manifest_object(obj, namespace=namespace, name=name), *nodes])
+        findings = self._object_report(manifest_object(obj, namespace=namespace, name=name), nodes)
         cluster = self._cluster_findings(generation, nodes)
         return Verdict(tuple(f for f in findings if _key(f) not in cluster))
 
