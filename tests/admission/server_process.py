@@ -26,6 +26,7 @@ class Server:
     def __init__(self, directory: Path, *, mode: str, extra: tuple[str, ...] = ("--no-cluster",), port: int | None = None):
         from percona_mysql_k8s.admission import tls
 
+        directory.mkdir(parents=True, exist_ok=True)
         self.tls_dir = directory / "tls"
         tls.kept(self.tls_dir, ["localhost"], ["127.0.0.1"])
         self.port = port or free_port()

@@ -49,7 +49,7 @@ def test_two_guaranteed_replicas_on_the_monitoring_pool_with_a_budget():
     pod = spec["template"]["spec"]
     assert pod["nodeSelector"] == {"mysql.percona.com/pool": "monitoring"}
     (container,) = pod["containers"]
-    assert container["resources"]["requests"] == container["resources"]["limits"] == {"cpu": "500m", "memory": "640Mi"}
+    assert container["resources"]["requests"] == container["resources"]["limits"] == {"cpu": "500m", "memory": "384Mi"}
     assert container["securityContext"]["readOnlyRootFilesystem"] and container["securityContext"]["capabilities"] == {
         "drop": ["ALL"]
     }
