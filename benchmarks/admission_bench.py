@@ -19,9 +19,14 @@ printed beside the figures: on a shared machine they move with it.
 from __future__ import annotations
 
 import argparse
+import copy
+import json
 import os
+import signal
+import socket
 import ssl
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -29,18 +34,86 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx
+from percona_mysql_k8s.admission import tls
 
-REPOSITORY = Path(__file__).resolve().parent.parent  # the test tree's corpus and its server helper
-sys.path[:0] = [str(REPOSITORY / "tests" / "admission"), str(REPOSITORY / "tests" / "policies"), str(REPOSITORY / "tests")]
+REPOSITORY = Path(__file__).resolve().parent.parent  # the test tree's resource bases, not the package
+BASES = REPOSITORY / "tests" / "policies" / "_bases"
 
-from admission_helpers import base, review  # noqa: E402
-from server_process import Server  # noqa: E402
+
+def _merge(base, patch):
+    """``patch`` over ``base`` as the corpus' cases merge them (tests/policies/harness.py: null deletes a key)."""
+    if isinstance(base, dict) and isinstance(patch, dict):
+        merged = dict(base)
+        for key, value in patch.items():
+            if value is None:
+                merged.pop(key, None)
+            else:
+                merged[key] = _merge(base.get(key), value)
+        return merged
+    return copy.deepcopy(patch)
+
+
+def base(name: str) -> dict:
+    entry = json.loads((BASES / f"{name}.json").read_text())
+    if "base" in entry:
+        return _merge(base(entry["base"]), entry.get("patch") or {})
+    return entry["props"]
+
+
+def review(obj: dict, uid: str) -> dict:
+    metadata = obj["metadata"]
+    return {
+        "apiVersion": "admission.k8s.io/v1",
+        "kind": "AdmissionReview",
+        "request": {
+            "uid": uid,
+            "kind": {"group": "pxc.percona.com", "version": "v1", "kind": obj["kind"]},
+            "operation": "CREATE",
+            "namespace": metadata.get("namespace", "db"),
+            "name": metadata["name"],
+            "object": obj,
+        },
+    }
 
 
 def reviews(count: int) -> list[dict]:
     good = base("pxc-backed-up")
     bad = base("pxc")
-    return [review(good if index % 2 else bad, uid=f"bench-{index}") for index in range(count)]
+    return [review(good if index % 2 else bad, f"bench-{index}") for index in range(count)]
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class Server:
+    """``percona-mysql-admission serve --no-cluster`` on 127.0.0.1 with a certificate for that address."""
+
+    def __init__(self, directory: Path, workers: int):
+        self.tls_dir = directory / "tls"
+        tls.kept(self.tls_dir, ["localhost"], ["127.0.0.1"])
+        self.port = _free_port()
+        self.url = f"https://127.0.0.1:{self.port}/validate"
+        self.ca = ssl.create_default_context(cafile=str(self.tls_dir / "ca.crt"))
+        command = [sys.executable, "-m", "percona_mysql_k8s.admission", "serve", "--mode", "enforce", "--no-cluster"]
+        command += ["--host", "127.0.0.1", "--port", str(self.port), "--metrics-port", "0", "--workers", str(workers)]
+        command += ["--cert", str(self.tls_dir / "tls.crt"), "--key", str(self.tls_dir / "tls.key")]
+        self.process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                if httpx.get(f"https://127.0.0.1:{self.port}/readyz", verify=self.ca, timeout=2).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                time.sleep(0.2)
+        self.stop()
+        raise TimeoutError("the admission server was not ready in 60 s")
+
+    def stop(self) -> None:
+        self.process.send_signal(signal.SIGTERM)
+        self.process.wait(30)
 
 
 def percentile(values: list[float], share: float) -> float:
@@ -74,14 +147,27 @@ def throughput(server: Server, bodies: list[dict], concurrency: int) -> float:
     return done / (time.perf_counter() - started)
 
 
+def _node(name: str, pool: str, tainted: bool) -> dict:
+    taints = [{"key": "mysql.percona.com/pool", "value": pool, "effect": "NoSchedule"}] if tainted else []
+    return {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {"name": name, "labels": {"mysql.percona.com/pool": pool, "kubernetes.io/hostname": name}},
+        "spec": {"taints": taints},
+        "status": {
+            "allocatable": {"cpu": "7910m", "memory": "28Gi", "pods": "110"},
+            "conditions": [{"type": "Ready", "status": "True"}],
+        },
+    }
+
+
 def node_share(nodes: int, count: int) -> tuple[float, float]:
     """p50 of one review judged in process alone and beside ``nodes`` Nodes."""
     from percona_mysql_k8s.admission.judge import Judge
-    from test_node_pools import node
 
-    cluster = [node(f"db-{i}") for i in range(nodes // 3)]
-    cluster += [node(f"mon-{i}", pool="monitoring", taints=()) for i in range(nodes // 3)]
-    cluster += [node(f"app-{i}", pool="apps", taints=()) for i in range(nodes - 2 * (nodes // 3))]
+    cluster = [_node(f"db-{i}", "database", True) for i in range(nodes // 3)]
+    cluster += [_node(f"mon-{i}", "monitoring", False) for i in range(nodes // 3)]
+    cluster += [_node(f"app-{i}", "apps", False) for i in range(nodes - 2 * (nodes // 3))]
     obj = base("pxc-backed-up")
     figures = []
     for nodes_now in ((), tuple(cluster)):
@@ -108,7 +194,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     bodies = reviews(args.reviews)
     with tempfile.TemporaryDirectory() as directory:
-        server = Server(Path(directory), mode="enforce", extra=("--no-cluster", "--workers", str(args.workers))).start()
+        server = Server(Path(directory), args.workers)
         try:
             latency(server, bodies[:20])  # warm: the packs' first answers, TLS sessions
             times = latency(server, bodies)
@@ -128,5 +214,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    ssl.create_default_context()  # fail early on a Python without ssl
     sys.exit(main())

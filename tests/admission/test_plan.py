@@ -132,3 +132,21 @@ def test_the_kinds_are_the_ones_the_carried_crds_define():
         versions = catalog.versions(kind.group, kind.kind)
         assert versions and kind.version in versions and versions[kind.version].served, kind
         assert kind.plural == kind.kind.lower() + "s"  # the operators' CRDs name their plurals so (tests/apiserver applies them)
+
+
+def test_serve_refuses_bad_input_in_one_line(tmp_path, capsys):
+    from percona_mysql_k8s.admission import tls
+
+    tls.kept(tmp_path / "tls", ["localhost"])
+    cert, key = str(tmp_path / "tls" / "tls.crt"), str(tmp_path / "tls" / "tls.key")
+    assert cli.main(["serve", "--mode", "enforce", "--cert", str(tmp_path / "none.crt"), "--key", key]) == 2
+    assert "no such file (the server answers over HTTPS only)" in capsys.readouterr().err
+    (tmp_path / "config.json").write_text("[1]")
+    assert (
+        cli.main(["serve", "--mode", "enforce", "--cert", cert, "--key", key, "--policy-config", str(tmp_path / "config.json")])
+        == 2
+    )
+    assert "must be a JSON object" in capsys.readouterr().err
+    assert cli.main(["serve", "--mode", "audit", "--cert", cert, "--key", key, "--no-cluster"]) == 2
+    assert cli.main(["serve", "--mode", "enforce", "--cert", cert]) == 2  # --key missing
+    assert capsys.readouterr().err.count("\n") == 2

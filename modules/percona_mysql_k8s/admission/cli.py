@@ -13,14 +13,13 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import json
 import logging
 import sys
 from pathlib import Path
 
 import yaml
 
-from percona_mysql_k8s.core.command_line import Parser, UsageError
+from percona_mysql_k8s.core.command_line import Parser, parsed_or_error
 from percona_mysql_k8s.core.errors import InputError, one_line
 from percona_mysql_k8s.plan import admission as plan
 
@@ -149,15 +148,15 @@ def _manifests(args) -> int:
 
 
 def _serve(args) -> int:
+    from percona_mysql_k8s.cli.check import read_policy_config
+
     from .server import serve
 
-    policy_config = {}
-    if args.policy_config:
-        try:
-            policy_config = json.loads(args.policy_config.read_text())
-        except (OSError, ValueError) as error:
-            print(one_line(f"error: --policy-config {args.policy_config}: not a readable JSON file: {error}"), file=sys.stderr)
-            return 2
+    try:
+        policy_config = read_policy_config(args.policy_config)
+    except ValueError as error:
+        print(one_line(f"error: {error}"), file=sys.stderr)
+        return 2
     for flag, path in (("--cert", args.cert), ("--key", args.key)):
         if not path.is_file():
             print(f"error: {flag} {path}: no such file (the server answers over HTTPS only)", file=sys.stderr)
@@ -169,10 +168,8 @@ def _serve(args) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    try:
-        args = _parser().parse_args(argv)
-    except UsageError as error:
-        print(one_line(f"error: {error}"), file=sys.stderr)
+    args = parsed_or_error(_parser(), argv)
+    if args is None:
         return 2
     return _manifests(args) if args.command == "manifests" else _serve(args)
 
