@@ -3,6 +3,7 @@ by the component (tests/stacks: the kind stack with admission on)."""
 
 from __future__ import annotations
 
+import pytest
 import yaml
 from percona_mysql_k8s.admission import cli
 from percona_mysql_k8s.plan import admission as plan
@@ -150,3 +151,31 @@ def test_serve_refuses_bad_input_in_one_line(tmp_path, capsys):
     assert cli.main(["serve", "--mode", "audit", "--cert", cert, "--key", key, "--no-cluster"]) == 2
     assert cli.main(["serve", "--mode", "enforce", "--cert", cert]) == 2  # --key missing
     assert capsys.readouterr().err.count("\n") == 2
+
+
+@pytest.mark.parametrize(("command", "blocked"), [("serve", "starlette"), ("serve", "uvicorn"), ("manifests", "cryptography")])
+def test_without_the_extra_the_command_names_it(tmp_path, command, blocked):
+    import subprocess
+    import sys
+
+    from percona_mysql_k8s.admission import tls
+
+    tls.kept(tmp_path / "tls", ["localhost"])
+    args = {
+        "serve": [
+            "serve",
+            "--mode",
+            "enforce",
+            "--cert",
+            str(tmp_path / "tls" / "tls.crt"),
+            "--key",
+            str(tmp_path / "tls" / "tls.key"),
+        ],
+        "manifests": ["manifests", "--mode", "enforce", "--image", "x/y:1"],
+    }[command]
+    code = (
+        f"import sys\nsys.modules[{blocked!r}] = None\nfrom percona_mysql_k8s.admission.cli import main\nsys.exit(main({args!r}))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.count("\n") == 1 and 'pip install "percona-mysql-k8s[admission]"' in done.stderr, done.stderr

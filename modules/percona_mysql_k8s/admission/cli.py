@@ -133,12 +133,22 @@ def manifest_objects(args) -> list[dict]:
     return objects
 
 
+def _missing(error: ModuleNotFoundError) -> int:
+    """A package of the ``admission`` extra is not installed: say which extra installs it, in one line."""
+    from percona_mysql_k8s._extras import missing_extra
+
+    print(one_line(f"error: {missing_extra(error, __name__, 'admission')}"), file=sys.stderr)
+    return 2
+
+
 def _manifests(args) -> int:
     try:
         objects = manifest_objects(args)
     except InputError as error:
         print(one_line(f"error: {error}"), file=sys.stderr)
         return 2
+    except ModuleNotFoundError as error:
+        return _missing(error)
     print(
         "# percona-mysql-admission: the objects the Pulumi component deploys (docs/admission.md). The Secret holds the\n"
         "# webhook's private key: keep this output as a secret (never commit it in plain text)."
@@ -150,7 +160,10 @@ def _manifests(args) -> int:
 def _serve(args) -> int:
     from percona_mysql_k8s.cli.check import read_policy_config
 
-    from .server import serve
+    try:
+        from .server import serve
+    except ModuleNotFoundError as error:
+        return _missing(error)
 
     try:
         policy_config = read_policy_config(args.policy_config)

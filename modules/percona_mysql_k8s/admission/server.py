@@ -12,6 +12,9 @@ import logging
 import signal
 import ssl
 
+import uvicorn
+from prometheus_client import start_http_server
+
 from .app import build_app
 from .judge import Judge
 from .metrics import Metrics
@@ -42,8 +45,6 @@ def _stopped(signum, _frame) -> None:
 
 
 def serve(args, policy_config: dict) -> int:
-    import uvicorn
-    from prometheus_client import start_http_server
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
     metrics = Metrics()
