@@ -90,6 +90,25 @@ class Server:
             return self.process.wait(10)
 
     def kill(self) -> None:
+        """SIGKILL, as a crash or an OOM kill would end it; its pack processes too (in a pod they die with it)."""
         if self.process is not None and self.process.poll() is None:
+            children = _children(self.process.pid)
             self.process.kill()
             self.process.wait(10)
+            for child in children:
+                try:
+                    os.kill(child, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            found.append(int(stat.parent.name))
+    return found
