@@ -7,7 +7,7 @@ from pathlib import Path
 import httpx
 import pytest
 from admission_helpers import base, review
-from server_process import Server
+from server_process import Server, _children
 
 
 @pytest.fixture(scope="module")
@@ -34,18 +34,6 @@ def test_metrics_are_served_over_tls(server):
     assert "percona_mysql_admission_review_seconds_bucket" in text
     with pytest.raises(httpx.HTTPError):
         httpx.get(f"http://127.0.0.1:{server.metrics_port}/metrics", timeout=10)
-
-
-def _children(pid: int) -> list[int]:
-    found = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[1]) == pid:
-            found.append(int(stat.parent.name))
-    return found
 
 
 def _alive(pid: int) -> bool:
