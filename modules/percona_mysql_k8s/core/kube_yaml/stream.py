@@ -19,10 +19,11 @@ _INT64 = 1 << 63
 
 @dataclass(frozen=True)
 class Document:
-    number: int  # 1-based, counting every document of the stream, blank ones included
-    line: int  # 1-based line where it starts
+    number: int  # 1-based, counting the documents that hold something (``null`` too; not blank or comment-only ones)
+    line: int  # 1-based line where its value starts (after the separator and any comments above it)
     value: object  # as kubectl holds it: dicts, lists, str, int (int64), float, bool, None
     marks: dict[Path, tuple[int, int]] = field(default_factory=dict, compare=False, repr=False)
+    start: int = 0  # 1-based line where its text starts: after the `---`, comments above the value included
 
 
 class KubeYamlError(ValueError):
@@ -65,13 +66,17 @@ def _chunks(text: str, file: str, first_number: int, first_line: int) -> list[tu
     return chunks
 
 
+class _Blank(Exception):
+    """A chunk with no document in it (blank, or comments alone): go-yaml reads nothing."""
+
+
 def _decode_yaml(chunk: str, file: str, number: int, line: int) -> Document | None:
     """The first document of ``chunk`` as ``yaml.Unmarshal`` reads it (go-yaml reads no further)."""
     events = Events(chunk)
     try:
         events.get_event()  # stream start
         if events.check_event(yaml.StreamEndEvent):
-            return None
+            raise _Blank
         events.get_event()  # document start
         composer = Composer(events)
         root = composer.node()
@@ -88,7 +93,7 @@ def _decode_yaml(chunk: str, file: str, number: int, line: int) -> Document | No
         raise KubeYamlError(file, number, f"nesting deeper than {MAX_DEPTH} levels, more than this reader follows") from None
     finally:
         events.dispose()
-    return None if value is None else Document(number, line, value, marks)
+    return None if value is None else Document(number, marks[()][0], value, marks, line)
 
 
 def _json_number(literal: str) -> int | float:
@@ -160,8 +165,13 @@ def read_stream(text: str, file: str = "-") -> list[Document]:
             skipped += 1  # consumeWhitespace: up to and including the first newline
         line = text.count("\n", 0, switch + skipped) + 1
         rest = rest[skipped:]
-    for number, start, chunk in _chunks(rest, file, len(documents) + 1, line):
-        document = _decode_yaml(chunk, file, number, start)
+    number = len(documents)
+    for _, start, chunk in _chunks(rest, file, number + 1, line):
+        try:
+            document = _decode_yaml(chunk, file, number + 1, start)
+        except _Blank:
+            continue
+        number += 1
         if document is not None:
             documents.append(document)
     return documents
@@ -170,4 +180,7 @@ def read_stream(text: str, file: str = "-") -> list[Document]:
 def read_first_document(text: str, file: str = "-") -> Document | None:
     """The first document of ``text`` as ``yaml.Unmarshal`` reads a whole file (Helm's ``chartutil.ReadValues``:
     no splitting, later documents unread). None for an empty file."""
-    return _decode_yaml(text if text.endswith("\n") or not text else text + "\n", file, 1, 1)
+    try:
+        return _decode_yaml(text if text.endswith("\n") or not text else text + "\n", file, 1, 1)
+    except _Blank:
+        return None
