@@ -114,3 +114,11 @@ def test_go_json_writes_as_encoding_json_does():
     assert go_json({"b": [1, 1.5, 1e21, 1e-7, 100000.0], "a": "<&>\u2028é"}) == (
         '{"a":"\\u003c\\u0026\\u003e\\u2028é","b":[1,1.5,1e+21,1e-7,100000]}'
     )
+
+
+def test_a_label_key_is_judged_whatever_its_value_and_finalizers_are_a_set():
+    """Found by the API-server tier's differential: a null label value is Go's empty string, its key still a key;
+    ObjectMeta's finalizers are a set to server-side apply."""
+    assert any("prefix part" in reason for reason in reasons(ps({"labels": {"Example.com/x": None}}), KUBECTL))
+    repeated = reasons(ps({"finalizers": ["orphan", "orphan"]}))
+    assert '.metadata.finalizers: duplicate entries for key [="orphan"]' in repeated[0]

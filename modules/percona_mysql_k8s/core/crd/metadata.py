@@ -18,6 +18,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from typing import Any
@@ -106,6 +107,12 @@ def _typed(value: Any, shape: Any, path: str) -> list[FieldError]:
 def typed_errors(metadata: Any) -> list[FieldError]:
     """Step 1: server-side apply's typed conversion of ``metadata``, and its refusal of ``managedFields``."""
     found = _typed(metadata, OBJECT_META, ".metadata")
+    finalizers = metadata.get("finalizers") if isinstance(metadata, dict) else None
+    if isinstance(finalizers, list):  # ObjectMeta's finalizers are a set (+listType=set): a repeat is refused
+        repeated = [item for position, item in enumerate(finalizers) if item in finalizers[:position]]
+        for item in dict.fromkeys(json.dumps(item) for item in repeated):
+            message = f".metadata.finalizers: duplicate entries for key [={item}]"
+            found.append(FieldError(".metadata.finalizers", UNTYPED, message, origin="server-side-apply"))
     if isinstance(metadata, dict) and metadata.get("managedFields") is not None:
         found.append(
             FieldError("metadata.managedFields", UNTYPED, "metadata.managedFields must be nil", origin="server-side-apply")
@@ -210,7 +217,11 @@ def _names(metadata: dict, known: Callable[[Any], bool]) -> list[FieldError]:
 
 def _labels_and_annotations(metadata: dict, known: Callable[[Any], bool]) -> list[FieldError]:
     found = []
-    for key, value in _strings(metadata.get("labels")).items():
+    labels = metadata.get("labels") if isinstance(metadata.get("labels"), dict) else {}
+    for key, value in labels.items():
+        value = "" if value is None else value  # a null is Go's empty string in a map[string]string
+        if not isinstance(value, str):
+            continue  # the typed conversion refused it
         if known(key):
             found += [FieldError("metadata.labels", INVALID, message, key, "metadata") for message in qualified_name(key)]
         if known(value):
