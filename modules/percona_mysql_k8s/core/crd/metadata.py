@@ -23,6 +23,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from ..kube_yaml.object_meta import BOOL, INT64, OBJECT_META, RAW, STRING, TIME
 from .errors import INVALID, TOO_LONG, UNTYPED, FieldError
 
 TOTAL_ANNOTATION_SIZE_LIMIT = 256 * (1 << 10)  # objectmeta.go TotalAnnotationSizeLimitB
@@ -34,22 +35,6 @@ _DNS_LABEL_RE = re.compile(_DNS_LABEL)
 _DNS_SUBDOMAIN = _DNS_LABEL + r"(\." + _DNS_LABEL + r")*"
 _DNS_SUBDOMAIN_RE = re.compile(_DNS_SUBDOMAIN)
 
-_STRING, _INT, _BOOL = "string", "int", "bool"
-_OWNER = {"apiVersion": _STRING, "kind": _STRING, "name": _STRING, "uid": _STRING, "controller": _BOOL}
-_OWNER["blockOwnerDeletion"] = _BOOL
-_ENTRY = {"manager": _STRING, "operation": _STRING, "apiVersion": _STRING, "time": _STRING, "fieldsType": _STRING}
-_ENTRY.update({"fieldsV1": None, "subresource": _STRING})
-OBJECT_META: dict[str, Any] = {
-    **dict.fromkeys(("name", "generateName", "namespace", "selfLink", "uid", "resourceVersion"), _STRING),
-    **dict.fromkeys(("creationTimestamp", "deletionTimestamp"), _STRING),
-    "generation": _INT,
-    "deletionGracePeriodSeconds": _INT,
-    "labels": {"map": _STRING},
-    "annotations": {"map": _STRING},
-    "ownerReferences": {"list": _OWNER},
-    "finalizers": {"list": _STRING},
-    "managedFields": {"list": _ENTRY},
-}
 _FINALIZER_ORPHAN, _FINALIZER_FOREGROUND = "orphan", "foregroundDeletion"
 
 
@@ -74,18 +59,19 @@ def _go_unstructured(value: Any) -> str:
 
 def _typed(value: Any, shape: Any, path: str) -> list[FieldError]:
     """structured-merge-diff's conversion of ``value`` to ``shape``: the first mismatch, as it reports it."""
-    if value is None or shape is None:
+    if value is None or shape == RAW:
         return []
     expected = "map" if isinstance(shape, dict) and "list" not in shape else "list" if isinstance(shape, dict) else shape
     fits = {
-        _STRING: isinstance(value, str),
-        _BOOL: isinstance(value, bool),
-        _INT: isinstance(value, int | float) and not isinstance(value, bool),
+        STRING: isinstance(value, str),
+        TIME: isinstance(value, str),  # a string to the typed conversion; its format is the decoder's
+        BOOL: isinstance(value, bool),
+        INT64: isinstance(value, int | float) and not isinstance(value, bool),
         "map": isinstance(value, dict),
         "list": isinstance(value, list),
     }[expected]
     if not fits:
-        word = {"int": "numeric (int or float)", "bool": "bool", "string": "string"}.get(expected, expected)
+        word = {INT64: "numeric (int or float)", TIME: "string"}.get(expected, expected)
         return [FieldError(path, UNTYPED, f"{path}: expected {word}, got {_go_unstructured(value)}", origin="server-side-apply")]
     if isinstance(shape, str):
         return []
