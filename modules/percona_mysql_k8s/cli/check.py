@@ -43,7 +43,7 @@ from typing import Any
 import yaml
 
 from percona_mysql_k8s.cli.engine import Diagnostic, Pack, Resource
-from percona_mysql_k8s.cli.manifests import STDIN, ManifestError, ManifestObject, read_manifests, read_values
+from percona_mysql_k8s.cli.manifests import STDIN, ManifestError, ManifestObject, read_manifests, read_values, wire_numbers
 from percona_mysql_k8s.cli.project import POLICY_PACK_FILE, find_project, policy_pack_dir, project_file
 from percona_mysql_k8s.cli.stack_config import missing_config_hint, program_config, stack_config_file
 from percona_mysql_k8s.core.command_line import Parser, UsageError
@@ -141,7 +141,7 @@ def manifest_resources(objects: Iterable[ManifestObject]) -> tuple[list[Resource
         urn = f"urn:pulumi:{MANIFESTS}::{MANIFESTS}::{obj.type}::{obj.name}"
         if urn in subjects:  # the same object twice (kubectl would apply the last): keep both judged apart
             urn = f"{urn}#{index}"
-        resources.append(Resource(urn=urn, type=obj.type, name=obj.name, properties=obj.props))
+        resources.append(Resource(urn=urn, type=obj.type, name=obj.name, properties=wire_numbers(obj.props)))
         subjects[urn] = (obj.type, f"{obj.name} [{obj.origin}]")
     return resources, subjects
 
@@ -154,11 +154,12 @@ def check_manifests(
     pack_dir: Path | None = None,
 ) -> Report:
     """The pack's verdict on Kubernetes objects (percona_mysql_k8s.cli.manifests). There is no Pulumi
-    stack: the pack gets no stack name, so S4 judges finalizers but not Pulumi's ``protect``."""
+    stack: the pack gets no stack name, so S4 judges finalizers but not Pulumi's ``protect``; the pack judges
+    custom resources as kubectl sends them (``client="kubectl"``: C1 keeps their nulls, core.crd)."""
     resources, subjects = manifest_resources(objects)
     report = Report(pack="percona-mysql", version=pack_version(pack_dir))
     owned = pack is None
-    pack = pack or Pack(pack_dir, stack="", project=MANIFESTS)
+    pack = pack or Pack(pack_dir, stack="", project=MANIFESTS, client="kubectl")
     try:
         report.pack = pack.info().name
         pack.configure(policy_config or {})

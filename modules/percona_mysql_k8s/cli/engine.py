@@ -38,6 +38,8 @@ def _installed() -> bool:
     return any(Path(path).resolve() == LIBRARY_PATH for path in sites if path)
 
 
+CLIENT_ENVIRONMENT = "PERCONA_POLICY_CLIENT"  # who sends the resources, when not Pulumi (policies._readers.admission)
+
 LEVELS = {
     analyzer_pb2.ADVISORY: "advisory",
     analyzer_pb2.MANDATORY: "mandatory",
@@ -143,12 +145,17 @@ class Pack:
         config: Mapping[str, str] | None = None,
         dry_run: bool = True,
         python: str | None = None,
+        client: str | None = None,
     ):
         """Start the pack in ``pack_dir`` (default: the project's ``policies/``, percona_mysql_k8s.cli.project).
 
         With ``python`` (the interpreter of the pack's own virtualenv, as PulumiPolicy.yaml names it) the
         pack runs on what that environment provides and nothing of this process's. Without it, it runs on
         this interpreter with this very library first on its path, so the pack and its caller agree.
+
+        ``client`` names who would send the resources to the API server when it is not Pulumi (``kubectl`` for
+        manifests): C1 then reads them as that client sends them (percona_mysql_k8s.policies._readers.admission).
+        The engine sets no such variable: under ``pulumi preview`` the client is pulumi-kubernetes.
         """
         pack_dir = policy_pack_dir(pack_dir)
         self._info: analyzer_pb2.AnalyzerInfo | None = None
@@ -162,6 +169,9 @@ class Pack:
                 "PULUMI_CONFIG": json.dumps(dict(config or {})),
             }
         )
+        env.pop(CLIENT_ENVIRONMENT, None)
+        if client:
+            env[CLIENT_ENVIRONMENT] = client
         if python is None:
             python = sys.executable
             if not _installed():  # a checkout on PYTHONPATH or an editable install: hand the child the same path
