@@ -137,4 +137,6 @@ def test_a_metadata_value_unknown_at_preview_is_not_typed():
 
     body = ps({"name": NotYetKnown(), "labels": {"app": NotYetKnown(), "tier": 1}})
     found = [str(error) for error in admit("ps.percona.com/v1", "PerconaServerMySQL", body, is_unknown).errors]
-    assert found == [".metadata.labels.tier: .metadata.labels.tier: expected string, got &value.valueUnstructured{Value:1}"], found
+    assert found == [".metadata.labels.tier: .metadata.labels.tier: expected string, got &value.valueUnstructured{Value:1}"], (
+        found
+    )
