@@ -43,7 +43,7 @@ from typing import Any
 import yaml
 
 from percona_mysql_k8s.cli.engine import Diagnostic, Pack, Resource
-from percona_mysql_k8s.cli.manifests import STDIN, ManifestError, ManifestObject, read_manifests, read_values
+from percona_mysql_k8s.cli.manifests import STDIN, ManifestError, ManifestObject, read_manifests, read_values, wire_numbers
 from percona_mysql_k8s.cli.policy_config import PolicyConfigError, load_document
 from percona_mysql_k8s.cli.project import POLICY_PACK_FILE, find_project, policy_pack_dir, project_file
 from percona_mysql_k8s.cli.stack_config import (
@@ -148,7 +148,7 @@ def manifest_resources(objects: Iterable[ManifestObject]) -> tuple[list[Resource
         urn = f"urn:pulumi:{MANIFESTS}::{MANIFESTS}::{obj.type}::{obj.name}"
         if urn in subjects:  # the same object twice (kubectl would apply the last): keep both judged apart
             urn = f"{urn}#{index}"
-        resources.append(Resource(urn=urn, type=obj.type, name=obj.name, properties=obj.props))
+        resources.append(Resource(urn=urn, type=obj.type, name=obj.name, properties=wire_numbers(obj.props)))
         subjects[urn] = (obj.type, f"{obj.name} [{obj.origin}]")
     return resources, subjects
 
@@ -161,11 +161,12 @@ def check_manifests(
     pack_dir: Path | None = None,
 ) -> Report:
     """The pack's verdict on Kubernetes objects (percona_mysql_k8s.cli.manifests). There is no Pulumi
-    stack: the pack gets no stack name, so S4 judges finalizers but not Pulumi's ``protect``."""
+    stack: the pack gets no stack name, so S4 judges finalizers but not Pulumi's ``protect``; the pack judges
+    custom resources as kubectl sends them (``client="kubectl"``: C1 keeps their nulls, core.crd)."""
     resources, subjects = manifest_resources(objects)
     report = Report(pack="percona-mysql", version=pack_version(pack_dir))
     owned = pack is None
-    pack = pack or Pack(pack_dir, stack="", project=MANIFESTS)
+    pack = pack or Pack(pack_dir, stack="", project=MANIFESTS, client="kubectl")
     try:
         report.pack = pack.info().name
         pack.configure(policy_config or {})
@@ -310,10 +311,14 @@ def _check_manifests(args) -> int:
         )
         return 2
     try:
+        policy_config = read_policy_config(args.policy_config)
+    except PolicyConfigError as error:
+        print(one_line(f"error: {error}"), file=sys.stderr)
+        return 2
+    try:
         objects = read_manifest_paths(args.manifests or [], allow_empty=args.allow_empty)
         if args.chart:
             objects.append(chart_release(args.chart, args.values, args.release))
-        policy_config = _policy_config(args.policy_config)
         root = _project_or_none(args.cwd)
         # outside a project (a GitOps job with the installed package), the pack shell the package ships
         pack_dir = policy_pack_dir(args.policy_pack, project=root) if args.policy_pack or root else SHELL
@@ -342,15 +347,18 @@ def _project_or_none(cwd: Path | None) -> Path | None:
         return None
 
 
-def _policy_config(path: Path | None) -> dict:
-    """The --policy-config file's JSON, its shape checked as the CLI checks it (cli.policy_config); the schemas are
-    checked when the pack is configured."""
+def read_policy_config(path: Path | None) -> dict:
+    """``--policy-config`` (the admission server reads it too): the file's JSON, its shape checked as the CLI checks
+    it (cli.policy_config), PolicyConfigError naming the file otherwise; the schemas are checked when the pack is
+    configured."""
     if path is None:
         return {}
     try:
         return load_document(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as error:
-        raise PolicyConfigError(f"cannot be read: {getattr(error, 'strerror', None) or error}") from None
+        raise PolicyConfigError(f"--policy-config {path}: cannot be read: {getattr(error, 'strerror', None) or error}") from None
+    except PolicyConfigError as error:
+        raise PolicyConfigError(f"--policy-config {path}: {error}") from None
 
 
 def _unset_stack(args: argparse.Namespace, root: Path | None) -> str:
@@ -498,9 +506,10 @@ def _check_stack(args: argparse.Namespace) -> int:
         print(f"error: --set expects KEY=VALUE, got {malformed[0]!r}", file=sys.stderr)
         return 2
     try:
-        policy_config = _policy_config(args.policy_config)
+        policy_config = read_policy_config(args.policy_config)
     except PolicyConfigError as error:
-        return _refused_config(args.policy_config, error)
+        print(one_line(f"error: {error}"), file=sys.stderr)
+        return 2
     overrides = dict(pair.split("=", 1) for pair in args.set)
     try:
         root = find_project(args.cwd) if not args.program else _project_or_none(args.cwd)

@@ -40,6 +40,8 @@ def _installed() -> bool:
     return any(Path(path).resolve() == LIBRARY_PATH for path in sites if path)
 
 
+CLIENT_ENVIRONMENT = "PERCONA_POLICY_CLIENT"  # who sends the resources, when not Pulumi (policies._readers.admission)
+
 LEVELS = {
     analyzer_pb2.ADVISORY: "advisory",
     analyzer_pb2.MANDATORY: "mandatory",
@@ -161,14 +163,21 @@ class Pack:
         config: Mapping[str, str] | None = None,
         dry_run: bool = True,
         python: str | None = None,
+        client: str | None = None,
     ):
         """Start the pack in ``pack_dir`` (default: the project's ``policies/``, percona_mysql_k8s.cli.project).
 
         With ``python`` (the interpreter of the pack's own virtualenv, as PulumiPolicy.yaml names it) the
         pack runs on what that environment provides and nothing of this process's. Without it, it runs on
         this interpreter with this very library first on its path, so the pack and its caller agree.
+
+        ``client`` names who would send the resources to the API server when it is not Pulumi (``kubectl`` for
+        manifests): C1 then reads them as that client sends them (percona_mysql_k8s.policies._readers.admission).
+        The engine sets no such variable: under ``pulumi preview`` the client is pulumi-kubernetes.
         """
         pack_dir = policy_pack_dir(pack_dir)
+        self._info: analyzer_pb2.AnalyzerInfo | None = None
+        self._configured: Any = None
         env = dict(os.environ)
         env.update(
             {
@@ -178,6 +187,9 @@ class Pack:
                 "PULUMI_CONFIG": json.dumps(dict(config or {})),
             }
         )
+        env.pop(CLIENT_ENVIRONMENT, None)
+        if client:
+            env[CLIENT_ENVIRONMENT] = client
         if python is None:
             python = sys.executable
             if not _installed():  # a checkout on PYTHONPATH or an editable install: hand the child the same path
@@ -205,9 +217,9 @@ class Pack:
             f"127.0.0.1:{self.port}", options=[("grpc.max_receive_message_length", 400 * 1024 * 1024)]
         )
         self.stub = analyzer_pb2_grpc.AnalyzerStub(self.channel)
-        self._info: analyzer_pb2.AnalyzerInfo | None = None  # GetAnalyzerInfo's answer (the CLI caches it too)
 
     def info(self) -> analyzer_pb2.AnalyzerInfo:
+        """The pack's answer to GetAnalyzerInfo (asked once: a running pack's policies do not change)."""
         if self._info is None:
             self._info = self.stub.GetAnalyzerInfo(empty_pb2.Empty())
         return self._info
@@ -215,18 +227,25 @@ class Pack:
     def configure(self, document: Mapping[str, Any] | None = None) -> None:
         """A policy config (a ``--policy-pack-config`` file's JSON, decoded) applied as the CLI applies it
         (percona_mysql_k8s.cli.policy_config): every policy at its declared level and defaults, the document over
-        them, validated, then sent; what the CLI or the pack refuses raises PolicyConfigError (one line)."""
+        them, validated, then sent; what the CLI or the pack refuses raises PolicyConfigError (one line). The same
+        document again is not sent again (a long-lived pack, the admission server's, is configured once)."""
+        document = dict(document or {})
+        if self._configured == document:
+            return
         info = self.info()
         if not info.supportsConfig:
             if document:
                 raise PolicyConfigError(f"policy pack {info.name!r} does not support config")  # update.go
+            self._configured = json.loads(json.dumps(document))
             return
         policies = [_policy_info(policy) for policy in info.policies]
         initial = {name: _entry(config) for name, config in info.initialConfig.items()}
-        self.send_config(policy_config.reconcile(policies, policy_config.from_document(document or {}), initial))
+        self.send_config(policy_config.reconcile(policies, policy_config.from_document(document), initial))
+        self._configured = json.loads(json.dumps(document))  # a copy: the caller's dict may change after
 
     def send_config(self, config: Mapping[str, policy_config.PolicyEntry]) -> None:
         """``Configure`` with exactly these entries (what the CLI sends after reconciling)."""
+        self._configured = None  # what configure() sent last is no longer what the pack has
         request = analyzer_pb2.ConfigureAnalyzerRequest()
         for policy, entry in config.items():
             request.policyConfig[policy].CopyFrom(
