@@ -31,6 +31,7 @@ class Case:
     g1: str | None = None  # the level G1 is reported at (None: not reported)
     refused: str = ""  # a fragment of the refusal (empty: the config is accepted)
     others: str | None = None  # the level every other finding is reported at, when the config changes it
+    engine: bool = False  # one case per path of the CLI's code, also run through the real CLI (the engine tier)
 
 
 CASES = [
