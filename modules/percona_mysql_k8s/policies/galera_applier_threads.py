@@ -38,7 +38,9 @@ def check(ctx: Context) -> None:
                 f"set wsrep_applier_threads={wanted}"
                 if wanted
                 else "set wsrep_applier_threads from the mysqld cores (sizing: 4 per core)",
+                field=view.config_field(*GALERA_APPLIERS),
             )
+
 
 
 POLICY = resource_policy(SPEC, check)

@@ -30,7 +30,9 @@ def check(ctx: Context) -> None:
                 f"{view.path(view.config_rel)} {'sets wsrep_sync_wait=0' if found else 'leaves wsrep_sync_wait at 0'}",
                 "the rule asks for wsrep_sync_wait=1 (no stale reads)",
                 "set wsrep_sync_wait=1 (sizing's value)",
+                field=view.config_field("wsrep_sync_wait"),
             )
+
 
 
 POLICY = resource_policy(SPEC, check)

@@ -40,7 +40,9 @@ def check(ctx: Context) -> None:
                 ", ".join(f"{k}={v}" for k, v in mon_labels.items())
             ),
             group.urn,
+            field="",
         )
+
 
 
 POLICY = stack_policy(SPEC, check)

@@ -91,7 +91,9 @@ def check(ctx: Context) -> None:
                 "monitoring and backup Jobs",
                 "set networkPolicies true in the stack config, or add an Ingress NetworkPolicy selecting these pods",
                 resource.urn,
+                field="",
             )
+
 
 
 POLICY = stack_policy(SPEC, check)

@@ -39,7 +39,9 @@ def check(ctx: Context) -> None:
                     ),
                     "the rule reports every second with a histogram, ignores errors and disables prepared statements",
                     f"add {' '.join(missing)} to the run",
+                    field=f"{subject.path}.containers",
                 )
+
 
 
 POLICY = resource_policy(SPEC, check)

@@ -15,8 +15,17 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from percona_mysql_k8s.core.finding_field import FindingField
 from percona_mysql_k8s.core.memory import GROUP_REPLICATION, PXC
-from percona_mysql_k8s.core.mycnf import PROVIDER_OPTIONS, Effective, MyCnfError, effective_options, parse_provider_options
+from percona_mysql_k8s.core.mycnf import (
+    PROVIDER_OPTIONS,
+    PS_USER_FILE,
+    PXC_USER_FILE,
+    Effective,
+    MyCnfError,
+    effective_options,
+    parse_provider_options,
+)
 from percona_mysql_k8s.core.sidecars import (
     HAPROXY,
     PROXYSQL,
@@ -282,7 +291,22 @@ class DatabaseView:
             return setting.value
         return f"{setting.written} (mysqld reads {setting.value})"
 
+    def config_field(self, *keys: str) -> FindingField:
+        """The configuration as the field a finding judged, at the line of its text that sets the first of ``keys``
+        the user's file sets (mysqld's last setting of it); without such a line, the configuration as a whole."""
+        where = self.path(self.config_rel)
+        try:
+            settings = self.effective().settings
+        except (Malformed, NotKnown):
+            return FindingField(where)
+        for key in keys:
+            setting = settings.get(key)
+            if setting is not None and setting.file in (PXC_USER_FILE, PS_USER_FILE):
+                return FindingField(where, setting.line)
+        return FindingField(where)
+
     def provider_options(self) -> dict[str, str]:
+
         """The Galera parameters in ``wsrep_provider_options``, split as the provider splits them (keys exact)."""
         try:
             return parse_provider_options(self.options().get(PROVIDER_OPTIONS))
