@@ -116,4 +116,3 @@ def locate_values(layers: Sequence[Positions], field: FindingField) -> Location 
         if len(at) > depth:
             best, depth = layer, len(at)
     return locate(best, FindingField(path, field.line))
-

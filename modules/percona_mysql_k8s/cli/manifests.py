@@ -227,4 +227,3 @@ def read_values_document(text: str, file: str = STDIN) -> Document | None:
     if not isinstance(values, dict):
         raise ManifestError(f"{_display(file)}: values are a mapping of keys, not {type(values).__name__}")
     return document
-
