@@ -83,4 +83,3 @@ class Rule:
     def anchor(self) -> str:
         """The rule's anchor in docs/rules.md (``#rule-k2``), where the check's reports link to it."""
         return f"rule-{self.id.lower()}"
-

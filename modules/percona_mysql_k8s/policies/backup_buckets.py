@@ -223,5 +223,4 @@ def check(ctx: Context) -> None:
         )
 
 
-
 POLICY = stack_policy(SPEC, check)

@@ -96,5 +96,4 @@ def _judge(ctx: Context, storage) -> None:
             )
 
 
-
 POLICY = resource_policy(SPEC, check)

@@ -65,5 +65,4 @@ def check(ctx: Context) -> None:
         )
 
 
-
 POLICY = resource_policy(SPEC, check)

@@ -81,5 +81,4 @@ def check(ctx: Context) -> None:
         )
 
 
-
 POLICY = resource_policy(SPEC, check)

@@ -59,14 +59,12 @@ def check(ctx: Context) -> None:
         why = reasons(section)
         if why:
             ctx.violation(
-
                 "R1",
                 f"no scheduled backup to object storage outside the cluster: {'; '.join(why)}",
                 ALLOWED,
                 FIX,
                 field=section.path,
             )
-
 
 
 POLICY = resource_policy(SPEC, check)

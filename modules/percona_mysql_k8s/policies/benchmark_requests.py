@@ -75,5 +75,4 @@ def check(ctx: Context) -> None:
             )
 
 
-
 POLICY = stack_policy(SPEC, check)

@@ -58,5 +58,4 @@ def check(ctx: Context) -> None:
         )
 
 
-
 POLICY = resource_policy(SPEC, check)

@@ -144,7 +144,6 @@ def check(ctx: Context) -> None:
                     )
 
 
-
 def _known_budget_text(budget, path: str) -> str:
     return _budget_text(known(budget, path))
 

@@ -55,5 +55,4 @@ def _judge(ctx: Context, container) -> None:
         )
 
 
-
 POLICY = resource_policy(SPEC, check)

@@ -107,5 +107,4 @@ def check(ctx: Context) -> None:
         )
 
 
-
 POLICY = resource_policy(SPEC, check)

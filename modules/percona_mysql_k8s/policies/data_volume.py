@@ -56,5 +56,4 @@ def check(ctx: Context) -> None:
             ctx.violation("R7", f"{path} puts the data on {volume.source}, {kept}", ALLOWED, fix, field=f"{path}.{volume.source}")
 
 
-
 POLICY = resource_policy(SPEC, check)

@@ -146,5 +146,4 @@ def check(ctx: Context) -> None:
             )
 
 
-
 POLICY = stack_policy(SPEC, check)

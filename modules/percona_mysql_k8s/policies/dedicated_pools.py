@@ -166,5 +166,4 @@ def check(ctx: Context) -> None:
                 )
 
 
-
 POLICY = resource_policy(SPEC, check)

@@ -119,5 +119,4 @@ def check(ctx: Context) -> None:
                 )
 
 
-
 POLICY = resource_policy(SPEC, check)

@@ -62,5 +62,4 @@ def check(ctx: Context) -> None:
             )
 
 
-
 POLICY = resource_policy(SPEC, check)

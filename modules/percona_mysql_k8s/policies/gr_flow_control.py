@@ -104,5 +104,4 @@ def check(ctx: Context) -> None:
             )
 
 
-
 POLICY = resource_policy(SPEC, check)

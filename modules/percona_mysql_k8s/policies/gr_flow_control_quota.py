@@ -48,5 +48,4 @@ def check(ctx: Context) -> None:
             )
 
 
-
 POLICY = resource_policy(SPEC, check)

@@ -55,7 +55,6 @@ def check(ctx: Context) -> None:
             f"set {placement.path}.nodeSelector {labels_text(mon_labels)}"
             + (f" and remove the toleration of {taint_text(taint)}" if problem.on_database_pool else ""),
             field=placement.path,
-
         )
 
 

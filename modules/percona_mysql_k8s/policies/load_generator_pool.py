@@ -44,5 +44,4 @@ def check(ctx: Context) -> None:
         )
 
 
-
 POLICY = stack_policy(SPEC, check)

@@ -203,7 +203,6 @@ def _bounded_apply_queue(ctx: Context, view) -> None:
             )
 
 
-
 def _pool_hint(ctx: Context, view, options, limit, limit_text: str) -> str:
     if isinstance(limit, NotKnown):
         return limit.placeholder("the size the memory model leaves")

@@ -95,5 +95,4 @@ def check(ctx: Context) -> None:
             )
 
 
-
 POLICY = stack_policy(SPEC, check)

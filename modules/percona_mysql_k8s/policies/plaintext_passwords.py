@@ -292,5 +292,4 @@ def check(ctx: Context) -> None:
         )
 
 
-
 POLICY = resource_policy(SPEC, check)

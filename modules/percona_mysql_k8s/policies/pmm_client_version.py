@@ -70,5 +70,4 @@ def check(ctx: Context) -> None:
                 )
 
 
-
 POLICY = resource_policy(SPEC, check)

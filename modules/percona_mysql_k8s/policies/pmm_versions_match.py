@@ -51,5 +51,4 @@ def check(ctx: Context) -> None:
                 )
 
 
-
 POLICY = stack_policy(SPEC, check)

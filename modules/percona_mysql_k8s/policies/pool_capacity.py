@@ -197,5 +197,4 @@ def _pool(ctx: Context, stack, resource, pool, extra_cpu: int, extra_memory: int
             )
 
 
-
 POLICY = stack_policy(SPEC, check)

@@ -94,5 +94,4 @@ def check(ctx: Context) -> None:
             )
 
 
-
 POLICY = stack_policy(SPEC, check)

@@ -80,7 +80,6 @@ def _probe(ctx: Context, view, component, kind: str, probe) -> None:
         )
 
 
-
 def _delay_override(view, component, kind: str) -> tuple[str, int | None]:
     """(path, value) of PXC's ``<kind>DelaySec`` when the operator will apply it, else (path, None)."""
     rel = f"{component.rel}.{kind}DelaySec"

@@ -112,7 +112,6 @@ def check(ctx: Context) -> None:
                     "instead of failing at mysqld with error 1040",
                     f"{_fix(proxy.component.key, share)}, or raise max_connections to {opened + own}",
                     field=size_path,
-
                 )
 
 

@@ -83,5 +83,4 @@ def _size(ctx: Context, view, proxy, minimum: int) -> None:
         )
 
 
-
 POLICY = resource_policy(SPEC, check)

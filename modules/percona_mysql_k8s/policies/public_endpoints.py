@@ -141,7 +141,6 @@ def _report(ctx: Context, path: str) -> None:
     )
 
 
-
 def check(ctx: Context) -> None:
     view = database(ctx, "S3")
     if view is not None:

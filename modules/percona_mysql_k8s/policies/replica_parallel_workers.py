@@ -51,5 +51,4 @@ def check(ctx: Context) -> None:
             )
 
 
-
 POLICY = resource_policy(SPEC, check)

@@ -43,5 +43,4 @@ def check(ctx: Context) -> None:
                 )
 
 
-
 POLICY = resource_policy(SPEC, check)

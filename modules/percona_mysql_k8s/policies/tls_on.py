@@ -57,5 +57,4 @@ def check(ctx: Context) -> None:
             )
 
 
-
 POLICY = resource_policy(SPEC, check)

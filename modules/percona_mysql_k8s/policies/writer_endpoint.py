@@ -45,5 +45,4 @@ def check(ctx: Context) -> None:
                 )
 
 
-
 POLICY = resource_policy(SPEC, check)

@@ -196,7 +196,6 @@ class Decoder:
                 raise DecodeError("invalid map key: a mapping or a sequence cannot be a key", key_node.mark)
             out[_identity(key)] = (key, self.value(value_node, depth + 1), _target(value_node), key_node)
 
-
     def _merge(self, node: Node, out: GoMap, depth: int) -> None:
         def into(item: Node) -> None:
             target = item.target if item.kind == "alias" else item

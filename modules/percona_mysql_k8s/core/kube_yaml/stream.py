@@ -98,7 +98,6 @@ def _decode_yaml(chunk: str, file: str, number: int, line: int) -> Document | No
     return None if value is None else Document(number, marks[()][0], value, marks, line, key_marks)
 
 
-
 def _json_number(literal: str) -> int | float:
     """sigs.k8s.io/json ``UnmarshalCaseSensitivePreserveInts``: int64 for an integer literal that fits, else
     float64; a literal beyond float64 is an error."""

@@ -306,7 +306,6 @@ class DatabaseView:
         return FindingField(where)
 
     def provider_options(self) -> dict[str, str]:
-
         """The Galera parameters in ``wsrep_provider_options``, split as the provider splits them (keys exact)."""
         try:
             return parse_provider_options(self.options().get(PROVIDER_OPTIONS))
