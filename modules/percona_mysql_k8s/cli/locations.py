@@ -100,8 +100,16 @@ def _text_line(positions: Positions, mark: tuple[int, int], text_line: int) -> t
     target = line + text_line
     if target > len(positions.lines):
         return None
+    indent = _indentation(positions.lines[line])  # the block's first line sets its indentation (YAML 1.2 §8.1.1.1)
     content = positions.lines[target - 1]
-    return target, len(content) - len(content.lstrip(" ")) + 1
+    if not content.strip() or _indentation(content) < indent:
+        return None  # not a line of the block: the text's lines are not the file's
+    return target, _indentation(content) + 1
+
+
+def _indentation(line: str) -> int:
+    return len(line) - len(line.lstrip(" "))
+
 
 
 def locate_values(layers: Sequence[Positions], field: FindingField) -> Location | None:

@@ -302,8 +302,21 @@ class DatabaseView:
         for key in keys:
             setting = settings.get(key)
             if setting is not None and setting.file in (PXC_USER_FILE, PS_USER_FILE):
-                return FindingField(where, setting.line)
+                line = setting.line - self._rendered_lines_before()
+                return FindingField(where, line if line > 0 else None)
         return FindingField(where)
+
+    def _rendered_lines_before(self) -> int:
+        """Chart values: how many lines the chart renders before the user's configuration text (its option lines
+        are counted in the rendered text); 0 for a custom resource."""
+        if self.values is None:
+            return 0
+        given = at(self.values, self.config_rel, base="values")
+        rendered = self.config_text()
+        if not isinstance(given, str) or not given or not isinstance(rendered, str) or given not in rendered:
+            return 0
+        return rendered[: rendered.index(given)].count("\n")
+
 
     def provider_options(self) -> dict[str, str]:
         """The Galera parameters in ``wsrep_provider_options``, split as the provider splits them (keys exact)."""
