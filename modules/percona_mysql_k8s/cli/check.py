@@ -409,6 +409,7 @@ def _check_stack(args: argparse.Namespace) -> int:
     except InputError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
+    has_project = bool(args.program) and (args.program / "Pulumi.yaml").exists()
     if not args.program:
         stack_dir = root / (yaml.safe_load(project_file(root).read_text()).get("stackConfigDir") or ".")
         stack_file = stack_dir / f"Pulumi.{args.stack}.yaml"
@@ -426,7 +427,6 @@ def _check_stack(args: argparse.Namespace) -> int:
                 config.update(json.loads(args.config.read_text()))
             config.update({f"{project}:{key}": value for key, value in overrides.items()})
             registrations = offline.run_program(args.program, stack=args.stack, config=config, project=project, preview=True)
-            has_project = (args.program / "Pulumi.yaml").exists()
             extra: list[Finding] = (
                 config_findings(stack_config_file(args.program, args.stack), pack_version(pack_dir)) if has_project else []
             )
@@ -444,10 +444,10 @@ def _check_stack(args: argparse.Namespace) -> int:
         registrations, stack=args.stack, project=project, config=config, policy_config=policy_config, pack_dir=pack_dir
     )
     report.findings.extend(extra)
-    config_file = stack_file if not args.program else stack_config_file(args.program, args.stack)
+    config_file = stack_file if not args.program else (stack_config_file(args.program, args.stack) if has_project else None)
     for finding in report.findings:
         key = finding.field.config_key
-        if key and config_file.exists():  # a finding about the stack config points at the key's line
+        if key and config_file is not None and config_file.exists():  # a finding about the stack config points at the key's line
             finding.location = config_key_location(config_file, key)
     entries = inventory(registrations)
     return outputs.emit(
