@@ -29,6 +29,7 @@ PROVIDED_BY: dict[str, tuple[str, ...]] = {
     "pulumi_random": TARGET_EXTRAS,
     "matplotlib": ("plot",),
     "pymysql": ("grade",),
+    "kubernetes": ("existing", "restore"),  # the API client: the existing target's Node reads, restore --apply
 }
 
 # module -> the extra its users install (a module not listed serves every target: any target's extra will do)
@@ -37,6 +38,8 @@ MODULE_EXTRAS: dict[str, str] = {
     "percona_mysql_k8s.clusters.eks": "eks",
     "percona_mysql_k8s.clusters.kind": "kind",
     "percona_mysql_k8s.clusters.existing": "existing",
+    "percona_mysql_k8s.plan.clusters.inventory": "existing",
+    "percona_mysql_k8s.cli.restore": "restore",
 }
 
 
