@@ -12,59 +12,19 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import shutil
-import subprocess
-from pathlib import Path
 
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
-from oracles import oracle_missing
+from kubectl_reader import KubectlReader, untagged
 from percona_mysql_k8s.core.kube_yaml import KubeYamlError, read_first_document, read_stream
-
-GO_ORACLE = Path(__file__).resolve().parent / "go_kube_yaml"
 
 
 @pytest.fixture(scope="module")
 def kubectl(tmp_path_factory):
-    go = shutil.which("go")
-    reason = f"the kubectl YAML oracle needs Go and k8s.io/apimachinery v0.36.3 (cd {GO_ORACLE} && go mod download)"
-    if go is None:
-        oracle_missing(reason)
-    binary = tmp_path_factory.mktemp("go-kube-yaml") / "oracle"
-    built = subprocess.run(
-        [go, "build", "-o", str(binary), "."],
-        cwd=GO_ORACLE,
-        capture_output=True,
-        text=True,
-        env={**os.environ, "GOFLAGS": "-mod=mod", "GOPROXY": "off"},
-        timeout=600,
-    )
-    if built.returncode != 0:
-        oracle_missing(f"{reason}: {built.stderr.strip()[:200]}")
-    process = subprocess.Popen([str(binary)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, encoding="utf-8")
-
-    def ask(stream: str) -> dict:
-        assert process.stdin and process.stdout
-        process.stdin.write(json.dumps(stream) + "\n")
-        process.stdin.flush()
-        return json.loads(process.stdout.readline())
-
-    yield ask
-    process.stdin.close()
-    process.wait(timeout=30)
-
-
-def untagged(value):
-    """The oracle's tagged value (float64 as {"$f": text}) as Python: floats and ints kept apart."""
-    if isinstance(value, dict):
-        if set(value) == {"$f"}:
-            return float(value["$f"])
-        return {key: untagged(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [untagged(item) for item in value]
-    return value
+    reader = KubectlReader(tmp_path_factory.mktemp("go-kube-yaml"))
+    yield reader.read
+    reader.close()
 
 
 def same(ours, theirs) -> bool:
