@@ -111,7 +111,6 @@ def _indentation(line: str) -> int:
     return len(line) - len(line.lstrip(" "))
 
 
-
 def locate_values(layers: Sequence[Positions], field: FindingField) -> Location | None:
     """A chart value's file and line among values files merged in order: the file that writes most of the field's
     path, the later one on a tie (its value is the one Helm keeps). ``values.`` starts the path in messages."""

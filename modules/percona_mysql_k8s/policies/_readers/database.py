@@ -317,7 +317,6 @@ class DatabaseView:
             return 0
         return rendered[: rendered.index(given)].count("\n")
 
-
     def provider_options(self) -> dict[str, str]:
         """The Galera parameters in ``wsrep_provider_options``, split as the provider splits them (keys exact)."""
         try:
