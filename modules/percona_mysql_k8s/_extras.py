@@ -27,9 +27,15 @@ PROVIDED_BY: dict[str, tuple[str, ...]] = {
     "pulumi_command": ("kind",),
     "pulumi_kubernetes": TARGET_EXTRAS,
     "pulumi_random": TARGET_EXTRAS,
+    "pulumi_tls": TARGET_EXTRAS,  # the admission component's certificates
+    "starlette": ("admission",),
+    "uvicorn": ("admission",),
+    "prometheus_client": ("admission",),
+    "cryptography": ("admission",),
     "matplotlib": ("plot",),
     "pymysql": ("grade",),
-    "kubernetes": ("existing", "restore"),  # the API client: the existing target's Node reads, restore --apply
+    # the API client: the existing target's Node reads, restore --apply, the admission server's Node watch and audit
+    "kubernetes": ("existing", "restore", "admission"),
 }
 
 # module -> the extra its users install (a module not listed serves every target: any target's extra will do)

@@ -295,7 +295,7 @@ def _check_manifests(args) -> int:
         objects = read_manifest_paths(args.manifests or [])
         if args.chart:
             objects.append(chart_release(args.chart, args.values, args.release))
-        policy_config = _policy_config(args.policy_config)
+        policy_config = read_policy_config(args.policy_config)
         root = _project_or_none(args.cwd)
         # outside a project (a GitOps job with the installed package), the pack shell the package ships
         pack_dir = policy_pack_dir(args.policy_pack, project=root) if args.policy_pack or root else SHELL
@@ -330,7 +330,9 @@ def _project_or_none(cwd: Path | None) -> Path | None:
         return None
 
 
-def _policy_config(path: Path | None) -> dict:
+def read_policy_config(path: Path | None) -> dict:
+    """``--policy-config``: a JSON object of policy name -> settings (the admission server reads it too); ValueError
+    naming the file otherwise."""
     if path is None:
         return {}
     try:
@@ -398,7 +400,7 @@ def _check_stack(args: argparse.Namespace) -> int:
         return 2
     try:
         formats = outputs.parse_formats(args.format, args.json)
-        policy_config = _policy_config(args.policy_config)
+        policy_config = read_policy_config(args.policy_config)
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

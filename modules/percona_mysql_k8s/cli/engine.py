@@ -158,6 +158,8 @@ class Pack:
         The engine sets no such variable: under ``pulumi preview`` the client is pulumi-kubernetes.
         """
         pack_dir = policy_pack_dir(pack_dir)
+        self._info: analyzer_pb2.AnalyzerInfo | None = None
+        self._configured: Any = None
         env = dict(os.environ)
         env.update(
             {
@@ -199,10 +201,16 @@ class Pack:
         self.stub = analyzer_pb2_grpc.AnalyzerStub(self.channel)
 
     def info(self) -> analyzer_pb2.AnalyzerInfo:
-        return self.stub.GetAnalyzerInfo(empty_pb2.Empty())
+        """The pack's answer to GetAnalyzerInfo (asked once: a running pack's policies do not change)."""
+        if self._info is None:
+            self._info = self.stub.GetAnalyzerInfo(empty_pb2.Empty())
+        return self._info
 
     def configure(self, config: Mapping[str, Mapping[str, Any]]) -> None:
-        """``{policy: {"enforcementLevel": "advisory", "max_fc_limit": 50}}`` as the CLI sends it."""
+        """``{policy: {"enforcementLevel": "advisory", "max_fc_limit": 50}}`` as the CLI sends it; the same config
+        again is not sent again (a long-lived pack, the admission server's, is configured once)."""
+        if self._configured == config:
+            return
         request = analyzer_pb2.ConfigureAnalyzerRequest()
         for policy, values in config.items():
             values = dict(values)
@@ -212,6 +220,7 @@ class Pack:
                 entry.enforcementLevel = LEVEL_VALUES[level]
             request.policyConfig[policy].CopyFrom(entry)
         self.stub.Configure(request)
+        self._configured = json.loads(json.dumps(config))  # a copy: the caller's dict may change after
 
     def analyze(self, resource: Resource) -> list[Diagnostic]:
         return self._diagnostics(self.stub.Analyze(analyze_request(resource)))

@@ -17,7 +17,9 @@ Reading follows the manifests' owners:
   ``kubernetes:core/v1:Secret``) and any other apiVersion taken as written, which is also how
   ``apiextensions.CustomResource`` names a custom resource
   (``kubernetes:pxc.percona.com/v1:PerconaXtraDBCluster``).
-* The properties are the object itself (its inputs), without ``status``, which is output-only.
+* The properties are the object itself (its inputs), without ``status``, which is output-only; but a Node's:
+  its ``status.allocatable`` and ``Ready`` condition are what the kubelet says of it, what the pack places pods
+  against (the Nodes of ``kubectl get nodes -o yaml``, policies/_readers/node_pools.py).
 
 Nothing here imports Pulumi: the check (``percona-mysql-policy-check --manifests``, percona_mysql_k8s.cli.check) sends these to
 the pack over the analyzer protocol.
@@ -137,6 +139,10 @@ def _name(obj: dict, where: str) -> str:
     return f"{namespace}/{name}" if isinstance(namespace, str) and namespace else name
 
 
+def _kept_status(obj: dict) -> bool:
+    return obj.get("apiVersion") == "v1" and obj.get("kind") == "Node"
+
+
 def read_manifests(text: str, file: str = STDIN) -> list[ManifestObject]:
     """Every object of one YAML stream, in order. Raises :class:`ManifestError` naming file and document."""
     sources = _helm_sources(text)
@@ -152,7 +158,7 @@ def read_manifests(text: str, file: str = STDIN) -> list[ManifestObject]:
             refused = kubectl_refuses(obj)
             if refused:
                 raise ManifestError(one_line(f"{inner}: kubectl cannot decode the object: {refused}"))
-            props = {key: item for key, item in obj.items() if key != "status"}
+            props = {key: item for key, item in obj.items() if key != "status" or _kept_status(obj)}
             prefix = _prefix(path)
             found.append(
                 ManifestObject(

@@ -118,7 +118,7 @@ def admit(
         return Admission(group, kind, version, tuple(unsendable), None)
     sent = structural.json_numbers(obj, keep_nulls=client == KUBECTL)
     errors = limits.request_errors(sent)
-    errors += metadata.typed_errors(sent.get("metadata"))
+    errors += metadata.typed_errors(sent.get("metadata"), is_unknown)
     stored = copy.deepcopy(sent)
     errors += structural.undeclared(stored, entry.schema)
     pruned = structural.prune(stored, entry.schema)

@@ -57,9 +57,10 @@ def _go_unstructured(value: Any) -> str:
     return f"&value.valueUnstructured{{Value:{shown}}}"
 
 
-def _typed(value: Any, shape: Any, path: str) -> list[FieldError]:
-    """structured-merge-diff's conversion of ``value`` to ``shape``: the first mismatch, as it reports it."""
-    if value is None or shape == RAW:
+def _typed(value: Any, shape: Any, path: str, is_unknown: Callable[[Any], bool]) -> list[FieldError]:
+    """structured-merge-diff's conversion of ``value`` to ``shape``: the first mismatch, as it reports it (none
+    about a value unknown at preview: its type is the one the program will send)."""
+    if value is None or shape == RAW or is_unknown(value):
         return []
     expected = "map" if isinstance(shape, dict) and "list" not in shape else "list" if isinstance(shape, dict) else shape
     fits = {
@@ -76,9 +77,9 @@ def _typed(value: Any, shape: Any, path: str) -> list[FieldError]:
     if isinstance(shape, str):
         return []
     if "map" in shape:
-        return [error for key, item in value.items() for error in _typed(item, shape["map"], f"{path}.{key}")]
+        return [error for key, item in value.items() for error in _typed(item, shape["map"], f"{path}.{key}", is_unknown)]
     if "list" in shape:
-        return [error for item in value for error in _typed(item, shape["list"], path)]
+        return [error for item in value for error in _typed(item, shape["list"], path, is_unknown)]
     found = []
     for key, item in value.items():
         if key not in shape:
@@ -86,13 +87,13 @@ def _typed(value: Any, shape: Any, path: str) -> list[FieldError]:
                 FieldError(f"{path}.{key}", UNTYPED, f"{path}.{key}: field not declared in schema", origin="server-side-apply")
             )
         else:
-            found += _typed(item, shape[key], f"{path}.{key}")
+            found += _typed(item, shape[key], f"{path}.{key}", is_unknown)
     return found
 
 
-def typed_errors(metadata: Any) -> list[FieldError]:
+def typed_errors(metadata: Any, is_unknown: Callable[[Any], bool]) -> list[FieldError]:
     """Step 1: server-side apply's typed conversion of ``metadata``, and its refusal of ``managedFields``."""
-    found = _typed(metadata, OBJECT_META, ".metadata")
+    found = _typed(metadata, OBJECT_META, ".metadata", is_unknown)
     finalizers = metadata.get("finalizers") if isinstance(metadata, dict) else None
     if isinstance(finalizers, list):  # ObjectMeta's finalizers are a set (+listType=set): a repeat is refused
         repeated = [item for position, item in enumerate(finalizers) if item in finalizers[:position]]
@@ -248,7 +249,8 @@ def _owners_and_finalizers(metadata: dict) -> list[FieldError]:
     if len(controllers) > 1:
         message = f'Only one reference can have Controller set to true. Found "true" in references for {controllers[0]} and {controllers[1]}'
         found.append(FieldError("metadata.ownerReferences", INVALID, message, "", "metadata"))
-    finalizers = [item for item in metadata.get("finalizers") or [] if isinstance(item, str)]
+    listed = metadata.get("finalizers") if isinstance(metadata.get("finalizers"), list) else []  # else typed_errors
+    finalizers = [item for item in listed if isinstance(item, str)]
     for finalizer in finalizers:
         found += [
             FieldError("metadata.finalizers", INVALID, message, finalizer, "metadata") for message in qualified_name(finalizer)
