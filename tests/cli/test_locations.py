@@ -59,10 +59,12 @@ def manifest_outputs(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def values_outputs(tmp_path_factory):
+    """One check of the layered chart values writing SARIF, JUnit and annotations: (exit code, {format: path})."""
     out = tmp_path_factory.mktemp("values")
-    sarif = out / "values.sarif"
-    code = check.main(["--chart", "pxc-db", *(f"--values={_relative(v)}" for v in VALUES), f"--format=sarif={sarif}"])
-    return code, json.loads(sarif.read_text())
+    files = {name: out / f"values.{name}" for name in ("sarif", "junit", "github")}
+    values = (f"--values={_relative(v)}" for v in VALUES)
+    code = check.main(["--chart", "pxc-db", *values, *(f"--format={name}={path}" for name, path in files.items())])
+    return code, files
 
 
 def _sarif_lines(log: dict) -> dict[str, set[tuple[str, int]]]:
@@ -71,6 +73,47 @@ def _sarif_lines(log: dict) -> dict[str, set[tuple[str, int]]]:
         where = result["locations"][0]["physicalLocation"]
         by_file.setdefault(where["artifactLocation"]["uri"], set()).add((result["ruleId"], where["region"]["startLine"]))
     return by_file
+
+
+ANNOTATION = re.compile(r"^::(error|warning) file=([^,]+),line=(\d+),col=(\d+),title=([A-Z][0-9]) ([a-z-]+)::(.+)$")
+JUNIT_FINDING = re.compile(r"^(.+?):(\d+):(\d+): \[(mandatory|advisory)\] ")
+
+
+def _annotation_lines(text: str) -> dict[str, set[tuple[str, int]]]:
+    """(rule, line) by file of every ``::error``/``::warning`` command; a line that is no such command fails."""
+    found: dict[str, set[tuple[str, int]]] = {}
+    for line in text.splitlines():
+        match = ANNOTATION.match(line)
+        assert match, line
+        found.setdefault(match.group(2), set()).add((match.group(5), int(match.group(3))))
+    return found
+
+
+def _junit_lines(path: Path) -> dict[str, set[tuple[str, int]]]:
+    """(rule, line) by file of every finding a JUnit case reports, read with junitparser: a case is one resource and
+    rule, its ``file``/``line`` its first finding's, its body one ``file:line:column: [level]`` line per finding."""
+    found: dict[str, set[tuple[str, int]]] = {}
+    for suite in JUnitXml.fromfile(str(path)):
+        for case in suite:
+            if not case.result:
+                continue
+            rule = case.name.split(" ")[0]
+            located = [JUNIT_FINDING.match(line) for line in (case.result[0].text or "").splitlines()]
+            assert located and all(located), case.result[0].text
+            first = located[0]
+            assert (case._elem.get("file"), case._elem.get("line")) == (first.group(1), first.group(2))
+            for match in located:
+                found.setdefault(match.group(1), set()).add((rule, int(match.group(2))))
+    return found
+
+
+def _every_format_names_the_marked_lines(files: dict[str, Path], corpus: list[Path]) -> None:
+    """SARIF, JUnit and annotations each put every finding, and only them, at the lines the corpus marks."""
+    wanted = {_relative(path): expected(path) for path in corpus}
+    wanted = {file: lines for file, lines in wanted.items() if lines}
+    assert _sarif_lines(json.loads(files["sarif"].read_text())) == wanted
+    assert _junit_lines(files["junit"]) == wanted
+    assert _annotation_lines(files["github"].read_text()) == wanted
 
 
 def test_every_manifest_finding_points_at_its_marked_line(manifest_outputs):
@@ -114,16 +157,14 @@ def test_helm_source_comments_name_the_template(manifest_outputs):
 
 
 def test_values_findings_point_into_the_file_that_sets_the_value(values_outputs):
-    code, log = values_outputs
+    """Every finding of the layered values at its marked line, in SARIF, JUnit and annotations alike: a value the
+    later file writes in its line there (Helm keeps the later), one only the base writes in the base, an option of
+    the my.cnf on its own line inside ``configuration: |``, and a value neither writes at the later file's first key."""
+    code, files = values_outputs
     assert code == 1
-    by_file = _sarif_lines(log)
-    assert set(by_file) <= {_relative(v) for v in VALUES}
-    for values in VALUES:
-        assert expected(values) <= by_file[_relative(values)], values.name
-        for _rule, line in by_file[_relative(values)]:
-            assert 1 <= line <= len(values.read_text().splitlines())
-    # a value both files write is the later file's (Helm keeps it): T1's size is prod's, never base's
-    assert ("T1", 4) not in by_file[_relative(VALUES[0])]
+    _every_format_names_the_marked_lines(files, VALUES)
+    # T1's size is written by both files: the finding is prod's line, never base's
+    assert ("T1", 5) not in _sarif_lines(json.loads(files["sarif"].read_text()))[_relative(VALUES[0])]
 
 
 def test_junit_has_a_case_per_resource_and_rule_at_the_marked_lines(manifest_outputs):
@@ -143,6 +184,7 @@ def test_junit_has_a_case_per_resource_and_rule_at_the_marked_lines(manifest_out
             file = case._elem.get("file")  # junitparser exposes the standard attributes; file/line are pytest's and GitLab's
             seen.setdefault(file, set()).add((rule, int(case._elem.get("line"))))
     assert len(names) == len(set(names))  # one case per resource and rule
+    _every_format_names_the_marked_lines(files, MANIFESTS)  # every finding, each case's body naming its lines
     for corpus in MANIFESTS:
         # a case points at its rule's first finding; each marked (rule, line) pair is a case when its rule has one finding
         rules = {rule for rule, _ in expected(corpus)}
@@ -155,14 +197,7 @@ def test_junit_has_a_case_per_resource_and_rule_at_the_marked_lines(manifest_out
 
 def test_github_annotations_carry_file_line_and_rule(manifest_outputs):
     _, files = manifest_outputs
-    annotations = files["github"].read_text().splitlines()
-    pattern = re.compile(r"^::(error|warning) file=([^,]+),line=(\d+),col=(\d+),title=([A-Z][0-9]) ([a-z-]+)::(.+)$")
-    found: dict[str, set[tuple[str, int]]] = {}
-    for line in annotations:
-        match = pattern.match(line)
-        assert match, line
-        found.setdefault(match.group(2), set()).add((match.group(5), int(match.group(3))))
-        assert "\n" not in match.group(7)
+    found = _annotation_lines(files["github"].read_text())
     for corpus in MANIFESTS:
         assert found[_relative(corpus)] == expected(corpus)
 
@@ -274,15 +309,23 @@ def test_a_stack_finding_points_at_the_config_key_or_the_program_line(tmp_path):
         "k8s.apiextensions.CustomResource('shop', api_version=props['apiVersion'], kind=props['kind'],  # expect: T1\n"
         "    metadata=props['metadata'], spec=props['spec'], opts=pulumi.ResourceOptions(protect=True))\n"
     )
-    out = tmp_path / "stack.sarif"
-    code = check.main(["--program", str(tmp_path), "--stack", "dev", f"--format=sarif={out}"])
+    files = {name: tmp_path / f"stack.{name}" for name in ("sarif", "junit", "github")}
+    code = check.main(
+        ["--program", str(tmp_path), "--stack", "dev", *(f"--format={name}={path}" for name, path in files.items())]
+    )
     assert code == 1
-    by_name = {Path(uri).name: found for uri, found in _sarif_lines(json.loads(out.read_text())).items()}
-    assert set(by_name) == {"Pulumi.dev.yaml", "__main__.py"}
-    assert by_name["Pulumi.dev.yaml"] == expected(tmp_path / "Pulumi.dev.yaml")
-    program = by_name["__main__.py"]
-    assert {line for _, line in program} == {line for _, line in expected(tmp_path / "__main__.py")}
-    assert ("T1", 3) in program and ("G1", 3) in program
+    readers = {
+        "sarif": lambda path: _sarif_lines(json.loads(path.read_text())),
+        "junit": _junit_lines,
+        "github": lambda path: _annotation_lines(path.read_text()),
+    }
+    for name, read in readers.items():  # SARIF, JUnit and annotations alike
+        by_name = {Path(file).name: found for file, found in read(files[name]).items()}
+        assert set(by_name) == {"Pulumi.dev.yaml", "__main__.py"}, name
+        assert by_name["Pulumi.dev.yaml"] == expected(tmp_path / "Pulumi.dev.yaml"), name
+        program = by_name["__main__.py"]  # every resource finding at the line that created the resource
+        assert {line for _, line in program} == {line for _, line in expected(tmp_path / "__main__.py")}, name
+        assert ("T1", 3) in program and ("G1", 3) in program, name
 
 
 @pytest.mark.parametrize(
