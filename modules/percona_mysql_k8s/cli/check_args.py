@@ -9,6 +9,8 @@ from percona_mysql_k8s.cli import outputs
 from percona_mysql_k8s.core.command_line import Parser
 from percona_mysql_k8s.policies._readers.helm import PMM, PS_DB, PXC_DB
 
+REPEATABLE = {"action": "append", "default": []}  # an option given once per value, every value kept in order
+
 
 def parser(description: str) -> argparse.ArgumentParser:
     parser = Parser(prog="percona-mysql-policy-check", description=description)
@@ -44,16 +46,14 @@ def parser(description: str) -> argparse.ArgumentParser:
     parser.add_argument("--config", type=Path, help="JSON object of config for --program (project:key -> value)")
     parser.add_argument(
         "--set",
-        action="append",
-        default=[],
+        **REPEATABLE,
         metavar="KEY=VALUE",
         help="override a config key for this check, e.g. --set kindHostCpu=8 --set kindHostMemory=32Gi",
     )
     parser.add_argument("--policy-config", type=Path, help="JSON policy config as for `pulumi preview --policy-pack-config`")
     parser.add_argument(
         "--format",
-        action="append",
-        default=[],
+        **REPEATABLE,
         metavar="FORMAT[=FILE]",
         help=f"output format, repeatable: {', '.join(outputs.FORMATS)}; =FILE writes it to FILE (at most one goes to "
         "stdout). Exit status 0 clean, 1 a mandatory finding, 2 bad usage or input",
