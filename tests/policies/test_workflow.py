@@ -47,3 +47,12 @@ def test_offline_job_uploads_sarif_writes_the_summary_and_fails_on_mandatory_fin
     upload = next(step for step in offline["steps"] if str(step.get("uses", "")).startswith("github/codeql-action/upload-sarif@"))
     assert upload["if"].startswith("always()") and upload["with"]["sarif_file"] == "results"
     assert offline["permissions"]["security-events"] == "write"
+
+
+def test_tests_job_installs_the_sarif_multitool_where_the_tests_look_for_it():
+    """Without it the SARIF multitool test would skip on every pull request: the job installs it from npm first."""
+    steps = yaml.safe_load(WORKFLOW.read_text())["jobs"]["tests"]["steps"]
+    runs = [step.get("run", "") for step in steps]
+    install = next(i for i, run in enumerate(runs) if "@microsoft/sarif-multitool@" in run)
+    assert '--prefix "$HOME/.cache/percona-mysql-k8s/npm"' in runs[install]  # tests/cli/test_locations.py's default
+    assert install < next(i for i, run in enumerate(runs) if "scripts/test.sh" in run)
