@@ -42,6 +42,7 @@ def _judge(ctx: Context, container) -> None:
             f"{container.path} ({container.name}) requests no CPU",
             "the rule requests the CPU sizing computes (BestEffort/Burstable CPU halves sysbench throughput)",
             f"set {container.path}.requests.cpu (python -m percona_mysql_k8s.sizing prints it)",
+            field=f"{container.path}.requests.cpu",
         )
     elif resources.cpu_limit is not None and resources.cpu_request is not None and resources.cpu_limit != resources.cpu_request:
         ctx.violation(
@@ -50,6 +51,7 @@ def _judge(ctx: Context, container) -> None:
             f"but limits it to {resources.written('cpu_limit')}",
             "the rule allows a CPU limit only equal to the request",
             f"set limits.cpu = requests.cpu = {resources.written('cpu_request')}, or drop the CPU limit",
+            field=f"{container.path}.limits.cpu",
         )
 
 
