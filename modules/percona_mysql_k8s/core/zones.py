@@ -94,11 +94,12 @@ class ZoneLayout:
 
     nodes: tuple[int, ...]
     labelled: bool = True
+    spare: bool = field(default=False, compare=False)  # as many nodes as pods in every zone: "nodes to spare"
 
     @classmethod
     def any_pool(cls, pods: int) -> ZoneLayout:
         """The layout a placement alone is judged on: FEWEST_ZONES zones, never short of nodes."""
-        return cls((max(pods, 1),) * FEWEST_ZONES)
+        return cls((max(pods, 1),) * FEWEST_ZONES, spare=True)
 
     @property
     def zones(self) -> int:
@@ -107,6 +108,8 @@ class ZoneLayout:
     def describe(self) -> str:
         if not self.labelled:
             return f"{sum(self.nodes)} node(s) without a zone label (one failure domain)"
+        if self.spare:
+            return f"{len(self.nodes)} zones with nodes to spare"
         counts = sorted(set(self.nodes))
         per_zone = f"{counts[0]}" if len(counts) == 1 else f"{counts[0]} to {counts[-1]}"
         return f"{len(self.nodes)} zone(s) of {per_zone} node(s)"
@@ -243,3 +246,14 @@ def even_layout(nodes: int, zones: int) -> ZoneLayout:
         return ZoneLayout((nodes,), labelled=False)
     counts = (nodes // zones + (1 if index < nodes % zones else 0) for index in range(zones))
     return ZoneLayout(tuple(count for count in counts if count))  # a zone without a node is no domain
+
+
+def zone_spread(keep_quorum: bool = True) -> dict[str, object]:
+    """The topology spread constraint the plans write and the pack recommends: one zone may hold at most one pod
+    more than the emptiest (DoNotSchedule), and, to keep a majority, no pod goes anywhere until FEWEST_ZONES zones
+    have nodes (minDomains): on three zones ceil(n / 3) members in the fullest, within (n - 1) // 2 for n >= 3.
+    Without ``keep_quorum`` (a stack that accepts a zone's loss, or has fewer zones) it only balances them."""
+    spread: dict[str, object] = {"maxSkew": 1, "topologyKey": ZONE_KEY, "whenUnsatisfiable": "DoNotSchedule"}
+    if keep_quorum:
+        spread["minDomains"] = FEWEST_ZONES
+    return spread

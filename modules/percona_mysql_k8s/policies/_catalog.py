@@ -31,6 +31,7 @@ POLICY_MODULES = (
     "backup_retention",
     "backup_endpoints",
     "data_volume",
+    "zone_spread",
     # advisory
     "gr_flow_control_quota",
     "gr_consistency",
