@@ -14,7 +14,7 @@ from stack_configs import EXISTING, with_
 DB = {"mysql.percona.com/pool": "database"}
 MON = {"mysql.percona.com/pool": "monitoring"}
 DB_TAINT = {"key": "mysql.percona.com/pool", "value": "database", "effect": "NoSchedule"}
-CLUSTER = with_(EXISTING, existingNodeSource="cluster", existingNodeCpu=None, existingNodeMemory=None)
+CLUSTER = with_(EXISTING, existingNodeSource="cluster", existingNodeCpu=None, existingNodeMemory=None, existingNodeZones=None)
 
 
 def node(name, labels, *, cpu="7910m", memory="28Gi", taints=(), ready="True"):

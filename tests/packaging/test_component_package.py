@@ -39,7 +39,12 @@ OVERRIDES = {
     "gke": {},
     "eks": {},
     "kind": {"kindHostCpu": "8", "kindHostMemory": "32Gi"},
-    "existing": {"existingNodeSource": "config", "existingNodeCpu": "7910m", "existingNodeMemory": "28Gi"},
+    "existing": {
+        "existingNodeSource": "config",
+        "existingNodeCpu": "7910m",
+        "existingNodeMemory": "28Gi",
+        "existingNodeZones": ["us-east-1a", "us-east-1b", "us-east-1c"],
+    },
 }
 
 
