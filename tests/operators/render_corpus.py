@@ -160,6 +160,15 @@ NODE_AFFINITY = {
     }
 }
 EVERY_TAINT = [{"operator": "Exists"}]
+ZONE = "topology.kubernetes.io/zone"
+ZONE_SPREAD = {"maxSkew": 1, "topologyKey": ZONE, "whenUnsatisfiable": "DoNotSchedule", "minDomains": 3}
+UNFILLED_SPREAD = {"maxSkew": 0, "topologyKey": "", "whenUnsatisfiable": ""}  # PXC fills in 1, the hostname, ScheduleAnyway
+OWN_SELECTOR_SPREAD = {
+    **ZONE_SPREAD,
+    "labelSelector": {"matchExpressions": [{"key": "app.kubernetes.io/component", "operator": "In", "values": ["haproxy"]}]},
+}
+# a user's label beside the operator's, and one the operator's own overrides (PXC) or overrides (PS: later maps win)
+USER_LABELS = {"team": "db", "app.kubernetes.io/component": "mine"}
 
 # (id, the stack case whose CR it changes, extra stack config for that CR, the changes)
 PXC_VARIANTS: list[tuple[str, dict[str, Any], list[Callable[[dict], None]]]] = [
@@ -188,6 +197,10 @@ PXC_VARIANTS: list[tuple[str, dict[str, Any], list[Callable[[dict], None]]]] = [
     ("anti-affinity on an unknown key", {}, [_set("pxc.affinity", {"antiAffinityTopologyKey": "example.com/rack"})]),
     ("no affinity block", {}, [_drop("pxc.affinity"), _drop("haproxy.affinity")]),
     ("tolerates every taint", {}, [_set("pxc.tolerations", EVERY_TAINT)]),
+    # K7: the spread constraints as the operator fills them in, and labels of the user's beside the operator's
+    ("topology spread left to the operator's defaults", {}, [_set("pxc.topologySpreadConstraints", [UNFILLED_SPREAD])]),
+    ("topology spread with its own selector", {}, [_set("haproxy.topologySpreadConstraints", [OWN_SELECTOR_SPREAD])]),
+    ("pod labels of the user's", {}, [_set("pxc.labels", USER_LABELS)]),
 ]
 PS_VARIANTS: list[tuple[str, dict[str, Any], list[Callable[[dict], None]]]] = [
     ("as the stack renders it", {}, []),
@@ -229,6 +242,12 @@ PS_VARIANTS: list[tuple[str, dict[str, Any], list[Callable[[dict], None]]]] = [
     ("zone anti-affinity", {}, [_set("mysql.affinity", {"antiAffinityTopologyKey": "topology.kubernetes.io/zone"})]),
     ("anti-affinity None", {}, [_set("mysql.affinity", {"antiAffinityTopologyKey": "None"})]),
     ("tolerates every taint", {}, [_set("mysql.tolerations", EVERY_TAINT)]),
+    ("topology spread over the zones", {}, [_set("mysql.topologySpreadConstraints", [ZONE_SPREAD])]),
+    (
+        "pod labels of the user's and the cluster's",
+        {},
+        [_set("mysql.labels", USER_LABELS), _set("metadata", {"labels": {"env": "production", "team": "web"}})],
+    ),
 ]
 VARIANT_BASES = {"pxc": StackCase("gke", PXC), "ps": StackCase("eks", GROUP_REPLICATION)}
 

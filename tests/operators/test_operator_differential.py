@@ -20,6 +20,7 @@ from operator_inputs import tier_required
 from reference_material.resolve import reference_path
 from render_compare import auto_config_name, compare_pod, expected_auto_config, expected_statefulsets, rendered_auto_config
 from render_corpus import CORPUS_ITEM, CorpusItem, upstream_items, variant_items
+from render_spread import compare_spread
 
 pytestmark = pytest.mark.operators
 RENDER_TIMEOUT = 240.0
@@ -119,6 +120,7 @@ def _wait(tier, items: list[CorpusItem], expected: dict[str, dict], outcome: Out
     podless: dict[str, float] = {}
     deadline = time.monotonic() + RENDER_TIMEOUT
     while pending and time.monotonic() < deadline:
+        tier.assert_operators_healthy()
         namespaces = {item.namespace for item in pending.values()}
         statefulsets = {namespace: _statefulsets(tier, namespace) for namespace in namespaces}
         pods = {ns: {p.metadata.name: p for p in tier.core.list_namespaced_pod(ns).items} for ns in namespaces}
@@ -160,10 +162,17 @@ def compare_all(tier, items: list[CorpusItem]) -> Outcome:
     items = [item for item in items if item.id not in outcome.refused]
     expected = {item.id: expected_statefulsets(item.body) for item in items}
     firsts = _wait(tier, items, expected, outcome)
+    present = {namespace: set(_statefulsets(tier, namespace)) for namespace in {item.namespace for item in items}}
     for item in items:
         if item.id not in firsts:
             continue
         outcome.compared.add(item.id)
+        rendered = {name for name in present[item.namespace] if name.rsplit("-", 1)[0] == item.name}
+        if rendered != set(expected[item.id]):  # the same set, not a superset: an extra pod type is a finding
+            outcome.differences.append(
+                f"{item.id} ({item.namespace}/{item.name}): the operator rendered StatefulSets {sorted(rendered)}, "
+                f"the pack expects {sorted(expected[item.id])}"
+            )
         name, key = auto_config_name(item.body)
         configmap = _configmap(tier, item.namespace, name)
         expected_auto = expected_auto_config(item.body)
@@ -182,6 +191,9 @@ def compare_all(tier, items: list[CorpusItem]) -> Outcome:
             comparison = compare_pod(model, template, qos, f"{item.id} ({item.namespace}/{item.name}) {name}")
             outcome.differences += comparison.differences
             outcome.fields += len(comparison.compared)
+            spread = compare_spread(item.body, model, template, f"{item.id} ({item.namespace}/{item.name}) {name}")
+            outcome.differences += spread.differences
+            outcome.fields += len(spread.compared)
     return outcome
 
 

@@ -126,6 +126,9 @@ class ZoneVerdict:
     largest_share: int
     quorum: bool = True  # database members (a majority must survive) or proxies (no zone holds a majority)
     shares: tuple[int, ...] = field(default=(), compare=False)
+    # The worst case's arrival: the zones whose nodes appear at each step, and how many pods run after it (what
+    # the operator tier replays against the real kube-scheduler).
+    arrival: tuple[tuple[tuple[int, ...], int], ...] = field(default=(), compare=False)
 
     @property
     def survivors(self) -> int:
@@ -187,14 +190,15 @@ def _fill(counts: list[int], target: int, present: set[int], caps: list[int], sp
     return left
 
 
-def _play(pods: int, caps: list[int], spreads, target: int, order: list[list[int]]) -> tuple[int, list[int]]:
+def _play(pods: int, caps: list[int], spreads, target: int, order: list[list[int]]) -> tuple[int, list[int], tuple]:
     """One arrival order: the zones of each step appear, then pods are placed (``target`` first) as far as the
-    filters let them; returns how many were placed and the counts per zone."""
-    counts, present, left = [0] * len(caps), set(), pods
+    filters let them; returns how many were placed, the counts per zone and the pods running after each step."""
+    counts, present, left, steps = [0] * len(caps), set(), pods, []
     for step in order:
         present |= set(step)
         left = _fill(counts, target, present, caps, spreads, left)
-    return pods - left, counts
+        steps.append((tuple(step), pods - left))
+    return pods - left, counts, tuple(steps)
 
 
 def _orders(zones: int, target: int, caps: list[int]) -> list[list[list[int]]]:
@@ -213,20 +217,20 @@ def worst_case(pods: int, layout: ZoneLayout, placement: ZonePlacement, quorum: 
     caps, total = _caps(layout, placement, pods)
     if not layout.labelled and placement.zone_spreads():
         # PodTopologySpread Filter: a node without the constraint's key is UnschedulableAndUnresolvable
-        return ZoneVerdict(pods, layout, placement, 0, 0, quorum, (0,))
+        return ZoneVerdict(pods, layout, placement, 0, 0, quorum, (0,), (((0,), 0),))
     spreads = placement.zone_spreads() if layout.labelled else ()
     zones, pods_placed = len(caps), min(pods, total)
     worst: tuple | None = None
     for target in range(zones):
         for order in _orders(zones, target, caps):
-            placed, counts = _play(pods_placed, caps, spreads, target, order)
+            placed, counts, steps = _play(pods_placed, caps, spreads, target, order)
             share = max(counts, default=0)
             rank = (placed - share, -share) if quorum else (-share, placed - share)
             if worst is None or rank < worst[0]:
-                worst = (rank, placed, share, tuple(counts))
+                worst = (rank, placed, share, tuple(counts), steps)
     assert worst is not None
-    _, placed, share, counts = worst
-    return ZoneVerdict(pods, layout, placement, placed, share, quorum, counts)
+    _, placed, share, counts, steps = worst
+    return ZoneVerdict(pods, layout, placement, placed, share, quorum, counts, steps)
 
 
 def layout_of(zones: Sequence[str | None]) -> ZoneLayout:
