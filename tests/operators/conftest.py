@@ -122,7 +122,6 @@ def _operator_paths() -> dict[str, str]:
 @pytest.fixture(scope="session")
 def tier(tmp_path_factory) -> Tier:
     from render_corpus import corpus_namespaces
-    from zone_scenarios import ZONE_NAMESPACES
 
     kubeconfig = os.environ.get("OPERATOR_TIER_KUBECONFIG")
     if not kubeconfig:
@@ -150,8 +149,6 @@ def tier(tmp_path_factory) -> Tier:
     for case in STACK_CASES:
         watched[case.operator].append(case.namespace)
     for operator, names in corpus_namespaces(sources).items():
-        watched[operator] += names
-    for operator, names in ZONE_NAMESPACES.items():  # the zone tests' own renders (zone_scenarios)
         watched[operator] += names
     core = tier.core
     for operator, names in watched.items():

@@ -33,10 +33,29 @@ def panic_lines(log: str) -> list[str]:
     return found
 
 
+_READ: dict[int, tuple[int, list[str]]] = {}  # id(process) -> (bytes of its log read, the panics found in them)
+
+
+def _panics(process: Process) -> list[str]:
+    """The panics in the process's log; an OperatorProcess's log is read on from where the last call stopped (a wait
+    asks every second, and a log grows to megabytes)."""
+    path = getattr(process, "log_path", None)
+    if path is None or not path.exists():
+        return panic_lines(process.log())
+    offset, found = _READ.get(id(process), (0, []))
+    with path.open("rb") as log:
+        log.seek(offset)
+        chunk = log.read()
+    complete = chunk.rfind(b"\n") + 1  # whole lines only: the rest is read next time
+    found = found + panic_lines(chunk[:complete].decode(errors="replace"))
+    _READ[id(process)] = (offset + complete, found)
+    return found
+
+
 def operator_failure(operators: Mapping[str, Process]) -> str | None:
     """What is wrong with the first operator that died or panicked, or None while all are fit."""
     for name, process in operators.items():
-        panics = panic_lines(process.log())
+        panics = _panics(process)
         if not process.running():
             why = f": {panics[0]}" if panics else ""
             return f"the {name} operator exited{why}; its last lines:\n{process.tail()}"

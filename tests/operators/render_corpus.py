@@ -8,7 +8,7 @@ Three sources, every item its own cluster in a namespace of its source (all watc
   operator's own version, as the e2e scripts substitute it); the validation-hook CRs written to be refused are left
   out (the operator refuses them, so there is no render to compare);
 * **variants**: the stacks' own custom resources (``gke`` with PXC, ``eks`` with group replication, from the stack
-  program) changed in one place each, the ways a user's CR differs: sidecars without limits or without resources,
+  program) changed in one place each (and the zone tests' grid of placements, zone_scenarios.zone_grid), the ways a user's CR differs: sidecars without limits or without resources,
   the log collector off or without resources, PMM off, ProxySQL instead of HAProxy, an init container budget,
   async replication with the orchestrator and pt-heartbeat, and other spellings of placement (advanced affinity,
   other topology keys, ``none`` and its misspellings, a toleration of every taint). A variant's pods select a pool no
@@ -267,6 +267,24 @@ def variant_items() -> list[CorpusItem]:
             for change in changes:
                 change(spec)
             items.append(_item(f"{case.id} CR: {label}", operator, "variants", f"v{operator}{index:02d}", body))
+    return items + zone_items()
+
+
+def zone_items() -> list[CorpusItem]:
+    """The zone tests' grid (zone_scenarios.zone_grid): the stacks' custom resources changed in their placement only,
+    rendered here with the other variants and compared the same way; test_operator_zones places their pods."""
+    from zone_scenarios import zone_grid
+
+    items = []
+    for entry in zone_grid():
+        body = _stack_cr(VARIANT_BASES[entry.operator], {})
+        spec = body["spec"]
+        _pinned_nowhere(spec)
+        for path, value in entry.changes.items():
+            (_drop(path) if value is None else _set(path, value))(spec)
+        items.append(
+            _item(f"{VARIANT_BASES[entry.operator].id} CR: zones, {entry.label}", entry.operator, "variants", entry.name, body)
+        )
     return items
 
 

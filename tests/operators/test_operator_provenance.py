@@ -25,6 +25,18 @@ def _owned_by(obj, kind: str, name: str, uid: str) -> bool:
     )
 
 
+def _owned_through(obj, cr: dict, statefulsets: list) -> bool:
+    """Owned by the custom resource, or by one of the StatefulSets it owns (PXC gives the HAProxy and ProxySQL
+    PodDisruptionBudgets their StatefulSet as owner: pkg/controller/pxc/controller.go reconcilePDB)."""
+    if _owned_by(obj, cr["kind"], cr["metadata"]["name"], cr["metadata"]["uid"]):
+        return True
+    return any(
+        _owned_by(obj, "StatefulSet", sts.metadata.name, sts.metadata.uid)
+        and _owned_by(sts, cr["kind"], cr["metadata"]["name"], cr["metadata"]["uid"])
+        for sts in statefulsets
+    )
+
+
 def _managers(obj) -> set[str]:
     return {entry.manager for entry in obj.metadata.managed_fields or []}
 
@@ -46,9 +58,11 @@ def test_the_operator_made_what_the_tier_reads(tier, case):
     cr = live_cr(tier, deployment)
     operator = tier.operators[case.operator]
     own = {operator.binary.name}  # client-go's default field manager: the process's base name (rest.DefaultKubernetesUserAgent)
-    for obj in _rendered(tier, deployment):
-        what = f"{obj.kind} {obj.metadata.name}" if getattr(obj, "kind", None) else obj.metadata.name
-        assert _owned_by(obj, cr["kind"], cr["metadata"]["name"], cr["metadata"]["uid"]), (
+    rendered = _rendered(tier, deployment)
+    statefulsets = rendered[: len(deployment.statefulsets)]
+    for obj in rendered:
+        what = f"{type(obj).__name__.removeprefix('V1')} {obj.metadata.name}"
+        assert _owned_through(obj, cr, statefulsets), (
             f"{what}: owners {[(r.kind, r.name, r.uid) for r in obj.metadata.owner_references or []]}, not the custom resource"
         )
         managers = _managers(obj)

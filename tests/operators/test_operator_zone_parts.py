@@ -10,7 +10,7 @@ from kubernetes import client as k8s_client
 from operator_inputs import StackCase, custom_resource
 from render_compare import expected_statefulsets
 from render_spread import compare_spread
-from zone_scenarios import LAYOUTS, POOL_LABEL, ZONE, Members, Scenario, pods_for, variant_cr
+from zone_scenarios import LAYOUTS, PLACEMENTS, POOL_LABEL, ZONE, Members, Scenario, pods_for, zone_grid
 
 ZONE_SPREAD = {"maxSkew": 1, "topologyKey": ZONE, "whenUnsatisfiable": "DoNotSchedule", "minDomains": 3}
 OPERATOR_LABELS = {
@@ -103,12 +103,14 @@ def test_a_scenario_moves_the_members_to_its_pool_and_replays_the_worst_arrival(
     assert nodes[0].cpu_millicores >= 3 * 2000 and nodes[0].memory_bytes >= 3 * 4 * 2**30  # every member fits one Node
 
 
-def test_a_variant_changes_the_placement_fields_alone():
-    cr = custom_resource(StackCase("gke", "pxc").objects())
-    body = variant_cr(
-        cr, "zp1", "oz-pxc", {"pxc": {"affinity": {"antiAffinityTopologyKey": ZONE}, "topologySpreadConstraints": None}}
-    )
-    assert body["metadata"] == {"name": "zp1", "namespace": "oz-pxc"}
-    assert body["spec"]["pxc"]["affinity"] == {"antiAffinityTopologyKey": ZONE}
-    assert "topologySpreadConstraints" not in body["spec"]["pxc"] and body["spec"]["pmm"]["enabled"] is False
-    assert body["spec"]["pxc"]["resources"] == cr["spec"]["pxc"]["resources"]
+def test_the_grid_changes_the_placement_fields_alone_and_renders_with_the_corpus():
+    from render_corpus import zone_items
+
+    items = {item.name: item for item in zone_items()}
+    assert [entry.name for entry in zone_grid()] == list(items)
+    base = custom_resource(StackCase("gke", "pxc").objects())["spec"]
+    zone_key = items["zpxc00"].body["spec"]
+    assert zone_key["pxc"]["affinity"] == {"antiAffinityTopologyKey": ZONE} and zone_key["pxc"]["size"] == 3
+    assert "topologySpreadConstraints" not in zone_key["pxc"] and zone_key["haproxy"]["size"] == 5
+    assert zone_key["pxc"]["resources"] == base["pxc"]["resources"]  # what decides no placement is the stack's
+    assert {entry.label for entry in zone_grid() if entry.operator == "pxc"} == set(PLACEMENTS)

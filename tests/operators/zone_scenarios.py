@@ -22,20 +22,19 @@ verdict does not depend on it, and the order kube-scheduler sees does.
 
 from __future__ import annotations
 
-import copy
 import random
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
 from kubernetes.client.rest import ApiException
-from operator_cluster import TierNode, create_nodes, member_pod, wait_for
+from operator_cluster import NOT_READY, TierNode, member_pod, wait_for
 from percona_mysql_k8s.core.node_inventory import pod_requests
-from percona_mysql_k8s.core.zones import ZoneLayout, ZoneVerdict, majority, worst_case
+from percona_mysql_k8s.core.zones import ZONE_KEY, ZoneLayout, ZoneVerdict, majority, worst_case
 from percona_mysql_k8s.policies._readers.database import database_view
 from percona_mysql_k8s.policies._readers.pod_spread import component_zone_placement
 
-ZONE_NAMESPACES = {"pxc": ["oz-pxc"], "ps": ["oz-ps"]}  # where the variants render (the operators watch them)
 ZONE = "topology.kubernetes.io/zone"
 POOL_LABEL = "mysql.percona.com/pool"
 LAYOUTS = {"3 zones": (2, 2, 2), "2 zones": (2, 2)}
@@ -44,6 +43,51 @@ SEED = 34
 STEP_TIMEOUT = 45.0  # kube-scheduler places a step's pods within seconds; more means it placed fewer than the rule
 SETTLE = 3.0  # after the expected count is reached: a pod placed beyond it shows up in this time
 SCENARIO_LABEL = "operator-tier/zone-scenario"
+
+
+def _spread(**fields) -> list[dict[str, Any]]:
+    return [{"maxSkew": 1, "topologyKey": ZONE_KEY, "whenUnsatisfiable": "DoNotSchedule", **fields}]
+
+
+HOSTNAME = {"antiAffinityTopologyKey": "kubernetes.io/hostname"}
+# The placements of the grid: (affinity, topologySpreadConstraints); None drops the stack's own spread.
+PLACEMENTS = {
+    "zone key": ({"antiAffinityTopologyKey": ZONE_KEY}, None),
+    "hostname key": (HOSTNAME, None),
+    "none": ({"antiAffinityTopologyKey": "none"}, None),
+    "DoNotSchedule, maxSkew 1": (HOSTNAME, _spread()),
+    "DoNotSchedule, maxSkew 2": (HOSTNAME, _spread(maxSkew=2)),
+    "DoNotSchedule, maxSkew 1, minDomains 3": (HOSTNAME, _spread(minDomains=3)),
+    "ScheduleAnyway, maxSkew 1": (HOSTNAME, _spread(whenUnsatisfiable="ScheduleAnyway")),
+}
+
+
+@dataclass(frozen=True)
+class GridEntry:
+    operator: str  # pxc | ps
+    label: str
+    name: str  # the custom resource's name in the render corpus' variants namespace
+    changes: dict[str, Any]  # path below spec -> value (None: drop it)
+    components: tuple[str, ...]  # the StatefulSets whose pods the scenarios place
+
+
+def zone_grid() -> list[GridEntry]:
+    """Every placement on the gke stack's PXC cluster, for its 3 members and 5 HAProxy pods; the zone key, the
+    hostname key and the quorum spread on the eks stack's group replication with 5 members, and the hostname key with
+    3 (the same custom resource with the hostname key only)."""
+    found = []
+    for index, (label, (affinity, spread)) in enumerate(PLACEMENTS.items()):
+        changes: dict[str, Any] = {}
+        for component, size in (("pxc", 3), ("haproxy", 5)):
+            changes |= {f"{component}.affinity": affinity, f"{component}.topologySpreadConstraints": spread}
+            changes[f"{component}.size"] = size
+        found.append(GridEntry("pxc", label, f"zpxc{index:02d}", changes, ("pxc", "haproxy")))
+    picked = [("zone key", 5), ("hostname key", 5), ("DoNotSchedule, maxSkew 1, minDomains 3", 5), ("hostname key", 3)]
+    for index, (label, size) in enumerate(picked):
+        affinity, spread = PLACEMENTS[label]
+        changes = {"mysql.affinity": affinity, "mysql.topologySpreadConstraints": spread, "mysql.size": size}
+        found.append(GridEntry("ps", f"{label}, {size} members", f"zps{index:02d}", changes, ("mysql",)))
+    return found
 
 
 @dataclass
@@ -173,6 +217,29 @@ def _bound(core, scenario: Scenario) -> dict[str, str]:
     return {pod.metadata.name: pod.spec.node_name for pod in pods if pod.spec.node_name}
 
 
+def create_zone_nodes(core, nodes: list[TierNode]) -> None:
+    """Create the Nodes; once kwok has made them Ready, lift the not-ready taint the API server's admission put on
+    them, as the node lifecycle controller would (operator_cluster.create_nodes, for many Nodes at once)."""
+    for node in nodes:
+        core.create_node(node.body("zones"))
+    names = {node.name for node in nodes}
+
+    def ready():
+        live = core.list_node(label_selector=SCENARIO_LABEL).items
+        found = [n for n in live if n.metadata.name in names]
+        ok = [n for n in found if any(c.type == "Ready" and c.status == "True" for c in n.status.conditions or [])]
+        return ok if len(ok) == len(names) else None
+
+    live = wait_for(f"kwok makes {len(names)} Nodes Ready", ready, timeout=120)
+
+    def lift(node) -> None:
+        kept = [t.to_dict() for t in node.spec.taints or [] if t.key != NOT_READY]
+        core.patch_node(node.metadata.name, {"spec": {"taints": kept or None}})
+
+    with ThreadPoolExecutor(8) as pool:
+        list(pool.map(lift, live))
+
+
 def _record(core, scenarios: list[Scenario]) -> None:
     zones = {node.metadata.name: node.metadata.labels.get(ZONE) for node in core.list_node(label_selector=SCENARIO_LABEL).items}
     for scenario in scenarios:
@@ -197,7 +264,7 @@ def play(tier, scenarios: list[Scenario]) -> None:
         due = [(s, s.verdict.arrival[step]) for s in scenarios if step < len(s.verdict.arrival)]
         nodes = [node for s, (zones, _) in due for node in s.nodes(zones, templates[s.index])]
         started = time.monotonic()
-        create_nodes(core, nodes, "zones")
+        create_zone_nodes(core, nodes)
         print(f"zones: step {step + 1}, {len(nodes)} Nodes Ready in {time.monotonic() - started:.0f} s")
         deadline = time.monotonic() + STEP_TIMEOUT
         while time.monotonic() < deadline:
@@ -209,18 +276,24 @@ def play(tier, scenarios: list[Scenario]) -> None:
     _record(core, scenarios)
 
 
-def lose_fullest_zone(tier, scenario: Scenario) -> None:
-    """Delete the Nodes of the zone holding the most members; count the members still on a Node that exists."""
+def lose_fullest_zone(tier, scenarios: list[Scenario]) -> None:
+    """Delete the Nodes of the zone holding the most members, for every scenario at once; count each one's members
+    still bound to a Node that exists."""
     core = tier.core
-    zone = max(scenario.observed, key=lambda z: (scenario.observed[z], z))
-    for node in core.list_node(label_selector=f"{SCENARIO_LABEL}={scenario.index},{ZONE}={zone}").items:
-        core.delete_node(node.metadata.name)
-    wait_for(
-        f"the Nodes of {zone} gone",
-        lambda: not core.list_node(label_selector=f"{SCENARIO_LABEL}={scenario.index},{ZONE}={zone}").items,
-    )
-    left = {node.metadata.name for node in core.list_node(label_selector=f"{SCENARIO_LABEL}={scenario.index}").items}
-    scenario.lost = (zone, sum(1 for node in _bound(core, scenario).values() if node in left))
+    for scenario in scenarios:
+        zone = max(scenario.observed, key=lambda z: (scenario.observed[z], z))
+        core.delete_collection_node(label_selector=f"{SCENARIO_LABEL}={scenario.index},{ZONE}={zone}")
+        scenario.lost = (zone, 0)
+    lost = {(str(scenario.index), scenario.lost[0]) for scenario in scenarios}
+
+    def gone():
+        live = core.list_node(label_selector=SCENARIO_LABEL).items
+        return not any((n.metadata.labels[SCENARIO_LABEL], n.metadata.labels[ZONE]) in lost for n in live)
+
+    wait_for("the lost zones' Nodes gone", gone)
+    left = {node.metadata.name for node in core.list_node(label_selector=SCENARIO_LABEL).items}
+    for scenario in scenarios:
+        scenario.lost = (scenario.lost[0], sum(1 for node in _bound(core, scenario).values() if node in left))
 
 
 def keeps_after_loss(scenario: Scenario) -> bool:
@@ -229,33 +302,12 @@ def keeps_after_loss(scenario: Scenario) -> bool:
 
 
 def clean_up(tier, scenarios: list[Scenario]) -> None:
+    """The scenarios' Nodes and namespaces (deleted in the background: nothing waits for them)."""
     core = tier.core
-    for node in core.list_node(label_selector=SCENARIO_LABEL).items:
-        core.delete_node(node.metadata.name)
+    core.delete_collection_node(label_selector=SCENARIO_LABEL)
     for scenario in scenarios:
         try:
             core.delete_namespace(scenario.namespace)
         except ApiException as error:
             if error.status != 404:
                 raise
-
-
-def variant_cr(base: dict[str, Any], name: str, namespace: str, changes: dict[str, dict[str, Any]]) -> dict[str, Any]:
-    """A stack's custom resource renamed into ``namespace``, its own pods pinned to no Node (the render is what is
-    wanted: the scenarios place copies), PMM off (its token is the stack's), ``changes`` laid over each component."""
-    body = copy.deepcopy(base)
-    body["metadata"] = {"name": name, "namespace": namespace}
-    spec = body["spec"]
-    spec.pop("secretsName", None)  # the operator generates the Secret of a cluster that names none
-    spec["pmm"] = {**(spec.get("pmm") or {}), "enabled": False}
-    for path, fields in changes.items():
-        node = spec
-        for part in path.split("."):
-            node = node.setdefault(part, {})
-        for key, value in fields.items():
-            if value is None:
-                node.pop(key, None)
-            else:
-                node[key] = copy.deepcopy(value)
-        node["nodeSelector"] = {POOL_LABEL: "nowhere"}
-    return body

@@ -52,6 +52,7 @@ POLICY_MODULES = (
     "network_fence",
     "backup_buckets",
     "data_volume_size",
+    "zone_loss",
 )
 
 # The rules of the catalogue (core.rules.RULES) that no policy decides, and why: what they judge is not in the
