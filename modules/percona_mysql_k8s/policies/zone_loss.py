@@ -20,7 +20,6 @@ from ._readers.operator_pods import placement as pod_placement
 from ._readers.pod_spread import component_zone_placement
 from ._readers.pool_zones import pool_zones
 from ._readers.stack import read_stack
-from ._readers.values import NotKnown
 from .data_protection import SPEC as DATA_PROTECTION
 from .data_protection import production
 from .zone_spread import ACCEPT_KEY, component_size, judged_components, zone_loss_accepted
@@ -35,7 +34,7 @@ SPEC = Spec(
 )
 
 
-def _layout(ctx: Context, resources: dict, pools: list):
+def _layout(resources: dict, pools: list):
     """The layout of the pools, or None when one of them does not say where its nodes are."""
     zones: list[str | None] = []
     names = []
@@ -60,14 +59,16 @@ def _judge(ctx: Context, stack, resources: dict, resource, view) -> None:
             pools = [(r, pool) for r, pool in stack.pools if placement.can_land_on(pool.nodes)]
             if not pools:
                 continue  # pools declared elsewhere: zone-spread judges the fields alone
-            layout, where = _layout(ctx, resources, pools)
+            layout, where = _layout(resources, pools)
             if layout is None:
                 continue
             verdict = worst_case(size, layout, component_zone_placement(view, component), quorum)
             if verdict.keeps:
                 continue
             allowed = (
-                f"at most {tolerated_share(size)} of {size} members in one zone" if quorum else "no zone with a majority of the proxies"
+                f"at most {tolerated_share(size)} of {size} members in one zone"
+                if quorum
+                else "no zone with a majority of the proxies"
             )
             ctx.violation(
                 "K7",
@@ -94,5 +95,3 @@ def check(ctx: Context) -> None:
 
 
 POLICY = stack_policy(SPEC, check)
-
-__all__ = ["NotKnown", "POLICY", "SPEC"]

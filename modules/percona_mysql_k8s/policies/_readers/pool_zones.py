@@ -19,14 +19,16 @@ import re
 from percona_mysql_k8s.core.scheduling import ZONE_LABEL
 
 from .pools import EKS_MANAGED, EKS_NODE_GROUP, GKE_POOL, KIND_COMMAND, NodePool
-from .values import MISSING, Malformed, NotKnown, as_int, as_list, as_map, as_str, at, known
+from .values import MISSING, as_int, as_list, as_map, as_str, at, known
 
 SUBNET = "aws:ec2/subnet:Subnet"
 _ZONE = re.compile(r"^[a-z]+-[a-z]+\d+-[a-z]$")  # a GCE zone (europe-west1-b); a region has no last letter
 
 
 def _gke(props: dict) -> list[tuple[str | None, int]] | None:
-    zones = [str(known(zone, f"nodeLocations[{i}]")) for i, zone in enumerate(as_list(at(props, "nodeLocations"), "nodeLocations"))]
+    zones = [
+        str(known(zone, f"nodeLocations[{i}]")) for i, zone in enumerate(as_list(at(props, "nodeLocations"), "nodeLocations"))
+    ]
     if not zones:
         location = as_str(at(props, "location"), "location", "") or ""
         if not _ZONE.match(location):
@@ -62,6 +64,3 @@ def pool_zones(resource, pool: NodePool, depends_on: list) -> list[tuple[str | N
     if pool.type == KIND_COMMAND:
         return [(pool.labels.get(ZONE_LABEL), pool.max_nodes or 1)]
     return None
-
-
-__all__ = ["Malformed", "NotKnown", "pool_zones"]
