@@ -54,13 +54,17 @@ def finding_line(finding: Finding) -> str:
 
 def manifest_object(obj: Mapping[str, Any], *, namespace: str = "", name: str = "") -> ManifestObject:
     """An object as ``--manifests`` reads one (cli.manifests.read_manifests): its type token, ``namespace/name``, and
-    its properties without ``status`` (a Node's kept: its allocatable is what the pack places pods against)."""
+    its properties without ``status`` (a Node's kept: its allocatable is what the pack places pods against) and
+    without ``metadata.managedFields``: the API server writes those before admission, and C1 refuses them in what a
+    user sends (server-side apply: "metadata.managedFields must be nil"), so a review would refuse every object."""
     metadata = obj.get("metadata") if isinstance(obj.get("metadata"), Mapping) else {}
     name = str(metadata.get("name") or name or metadata.get("generateName") or "(generated)")
     namespace = str(metadata.get("namespace") or namespace or "")
     kind, api_version = str(obj.get("kind") or ""), str(obj.get("apiVersion") or "")
     keep_status = api_version == "v1" and kind == "Node"
     props = {key: value for key, value in obj.items() if key != "status" or keep_status}
+    if isinstance(props.get("metadata"), Mapping) and "managedFields" in props["metadata"]:
+        props["metadata"] = {key: value for key, value in props["metadata"].items() if key != "managedFields"}
     return ManifestObject(
         type_token(api_version, kind), f"{namespace}/{name}" if namespace else name, props, SOURCE, 1, 1, described=SOURCE
     )
