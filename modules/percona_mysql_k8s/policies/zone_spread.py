@@ -95,7 +95,7 @@ def check(ctx: Context) -> None:
             )
             ctx.violation(
                 "K7",
-                f"{view.path(component.rel)} ({view.source}, {size} {what}): {verdict.explain()}",
+                f"{view.path(component.rel)} ({size} {what}): {verdict.explain()}",  # the same words for values and CR (paths aside)
                 f"the rule allows {allowed}, on three zones (the fewest that can keep a majority)",
                 fix_text(view, component),
             )
