@@ -72,6 +72,7 @@ def check(ctx: Context) -> None:
     view = database(ctx, "K7")
     if view is None:
         return
+    components: list[tuple[Component, bool]] = []  # stays empty where a value unknown at preview decides them
     with ctx.checking("K7"):
         if not production(ctx, view):
             return
