@@ -25,6 +25,7 @@ from kubernetes import client as k8s_client
 from kubernetes import config as k8s_config
 from kubernetes.client.rest import ApiException
 from kubernetes.dynamic import DynamicClient
+from operator_health import operator_failure
 from operator_inputs import STACK_CASES, tier_required
 from operator_log import operator_errors
 from operator_process import FLAVORS, OperatorProcess, operator_binaries, placeholder_pod
@@ -85,6 +86,14 @@ class Tier:
         return self.dynamic.server_side_apply(
             resource, body=body, namespace=namespace, field_manager=FIELD_MANAGER, force_conflicts=True
         ).to_dict()
+
+    def assert_operators_healthy(self) -> bool:
+        """Fail now, in the operator's own words, when one died or panicked (operator_health); False otherwise, so
+        a wait's check can begin with ``tier.assert_operators_healthy() or ...``."""
+        problem = operator_failure(self.operators)
+        if problem:
+            pytest.fail(problem, pytrace=False)
+        return False
 
     def errors(self, operator: str, namespace: str, name: str | None = None) -> list[str]:
         """The operator's ERROR lines about ``namespace`` (and the cluster ``name`` in it), as operator_log reads them."""

@@ -84,7 +84,12 @@ TARGETS = {
     "kind": ({"pulumi_kubernetes", "pulumi_random", "pulumi_command"}, tuple(f"--set={k}={v}" for k, v in KIND_HOST.items())),
     "existing": (
         {"pulumi_kubernetes", "pulumi_random"},
-        ("--set=existingNodeSource=config", "--set=existingNodeCpu=7910m", "--set=existingNodeMemory=28Gi"),
+        (
+            "--set=existingNodeSource=config",
+            "--set=existingNodeCpu=7910m",
+            "--set=existingNodeMemory=28Gi",
+            "--set=existingNodeZones=us-east-1a,us-east-1b,us-east-1c",
+        ),
     ),
 }
 

@@ -123,6 +123,9 @@ class OfflineMocks(pulumi.runtime.Mocks):
             return {"name": args.args["name"], "outputs": self.previous_outputs, "secretOutputNames": []}
         if args.token == "aws:index/getAvailabilityZones:getAvailabilityZones":
             return {"names": ["offline-1a", "offline-1b", "offline-1c"], "zoneIds": ["z1", "z2", "z3"]}
+        if args.token == "aws:ec2/getSubnet:getSubnet":  # an existing subnet: its zone from its ID, spread over three
+            subnet = str(args.args.get("id") or "")
+            return {"id": subnet, "availabilityZone": f"offline-1{'abc'[sum(map(ord, subnet)) % 3]}"}
         if args.token == "aws:index/getRegion:getRegion":
             return {"name": "offline-1", "region": "offline-1"}
         if args.token == "aws:index/getPartition:getPartition":

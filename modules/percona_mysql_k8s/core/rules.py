@@ -128,6 +128,21 @@ SOURCES: Mapping[str, tuple[tuple[str, str], ...]] = MappingProxyType(
                 "https://github.com/kubernetes/apiextensions-apiserver/tree/v0.36.3/pkg/apiserver",
             ),
         ),
+        "SCHEDULER": (
+            (
+                "Kubernetes: Pod Topology Spread Constraints (maxSkew, minDomains, whenUnsatisfiable)",
+                "https://kubernetes.io/docs/concepts/scheduling-eviction/topology-spread-constraints/",
+            ),
+            (
+                "kubernetes/kubernetes v1.36.3: kube-scheduler's PodTopologySpread and InterPodAffinity filters",
+                "https://github.com/kubernetes/kubernetes/tree/v1.36.3/pkg/scheduler/framework/plugins",
+            ),
+            (
+                "Percona Operator for MySQL based on Percona XtraDB Cluster: binding components to nodes "
+                "(antiAffinityTopologyKey, advanced affinity, topologySpreadConstraints)",
+                "https://docs.percona.com/percona-operator-for-mysql/pxc/constraints.html",
+            ),
+        ),
         "INTERFACES": (
             (
                 "Percona Operator for MySQL based on Percona XtraDB Cluster: custom resource options",

@@ -76,6 +76,20 @@ SIZING_RULES = (
         A,
         ("000", "002"),
     ),
+    Rule(
+        "K7",
+        "A zone's loss leaves a majority",
+        "A production cluster keeps a majority of its members when any one zone is lost: no zone may hold more than "
+        "(n - 1) // 2 of its n members (1 of 3, 2 of 5, 3 of 7), and no zone a majority of its proxy pods. What a "
+        "zone can hold is read as kube-scheduler places pods, at worst (nodes arriving zone by zone, preferred "
+        "affinities and ScheduleAnyway spreads promising nothing): a required anti-affinity on the hostname keeps "
+        "one member per node, on the zone one per zone; a DoNotSchedule spread on the zone with maxSkew s lets a "
+        "zone hold s more than the emptiest, counting an empty zone only while fewer zones than minDomains have "
+        "nodes. Two zones never keep a majority (one holds ceil(n/2)); three do (ceil(n/3) <= (n - 1) // 2). A "
+        "custom resource or chart alone is judged on three zones with nodes to spare, a stack on its pools' zones.",
+        M,
+        ("SCHEDULER", "INTERFACES"),
+    ),
     # M. Memory split
     Rule(
         "M1",

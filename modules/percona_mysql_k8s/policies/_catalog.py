@@ -31,6 +31,7 @@ POLICY_MODULES = (
     "backup_retention",
     "backup_endpoints",
     "data_volume",
+    "zone_spread",
     # advisory
     "gr_flow_control_quota",
     "gr_consistency",
@@ -51,6 +52,7 @@ POLICY_MODULES = (
     "network_fence",
     "backup_buckets",
     "data_volume_size",
+    "zone_loss",
 )
 
 # The rules of the catalogue (core.rules.RULES) that no policy decides, and why: what they judge is not in the

@@ -4,9 +4,11 @@ subnets, and hardening (who reaches the public endpoint, the KMS key that envelo
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from percona_mysql_k8s.core.allocatable import NodeBudget
 from percona_mysql_k8s.core.errors import InputError
+from percona_mysql_k8s.core.zones import FEWEST_ZONES, even_layout
 
 from .common import ipv4_cidrs, own_pools
 from .keys import Values
@@ -34,7 +36,12 @@ def cluster_settings(
 ) -> ClusterSettings:
     """The EKS cluster: one managed node group per pool, of ``counts`` (database, monitoring) nodes."""
     database, monitoring = own_pools(common["cluster_name"], machines, counts, budgets)
-    return ClusterSettings(**common, database_pool=database, monitoring_pool=monitoring, eks=eks_settings(v))
+    eks = eks_settings(v)
+    if eks.vpc_id and len(eks.subnet_ids) < FEWEST_ZONES:
+        # fewer subnets than the zones a majority needs: at best one zone each (K7); more subnets are looked up by
+        # the cluster component (clusters.eks), which knows their availability zones
+        database = replace(database, zones=even_layout(counts[0], len(eks.subnet_ids)), zones_key="eksSubnetIds")
+    return ClusterSettings(**common, database_pool=database, monitoring_pool=monitoring, eks=eks)
 
 
 # EKS service quota "Public endpoint access CIDR ranges per cluster": 40

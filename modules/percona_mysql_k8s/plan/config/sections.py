@@ -167,6 +167,7 @@ def database_spec_from_config(values: Config, cluster: ClusterSettings) -> Datab
         pmm_enabled=v.get("pmmEnabled"),
         ephemeral=cluster.ephemeral,
         database_await=v.get("databaseAwait"),
+        accept_zone_loss=cluster.accept_zone_loss,
     )
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from percona_mysql_k8s.core.errors import InputError
@@ -23,6 +23,7 @@ from percona_mysql_k8s.core.sizing import CLUSTER_SIZES, SizingInput, SizingResu
 from percona_mysql_k8s.core.units import memory_to_bytes
 
 from . import versions
+from .zones import zone_decision
 
 CLUSTER_NAME_MAX = 22  # the PXC operator's clusterNameMaxLen (INTERFACES §1); applied to PS as well
 HOSTNAME_TOPOLOGY = "kubernetes.io/hostname"
@@ -57,6 +58,7 @@ class DatabaseSpec:
     ephemeral: bool = False
     database_await: str = AWAIT_READY
     labels: Mapping[str, str] = field(default_factory=dict)
+    accept_zone_loss: bool = False  # acceptZoneLoss: a zone's loss may stop it (K7, plan.database.zones)
 
     def __post_init__(self) -> None:
         validate_spec(self)
@@ -167,18 +169,23 @@ def validate_spec(spec: DatabaseSpec) -> None:
 
 @dataclass(frozen=True)
 class Placement:
-    """Where the database and proxy pods go: the database pool, one member per node (K4, K5)."""
+    """Where the database and proxy pods go: the database pool, one member per node (K4, K5), spread over its zones
+    (K7, plan.database.zones)."""
 
     node_selector: Mapping[str, str]
     tolerations: tuple[Mapping[str, str], ...]
     anti_affinity_key: str
     members_per_node: int
+    spread: tuple[Mapping[str, object], ...] = ()
+    notes: tuple[str, ...] = ()  # what the zones cannot keep, on a stack that accepts it (warnings)
 
     def scheduling(self) -> dict[str, Any]:
         scheduling: dict[str, Any] = {"nodeSelector": dict(self.node_selector)}
         if self.tolerations:  # an empty list would be dropped by the API server: a false diff
             scheduling["tolerations"] = [dict(t) for t in self.tolerations]
         scheduling["affinity"] = {"antiAffinityTopologyKey": self.anti_affinity_key}
+        if self.spread:
+            scheduling["topologySpreadConstraints"] = [dict(constraint) for constraint in self.spread]
         return scheduling
 
 
@@ -203,7 +210,10 @@ def placement(spec: DatabaseSpec, pool: PoolShape) -> Placement:
             "K5",
         )
     pinned = pool.placement()  # core.scheduling: the same reader the policy pack judges placements with
-    return Placement(pinned.node_selector, tuple(pinned.tolerations), key, per_node)
+    zones = zone_decision(spec.cluster_size, pool, ephemeral=spec.ephemeral, accepted=spec.accept_zone_loss)
+    if per_node > 1:  # members share nodes (kind): no zone to spread them over either
+        zones = replace(zones, spread=())
+    return Placement(pinned.node_selector, tuple(pinned.tolerations), key, per_node, zones.spread, zones.notes)
 
 
 def sizing_input(spec: DatabaseSpec, pool: PoolShape, members_per_node: int = 1) -> SizingInput:
