@@ -78,6 +78,7 @@ def _judge(ctx: Context, stack, resources: dict, resource, view) -> None:
                 f"topologySpreadConstraints on topology.kubernetes.io/zone (maxSkew 1, minDomains 3), or set {ACCEPT_KEY}: "
                 "true in the stack config to accept the risk",
                 resource.urn,
+                field=view.path(component.rel + ".topologySpreadConstraints"),
             )
 
 

@@ -99,6 +99,7 @@ def check(ctx: Context) -> None:
                 f"{view.path(component.rel)} ({size} {what}): {verdict.explain()}",  # the same words for values and CR (paths aside)
                 f"the rule allows {allowed}, on three zones (the fewest that can keep a majority)",
                 fix_text(view, component),
+                field=view.path(component.rel + ".topologySpreadConstraints"),  # missing: its nearest written parent
             )
 
 
