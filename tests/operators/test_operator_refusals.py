@@ -146,7 +146,7 @@ def test_k3_passes_a_pod_exactly_when_the_api_server_makes_it_guaranteed(tier, r
             pod = _first_pod(tier, item.namespace, f"{item.name}-{suffix}")
             if pod is None:
                 continue
-            breaches = [m for m in cpu.messages if f" of the {key} pod)" in m]
+            breaches = [m for m in cpu.messages if f" of the {key} pod" in m.split(": ", 2)[1]]
             guaranteed = pod.status.qos_class == "Guaranteed"
             seen.add((guaranteed, bool(breaches)))
             assert guaranteed == (not breaches), (

@@ -41,39 +41,43 @@ def check(ctx: Context) -> None:
     pods = []
     with ctx.checking("K3"):
         pods = view.pods()
-    seen: set[str] = set()
+    # one resources block may serve several containers of several pods (PXC's initContainer.resources: pxc-init in
+    # every pod, haproxy-init beside it): judged once, naming them all
+    sharing: dict[str, list[tuple[object, Container]]] = {}
     for pod in pods:
-        containers: list[Container] = []
         with ctx.checking("K3"):  # each pod type, and each container, on its own fields
-            containers = every_container(view, pod)
-        qos = deferred(lambda pod=pod: pod_model(view, pod).qos_class())
-        for container in containers:
-            if container.path in seen:
-                continue
-            seen.add(container.path)
-            with ctx.checking("K3"):
-                _judge(ctx, view, pod, container, containers, qos)
+            for container in every_container(view, pod):
+                sharing.setdefault(container.path, []).append((pod, container))
+    for users in sharing.values():
+        with ctx.checking("K3"):
+            _judge(ctx, view, users)
 
 
-def _judge(ctx: Context, view: DatabaseView, pod, container: Container, containers: list[Container], qos) -> None:
+def _judge(ctx: Context, view: DatabaseView, users: list[tuple[object, Container]]) -> None:
+    container = users[0][1]
     resources = container.resources()
     request = resources.cpu_request if resources.cpu_request is not None else resources.cpu_limit  # API defaulting
     if resources.cpu_limit is not None and request == resources.cpu_limit:
         return
-    names = ", ".join(sorted({c.name for c in containers if c.path == container.path}))
-    who = f"{container.path} ({names} of the {pod.key} pod)"
-    pods_are = partial(_qos_text, qos, view.path(pod.rel))
+    pods = list(dict.fromkeys(pod for pod, _ in users))
+    names = "; ".join(f"{', '.join(sorted({c.name for p, c in users if p is pod}))} of the {pod.key} pod" for pod in pods)
+    who = f"{container.path} ({names})"
+    pods_are = "; ".join(
+        f"the {pod.key} pods are "
+        + partial(_qos_text, deferred(lambda pod=pod: pod_model(view, pod).qos_class()), view.path(pod.rel))
+        for pod in pods
+    )
     if request is None:
         ctx.violation(
             "K3",
-            f"{who} requests no CPU and sets no CPU limit: the {pod.key} pods are {pods_are}",
+            f"{who} requests no CPU and sets no CPU limit: {pods_are}",
             ALLOWED,
             f"set {container.path}.requests.cpu = limits.cpu = {partial(_budget, view, container)}",
         )
     elif resources.cpu_limit is None:
         ctx.violation(
             "K3",
-            f"{who} requests {resources.written('cpu_request')} CPU and sets no CPU limit: the {pod.key} pods are {pods_are}",
+            f"{who} requests {resources.written('cpu_request')} CPU and sets no CPU limit: {pods_are}",
             ALLOWED,
             f"set {container.path}.limits.cpu = requests.cpu = {resources.written('cpu_request')}",
         )
@@ -81,7 +85,7 @@ def _judge(ctx: Context, view: DatabaseView, pod, container: Container, containe
         ctx.violation(
             "K3",
             f"{who} requests {resources.written('cpu_request')} CPU but limits it to {resources.written('cpu_limit')}: "
-            f"the {pod.key} pods are {pods_are}",
+            f"{pods_are}",
             ALLOWED,
             f"set {container.path}.limits.cpu = requests.cpu = {resources.written('cpu_request')}",
         )
