@@ -6,7 +6,8 @@
 #   scripts/apiserver.sh up            start the control plane; writes $K8S_HOME/kubeconfig and $K8S_HOME/*.pid
 #   scripts/apiserver.sh down          stop it, by the PIDs `up` recorded
 #   scripts/apiserver.sh run-tier [pytest args]
-#                                      ensure-built + up + pytest -m apiserver, and always down afterwards
+#                                      ensure-built + kubectl (found or built) + up + pytest -m apiserver, and always
+#                                      down afterwards
 #
 # K8S_HOME defaults to ~/.cache/k8s-control-plane; K8S_CONTROL_PLANE_TOOL to ../shared/tools/k8s-control-plane
 # next to the clone. Without the tool, every command prints why and exits 0 (the tier is then skipped), or fails
@@ -50,6 +51,28 @@ ensure_built() {
   built || { echo "build finished but binaries are missing from $K8S_HOME/bin" >&2; return 1; }
 }
 
+# kubectl, for the admission tests (the API server calls the webhook; kubectl prints its refusals and warnings as a
+# user sees them): KUBECTL if set, else $K8S_HOME/bin/kubectl, else the one on PATH, else built once into
+# $K8S_HOME/bin from k8s.io/kubectl at the control plane's minor version (Go module proxy; a few minutes on 2 cores).
+KUBECTL_MODULE_VERSION=${KUBECTL_MODULE_VERSION:-0.36.3}
+ensure_kubectl() {
+  if [ -n "${KUBECTL:-}" ] && [ -x "$KUBECTL" ]; then return 0; fi
+  if [ -x "$K8S_HOME/bin/kubectl" ]; then KUBECTL=$K8S_HOME/bin/kubectl; export KUBECTL; return 0; fi
+  if command -v kubectl >/dev/null 2>&1; then KUBECTL=$(command -v kubectl); export KUBECTL; return 0; fi
+  command -v go >/dev/null 2>&1 || missing_prerequisite "no kubectl on PATH and no Go to build it (the admission tests run kubectl)"
+  echo "building kubectl (k8s.io/kubectl v$KUBECTL_MODULE_VERSION) into $K8S_HOME/bin"
+  local build start=$SECONDS
+  build=$(mktemp -d)
+  printf 'module local/kubectlbuild\n\ngo 1.26\n' > "$build/go.mod"
+  printf 'package main\n\nimport (\n\t"os"\n\n\t"k8s.io/component-base/cli"\n\t"k8s.io/kubectl/pkg/cmd"\n)\n\nfunc main() { os.Exit(cli.Run(cmd.NewDefaultKubectlCommand())) }\n' > "$build/main.go"
+  (cd "$build" && go get "k8s.io/kubectl@v$KUBECTL_MODULE_VERSION" "k8s.io/component-base@v$KUBECTL_MODULE_VERSION" >/dev/null \
+    && go mod tidy >/dev/null && go build -o "$K8S_HOME/bin/kubectl" .)
+  rm -rf "$build"
+  echo "built kubectl in $(((SECONDS - start) / 60)) min $(((SECONDS - start) % 60)) s"
+  KUBECTL=$K8S_HOME/bin/kubectl
+  export KUBECTL
+}
+
 running() {
   local p
   for p in etcd apiserver controller-manager; do
@@ -78,6 +101,7 @@ case "${1:-}" in
     shift
     have_tool
     ensure_built
+    ensure_kubectl
     if running; then up; fi  # refuses, and leaves a control plane this run did not start alone
     trap down EXIT  # set before starting: a half-started control plane is stopped too
     "$TOOL" up

@@ -27,6 +27,11 @@ PROVIDED_BY: dict[str, tuple[str, ...]] = {
     "pulumi_command": ("kind",),
     "pulumi_kubernetes": TARGET_EXTRAS,
     "pulumi_random": TARGET_EXTRAS,
+    "pulumi_tls": TARGET_EXTRAS,  # the admission component's certificates
+    "starlette": ("admission",),
+    "uvicorn": ("admission",),
+    "prometheus_client": ("admission",),
+    "cryptography": ("admission",),
     "matplotlib": ("plot",),
     "pymysql": ("grade",),
 }

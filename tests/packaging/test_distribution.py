@@ -51,13 +51,25 @@ def test_dependency_ranges_hold_the_programs_lock():
 
 
 def test_extras_console_scripts_version_and_license():
-    assert set(PROJECT["optional-dependencies"]) >= {"gke", "eks", "kind", "existing", "all", "plot", "grade", "test", "dev"}
+    assert set(PROJECT["optional-dependencies"]) >= {
+        "gke",
+        "eks",
+        "kind",
+        "existing",
+        "all",
+        "plot",
+        "grade",
+        "admission",
+        "test",
+        "dev",
+    }
     assert PROJECT["scripts"] == {
         "percona-mysql-sizing": "percona_mysql_k8s.sizing.cli:main",
         "percona-mysql-policy-check": "percona_mysql_k8s.cli.check:main",
         "percona-mysql-policy-bundle": "percona_mysql_k8s.cli.bundle:main",
         "percona-mysql-restore": "percona_mysql_k8s.cli.restore:main",
         "percona-mysql-grade": "percona_mysql_k8s.grade.cli:main",
+        "percona-mysql-admission": "percona_mysql_k8s.admission.cli:main",
     }
     for target in PROJECT["scripts"].values():
         module, function = target.split(":")

@@ -59,7 +59,9 @@ def test_the_extras_table_is_what_pyproject_declares():
     for module, extras in _extras.PROVIDED_BY.items():
         distribution = _distribution(module)
         declared_in = {
-            extra for extra in (*_extras.TARGET_EXTRAS, "plot", "grade") if distribution in _extra_distributions(extra)
+            extra
+            for extra in (*_extras.TARGET_EXTRAS, "plot", "grade", "admission")
+            if distribution in _extra_distributions(extra)
         }
         assert declared_in == set(extras), f"{module} ({distribution}): pyproject puts it in {declared_in}, _extras says {extras}"
         assert distribution not in BASE, f"{distribution} is an extra's, not the base install's"

@@ -13,7 +13,7 @@ PXC = "kubernetes:pxc.percona.com/v1:PerconaXtraDBCluster"
 def test_a_stack_of_a_thousand_clusters_is_admitted_once_per_cluster(monkeypatch):
     calls = []
     real = memo.admit
-    monkeypatch.setattr(memo, "admit", lambda *args: calls.append(args[2]["metadata"]["name"]) or real(*args))
+    monkeypatch.setattr(memo, "admit", lambda *args, **kw: calls.append(args[2]["metadata"]["name"]) or real(*args, **kw))
     monkeypatch.setattr(memo, "_answers", type(memo._answers)())
     stack = []
     for index in range(1000):  # the engine benchmark's largest program

@@ -15,6 +15,7 @@ import json
 import math
 import os
 import sys
+import types
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -28,7 +29,7 @@ from percona_mysql_k8s.cli.check import to_resources
 from percona_mysql_k8s.cli.engine import Pack, Resource, analyze_request, stack_request
 from percona_mysql_k8s.cli.offline import run_stack
 from percona_mysql_k8s.policies import _lazy
-from percona_mysql_k8s.policies._fastpath import struct_to_dict
+from percona_mysql_k8s.policies._fastpath import keep_non_finite_numbers, struct_to_dict
 from reference_material.resolve import reference_path
 
 SWITCHES = (
@@ -157,14 +158,20 @@ def test_struct_to_dict_is_message_to_dict(document):
 
 
 @pytest.mark.parametrize("number", [math.inf, -math.inf, math.nan])
-def test_struct_to_dict_refuses_what_message_to_dict_refuses(number):
+def test_a_non_finite_number_reaches_the_policies_where_message_to_dict_refuses_it(number):
+    """protobuf's MessageToDict raises for an infinity or NaN, and the SDK's servicer failed the whole call with
+    it; the pack keeps the number (fast path and stock path alike) so that C1 refuses the resource instead."""
     struct = struct_pb2.Struct()
     struct.update({"spec": {"values": [1, number]}})
-    with pytest.raises(ValueError) as stock:
+    with pytest.raises(ValueError):
         json_format.MessageToDict(struct)
-    with pytest.raises(ValueError) as ours:
-        struct_to_dict(struct)
-    assert str(ours.value) == str(stock.value)
+    kept = struct_to_dict(struct)["spec"]["values"][1]
+    assert kept == number or (math.isnan(kept) and math.isnan(number))
+    sdk = types.SimpleNamespace(json_format=types.SimpleNamespace(MessageToDict=json_format.MessageToDict))
+    assert keep_non_finite_numbers(sdk)
+    assert sdk.json_format.MessageToDict(struct)["spec"]["values"][0] == 1
+    with pytest.raises(ValueError):  # any other message: protobuf's answer, unchanged
+        sdk.json_format.MessageToDict(struct_pb2.Value(number_value=number))
 
 
 # ---- the runtime settings are configured again when what they read changes ----------------------------------

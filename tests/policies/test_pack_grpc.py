@@ -122,3 +122,16 @@ def test_every_stack_case_over_grpc(path, packs):
     mine = [d for d in mine if d not in preview]
     # stack violations name the resource they are about; one about the stack config (R4's static keys) names none
     assert all(d.urn or "the stack config entry" in d.message for d in mine)
+
+
+@pytest.mark.parametrize("number", [float("inf"), float("-inf"), float("nan")])
+def test_a_non_finite_number_gets_c1s_refusal_not_a_failed_call(packs, number):
+    """A program's float("inf") reaches the pack as the Struct's double (the engine marshals it as it is): the SDK's
+    MessageToDict failed the whole Analyze call with gRPC UNKNOWN; now C1 refuses the custom resource, as
+    pulumi-kubernetes could never send it (json: unsupported value), and the other policies still answer."""
+    entry = resolve_resource({"base": "ps-gr", "patch": {"spec": {"mysql": {"size": number}}}})
+    diagnostics = packs().analyze(_resource(entry))
+    c1 = [d for d in diagnostics if d.policy == "crd-admission"]
+    assert c1 and c1[0].level == "mandatory" and "spec.mysql.size: json: unsupported value" in c1[0].message
+    stack = packs().analyze_stack([_resource(entry)])  # AnalyzeStack converts the same Struct
+    assert all(d.policy for d in stack)

@@ -43,7 +43,7 @@ from typing import Any
 import yaml
 
 from percona_mysql_k8s.cli.engine import Diagnostic, Pack, Resource
-from percona_mysql_k8s.cli.manifests import STDIN, ManifestError, ManifestObject, read_manifests, read_values
+from percona_mysql_k8s.cli.manifests import STDIN, ManifestError, ManifestObject, read_manifests, read_values, wire_numbers
 from percona_mysql_k8s.cli.project import POLICY_PACK_FILE, find_project, policy_pack_dir, project_file
 from percona_mysql_k8s.cli.stack_config import missing_config_hint, program_config, stack_config_file
 from percona_mysql_k8s.core.command_line import Parser, UsageError
@@ -141,7 +141,7 @@ def manifest_resources(objects: Iterable[ManifestObject]) -> tuple[list[Resource
         urn = f"urn:pulumi:{MANIFESTS}::{MANIFESTS}::{obj.type}::{obj.name}"
         if urn in subjects:  # the same object twice (kubectl would apply the last): keep both judged apart
             urn = f"{urn}#{index}"
-        resources.append(Resource(urn=urn, type=obj.type, name=obj.name, properties=obj.props))
+        resources.append(Resource(urn=urn, type=obj.type, name=obj.name, properties=wire_numbers(obj.props)))
         subjects[urn] = (obj.type, f"{obj.name} [{obj.origin}]")
     return resources, subjects
 
@@ -154,11 +154,12 @@ def check_manifests(
     pack_dir: Path | None = None,
 ) -> Report:
     """The pack's verdict on Kubernetes objects (percona_mysql_k8s.cli.manifests). There is no Pulumi
-    stack: the pack gets no stack name, so S4 judges finalizers but not Pulumi's ``protect``."""
+    stack: the pack gets no stack name, so S4 judges finalizers but not Pulumi's ``protect``; the pack judges
+    custom resources as kubectl sends them (``client="kubectl"``: C1 keeps their nulls, core.crd)."""
     resources, subjects = manifest_resources(objects)
     report = Report(pack="percona-mysql", version=pack_version(pack_dir))
     owned = pack is None
-    pack = pack or Pack(pack_dir, stack="", project=MANIFESTS)
+    pack = pack or Pack(pack_dir, stack="", project=MANIFESTS, client="kubectl")
     try:
         report.pack = pack.info().name
         pack.configure(policy_config or {})
@@ -289,7 +290,7 @@ def _check_manifests(args) -> int:
         objects = read_manifest_paths(args.manifests or [])
         if args.chart:
             objects.append(chart_release(args.chart, args.values, args.release))
-        policy_config = _policy_config(args.policy_config)
+        policy_config = read_policy_config(args.policy_config)
         root = _project_or_none(args.cwd)
         # outside a project (a GitOps job with the installed package), the pack shell the package ships
         pack_dir = policy_pack_dir(args.policy_pack, project=root) if args.policy_pack or root else SHELL
@@ -316,7 +317,9 @@ def _project_or_none(cwd: Path | None) -> Path | None:
         return None
 
 
-def _policy_config(path: Path | None) -> dict:
+def read_policy_config(path: Path | None) -> dict:
+    """``--policy-config``: a JSON object of policy name -> settings (the admission server reads it too); ValueError
+    naming the file otherwise."""
     if path is None:
         return {}
     try:
@@ -429,7 +432,7 @@ def _check_stack(args: argparse.Namespace) -> int:
         print(f"error: --set expects KEY=VALUE, got {malformed[0]!r}", file=sys.stderr)
         return 2
     try:
-        policy_config = _policy_config(args.policy_config)
+        policy_config = read_policy_config(args.policy_config)
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

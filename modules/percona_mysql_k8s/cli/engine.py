@@ -38,6 +38,8 @@ def _installed() -> bool:
     return any(Path(path).resolve() == LIBRARY_PATH for path in sites if path)
 
 
+CLIENT_ENVIRONMENT = "PERCONA_POLICY_CLIENT"  # who sends the resources, when not Pulumi (policies._readers.admission)
+
 LEVELS = {
     analyzer_pb2.ADVISORY: "advisory",
     analyzer_pb2.MANDATORY: "mandatory",
@@ -143,14 +145,21 @@ class Pack:
         config: Mapping[str, str] | None = None,
         dry_run: bool = True,
         python: str | None = None,
+        client: str | None = None,
     ):
         """Start the pack in ``pack_dir`` (default: the project's ``policies/``, percona_mysql_k8s.cli.project).
 
         With ``python`` (the interpreter of the pack's own virtualenv, as PulumiPolicy.yaml names it) the
         pack runs on what that environment provides and nothing of this process's. Without it, it runs on
         this interpreter with this very library first on its path, so the pack and its caller agree.
+
+        ``client`` names who would send the resources to the API server when it is not Pulumi (``kubectl`` for
+        manifests): C1 then reads them as that client sends them (percona_mysql_k8s.policies._readers.admission).
+        The engine sets no such variable: under ``pulumi preview`` the client is pulumi-kubernetes.
         """
         pack_dir = policy_pack_dir(pack_dir)
+        self._info: analyzer_pb2.AnalyzerInfo | None = None
+        self._configured: Any = None
         env = dict(os.environ)
         env.update(
             {
@@ -160,6 +169,9 @@ class Pack:
                 "PULUMI_CONFIG": json.dumps(dict(config or {})),
             }
         )
+        env.pop(CLIENT_ENVIRONMENT, None)
+        if client:
+            env[CLIENT_ENVIRONMENT] = client
         if python is None:
             python = sys.executable
             if not _installed():  # a checkout on PYTHONPATH or an editable install: hand the child the same path
@@ -189,10 +201,16 @@ class Pack:
         self.stub = analyzer_pb2_grpc.AnalyzerStub(self.channel)
 
     def info(self) -> analyzer_pb2.AnalyzerInfo:
-        return self.stub.GetAnalyzerInfo(empty_pb2.Empty())
+        """The pack's answer to GetAnalyzerInfo (asked once: a running pack's policies do not change)."""
+        if self._info is None:
+            self._info = self.stub.GetAnalyzerInfo(empty_pb2.Empty())
+        return self._info
 
     def configure(self, config: Mapping[str, Mapping[str, Any]]) -> None:
-        """``{policy: {"enforcementLevel": "advisory", "max_fc_limit": 50}}`` as the CLI sends it."""
+        """``{policy: {"enforcementLevel": "advisory", "max_fc_limit": 50}}`` as the CLI sends it; the same config
+        again is not sent again (a long-lived pack, the admission server's, is configured once)."""
+        if self._configured == config:
+            return
         request = analyzer_pb2.ConfigureAnalyzerRequest()
         for policy, values in config.items():
             values = dict(values)
@@ -202,6 +220,7 @@ class Pack:
                 entry.enforcementLevel = LEVEL_VALUES[level]
             request.policyConfig[policy].CopyFrom(entry)
         self.stub.Configure(request)
+        self._configured = json.loads(json.dumps(config))  # a copy: the caller's dict may change after
 
     def analyze(self, resource: Resource) -> list[Diagnostic]:
         return self._diagnostics(self.stub.Analyze(analyze_request(resource)))

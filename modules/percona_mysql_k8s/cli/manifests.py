@@ -3,12 +3,12 @@ as the resources the engine would send the pack for them.
 
 Reading follows the manifests' owners:
 
-* Documents are split on ``---`` and decoded as kubectl decodes them: k8s.io/apimachinery
-  ``pkg/util/yaml`` splits the stream, sigs.k8s.io/yaml turns each document into JSON. So an empty
-  document (only comments, or nothing between two ``---``) is skipped, every map key is a string
-  (``1: x`` is ``"1": x``), an unquoted date stays the string it is written as (JSON has no
-  timestamps), and a key defined twice in one mapping is an error (go-yaml: ``mapping key "x" already
-  defined``), where PyYAML would silently keep the last.
+* Documents are read as kubectl reads them, by the core's one reader of Kubernetes YAML
+  (percona_mysql_k8s.core.kube_yaml: apimachinery's document split, go-yaml v2's YAML 1.1 scalars, so ``y`` is
+  true, ``1e5`` the integer 100000 and ``0o17`` 15, ``1:30`` a string; a key defined twice keeps its last
+  value; sigs.k8s.io/yaml's string keys and JSON numbers). A blank or ``null`` document is skipped. An object
+  whose metadata kubectl cannot decode (a label value that is a number) is refused as kubectl refuses it
+  (core.kube_yaml.object_meta), and so is a number JSON cannot hold (``.inf``).
 * Each object becomes the resource pulumi-kubernetes registers for it (sdk/python
   ``pulumi_kubernetes/yaml/yaml.py``, ``_parse_yaml_object``): a kind ending in ``List`` is its
   ``items``, each on its own; ``apiVersion`` and ``kind`` are required, and so is ``metadata.name``;
@@ -17,7 +17,9 @@ Reading follows the manifests' owners:
   ``kubernetes:core/v1:Secret``) and any other apiVersion taken as written, which is also how
   ``apiextensions.CustomResource`` names a custom resource
   (``kubernetes:pxc.percona.com/v1:PerconaXtraDBCluster``).
-* The properties are the object itself (its inputs), without ``status``, which is output-only.
+* The properties are the object itself (its inputs), without ``status``, which is output-only; but a Node's:
+  its ``status.allocatable`` and ``Ready`` condition are what the kubelet says of it, what the pack places pods
+  against (the Nodes of ``kubectl get nodes -o yaml``, policies/_readers/node_pools.py).
 
 Nothing here imports Pulumi: the check (``percona-mysql-policy-check --manifests``, percona_mysql_k8s.cli.check) sends these to
 the pack over the analyzer protocol.
@@ -25,11 +27,14 @@ the pack over the analyzer protocol.
 
 from __future__ import annotations
 
+import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-import yaml
+from percona_mysql_k8s.core.errors import one_line
+from percona_mysql_k8s.core.kube_yaml import Document, KubeYamlError, read_first_document, read_stream
+from percona_mysql_k8s.core.kube_yaml.object_meta import kubectl_refuses
 
 STDIN = "-"
 _HELM_SOURCE = re.compile(r"^# Source: (\S.*?)\s*$")
@@ -49,6 +54,8 @@ class ManifestObject:
     line: int  # 1-based line where the document starts
     helm_source: str | None = None  # the template that rendered it (`# Source:` comment of helm template)
     described: str | None = None  # where it comes from, when not one document of one file
+    # (line, column) of each value, keyed by its path in ``props`` (core.kube_yaml); empty when not read from a file
+    marks: dict[tuple, tuple[int, int]] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def origin(self) -> str:
@@ -58,54 +65,17 @@ class ManifestObject:
         return f"{where}, {self.helm_source}" if self.helm_source else where
 
 
-class _KubectlLoader(yaml.SafeLoader):
-    """PyYAML's safe loader with the decoding differences of sigs.k8s.io/yaml removed (module docstring)."""
-
-    def construct_mapping(self, node, deep=False):
-        if isinstance(node, yaml.MappingNode):
-            self.flatten_mapping(node)  # merge keys (<<) first, as go-yaml does
-            seen: dict[str, int] = {}
-            for key_node, _ in node.value:
-                key = str(self.construct_object(key_node, deep=True))
-                if key in seen:
-                    raise yaml.constructor.ConstructorError(
-                        None, None, f'mapping key "{key}" already defined at line {seen[key] + 1}', key_node.start_mark
-                    )
-                seen[key] = key_node.start_mark.line
-        mapping = super().construct_mapping(node, deep=deep)
-        return {str(key): value for key, value in mapping.items()}
-
-
-# An unquoted date/time is a string in JSON: drop PyYAML's timestamp resolver (keep every other one).
-_KubectlLoader.yaml_implicit_resolvers = {
-    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
-    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
-}
-
-
 def type_token(api_version: str, kind: str) -> str:
     """The Pulumi type token pulumi-kubernetes registers an object of this apiVersion and kind as."""
     return f"kubernetes:{'core/v1' if api_version == 'v1' else api_version}:{kind}"
 
 
-def _documents(text: str, file: str) -> list[tuple[int, int, Any]]:
-    """(document number, start line, decoded value) for every document of a YAML stream."""
-    loader = _KubectlLoader(text)
-    documents = []
+def _documents(text: str, file: str) -> list[Document]:
+    """Every document kubectl reads from the stream (blank ones left out), or ManifestError naming where."""
     try:
-        while loader.check_node():
-            number = len(documents) + 1
-            node = loader.get_node()
-            line = node.start_mark.line + 1 if node is not None else 0
-            documents.append((number, line, loader.construct_document(node) if node is not None else None))
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None) or getattr(error, "context_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
-        problem = getattr(error, "problem", None) or str(error)
-        raise ManifestError(f"{_display(file)}: document {len(documents) + 1} is not valid YAML{where}: {problem}") from None
-    finally:
-        loader.dispose()
-    return documents
+        return read_stream(text, file)
+    except KubeYamlError as error:
+        raise ManifestError(one_line(str(error).replace(f"{file}:", f"{_display(file)}:", 1))) from None
 
 
 def _display(file: str) -> str:
@@ -160,36 +130,76 @@ def _name(obj: dict, where: str) -> str:
     return f"{namespace}/{name}" if isinstance(namespace, str) and namespace else name
 
 
+def _kept_status(obj: dict) -> bool:
+    return obj.get("apiVersion") == "v1" and obj.get("kind") == "Node"
+
+
 def read_manifests(text: str, file: str = STDIN) -> list[ManifestObject]:
     """Every object of one YAML stream, in order. Raises :class:`ManifestError` naming file and document."""
     sources = _helm_sources(text)
     found = []
-    previous_line = 0
-    for number, line, value in _documents(text, file):
+    for document in _documents(text, file):
+        number, line = document.number, document.line
         # helm template writes `# Source: chart/templates/x.yaml` between the `---` and the document
-        helm_source = next((source for source_line, source in reversed(sources) if previous_line < source_line < line), None)
-        previous_line = max(previous_line, line)
-        if value is None:
-            continue  # an empty document: kubectl skips it too
+        helm_source = next((source for source_line, source in reversed(sources) if document.start <= source_line < line), None)
         where = f"{_display(file)}: document {number} (line {line})"
-        for path, obj in _objects(value, where, ""):
+        for path, obj in _objects(document.value, where, ""):
             inner = _at(where, path)
-            props = {key: item for key, item in obj.items() if key != "status"}
+            refused = kubectl_refuses(obj)
+            if refused:
+                raise ManifestError(one_line(f"{inner}: kubectl cannot decode the object: {refused}"))
+            props = {key: item for key, item in obj.items() if key != "status" or _kept_status(obj)}
+            marks = _marks_under(document, path)
             found.append(
                 ManifestObject(
-                    type_token(obj["apiVersion"], obj["kind"]), _name(obj, inner), props, file, number, line, helm_source
+                    type_token(obj["apiVersion"], obj["kind"]),
+                    _name(obj, inner),
+                    props,
+                    file,
+                    number,
+                    line,
+                    helm_source,
+                    marks=marks,
                 )
             )
     return found
 
 
+def _marks_under(document: Document, path: str) -> dict[tuple, tuple[int, int]]:
+    """The document's marks for the object at ``path`` (``.items[2]`` of a List), keyed from the object down."""
+    prefix: tuple = ()
+    for index in re.findall(r"\[(\d+)\]", path):
+        prefix += ("items", int(index))
+    return {where[len(prefix) :]: mark for where, mark in document.marks.items() if where[: len(prefix)] == prefix}
+
+
+_INT64 = 1 << 63
+_SAFE = 1 << 53
+_BELOW_INT64 = math.nextafter(float(_INT64), 0.0)  # the largest double below 2^63: 9223372036854774784
+
+
+def wire_numbers(value: Any) -> Any:
+    """``value`` for the analyzer protocol, whose ``Struct`` holds every number as a double. kubectl sends an int64
+    exactly; beyond 2^53 the nearest double of one near either end of int64 is +-2^63, which the pack (as the
+    API server) would read as a float: such an integer goes as the double next to it towards zero, so the pack
+    still reads an int64 (core.crd.structural.json_numbers)."""
+    if isinstance(value, dict):
+        return {key: wire_numbers(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [wire_numbers(item) for item in value]
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > _SAFE:
+        return math.copysign(min(abs(float(value)), _BELOW_INT64), value)
+    return value
+
+
 def read_values(text: str, file: str = STDIN) -> dict[str, Any]:
-    """A Helm values file, decoded as Helm decodes it (chartutil.ReadValues: sigs.k8s.io/yaml, one document,
-    a mapping; an empty file is no values). Raises :class:`ManifestError` naming the file."""
-    documents = [value for _, _, value in _documents(text, file)]
-    if len(documents) > 1:
-        raise ManifestError(f"{_display(file)}: a values file is one YAML document, not {len(documents)}")
-    values = documents[0] if documents else None
+    """A Helm values file, decoded as Helm decodes it (chartutil.ReadValues: sigs.k8s.io/yaml over the whole file,
+    so its first document; a mapping; an empty file is no values). Raises :class:`ManifestError` naming the file."""
+    try:
+        document = read_first_document(text, file)
+    except KubeYamlError as error:
+        raise ManifestError(one_line(str(error).replace(f"{file}:", f"{_display(file)}:", 1))) from None
+    values = document.value if document is not None else None
     if values is None:
         return {}
     if not isinstance(values, dict):

@@ -41,3 +41,16 @@ def error_line(error: InputError, flags: Mapping[str, str]) -> str:
     flag = flags.get(error.key, f"--{error.key.replace('_', '-')}")
     prefix = f"{error.rule}: " if error.rule else ""
     return f"error: {prefix}{flag}: {error.message}"
+
+
+def parsed_or_error(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> argparse.Namespace | None:
+    """``parser``'s reading of ``argv``, or None once the one ``error:`` line is printed on stderr (exit status 2)."""
+    import sys
+
+    from .errors import one_line
+
+    try:
+        return parser.parse_args(argv)
+    except UsageError as error:
+        print(one_line(f"error: {error}"), file=sys.stderr)
+        return None

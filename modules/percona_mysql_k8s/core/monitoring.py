@@ -37,6 +37,12 @@ PMM_SERVER_MIN = ContainerSize(500, 1 * GIB)
 PMM_SERVER_MAX = ContainerSize(4000, 8 * GIB)
 SYSBENCH_MIN = ContainerSize(500, 256 * MIB)
 SYSBENCH_MEMORY_MAX = 2 * GIB
+# The admission server (plan.admission): one server process and one pack process per replica, request = limit
+# (measured: the server 63 MiB and its pack 113 MiB resident after judging the policy test corpus twice, the
+# kubernetes client 17 MiB more for the Node watch and the audit; the rest is headroom). Its two replicas may share
+# one monitoring node.
+ADMISSION_SERVER = ContainerSize(500, 384 * MIB)
+ADMISSION_REPLICAS = 2
 
 
 @dataclass(frozen=True)
@@ -48,13 +54,23 @@ class MonitoringPlan:
     sysbench: ContainerSize | None
     backup_job: ContainerSize | None = None  # the backup Job's container (None without backups)
     pitr_collector: ContainerSize | None = None  # PXC binlog collector / PS binlog server (None without PITR)
+    admission: ContainerSize | None = None  # one replica of the admission server (ADMISSION_REPLICAS run)
 
     @property
     def total(self) -> ContainerSize:
         helpers = (self.helper,) * (3 if self.sysbench is not None else 1)
+        admission = (self.admission,) * ADMISSION_REPLICAS
         parts = [
             part
-            for part in (self.operator, self.pmm_server, *helpers, self.sysbench, self.backup_job, self.pitr_collector)
+            for part in (
+                self.operator,
+                self.pmm_server,
+                *helpers,
+                self.sysbench,
+                self.backup_job,
+                self.pitr_collector,
+                *admission,
+            )
             if part is not None
         ]
         return ContainerSize(sum(p.cpu_millicores for p in parts), sum(p.memory_bytes for p in parts))
@@ -99,13 +115,20 @@ def _after_daemonsets(node: NodeBudget) -> str:
 
 
 def plan(
-    node: NodeBudget, *, operator: bool, pmm_server: bool, sysbench: bool, backup: BackupPlan | None = None
+    node: NodeBudget,
+    *,
+    operator: bool,
+    pmm_server: bool,
+    sysbench: bool,
+    backup: BackupPlan | None = None,
+    admission: bool = False,
 ) -> MonitoringPlan:
     """Split one monitoring node; raise InputError (K5) naming the setting to change when the pool is too small."""
     cpu, memory = node.usable_cpu_millicores, node.usable_memory_bytes
     key, remedy = _remedy(node)
-    # the PMM token Job, the benchmark's user setup Job and publisher container, the operator
+    # the PMM token Job, the benchmark's user setup Job and publisher container, the operator, the admission server
     fixed = [HELPER] + ([HELPER, HELPER] if sysbench else []) + ([OPERATOR] if operator else [])
+    fixed += [ADMISSION_SERVER] * ADMISSION_REPLICAS if admission else []
     backup_job = backup.backup_job if backup is not None else None
     pitr_collector = backup.pitr_collector if backup is not None else None
     backups = [part for part in (backup_job, pitr_collector) if part is not None]
@@ -115,7 +138,7 @@ def plan(
         raise InputError(
             key,
             f"a monitoring node offers {cpu}m CPU and {memory // MIB} MiB usable{_after_daemonsets(node)}, too little for the operator, helper "
-            f"jobs and backup containers (backup Job, PITR collector: M3, R1, R2) together ({fixed_cpu}m / "
+            f"jobs{', the admission server (2 replicas)' if admission else ''} and backup containers (backup Job, PITR collector: M3, R1, R2) together ({fixed_cpu}m / "
             f"{fixed_memory // MIB} MiB): {remedy}",
             "K5",
         )
@@ -159,4 +182,5 @@ def plan(
         sysbench=bench,
         backup_job=backup_job,
         pitr_collector=pitr_collector,
+        admission=ADMISSION_SERVER if admission else None,
     )

@@ -26,6 +26,8 @@ from typing import TYPE_CHECKING, Any
 # Public name -> the module defining it. Imported on first use (PEP 562): importing this package imports
 # nothing heavy, and a component's providers are imported only when it is used (percona_mysql_k8s._extras).
 _EXPORTS = {
+    "AdmissionServer": ".admission",
+    "AdmissionServerArgs": ".admission",
     "DatabaseCluster": ".cluster",
     "DatabaseClusterArgs": ".cluster",
     "create_namespace": ".common",
@@ -48,6 +50,8 @@ _EXPORTS = {
     "SysbenchArgs": ".sysbench",
 }
 __all__ = [  # the names of _EXPORTS
+    "AdmissionServer",
+    "AdmissionServerArgs",
     "DatabaseCluster",
     "DatabaseClusterArgs",
     "DatabaseSpec",

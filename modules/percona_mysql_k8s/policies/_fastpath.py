@@ -11,8 +11,8 @@ inside its step generator, so every microsecond a call takes is added to the pre
   the stack and its config from the environment, never from the pulumi runtime's settings.)
 * ``json_format.MessageToDict`` converts the request's ``Struct`` through protobuf's generic JSON printer, in
   Python, field descriptor by field descriptor: :func:`struct_to_dict` is the same conversion written for
-  ``Struct`` alone (the same dict, keys in the same order, numbers as floats, the same ``ValueError`` for an
-  infinite or NaN number); any other message goes to ``MessageToDict``.
+  ``Struct`` alone (the same dict, keys in the same order, numbers as floats; an infinite or NaN number kept, as
+  :func:`keep_non_finite_numbers` keeps it); any other message goes to ``MessageToDict``.
 
 Both go in only where the SDK is the one they were written against (:func:`missing_for_fast_calls`); any other
 release runs the SDK's own code. ``PERCONA_POLICY_FAST_CALLS=0`` turns them off.
@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import functools
 import inspect
-import math
 import os
 from typing import Any
 
@@ -44,12 +43,7 @@ def _value(value) -> Any:
     if kind == "struct_value":
         return struct_to_dict(value.struct_value)
     if kind == "number_value":
-        number = value.number_value
-        if math.isinf(number):
-            raise ValueError("Fail to serialize Infinity for Value.number_value, which would parse as string_value")
-        if math.isnan(number):
-            raise ValueError("Fail to serialize NaN for Value.number_value, which would parse as string_value")
-        return number
+        return value.number_value  # an infinity or NaN too: C1 refuses it (see keep_non_finite_numbers)
     if kind == "bool_value":
         return value.bool_value
     if kind == "list_value":
@@ -68,6 +62,40 @@ def message_to_dict(message, *args, _stock=None, **kwargs):
     if not args and not kwargs and message.DESCRIPTOR.full_name == STRUCT:
         return struct_to_dict(message)
     return _stock(message, *args, **kwargs)
+
+
+def _keeping_non_finite(stock):
+    """``MessageToDict`` that answers for a ``Struct`` holding an infinite or NaN number instead of raising."""
+
+    @functools.wraps(stock)
+    def message_to_dict(message, *args, **kwargs):
+        try:
+            return stock(message, *args, **kwargs)
+        except ValueError:
+            if args or kwargs or message.DESCRIPTOR.full_name != STRUCT:
+                raise
+            return struct_to_dict(message)
+
+    return message_to_dict
+
+
+def keep_non_finite_numbers(sdk: Any = _policy) -> bool:
+    """Let a property that is an infinity or NaN reach the policies (False where the SDK has no ``MessageToDict``).
+
+    The engine sends such a number as the ``Struct``'s double (a program's ``float("inf")``); the SDK's servicer
+    converts every request with protobuf's ``MessageToDict``, which raises "Fail to serialize Infinity for
+    Value.number_value", so the whole call failed with gRPC UNKNOWN and no verdict. With this, C1 refuses the
+    resource (no JSON carries the number to the API server: core.crd.limits). Not a speed-up: it goes in always."""
+    json_format = getattr(sdk, "json_format", None)
+    stock = getattr(json_format, "MessageToDict", None)
+    if not callable(stock):
+        return False
+    if getattr(stock, "_percona_keeps_non_finite", False):
+        return True
+    wrapped = _keeping_non_finite(stock)
+    wrapped._percona_keeps_non_finite = True
+    sdk.json_format = ModuleOverlay(json_format, MessageToDict=wrapped)
+    return True
 
 
 def _runtime_environment() -> tuple[str | None, ...]:

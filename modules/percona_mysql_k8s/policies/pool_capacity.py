@@ -17,6 +17,7 @@ from __future__ import annotations
 from percona_mysql_k8s.core.allocatable import node_budget
 from percona_mysql_k8s.core.bounds import MAX_MACHINE_CPU_MILLICORES, MAX_MACHINE_MEMORY_BYTES
 from percona_mysql_k8s.core.errors import InputError
+from percona_mysql_k8s.core.units import format_cpu, format_memory
 
 from ._framework import Context, Spec, stack_policy
 from ._readers.resources import cpu, mem
@@ -58,12 +59,14 @@ def _free(stack, pool, extra_cpu: int, extra_memory: int, ctx: Context | None = 
     except NotKnown as error:  # the pool's own field: named as the pool's
         error.subject = error.subject or f"node pool {pool.name}"
         raise
-    if not machine_type:
-        return None
-    try:
-        budget = node_budget(pool.machine_type, pool.provider)
-    except InputError:
-        return None  # not a catalog machine type: its allocatable is unknown
+    budget = pool.budget  # a cluster's own Nodes: their allocatable as reported (node_pools)
+    if budget is None:
+        if not machine_type:
+            return None
+        try:
+            budget = node_budget(pool.machine_type, pool.provider)
+        except InputError:
+            return None  # not a catalog machine type: its allocatable is unknown
     daemonsets = []
     for group in stack.groups:
         if group.role == DAEMONSET:
@@ -81,6 +84,11 @@ def _free(stack, pool, extra_cpu: int, extra_memory: int, ctx: Context | None = 
     )
 
 
+def _machine(pool) -> str:
+    """The pool's machine for messages: its type, or for a cluster's Nodes that they are read from the cluster."""
+    return pool.machine_type if pool.budget is None else f"Nodes as reported, {pool.machine_type or 'any machine type'}"
+
+
 def _fits_somewhere(ctx: Context, stack, extra_cpu: int, extra_memory: int) -> None:
     """A pod that can land on several pools needs one node, of any of them, that holds it."""
     for group in stack.groups:
@@ -93,7 +101,7 @@ def _fits_somewhere(ctx: Context, stack, extra_cpu: int, extra_memory: int) -> N
                 continue
             if not any(group.cpu <= free_cpu and group.memory <= free_memory for _, free_cpu, free_memory in frees):
                 where = ", ".join(
-                    f"{pool.name} ({pool.machine_type}: {cpu(free_cpu)} CPU / {mem(free_memory)} free)"
+                    f"{pool.name} ({_machine(pool)}: {cpu(free_cpu)} CPU / {mem(free_memory)} free)"
                     for pool, (_, free_cpu, free_memory) in zip(pools, frees, strict=True)
                 )
                 ctx.violation(
@@ -140,10 +148,14 @@ def _pool(ctx: Context, stack, resource, pool, extra_cpu: int, extra_memory: int
         return
     budget, free_cpu, free_memory = free
     where = (
-        f"node pool {pool.name} ({pool.machine_type}: allocatable {cpu(budget.allocatable_cpu_millicores)} CPU, "
+        f"node pool {pool.name} ({_machine(pool)}: allocatable {cpu(budget.allocatable_cpu_millicores)} CPU, "
         f"{mem(budget.allocatable_memory_bytes)}; {cpu(free_cpu)} / {mem(free_memory)} after DaemonSets)"
     )
-    sizing = f"python -m percona_mysql_k8s.sizing --node-type {pool.machine_type} --provider {pool.provider}"
+    sizing = (
+        f"python -m percona_mysql_k8s.sizing --node-type {pool.machine_type} --provider {pool.provider}"
+        if pool.budget is None
+        else f"python -m percona_mysql_k8s.sizing --cpu {format_cpu(free_cpu)} --memory {format_memory(free_memory)}"
+    )
     placed, undecided = _placed(ctx, stack, pool)
     for group in placed:
         with ctx.checking("K5", resource.urn, group.label):

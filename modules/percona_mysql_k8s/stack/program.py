@@ -10,6 +10,7 @@ the package deploy the same resources.
    scoped to them; kind/existing: the S3-compatible endpoint in config; unless ``backup: false``, R1-R4); then
    the database cluster with every size from the sizing engine, its proxy, backups and point-in-time recovery.
 5. The sysbench Job on the monitoring pool (unless ``sysbenchEnabled: false``).
+6. The admission server on the monitoring pool and its webhook (when ``admission`` is set; docs/admission.md).
 
 :func:`outputs` is what the stack exports, and the components' outputs.
 """
@@ -99,6 +100,16 @@ def deploy(
 
     # 5. sysbench
     bench = _sysbench(settings, target, cluster, parent)
+
+    # 6. the pack's rules at admission (admission), once the operator's CRDs are there
+    if settings.admission is not None:
+        from percona_mysql_k8s.database import AdmissionServer, AdmissionServerArgs
+
+        AdmissionServer(
+            f"{database.name}-admission",
+            AdmissionServerArgs(settings=settings.admission, target=target, depends_on=[operator] if operator else []),
+            _options(parent),
+        )
     return Deployment(settings, target, cluster, pmm, backups, bench)
 
 

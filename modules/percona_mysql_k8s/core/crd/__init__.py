@@ -10,9 +10,9 @@ semantics where they differ, cited in the modules: structural (numbers, undeclar
 defaults), openapi, listtype, cel; admission puts them in the API server's order.
 """
 
-from .admission import CEL_SKIPPED, Admission, admit
+from .admission import CEL_SKIPPED, KUBECTL, PULUMI, Admission, admit
 from .catalog import kinds, sources
 from .cel import Unjudged
 from .errors import FieldError
 
-__all__ = ["CEL_SKIPPED", "Admission", "FieldError", "Unjudged", "admit", "kinds", "sources"]
+__all__ = ["CEL_SKIPPED", "KUBECTL", "PULUMI", "Admission", "FieldError", "Unjudged", "admit", "kinds", "sources"]

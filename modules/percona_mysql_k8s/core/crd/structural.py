@@ -8,7 +8,7 @@ In the order the API server applies them to a create through server-side apply (
    pulumi/pulumi sdk/go/common/resource/plugin/rpc.go ``MarshalProperties``), so it is absent, not a null the
    API server would refuse ("must be of type object: \"null\""; the differential test sends what Pulumi sends).
    Pulumi hands numbers around as floats; the provider marshals them with Go's encoding/json, which writes a
-   whole float64 below 1e21 without a fraction, and the API server's decoder (k8s.io/apimachinery
+   whole float64 below 1e21 without a fraction (its shortest digits padded with zeros), and the API server's decoder (k8s.io/apimachinery
    pkg/util/json ``convertNumber``) reads a number as int64 when it can, float64 otherwise. So ``3.0`` arrives
    as the integer 3, ``1.5`` as a float.
 2. :func:`undeclared`: server-side apply converts the object to the CRD's published schema first
@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable
+from decimal import Decimal
 from typing import Any
 
 from .errors import UNTYPED, FieldError, index
@@ -45,15 +46,18 @@ _GO_PLAIN_FLOAT = 1e21  # encoding/json floatEncoder: 'f' format below 1e21, exp
 Unknown = Callable[[Any], bool]
 
 
-def json_numbers(value: Any) -> Any:
-    """A copy of ``value`` as the API server decodes the JSON pulumi-kubernetes sends: no null properties, numbers
-    as JSON decodes them."""
-    if isinstance(value, float) and value.is_integer() and abs(value) < _GO_PLAIN_FLOAT and -_INT64 <= value < _INT64:
-        return int(value)
+def json_numbers(value: Any, *, keep_nulls: bool = False) -> Any:
+    """A copy of ``value`` as the API server decodes the JSON the client sends: numbers as JSON decodes them, and
+    no null properties unless ``keep_nulls`` (kubectl sends them; Pulumi's don't reach the provider)."""
+    if isinstance(value, int) and not isinstance(value, bool) and not -_INT64 <= value < _INT64:
+        value = float(value)  # an integer beyond int64 travels as a double (Pulumi's numbers, kubectl's decoding)
+    if isinstance(value, float) and value.is_integer() and abs(value) < _GO_PLAIN_FLOAT:
+        literal = int(Decimal(repr(value)))  # Go writes the shortest digits, padded: 2^63 is 9223372036854776000
+        return literal if -_INT64 <= literal < _INT64 else value
     if isinstance(value, dict):
-        return {name: json_numbers(item) for name, item in value.items() if item is not None}
+        return {name: json_numbers(item, keep_nulls=keep_nulls) for name, item in value.items() if item is not None or keep_nulls}
     if isinstance(value, list):
-        return [json_numbers(item) for item in value]
+        return [json_numbers(item, keep_nulls=keep_nulls) for item in value]
     return value  # a scalar, or a marker such as a value unknown at preview: kept as it is
 
 

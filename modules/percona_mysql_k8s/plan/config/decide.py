@@ -29,12 +29,14 @@ from percona_mysql_k8s.core.errors import InputError
 from percona_mysql_k8s.core.monitoring import MonitoringPlan
 from percona_mysql_k8s.core.sizing import SizingResult
 from percona_mysql_k8s.core.units import format_cpu, human_bytes
+from percona_mysql_k8s.plan.admission import AdmissionSettings
 from percona_mysql_k8s.plan.clusters import ClusterSettings, cluster_settings_from_config
 from percona_mysql_k8s.plan.clusters import kind as kind_plan
 from percona_mysql_k8s.plan.database.network_policies import ClientAccess
 from percona_mysql_k8s.plan.database.spec import DatabaseSpec, Placement, size_for_pool
 
 from . import kind_fit
+from .admission import admission_settings_from_config
 from .backup import BackupSettings
 from .keys import ConfigValues
 from .sections import (
@@ -68,6 +70,7 @@ class StackSettings:
     network: ClientAccess | None = None  # None: no NetworkPolicies (networkPolicies false, R6)
     backup: BackupSettings | None = None  # None: backups off (``backup: false``, R1)
     create_namespace: bool = True  # the stack creates the database namespace (with the operator)
+    admission: AdmissionSettings | None = None  # None: no admission server (``admission`` empty)
 
 
 def stack_settings_from_config(
@@ -110,12 +113,14 @@ def _settings(values: Mapping[str, object], pmm_token_set: bool, host: Callable[
     sysbench = sysbench_settings_from_config(v)
     placement, sizing = _sized(database, cluster)
     check_pmm_volume(v, cluster.cluster_size)  # after sizing: the cluster size is checked (T1)
+    admission = admission_settings_from_config(v, cluster, namespace=database.namespace)
     plan = _monitoring_plan(
         cluster,
         operator=install_operator,
         pmm_server=pmm.install,
         sysbench=sysbench is not None,
         backup=backup.plan if backup is not None else None,
+        admission=admission is not None,
     )
     benchmark = None
     if sysbench is not None:
@@ -146,6 +151,7 @@ def _settings(values: Mapping[str, object], pmm_token_set: bool, host: Callable[
         network=network,
         backup=backup,
         create_namespace=v.get("createNamespace"),
+        admission=admission,
     )
 
 

@@ -77,6 +77,11 @@ CONFIG_KEYS: dict[str, tuple[type, object]] = {
     "networkPolicies": (bool, True),
     "clientNamespaces": (list, []),
     "clientPodLabels": (list, []),
+    # the admission server (plan.config.admission): "" (none), enforce, warn or audit
+    "admission": (str, ""),
+    "admissionImage": (str, ""),
+    "admissionAuditSeconds": (int, 300),
+    "admissionApiServerCidrs": (list, []),
 }
 OPTIONAL_KEYS: dict[str, tuple[type, object]] = {
     # Name of the database custom resource; empty = clusterName (at most 22 characters, PXC's limit).

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import threading
 from collections import OrderedDict
 from typing import Any
 
-from percona_mysql_k8s.core.crd import Admission, admit, kinds
+from percona_mysql_k8s.core.crd import KUBECTL, PULUMI, Admission, admit, kinds
 
 from .values import Unknown
 
@@ -38,12 +39,25 @@ def custom_resource_kind(resource_type: str) -> tuple[str, str] | None:
     return (parts[1], parts[2]) if (group, parts[2]) in set(kinds()) else None
 
 
+def client() -> str:
+    """Who sends the resources: kubectl when the offline check judges manifests (it starts the pack with
+    ``PERCONA_POLICY_CLIENT=kubectl``, percona_mysql_k8s.cli.engine), else pulumi-kubernetes (the engine sets no
+    such variable)."""
+    return KUBECTL if os.environ.get("PERCONA_POLICY_CLIENT") == KUBECTL else PULUMI
+
+
 def is_unknown(value: Any) -> bool:
     return isinstance(value, Unknown)
 
 
 def _key(resource_type: str, props: dict) -> str:
-    return resource_type + "\0" + json.dumps(props, sort_keys=True, default=lambda value: f"<{type(value).__name__}>")
+    return (
+        resource_type
+        + "\0"
+        + client()
+        + "\0"
+        + json.dumps(props, sort_keys=True, default=lambda value: f"<{type(value).__name__}>")
+    )
 
 
 def admission(resource_type: str, props: Any) -> Admission | None:
@@ -56,7 +70,7 @@ def admission(resource_type: str, props: Any) -> Admission | None:
         if key in _answers:
             _answers.move_to_end(key)
             return _answers[key]
-    answer = admit(kind[0], kind[1], props, is_unknown)
+    answer = admit(kind[0], kind[1], props, is_unknown, client=client())
     with _lock:
         _answers[key] = answer
         while len(_answers) > _KEPT:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from percona_mysql_k8s.core.allocatable import NodeBudget
 from percona_mysql_k8s.core.scheduling import (
     PoolNodes,
     eks_pool_nodes,
@@ -54,6 +55,9 @@ class NodePool(KnownOnRead):
     labels_path: str
     taints_path: str
     machine_path: str
+    # Nodes read from a cluster (node_pools.py): the budget of the smallest node as its kubelet reports it, in
+    # place of a catalog machine type's (K1)
+    budget: NodeBudget | None = None
 
     @property
     def labels(self):

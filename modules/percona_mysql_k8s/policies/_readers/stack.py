@@ -23,6 +23,7 @@ from .backup import backup_section
 from .database import DatabaseView, database_view
 from .deferred import KnownOnRead, Pending, deferred
 from .helm import PMM, chart_name, chart_values, is_helm
+from .node_pools import NODE, node_pools
 from .operator_pods import anti_affinity_key, containers, init_containers
 from .operator_pods import placement as pod_placement
 from .placement import Placement, read_placement
@@ -233,7 +234,11 @@ def read_stack(resources) -> StackView:
 
 def _read_stack(resources) -> StackView:
     view = StackView([], [], [], [])
+    cluster_nodes = []
     for resource in resources:
+        if resource.type == NODE:  # the cluster's own Nodes: pools once all of them are read (node_pools)
+            cluster_nodes.append(resource)
+            continue
         kind = ANY if is_helm(resource.type) else DATABASE  # a chart not known yet may be anything
         try:
             answer = admission(resource.type, resource.props)
@@ -281,6 +286,7 @@ def _read_stack(resources) -> StackView:
             view.unknowns.append((resource, kind, error))
         except (Malformed, Exception):  # noqa: BLE001 - unreadable resources are their resource policies' to report
             continue
+    view.pools.extend(node_pools((resource, resource.props) for resource in cluster_nodes))  # a pool's findings: its first Node's
     return view
 
 

@@ -18,7 +18,7 @@ if VENDOR.is_dir():
 try:
     from percona_mysql_k8s import __version__
     from percona_mysql_k8s.policies import PACK_DESCRIPTION, PACK_NAME
-    from percona_mysql_k8s.policies._fastpath import speed_up_calls
+    from percona_mysql_k8s.policies._fastpath import keep_non_finite_numbers, speed_up_calls
     from percona_mysql_k8s.policies._lazy import pack_policies
     from percona_mysql_k8s.policies._sdk import report_version, share_deserialization
     from percona_mysql_k8s.policies._server import serve_lean
@@ -34,6 +34,7 @@ except ModuleNotFoundError as error:
 from pulumi_policy import PolicyPack  # noqa: E402 - after the library is found
 
 report_version(__version__)  # GetAnalyzerInfo and every diagnostic name the pack's version, not the SDK's "0.0.1"
+keep_non_finite_numbers()  # an infinite or NaN property gets C1's refusal, not a failed call
 speed_up_calls()  # before the shared deserialization, which memoizes the faster conversion
 share_deserialization()
 serve_lean()

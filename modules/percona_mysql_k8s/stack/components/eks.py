@@ -182,6 +182,18 @@ class MysqlOnEksArgs(TypedDict, total=False):
     client_pod_labels: list[str]
     """R6: only pods with these labels (key=value items) may reach the proxies; empty = any pod of those namespaces."""
 
+    admission: str
+    """The admission server: empty (none), enforce (refuse Percona custom resources that break a mandatory rule), warn (admit them with the findings as warnings) or audit (no webhook: judge the existing ones every admissionAuditSeconds, as Events and metrics). failurePolicy is Fail on production stacks, Ignore on ephemeral ones."""
+
+    admission_image: str
+    """The server's image, built from modules/percona_mysql_k8s/admission/Dockerfile (required with admission)."""
+
+    admission_audit_seconds: int
+    """Seconds between two audit sweeps of the existing Percona custom resources (30 to 86400). Default: 300."""
+
+    admission_api_server_cidrs: list[str]
+    """CIDR blocks the API server calls webhooks from: the server's NetworkPolicy admits only them to the webhook port (required on production stacks with enforce or warn; empty on an ephemeral stack admits any address to that port)."""
+
     db_cluster_name: str
     """Name of the database custom resource, at most 22 characters (empty = clusterName); fixed once a persistent stack is deployed (S4)."""
 
