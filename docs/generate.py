@@ -76,7 +76,11 @@ def rules_page() -> str:
             policies = ", ".join(f"`{name}`" for name in enforced_by.get(rule.id, [])) or "sizing only"
             sources = ", ".join(f"[{key}](#source-{key.lower()})" for key in rule.sources) or "project rule"
             level = "M" if rule.mandatory else "A"
-            lines.append(f"| {rule.id} | **{_cell(rule.title)}.** {_cell(rule.text)} | {level} | {policies} | {sources} |")
+            lines.append(
+                f'| <a id="{rule.anchor}"></a>{rule.id} | **{_cell(rule.title)}.** {_cell(rule.text)} | {level} | {policies} '
+                f"| {sources} |"
+            )
+
         thresholds = [(rule.id, threshold) for rule in rules for threshold in rule.thresholds]
         if thresholds:
             lines += ["", "| Threshold (config key) | Rule | Default | Accepted | Meaning |", "|---|---|---|---|---|"]

@@ -27,6 +27,11 @@ from percona_mysql_k8s.policies import SHELL
 
 NODE_TYPE = "kubernetes:core/v1:Node"
 SOURCE = "admission review"
+# What the API server writes into an object's metadata before the validating webhooks see it (registry
+# rest.FillObjectMetaSystemFields, the field manager's managedFields, generation from the CRD strategy's
+# PrepareForCreate, resourceVersion from storage on UPDATE): no client sends them, and server-side apply refuses a
+# client's managedFields (C1), so the object is judged without them.
+SERVER_WRITTEN_METADATA = frozenset({"managedFields", "uid", "creationTimestamp", "generation", "resourceVersion"})
 
 
 @dataclass(frozen=True)
@@ -61,6 +66,8 @@ def manifest_object(obj: Mapping[str, Any], *, namespace: str = "", name: str = 
     kind, api_version = str(obj.get("kind") or ""), str(obj.get("apiVersion") or "")
     keep_status = api_version == "v1" and kind == "Node"
     props = {key: value for key, value in obj.items() if key != "status" or keep_status}
+    if isinstance(props.get("metadata"), Mapping):  # the object as its author sent it (C1 judges what a client sends)
+        props["metadata"] = {key: value for key, value in props["metadata"].items() if key not in SERVER_WRITTEN_METADATA}
     return ManifestObject(
         type_token(api_version, kind), f"{namespace}/{name}" if namespace else name, props, SOURCE, 1, 1, described=SOURCE
     )

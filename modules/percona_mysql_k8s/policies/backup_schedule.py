@@ -55,9 +55,16 @@ def check(ctx: Context) -> None:
     with ctx.checking("R1"):
         if not production(ctx, view):
             return
-        why = reasons(backup_section(view))
+        section = backup_section(view)
+        why = reasons(section)
         if why:
-            ctx.violation("R1", f"no scheduled backup to object storage outside the cluster: {'; '.join(why)}", ALLOWED, FIX)
+            ctx.violation(
+                "R1",
+                f"no scheduled backup to object storage outside the cluster: {'; '.join(why)}",
+                ALLOWED,
+                FIX,
+                field=section.path,
+            )
 
 
 POLICY = resource_policy(SPEC, check)

@@ -117,6 +117,7 @@ def check(ctx: Context) -> None:
                             f"{container.path} ({who}) {missing}",
                             "the rule budgets every sidecar and proxy separately, with its own request = limit",
                             f"set {container.path} requests = limits: {partial(_known_budget_text, budget, container.path)}",
+                            field=container.path,
                         )
                 if not resources.declared:
                     continue
@@ -130,6 +131,7 @@ def check(ctx: Context) -> None:
                         "the rule requires a memory limit on every database container, with the request equal to it "
                         "(no swap: over the limit the kernel OOM-kills)",
                         f"set {container.path}.limits.memory = requests.memory = {target.removeprefix('memory ')}",
+                        field=f"{container.path}.limits.memory",
                     )
                 elif resources.memory_request is not None and resources.memory_request != resources.memory_limit:
                     ctx.violation(
@@ -138,6 +140,7 @@ def check(ctx: Context) -> None:
                         f"{resources.written('memory_limit')}",
                         "the rule requires the memory request to equal the limit (Guaranteed memory, no overcommit)",
                         f"set {container.path}.requests.memory = limits.memory = {resources.written('memory_limit')}",
+                        field=f"{container.path}.requests.memory",
                     )
 
 

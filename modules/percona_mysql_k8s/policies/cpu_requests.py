@@ -73,6 +73,7 @@ def _judge(ctx: Context, view: DatabaseView, users: list[tuple[object, Container
             f"{who} requests no CPU and sets no CPU limit: {pods_are}",
             ALLOWED,
             f"set {container.path}.requests.cpu = limits.cpu = {partial(_budget, view, container)}",
+            field=f"{container.path}.requests.cpu",
         )
     elif resources.cpu_limit is None:
         ctx.violation(
@@ -80,6 +81,7 @@ def _judge(ctx: Context, view: DatabaseView, users: list[tuple[object, Container
             f"{who} requests {resources.written('cpu_request')} CPU and sets no CPU limit: {pods_are}",
             ALLOWED,
             f"set {container.path}.limits.cpu = requests.cpu = {resources.written('cpu_request')}",
+            field=f"{container.path}.limits.cpu",
         )
     else:
         ctx.violation(
@@ -88,6 +90,7 @@ def _judge(ctx: Context, view: DatabaseView, users: list[tuple[object, Container
             f"{pods_are}",
             ALLOWED,
             f"set {container.path}.limits.cpu = requests.cpu = {resources.written('cpu_request')}",
+            field=f"{container.path}.limits.cpu",
         )
 
 

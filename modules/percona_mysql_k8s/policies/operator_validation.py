@@ -45,6 +45,7 @@ def check(ctx: Context) -> None:
             f"{refusal.source})",
             "the rule allows only custom resources the pinned operator reconciles",
             paths_in(view, finding.fix),
+            field=where(view, finding.path),
         )
     for refusal, problem in verdict.unreadable:
         with ctx.checking("C2"):

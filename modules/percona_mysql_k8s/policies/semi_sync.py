@@ -58,6 +58,7 @@ def check(ctx: Context) -> None:
                 f"{where} sets {point[0]}={view.reading(key)} with semi-sync enabled",
                 "the rule allows only AFTER_SYNC (AFTER_COMMIT shows commits a failover can lose)",
                 f"set {point[0]}=AFTER_SYNC",
+                field=view.config_field(key),
             )
         count = integer_option(view, *REPLICA_COUNT)
         if count is None or count[1] < MIN_SEMI_SYNC_REPLICAS:
@@ -72,6 +73,7 @@ def check(ctx: Context) -> None:
                 f"the rule waits for at least {MIN_SEMI_SYNC_REPLICAS} semi-sync replicas",
                 f"set rpl_semi_sync_source_wait_for_replica_count={MIN_SEMI_SYNC_REPLICAS} "
                 f"(with {MIN_SEMI_SYNC_REPLICAS + 1} or more members)",
+                field=view.config_field(*REPLICA_COUNT),
             )
 
 
