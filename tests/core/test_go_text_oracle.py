@@ -17,6 +17,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from oracles import oracle_missing
+from percona_mysql_k8s.core.go_print import PRINT_RANGES_TEXT, is_print
 from percona_mysql_k8s.core.go_text import GoSyntaxError, go_atoi, go_duration_ns
 from percona_mysql_k8s.core.go_version import MalformedVersion, parse_version
 
@@ -155,6 +156,9 @@ NUMBERS = [
     "-9223372036854775808",
     "-9223372036854775809",
     "1\n",
+    "\U00031350",  # CJK Extension H: Unicode 15.0, printable to Go, unassigned to Python 3.11's unicodedata
+    "\u2ffc",  # Unicode 15.1: printable to Python 3.13, not to Go's 15.0.0
+    "\u00a0\u200b\ufeff\U000e0001",  # spaces and format characters Go escapes
 ]
 
 
@@ -208,3 +212,14 @@ def test_versions_are_read_and_compared_as_go_version_does(go, other):
 @given(st.lists(VERSION_TEXT | st.text(max_size=10), min_size=1, max_size=40), st.sampled_from(["1.15.0", "1.15.0-rc1", "1.2"]))
 def test_any_version_text_is_read_and_compared_as_go_version_does(go, texts, other):
     _agree(go, "version", texts, other)
+
+
+def test_the_runes_left_unquoted_are_the_ones_go_leaves(go):
+    """strconv.Quote's test, strconv.IsPrint, on every code point: Go's table, not the interpreter's Unicode."""
+    [answer] = go([{"kind": "print-ranges", "text": "", "other": ""}])
+    assert answer == "ok " + " ".join(PRINT_RANGES_TEXT.split())
+    printable = set()
+    for pair in answer[3:].split():
+        start, end = (int(end, 16) for end in pair.split("-"))
+        printable.update(range(start, end + 1))
+    assert [code for code in range(0x110000) if is_print(chr(code)) != (code in printable)] == []

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import re
 
+from .go_print import is_print
+
 _INT64_MAX = 2**63 - 1
 _INT64_MIN = -(2**63)
 ATOI = re.compile(r"[+-]?[0-9]+")  # strconv.Atoi (base 10): an optional sign, then ASCII digits only
@@ -45,7 +47,7 @@ def strconv_quote(text: str) -> str:
         code = ord(char)
         if char in ('"', "\\"):
             out.append("\\" + char)
-        elif char == " " or (char.isprintable() and not char.isspace()):
+        elif is_print(char):  # Go's Unicode tables, not the interpreter's
             out.append(char)
         elif char in _ESCAPES:
             out.append(_ESCAPES[char])

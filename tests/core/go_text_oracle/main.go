@@ -1,7 +1,8 @@
 // The oracle of core.go_text and core.go_version: Go's own time.ParseDuration and strconv.Atoi, and
 // hashicorp/go-version v1.8.0 (the PXC operator's pin) NewVersion and Compare. One JSON request a line on stdin
-// ({"kind": "duration"|"atoi"|"version", "text": ..., "other": ...}), one answer a line on stdout: "ok <value>" or
-// "error <Go's message>".
+// ({"kind": "duration"|"atoi"|"version"|"print-ranges", "text": ..., "other": ...}), one answer a line on stdout:
+// "ok <value>" or "error <Go's message>". "print-ranges" answers the runes strconv.IsPrint accepts (what
+// strconv.Quote leaves unescaped in the messages), as hex ranges "lo-hi" separated by spaces.
 package main
 
 import (
@@ -12,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	version "github.com/hashicorp/go-version"
 )
@@ -43,8 +45,25 @@ func answer(r request) string {
 		}
 		o := version.Must(version.NewVersion(r.Other))
 		return fmt.Sprintf("ok %d", v.Compare(o))
+	case "print-ranges":
+		return "ok " + printRanges()
 	}
 	return "error unknown kind"
+}
+
+func printRanges() string {
+	var ranges []string
+	start := -1
+	for r := 0; r <= unicode.MaxRune+1; r++ {
+		printable := r <= unicode.MaxRune && strconv.IsPrint(rune(r))
+		if printable && start < 0 {
+			start = r
+		} else if !printable && start >= 0 {
+			ranges = append(ranges, fmt.Sprintf("%x-%x", start, r-1))
+			start = -1
+		}
+	}
+	return strings.Join(ranges, " ")
 }
 
 func main() {
