@@ -14,6 +14,8 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..go_version import MalformedVersion, parse_version
+
 ABSENT: Any = type("Absent", (), {"__repr__": lambda self: "<absent>", "__bool__": lambda self: False})()
 
 
@@ -41,6 +43,25 @@ def join(path: str, key: str | int) -> str:
 
 def describe(value: Any) -> str:
     return "empty" if value in ("", None) else repr(value)
+
+
+def malformed_cr_version(
+    r: Reader, operator_version: str, *, consequence: str = "", logged: str = ""
+) -> Iterator[tuple[str, str, str, str]]:
+    """A crVersion hashicorp/go-version cannot read (both operators read it so); ``logged`` prefixes its error as the
+    operator wraps it, ``consequence`` says what the operator does then."""
+    text = r.text("spec.crVersion")
+    if not text:
+        return
+    try:
+        parse_version(text)
+    except MalformedVersion as error:
+        yield (
+            "spec.crVersion",
+            f"is {text!r}, which is no version{consequence}",
+            f"{logged}{error}",
+            f"set spec.crVersion: {operator_version} (the operator's version; left out, the operator writes it)",
+        )
 
 
 class Reader:

@@ -16,8 +16,7 @@ from collections.abc import Iterator
 
 from ..cron import CronError, parse_schedule
 from ..go_text import GoSyntaxError, go_atoi
-from ..go_version import MalformedVersion, parse_version
-from .model import Reader, Refusal, describe, join
+from .model import Reader, Refusal, describe, join, malformed_cr_version
 from .volumes import read_volume
 
 OPERATOR_VERSION = "1.2.0"  # setCRVersion (pkg/k8s/utils.go:567-585) writes it into an empty crVersion
@@ -112,17 +111,7 @@ def _async_env(r: Reader) -> Found:
 
 
 def _cr_version(r: Reader) -> Found:
-    text = r.text("spec.crVersion")
-    if text:
-        try:
-            parse_version(text)
-        except MalformedVersion as error:
-            yield (
-                "spec.crVersion",
-                f"is {text!r}, which is no version: every reconcile panics at the first version comparison",
-                str(error),
-                f"set spec.crVersion: {OPERATOR_VERSION} (the operator's version; left out, the operator writes it)",
-            )
+    return malformed_cr_version(r, OPERATOR_VERSION, consequence=": every reconcile panics at the first version comparison")
 
 
 V = "api/v1/perconaservermysql_types.go"

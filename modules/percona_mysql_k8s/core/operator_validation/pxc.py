@@ -16,7 +16,7 @@ from typing import Any
 
 from ..go_text import NANOSECONDS_PER_HOUR, GoSyntaxError, go_duration_ns
 from ..go_version import GoVersion, MalformedVersion, parse_version
-from .model import ABSENT, Reader, Refusal, describe, join
+from .model import ABSENT, Reader, Refusal, describe, join, malformed_cr_version
 from .volumes import read_volume
 
 OPERATOR_VERSION = "1.20.0"  # setCRVersion (pkg/controller/pxc/version.go:533-548) writes it into an empty crVersion
@@ -79,17 +79,7 @@ def shorten(name: str) -> str:
 
 
 def _cr_version(r: Reader) -> Found:
-    text = r.text("spec.crVersion")
-    if text:
-        try:
-            parse_version(text)
-        except MalformedVersion as error:
-            yield (
-                "spec.crVersion",
-                f"is {text!r}, which is no version",
-                f"invalid cr version: {error}",
-                f"set spec.crVersion: {OPERATOR_VERSION} (the operator's version; left out, the operator writes it)",
-            )
+    return malformed_cr_version(r, OPERATOR_VERSION, logged="invalid cr version: ")
 
 
 def _pxc_section(r: Reader) -> Found:
