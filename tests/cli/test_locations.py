@@ -219,7 +219,7 @@ def test_sarif_is_valid_against_the_sarif_2_1_0_schema(manifest_outputs):
     validator = jsonschema.validators.validator_for(schema)(schema, format_checker=jsonschema.FormatChecker())
     assert [error.message for error in validator.iter_errors(log)] == []
     rules = {rule["id"]: rule for rule in log["runs"][0]["tool"]["driver"]["rules"]}
-    assert rules["M1"]["defaultConfiguration"]["level"] == "error" and rules["K3"]["defaultConfiguration"]["level"] == "warning"
+    assert rules["M1"]["defaultConfiguration"]["level"] == "error" and rules["R6"]["defaultConfiguration"]["level"] == "warning"
     levels = {(r["ruleId"], r["level"]) for r in log["runs"][0]["results"]}
     assert ("T1", "error") in levels and ("R6", "warning") in levels
     # a broken log is refused: the validation can fail

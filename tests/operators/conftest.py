@@ -50,6 +50,8 @@ def pytest_collection_modifyitems(items):
     for item in items:
         if item.get_closest_marker("operators"):
             item.add_marker(pytest.mark.filterwarnings("ignore:Unverified HTTPS request"))
+    # a test that leaves the operators a namespace-less error (test_operator_refusals) runs after every other one
+    items.sort(key=lambda item: item.get_closest_marker("operators_last") is not None)
 
 
 @dataclass
@@ -121,6 +123,7 @@ def _operator_paths() -> dict[str, str]:
 
 @pytest.fixture(scope="session")
 def tier(tmp_path_factory) -> Tier:
+    from refusal_cases import WATCHED as REFUSAL_NAMESPACES
     from render_corpus import corpus_namespaces
 
     kubeconfig = os.environ.get("OPERATOR_TIER_KUBECONFIG")
@@ -149,6 +152,8 @@ def tier(tmp_path_factory) -> Tier:
     for case in STACK_CASES:
         watched[case.operator].append(case.namespace)
     for operator, names in corpus_namespaces(sources).items():
+        watched[operator] += names
+    for operator, names in REFUSAL_NAMESPACES.items():  # test_operator_refusals
         watched[operator] += names
     core = tier.core
     for operator, names in watched.items():

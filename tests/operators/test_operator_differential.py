@@ -270,3 +270,28 @@ def test_the_packs_model_agrees_with_the_operator_on_the_variants(corpus_outcome
     assert not outcome.operator_refused, f"variants the operator refuses: {outcome.operator_refused}"
     assert not outcome.differences, "\n".join(outcome.differences)
     assert len(outcome.compared) == len(outcome.items)
+
+
+# What the operators log when CheckNSetDefaults refuses a cluster (PXC controller.go:267-270, PS k8s/utils.go:506-508).
+VALIDATION_REFUSED = {"pxc": "wrong PXC options: ", "ps": "check and set defaults for "}
+
+
+@pytest.mark.parametrize("operator", ["pxc", "ps"])
+def test_c2_refuses_exactly_what_the_operator_refuses_in_the_corpus(corpus_outcome, operator):
+    """Rule C2 (core.operator_validation) on every item the API server admitted: no refusal where the operator
+    rendered, and where the operator's own validation refused the item, the refusal it logged."""
+    from percona_mysql_k8s.core.operator_validation import validate
+
+    outcome = corpus_outcome.of(operator, "upstream")
+    variants = corpus_outcome.of(operator, "variants")
+    wrong = []
+    for item in outcome.items + variants.items:
+        if item.id in outcome.refused or item.id in variants.refused:
+            continue
+        words = [finding.words for finding in validate(operator, item.body).findings]
+        logged = outcome.operator_refused.get(item.id) or variants.operator_refused.get(item.id)
+        if item.id in outcome.compared | variants.compared and words:
+            wrong.append(f"{item.id}: the operator rendered it, C2 refuses it: {words}")
+        elif logged and VALIDATION_REFUSED[operator] in logged and not any(word in logged for word in words):
+            wrong.append(f"{item.id}: the operator's validation refused it ({logged}), C2 says {words or 'nothing'}")
+    assert wrong == [], "\n".join(wrong)

@@ -9,6 +9,7 @@ from . import PACK_DESCRIPTION, PACK_NAME  # noqa: F401 - the pack's name, here 
 # Resource policies, then stack policies; one module each.
 POLICY_MODULES = (
     "crd_admission",  # first: the other policies read only what the API server accepts
+    "operator_validation",  # C2: what the operator refuses before it renders anything
     "gr_flow_control",
     "failover_brownout",
     "replica_parallel_workers",

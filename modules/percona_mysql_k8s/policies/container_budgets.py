@@ -46,7 +46,7 @@ SPEC = Spec(
 )
 
 
-def _sizing_budget(view: DatabaseView, container: Container) -> ContainerSize | None:
+def sizing_budget(view: DatabaseView, container: Container) -> ContainerSize | None:
     """The request = limit sizing would give this container, where sizing budgets it."""
     try:
         limit = view.mysqld_container().resources().memory_limit
@@ -102,7 +102,7 @@ def check(ctx: Context) -> None:
                 continue
             seen.add(container.path)
             who = _who(view, pods, pod, container)
-            budget = deferred(lambda container=container: _sizing_budget(view, container))
+            budget = deferred(lambda container=container: sizing_budget(view, container))
             resources = None
             with ctx.checking(("K2", "M3")):
                 resources = container.resources()

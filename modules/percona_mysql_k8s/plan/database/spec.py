@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from percona_mysql_k8s.core import operator_validation
 from percona_mysql_k8s.core.errors import InputError
 from percona_mysql_k8s.core.memory import ENGINES, GROUP_REPLICATION, MYSQL_VERSIONS, PXC
 from percona_mysql_k8s.core.names import dns1123_label_problem
@@ -25,7 +26,9 @@ from percona_mysql_k8s.core.units import memory_to_bytes
 from . import versions
 from .zones import zone_decision
 
-CLUSTER_NAME_MAX = 22  # the PXC operator's clusterNameMaxLen (INTERFACES §1); applied to PS as well
+# The PXC operator's clusterNameMaxLen (rule C2's definition, core.operator_validation); applied to PS as well, so a
+# stack keeps its name when it changes engine.
+CLUSTER_NAME_MAX = operator_validation.CLUSTER_NAME_MAX
 HOSTNAME_TOPOLOGY = "kubernetes.io/hostname"
 NO_ANTI_AFFINITY = "none"
 PXC_SECRET_KEYS = ("root", "xtrabackup", "monitor", "proxyadmin", "operator", "replication")
@@ -98,7 +101,16 @@ def validate_spec(spec: DatabaseSpec) -> None:
     """Everything that can be checked before any resource exists (T1, T2, S-rules, name limits)."""
     # An RFC 1035 label (a DNS-1123 label starting with a letter): the operators name the cluster's Services
     # after it, and a Service's name is one (Kubernetes ValidateServiceName = NameIsDNS1035Label).
-    if dns1123_label_problem(spec.name) or not spec.name[0].isalpha() or len(spec.name) > CLUSTER_NAME_MAX:
+    refused = operator_validation.cluster_name_problem(spec.name)
+    if refused:
+        raise InputError(
+            "dbClusterName",
+            f"{spec.name!r} is {len(spec.name)} characters: the PXC operator refuses the cluster and reconciles "
+            f"nothing ({refused}); use at most {CLUSTER_NAME_MAX}, e.g. "
+            f"{operator_validation.shorten_cluster_name(spec.name)!r}",
+            "C2",
+        )
+    if dns1123_label_problem(spec.name) or not spec.name[0].isalpha():
         raise InputError(
             "dbClusterName",
             f"{spec.name!r} must be a DNS label (lowercase letters, digits, '-', starting with a letter) of at most "
