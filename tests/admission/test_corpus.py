@@ -58,8 +58,11 @@ def spread_over_zones(objects: list[tuple[str, dict]]) -> list[tuple[str, dict]]
         spec = obj.get("spec")
         if obj.get("kind") != "PerconaXtraDBCluster" or not isinstance(spec, dict):
             continue
-        spread = {key: {**spec[key], "topologySpreadConstraints": ZONE_SPREAD} for key in ("pxc", "haproxy", "proxysql")}
-        spread = {key: value for key, value in spread.items() if isinstance(spec.get(key), dict)}
+        spread = {
+            key: {**spec[key], "topologySpreadConstraints": ZONE_SPREAD}
+            for key in ("pxc", "haproxy", "proxysql")
+            if isinstance(spec.get(key), dict)  # C2's cases include clusters without a section
+        }
         found.append((f"{label} spread over zones", {**obj, "spec": {**spec, **spread}}))
     return found
 
