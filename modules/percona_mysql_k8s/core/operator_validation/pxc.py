@@ -11,35 +11,19 @@ operator's words, the fix).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
-from ..go_text import NANOSECONDS_PER_HOUR, GoSyntaxError, go_duration_ns
-from ..go_version import GoVersion, MalformedVersion, parse_version
-from .model import ABSENT, Reader, Refusal, describe, join, malformed_cr_version
+from .model import Reader, Refusal, describe, join, malformed_cr_version
+from .pxc_basics import CLUSTER_NAME_MAX, OPERATOR_VERSION, RESERVED_CHANNEL_NAMES, Found, has_pxc
+from .pxc_safety import (
+    configuration_template,
+    duration_syntax,
+    safe_proxy_size,
+    safe_pxc_size,
+    safe_tls,
+    tls_durations,
+)
 from .volumes import read_volume
-
-OPERATOR_VERSION = "1.20.0"  # setCRVersion (pkg/controller/pxc/version.go:533-548) writes it into an empty crVersion
-CLUSTER_NAME_MAX = 22  # clusterNameMaxLen (pxc_types.go:1042)
-SAFE_DEFAULTS_SINCE = "1.15.0"  # below it the operator raises sizes silently (setSafeDefaults) instead of refusing
-MAX_SAFE_PXC_SIZE, MIN_SAFE_PROXY_SIZE = 5, 2  # maxSafePXCSize, minSafeProxySize (1410-1411)
-# pkg/pxctls/pxctls.go:16-18 and cert-manager's MinimumCertificateDuration (pkg/apis/certmanager/v1/const.go:23)
-DEFAULT_CERT_HOURS, DEFAULT_CA_HOURS, RENEW_BEFORE_HOURS, MINIMUM_CERT_HOURS = 24 * 90, 24 * 365 * 3, 730, 1
-RESERVED_CHANNEL_NAMES = ("group_replication_applier", "group_replication_recovery")
-Found = Iterator[tuple[str, str, str, str]]
-
-
-def cr_version(r: Reader) -> GoVersion | None:
-    """The crVersion the operator compares with (its own when empty); None when it is malformed (Validate refuses)."""
-    try:
-        return parse_version(r.text("spec.crVersion") or OPERATOR_VERSION)
-    except MalformedVersion:
-        return None
-
-
-def _has_pxc(r: Reader) -> bool:
-    return r.present("spec.pxc")
-
 
 PULUMI_AUTONAME_SUFFIX = 9  # "-" and 8 random characters (pulumi-kubernetes metadata.AssignNameIfAutonamable)
 
@@ -83,7 +67,7 @@ def _cr_version(r: Reader) -> Found:
 
 
 def _pxc_section(r: Reader) -> Found:
-    if not _has_pxc(r):
+    if not has_pxc(r):
         name = r.text("metadata.name")
         yield (
             "spec.pxc",
@@ -95,7 +79,7 @@ def _pxc_section(r: Reader) -> Found:
 
 def _image(component: str, path: str, words: str, needs_enabled: bool) -> Any:
     def check(r: Reader) -> Found:
-        if component == "pxc" and not _has_pxc(r):
+        if component == "pxc" and not has_pxc(r):
             return
         if needs_enabled and not r.flag(f"spec.{component}.enabled"):
             return
@@ -106,7 +90,7 @@ def _image(component: str, path: str, words: str, needs_enabled: bool) -> Any:
 
 
 def _replication_channels(r: Reader) -> Found:
-    if not _has_pxc(r):
+    if not has_pxc(r):
         return
     channels = list(r.each("spec.pxc.replicationChannels"))
     if not channels:
@@ -269,7 +253,7 @@ def _users(r: Reader) -> Found:
 
 def _extra_pvcs(r: Reader) -> Found:
     """validateExtraPVCs (1825-1852): the first repeat of a name, a mount path or a claim name."""
-    if not _has_pxc(r):
+    if not has_pxc(r):
         return
     seen: dict[str, set[str]] = {"name": set(), "mountPath": set(), "claimName": set()}
     for path, volume in r.each("spec.pxc.extraPVCs"):
@@ -289,163 +273,6 @@ def _extra_pvcs(r: Reader) -> Found:
                 )
                 break
             seen[key].add(value)
-
-
-def unsafe(r: Reader, flag: str) -> bool:
-    """An unsafe flag as CheckNSetDefaults sets them: allowUnsafeConfigurations turns on all of them (1150-1159)."""
-    return r.flag("spec.allowUnsafeConfigurations") or r.flag(f"spec.unsafeFlags.{flag}")
-
-
-def tls_enabled(r: Reader) -> bool:
-    """``*cr.Spec.TLS.Enabled`` after CheckNSetDefaults: true when unset, false under allowUnsafeConfigurations."""
-    if r.flag("spec.allowUnsafeConfigurations"):
-        return False
-    value = r.get("spec.tls.enabled")
-    return True if value is ABSENT else r.flag("spec.tls.enabled")
-
-
-def _safe_defaults_apply(r: Reader) -> bool:
-    version = cr_version(r)
-    return _has_pxc(r) and version is not None and version.at_least(SAFE_DEFAULTS_SINCE) and not r.flag("spec.pause")
-
-
-def _safe_tls(r: Reader) -> Found:
-    if _safe_defaults_apply(r) and not unsafe(r, "tls") and not tls_enabled(r):
-        yield (
-            "spec.tls.enabled",
-            "is false without spec.unsafeFlags.tls",
-            "TLS must be enabled. Set spec.unsafeFlags.tls to true to disable this check",
-            "set spec.tls.enabled: true (the operator generates the certificates)",
-        )
-
-
-def _safe_pxc_size(r: Reader) -> Found:
-    if not _safe_defaults_apply(r) or unsafe(r, "pxcSize"):
-        return
-    size = r.number("spec.pxc.size")
-    words = None
-    if size < 3:
-        words = "PXC size must be at least 3"
-    elif size > MAX_SAFE_PXC_SIZE:
-        words = f"PXC size must be at most {MAX_SAFE_PXC_SIZE}"
-    elif size % 2 == 0:
-        words = "PXC size must be an odd number"
-    if words:
-        yield (
-            "spec.pxc.size",
-            f"is {size}",
-            f"{words}. Set spec.unsafeFlags.pxcSize to true to disable this check",
-            f"set spec.pxc.size: {3 if size < 4 else 5}",
-        )
-
-
-def _safe_proxy_size(component: str, label: str) -> Any:
-    def check(r: Reader) -> Found:
-        if not _safe_defaults_apply(r) or not r.flag(f"spec.{component}.enabled") or unsafe(r, "proxySize"):
-            return
-        size = r.number(f"spec.{component}.size")
-        if size < MIN_SAFE_PROXY_SIZE:
-            yield (
-                f"spec.{component}.size",
-                f"is {size}",
-                f"{label} size must be at least {MIN_SAFE_PROXY_SIZE}. Set spec.unsafeFlags.proxySize to true to disable this check",
-                f"set spec.{component}.size: 3",
-            )
-
-    return check
-
-
-def _template(component: str) -> Any:
-    """executeConfigurationTemplate (1648-1653): a ``{{`` template needs the container's memory limit."""
-
-    def check(r: Reader) -> Found:
-        if component == "pxc" and not _has_pxc(r):
-            return
-        if component != "pxc" and not r.flag(f"spec.{component}.enabled"):
-            return
-        text = r.text(f"spec.{component}.configuration")
-        if "{{" in text and r.get(f"spec.{component}.resources.limits.memory") is ABSENT:
-            yield (
-                f"spec.{component}.resources.limits.memory",
-                f"is not set while spec.{component}.configuration uses a {{{{ }}}} template",
-                "resources.limits[memory] should be specified for template usage in configuration",
-                f"set spec.{component}.resources.limits.memory (and requests.memory equal to it)",
-            )
-
-    return check
-
-
-def _durations(r: Reader) -> dict[str, int | None]:
-    """The TLS validity durations in hours as CheckNSetDefaults defaults them; None where unreadable."""
-    hours: dict[str, int | None] = {}
-    for key, default in (("certValidityDuration", DEFAULT_CERT_HOURS), ("caValidityDuration", DEFAULT_CA_HOURS)):
-        text = r.get(f"spec.tls.{key}")
-        if text is ABSENT:
-            hours[key] = default * NANOSECONDS_PER_HOUR
-            continue
-        try:
-            hours[key] = go_duration_ns(r.text(f"spec.tls.{key}"))
-        except GoSyntaxError:
-            hours[key] = None
-    return hours
-
-
-def _duration_syntax(r: Reader) -> Found:
-    """metav1.Duration.UnmarshalJSON: a text time.ParseDuration refuses makes the whole object undecodable."""
-    for key in ("certValidityDuration", "caValidityDuration"):
-        path = f"spec.tls.{key}"
-        text = r.get(path)
-        if text is ABSENT:
-            continue
-        try:
-            go_duration_ns(r.text(path))
-        except GoSyntaxError as error:
-            yield (
-                path,
-                f"is {text!r}, which Go's time.ParseDuration refuses",
-                str(error),
-                f"write {path} as a Go duration, e.g. {DEFAULT_CERT_HOURS if key.startswith('cert') else DEFAULT_CA_HOURS}h",
-            )
-
-
-def _tls_durations(r: Reader) -> Found:
-    """1392-1405: with TLS on, the certificates' validity (defaults 2160h and 26280h)."""
-    if not _has_pxc(r) or (unsafe(r, "tls") and not tls_enabled(r)):
-        return
-    found = _durations(r)
-    cert, ca = found["certValidityDuration"], found["caValidityDuration"]
-    if cert is None or ca is None:
-        return  # the object is not even decoded (_duration_syntax)
-    hour = NANOSECONDS_PER_HOUR
-    if cert < MINIMUM_CERT_HOURS * hour:
-        yield (
-            "spec.tls.certValidityDuration",
-            f"is {r.text('spec.tls.certValidityDuration')}",
-            f".spec.tls.certValidityDuration shouldn't be smaller than {MINIMUM_CERT_HOURS} hours",
-            f"set spec.tls.certValidityDuration: {DEFAULT_CERT_HOURS}h (the operator's default), at least {MINIMUM_CERT_HOURS}h",
-        )
-    elif ca < cert:
-        yield (
-            "spec.tls.caValidityDuration",
-            f"is {_hours(ca)}, shorter than the certificates' {_hours(cert)}",
-            ".spec.tls.caValidityDuration shouldn't be smaller than .spec.tls.certValidityDuration",
-            f"set spec.tls.caValidityDuration: {max(_whole_hours(cert), RENEW_BEFORE_HOURS + 1)}h or longer",
-        )
-    elif ca <= RENEW_BEFORE_HOURS * hour:
-        yield (
-            "spec.tls.caValidityDuration",
-            f"is {_hours(ca)}",
-            f".spec.tls.caValidityDuration should be greater than {RENEW_BEFORE_HOURS} hours",
-            f"set spec.tls.caValidityDuration: {DEFAULT_CA_HOURS}h (the operator's default), above {RENEW_BEFORE_HOURS}h",
-        )
-
-
-def _whole_hours(nanoseconds: int) -> int:
-    return -(-nanoseconds // NANOSECONDS_PER_HOUR)
-
-
-def _hours(nanoseconds: int) -> str:
-    return f"{nanoseconds / NANOSECONDS_PER_HOUR:g}h"
 
 
 V = "pkg/apis/pxc/v1/pxc_types.go"
@@ -485,7 +312,7 @@ REFUSALS = (
         "spec.pxc.volumeSpec",
         "no data volume, or a claim without a storage request",
         f"{V}:458-464, 1680-1694",
-        _volume("spec.pxc.volumeSpec", "PXC: validate volume spec: ", _has_pxc),
+        _volume("spec.pxc.volumeSpec", "PXC: validate volume spec: ", has_pxc),
     ),
     Refusal(
         "pxc-both-proxies",
@@ -537,14 +364,14 @@ REFUSALS = (
         f"{V}:533-536, 1825-1852",
         _extra_pvcs,
     ),
-    Refusal("pxc-safe-tls", "pxc", "spec.tls.enabled", "TLS off without unsafeFlags.tls", f"{V}:1164-1169, 1502-1504", _safe_tls),
+    Refusal("pxc-safe-tls", "pxc", "spec.tls.enabled", "TLS off without unsafeFlags.tls", f"{V}:1164-1169, 1502-1504", safe_tls),
     Refusal(
         "pxc-safe-size",
         "pxc",
         "spec.pxc.size",
         "a size other than 3 or 5 without unsafeFlags.pxcSize",
         f"{V}:1164-1169, 1506-1516",
-        _safe_pxc_size,
+        safe_pxc_size,
     ),
     Refusal(
         "pxc-safe-proxysql-size",
@@ -552,7 +379,7 @@ REFUSALS = (
         "spec.proxysql.size",
         "fewer than 2 ProxySQL pods without unsafeFlags.proxySize",
         f"{V}:1164-1169, 1518-1522",
-        _safe_proxy_size("proxysql", "ProxySQL"),
+        safe_proxy_size("proxysql", "ProxySQL"),
     ),
     Refusal(
         "pxc-safe-haproxy-size",
@@ -560,7 +387,7 @@ REFUSALS = (
         "spec.haproxy.size",
         "fewer than 2 HAProxy pods without unsafeFlags.proxySize",
         f"{V}:1164-1169, 1524-1528",
-        _safe_proxy_size("haproxy", "HAProxy"),
+        safe_proxy_size("haproxy", "HAProxy"),
     ),
     Refusal(
         "pxc-configuration-template",
@@ -568,7 +395,7 @@ REFUSALS = (
         "spec.pxc.configuration",
         "a {{ }} template in the configuration without a memory limit",
         f"{V}:1197-1199, 1648-1653",
-        _template("pxc"),
+        configuration_template("pxc"),
     ),
     Refusal(
         "pxc-haproxy-configuration-template",
@@ -576,7 +403,7 @@ REFUSALS = (
         "spec.haproxy.configuration",
         "a {{ }} template in HAProxy's configuration without a memory limit",
         f"{V}:1269-1271, 1648-1653",
-        _template("haproxy"),
+        configuration_template("haproxy"),
     ),
     Refusal(
         "pxc-proxysql-configuration-template",
@@ -584,7 +411,7 @@ REFUSALS = (
         "spec.proxysql.configuration",
         "a {{ }} template in ProxySQL's configuration without a memory limit",
         f"{V}:1318-1320, 1648-1653",
-        _template("proxysql"),
+        configuration_template("proxysql"),
     ),
     Refusal(
         "pxc-tls-duration-syntax",
@@ -592,7 +419,7 @@ REFUSALS = (
         "spec.tls.certValidityDuration, spec.tls.caValidityDuration",
         "a validity Go cannot read: the operator cannot decode the object at all",
         "k8s.io/apimachinery pkg/apis/meta/v1/duration.go:32-45 (metav1.Duration.UnmarshalJSON)",
-        _duration_syntax,
+        duration_syntax,
     ),
     Refusal(
         "pxc-tls-durations",
@@ -600,6 +427,6 @@ REFUSALS = (
         "spec.tls.certValidityDuration, spec.tls.caValidityDuration",
         "certificates valid under 1 hour, a CA valid shorter than them or not beyond 730 hours",
         f"{V}:1392-1405",
-        _tls_durations,
+        tls_durations,
     ),
 )
