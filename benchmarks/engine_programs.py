@@ -37,7 +37,12 @@ STACKS = ("existing", "kind", "gke", "eks")
 CHARTS = {"operatorChart": "pxc-operator-1.20.0.tgz", "pmmChart": "pmm-1.8.1.tgz"}
 # what a stack needs to run offline on a workstation without its cluster (the same keys the docs and tests use)
 OFFLINE = {
-    "existing": {"existingNodeSource": "config", "existingNodeCpu": "7910m", "existingNodeMemory": "28Gi"},
+    "existing": {
+        "existingNodeSource": "config",
+        "existingNodeCpu": "7910m",
+        "existingNodeMemory": "28Gi",
+        "existingNodeZones": ["us-east-1a", "us-east-1b", "us-east-1c"],
+    },
     "kind": {"kindHostCpu": "8", "kindHostMemory": "32Gi"},
 }
 LOCAL_COMPONENTS = "percona-mysql:"  # the stack's own components, which no provider serves

@@ -4,7 +4,7 @@ For each install: a new virtualenv, ``pip install "<wheel>[extra]"`` timed (wall
 the virtualenv (bytes on disk of the venv, less a bare venv's) and how many distributions. The wheel is built
 once from this checkout (``pip wheel --no-deps``), as PyPI would serve it.
 
-    python benchmarks/install_bench.py                     # base, gke, eks, kind, existing, all
+    python benchmarks/install_bench.py                     # base, gke, eks, kind, existing, restore, all
     python benchmarks/install_bench.py --extras base,gke   # some of them
     python benchmarks/install_bench.py --cold              # a fresh pip cache for each install: downloads included
 
@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-INSTALLS = ("base", "gke", "eks", "kind", "existing", "all")
+INSTALLS = ("base", "gke", "eks", "kind", "existing", "restore", "all")
 MIB = 2**20
 
 

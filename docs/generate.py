@@ -2,6 +2,7 @@
 
 * docs/rules.md, the rule catalogue page, from ``percona_mysql_k8s.core.rules`` (rules, thresholds,
   sources) and the pack's policies (which policy enforces which rule);
+* the table of the operators' refusals in docs/operator-validation.md, from ``percona_mysql_k8s.core.operator_validation``;
 * the generated blocks of docs/sizing.md's worked example (``<!-- BEGIN GENERATED: name -->`` ...
   ``<!-- END GENERATED: name -->``), from the sizing command and the peer model (docs/sizing_example.py).
 
@@ -75,7 +76,11 @@ def rules_page() -> str:
             policies = ", ".join(f"`{name}`" for name in enforced_by.get(rule.id, [])) or "sizing only"
             sources = ", ".join(f"[{key}](#source-{key.lower()})" for key in rule.sources) or "project rule"
             level = "M" if rule.mandatory else "A"
-            lines.append(f"| {rule.id} | **{_cell(rule.title)}.** {_cell(rule.text)} | {level} | {policies} | {sources} |")
+            lines.append(
+                f'| <a id="{rule.anchor}"></a>{rule.id} | **{_cell(rule.title)}.** {_cell(rule.text)} | {level} | {policies} '
+                f"| {sources} |"
+            )
+
         thresholds = [(rule.id, threshold) for rule in rules for threshold in rule.thresholds]
         if thresholds:
             lines += ["", "| Threshold (config key) | Rule | Default | Accepted | Meaning |", "|---|---|---|---|---|"]
@@ -115,9 +120,30 @@ def sizing_page(current: str) -> str:
     return _BLOCK.sub(lambda m: m.group(1) + blocks[m.group("name")].rstrip("\n") + "\n" + m.group(4), current)
 
 
+REFUSALS_PAGE = ROOT / "docs" / "operator-validation.md"
+_REFUSALS_BLOCK = re.compile(r"(<!-- BEGIN GENERATED: refusals -->\n).*?(<!-- END GENERATED: refusals -->)", re.S)
+OPERATOR_SOURCES = {"pxc": "percona-xtradb-cluster-operator b3b0b10a7 (1.20.0)", "ps": "percona-server-mysql-operator v1.2.0"}
+
+
+def refusals_page(current: str) -> str:
+    """docs/operator-validation.md with its table of refusals from core.operator_validation (rule C2)."""
+    from percona_mysql_k8s.core.operator_validation import REFUSALS
+
+    lines = ["| Check | Operator | Field | What it refuses | Source |", "|---|---|---|---|---|"]
+    lines += [
+        f"| `{r.id}` | {r.operator_name} | `{_cell(r.field)}` | {_cell(r.what)} | {OPERATOR_SOURCES[r.operator]} "
+        f"`{_cell(r.source)}` |"
+        for r in REFUSALS
+    ]
+    if not _REFUSALS_BLOCK.search(current):
+        raise SystemExit("docs/operator-validation.md: no <!-- BEGIN/END GENERATED: refusals --> block")
+    return _REFUSALS_BLOCK.sub(lambda m: m.group(1) + "\n".join(lines) + "\n" + m.group(2), current)
+
+
 TARGETS: dict[Path, Callable[[str], str]] = {
     RULES_PAGE: lambda _current: rules_page(),
     SIZING_PAGE: sizing_page,
+    REFUSALS_PAGE: refusals_page,
 }
 
 

@@ -97,8 +97,9 @@ if [ "$OFFLINE" = 1 ]; then
   elif [ "$TARGET" = existing ]; then
     # The existing stack reads its cluster's Nodes at preview/up; offline it plans from one declared node.
     host=(--set existingNodeSource=config --set "existingNodeCpu=${EXISTING_NODE_CPU:-7910m}"
-          --set "existingNodeMemory=${EXISTING_NODE_MEMORY:-28Gi}")
-    echo "offline: the existing stack planned on ${EXISTING_NODE_CPU:-7910m} / ${EXISTING_NODE_MEMORY:-28Gi} nodes (EXISTING_NODE_CPU, EXISTING_NODE_MEMORY), not read from a cluster" >&2
+          --set "existingNodeMemory=${EXISTING_NODE_MEMORY:-28Gi}"
+          --set "existingNodeZones=${EXISTING_NODE_ZONES:-us-east-1a,us-east-1b,us-east-1c}")
+    echo "offline: the existing stack planned on ${EXISTING_NODE_CPU:-7910m} / ${EXISTING_NODE_MEMORY:-28Gi} nodes over ${EXISTING_NODE_ZONES:-us-east-1a,us-east-1b,us-east-1c} (EXISTING_NODE_CPU, EXISTING_NODE_MEMORY, EXISTING_NODE_ZONES), not read from a cluster" >&2
   fi
   exec python -m percona_mysql_k8s.cli.check --stack "$STACK" "${host[@]}"
 fi

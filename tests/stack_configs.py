@@ -38,6 +38,7 @@ EXISTING = {
     "existingNodeMemory": "58Gi",
     # offline: these tests plan from config; reading a cluster's Nodes is tested in test_existing_nodes.py
     "existingNodeSource": "config",
+    "existingNodeZones": ["us-east-1a", "us-east-1b", "us-east-1c"],  # the nodes' zones, declared offline (K7)
 }
 
 ALL = {"gke": GKE, "eks": EKS, "kind": KIND, "existing": EXISTING}

@@ -34,6 +34,8 @@ PROVIDED_BY: dict[str, tuple[str, ...]] = {
     "cryptography": ("admission",),
     "matplotlib": ("plot",),
     "pymysql": ("grade",),
+    # the API client: the existing target's Node reads, restore --apply, the admission server's Node watch and audit
+    "kubernetes": ("existing", "restore", "admission"),
 }
 
 # module -> the extra its users install (a module not listed serves every target: any target's extra will do)
@@ -42,6 +44,8 @@ MODULE_EXTRAS: dict[str, str] = {
     "percona_mysql_k8s.clusters.eks": "eks",
     "percona_mysql_k8s.clusters.kind": "kind",
     "percona_mysql_k8s.clusters.existing": "existing",
+    "percona_mysql_k8s.plan.clusters.inventory": "existing",
+    "percona_mysql_k8s.cli.restore": "restore",
 }
 
 

@@ -25,8 +25,9 @@ def post(judge, mode: str, body) -> dict:
     return response.json()["response"]
 
 
-BREACH = "pxc"  # no backups on a production cluster: R1, R2 mandatory; no NetworkPolicy: R6 advisory
-GOOD = "pxc-backed-up"
+BREACH = "pxc"  # no backups on a production cluster: R1, R2 mandatory; members and proxies on the hostname key
+# only: K7 mandatory (twice); no NetworkPolicy: R6 advisory
+GOOD = "pxc-backed-up"  # a production cluster every mandatory rule admits (K7 included)
 
 
 def test_enforce_refuses_a_breach_with_the_rules_messages(judge):
@@ -34,7 +35,7 @@ def test_enforce_refuses_a_breach_with_the_rules_messages(judge):
     assert answer["uid"] == "abc" and answer["allowed"] is False
     assert answer["status"]["code"] == 403
     message = answer["status"]["message"]
-    assert "breaks R1, R2" in message and "R1: no scheduled backup" in message and "Fix:" in message
+    assert "breaks K7, R1, R2" in message and "R1: no scheduled backup" in message and "Fix:" in message
     assert any(w.startswith("R6:") for w in answer["warnings"])  # advisory: a warning, not a refusal
 
 
@@ -47,7 +48,7 @@ def test_warn_admits_the_breach_and_returns_every_finding_as_a_warning(judge):
     answer = post(judge, "warn", review(base(BREACH)))
     assert answer["allowed"] is True
     rules = sorted(w.split(":")[0] for w in answer["warnings"])
-    assert rules == ["R1", "R2", "R6"]
+    assert rules == ["K7", "K7", "R1", "R2", "R6"]
 
 
 def test_a_dry_run_is_judged_the_same(judge):

@@ -25,7 +25,7 @@ def test_a_sweep_records_each_finding_as_an_event_and_a_series(judge):
         judge, metrics, list_objects=lambda kind: objects.get(kind.kind, []), record_event=events.append, kinds=PERCONA_KINDS
     )
     verdicts = auditor.sweep()
-    assert sorted(verdicts[("PerconaXtraDBCluster", "db", "shop")].rules) == ["R1", "R2", "R6"]
+    assert sorted(verdicts[("PerconaXtraDBCluster", "db", "shop")].rules) == ["K7", "R1", "R2", "R6"]
     assert {e["reason"] for e in events if e["involvedObject"]["uid"] == "u-breach"} == {"PolicyViolation", "PolicyAdvisory"}
     assert {e["reason"] for e in events if e["involvedObject"]["uid"] == "u-good"} <= {"PolicyAdvisory"}  # R6 at most
     assert all(e["type"] == "Warning" and e["involvedObject"]["kind"] == "PerconaXtraDBCluster" for e in events)

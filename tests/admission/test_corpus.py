@@ -44,7 +44,31 @@ def corpus_objects() -> list[tuple[str, dict]]:
     return found
 
 
+ZONE_SPREAD = [
+    {"maxSkew": 1, "topologyKey": "topology.kubernetes.io/zone", "whenUnsatisfiable": "DoNotSchedule", "minDomains": 3}
+]
+
+
+def spread_over_zones(objects: list[tuple[str, dict]]) -> list[tuple[str, dict]]:
+    """XtraDB clusters with their members and proxies spread over three zones as K7 wants (what the stacks write):
+    the corpus' hand-written production clusters keep the operator's hostname key, which K7 refuses, and the test
+    needs clusters the server admits too."""
+    found = []
+    for label, obj in objects:
+        spec = obj.get("spec")
+        if obj.get("kind") != "PerconaXtraDBCluster" or not isinstance(spec, dict):
+            continue
+        spread = {
+            key: {**spec[key], "topologySpreadConstraints": ZONE_SPREAD}
+            for key in ("pxc", "haproxy", "proxysql")
+            if isinstance(spec.get(key), dict)  # C2's cases include clusters without a section
+        }
+        found.append((f"{label} spread over zones", {**obj, "spec": {**spec, **spread}}))
+    return found
+
+
 OBJECTS = corpus_objects()
+OBJECTS += spread_over_zones(OBJECTS[::2])
 
 
 def test_the_corpus_holds_breaches_and_good_clusters_of_both_operators():

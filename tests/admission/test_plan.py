@@ -153,7 +153,10 @@ def test_serve_refuses_bad_input_in_one_line(tmp_path, capsys):
     assert capsys.readouterr().err.count("\n") == 2
 
 
-@pytest.mark.parametrize(("command", "blocked"), [("serve", "starlette"), ("serve", "uvicorn"), ("manifests", "cryptography")])
+@pytest.mark.parametrize(
+    ("command", "blocked"),
+    [("serve", "starlette"), ("serve", "uvicorn"), ("serve", "kubernetes"), ("manifests", "cryptography")],
+)
 def test_without_the_extra_the_command_names_it(tmp_path, command, blocked):
     import subprocess
     import sys

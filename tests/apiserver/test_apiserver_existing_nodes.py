@@ -23,7 +23,11 @@ pytestmark = pytest.mark.apiserver
 DATABASE = {"mysql.percona.com/pool": "database"}
 MONITORING = {"mysql.percona.com/pool": "monitoring"}
 TAINT = {"key": "mysql.percona.com/pool", "value": "database", "effect": "NoSchedule"}
-NODES = [(f"tier-db-{i}", DATABASE, [TAINT]) for i in range(3)] + [("tier-mon-0", MONITORING, [])]
+ZONE = "topology.kubernetes.io/zone"
+# one database Node per zone, as a regional pool has them (K7 reads the zones from these labels)
+NODES = [(f"tier-db-{i}", {**DATABASE, ZONE: f"us-east-1{'abc'[i]}"}, [TAINT]) for i in range(3)] + [
+    ("tier-mon-0", MONITORING, [])
+]
 
 
 def _heartbeat(core: k8s_client.CoreV1Api, name: str) -> None:
@@ -90,3 +94,21 @@ def test_more_members_than_nodes_stops_before_any_resource(nodes):
     with pytest.raises(Exception) as error:
         _run(nodes, clusterSize=5)
     assert "clusterSize" in str(error.value) and "3 schedulable node(s)" in str(error.value)
+
+
+def test_the_zones_are_read_from_the_nodes_labels(nodes):
+    """Two of the three database Nodes moved into one zone: a production stack stops before any resource, with one
+    line naming the setting that accepts the risk (K7); with it, the program runs."""
+    try:
+        nodes.patch_node("tier-db-2", {"metadata": {"labels": {ZONE: "us-east-1a"}}})
+        with pytest.raises(Exception) as error:
+            _run(nodes)
+        message = str(error.value)
+        assert "K7" in message and "databasePoolLabels" in message and "acceptZoneLoss: true" in message, message
+        assert "2 zone(s)" in message, message
+        cr = next(r for r in _run(nodes, acceptZoneLoss=True) if r.type.endswith(":PerconaXtraDBCluster"))
+        assert "minDomains" not in cr.inputs["spec"]["pxc"]["topologySpreadConstraints"][0]
+    finally:
+        nodes.patch_node("tier-db-2", {"metadata": {"labels": {ZONE: "us-east-1c"}}})
+    cr = next(r for r in _run(nodes) if r.type.endswith(":PerconaXtraDBCluster"))
+    assert cr.inputs["spec"]["pxc"]["topologySpreadConstraints"][0]["minDomains"] == 3

@@ -37,7 +37,12 @@ _collected: dict[str, Collected] = {}
 KIND_HOST = (8000, 32 * 2**30)
 # The existing stack reads its cluster's Nodes at preview/up (test_apiserver_existing_nodes.py does that
 # against this API server); here it plans offline from one declared node so only its objects are judged.
-OFFLINE_EXISTING = {"existingNodeSource": "config", "existingNodeCpu": "7910m", "existingNodeMemory": "28Gi"}
+OFFLINE_EXISTING = {
+    "existingNodeSource": "config",
+    "existingNodeCpu": "7910m",
+    "existingNodeMemory": "28Gi",
+    "existingNodeZones": ["us-east-1a", "us-east-1b", "us-east-1c"],
+}
 
 
 def collected_for(stack: str, repository: Path = REPOSITORY) -> Collected:

@@ -43,6 +43,9 @@ def _vendored(module: str) -> bool:
     parts = module.split(".")[1:]
     if not parts:
         return "__init__.py" in bundle.VENDORED
+    path = "/".join(parts)
+    if f"{path}.py" in bundle.VENDORED or f"{path}/__init__.py" in bundle.VENDORED:  # a module vendored on its own
+        return True
     if parts[0] not in bundle.VENDORED:
         return False
     return not any(

@@ -14,7 +14,7 @@ from stack_configs import EXISTING, with_
 DB = {"mysql.percona.com/pool": "database"}
 MON = {"mysql.percona.com/pool": "monitoring"}
 DB_TAINT = {"key": "mysql.percona.com/pool", "value": "database", "effect": "NoSchedule"}
-CLUSTER = with_(EXISTING, existingNodeSource="cluster", existingNodeCpu=None, existingNodeMemory=None)
+CLUSTER = with_(EXISTING, existingNodeSource="cluster", existingNodeCpu=None, existingNodeMemory=None, existingNodeZones=None)
 
 
 def node(name, labels, *, cpu="7910m", memory="28Gi", taints=(), ready="True"):
@@ -169,3 +169,23 @@ def test_an_unreachable_cluster_names_the_key_and_the_offline_override(tmp_path)
         cluster_settings_from_config(with_(CLUSTER, kubeconfig=str(kubeconfig)))
     assert error.value.key == "kubeconfig" and error.value.rule == "K1"
     assert "existingNodeSource=config" in str(error.value)
+
+
+def test_the_database_nodes_zones_are_read_from_their_labels():
+    """K7 reads the zones as kube-scheduler does: each schedulable database node's topology.kubernetes.io/zone."""
+    zoned = {**DB, "topology.kubernetes.io/zone": "us-east-1a"}
+    nodes = [node("db-a", zoned, taints=[DB_TAINT]), node("db-a2", zoned, taints=[DB_TAINT])]
+    nodes += [node("db-b", {**DB, "topology.kubernetes.io/zone": "us-east-1b"}, taints=[DB_TAINT])]
+    nodes += [node("db-x", DB, taints=[DB_TAINT]), node("mon-0", MON, cpu="3920m", memory="14Gi")]
+    result = settings(CLUSTER, lambda kubeconfig, context: (nodes, []))
+    layout = result.database_pool.zones
+    assert (layout.nodes, layout.labelled, result.database_pool.zones_key) == ((2, 1), True, "databasePoolLabels")
+    assert any("2 zone(s)" in note for note in result.notes)  # the unlabelled node counts in no zone
+    unlabelled = settings(CLUSTER, cluster())
+    assert not unlabelled.database_pool.zones.labelled
+
+
+def test_zones_declared_for_a_cluster_whose_nodes_tell_are_refused():
+    with pytest.raises(InputError) as error:
+        settings(with_(CLUSTER, existingNodeZones=["us-east-1a", "us-east-1b", "us-east-1c"]), cluster())
+    assert (error.value.key, error.value.rule) == ("existingNodeZones", "K7")

@@ -22,8 +22,9 @@ def _rules_md():
 
 
 # Rules the catalogue adds to the specification: T5 (issue 21), the proxies' backend connections against max_connections;
-# R7 (issue 28 §5), data on persistent volumes; C1 (issue 28 §2), custom resources the API server accepts.
-ADDED_TO_THE_SPECIFICATION = {"T5", "R7", "C1"}
+# R7 (issue 28 §5), data on persistent volumes; C1 (issue 28 §2), custom resources the API server accepts; K7 (issue 34),
+# a zone's loss leaves a majority.
+ADDED_TO_THE_SPECIFICATION = {"T5", "R7", "C1", "K7"}
 
 
 def test_every_rule_of_rules_md_is_in_the_catalogue_with_its_level():

@@ -27,7 +27,8 @@ def test_the_rule_catalogue_page_is_current():
 def test_every_rule_and_source_is_on_the_page():
     page = (ROOT / "docs" / "rules.md").read_text()
     for rule_id, rule in RULES.items():
-        assert re.search(rf"^\| {rule_id} \| \*\*", page, re.M), rule_id
+        # each row carries the rule's anchor, where the check's SARIF and Markdown link to (cli.sarif helpUri)
+        assert re.search(rf'^\| <a id="{rule.anchor}"></a>{rule_id} \| \*\*', page, re.M), rule_id
         assert set(rule.sources) <= set(SOURCES), f"{rule_id} cites a source SOURCES does not define"
         for threshold in rule.thresholds:
             assert f"| `{threshold.name}` | {rule_id} |" in page

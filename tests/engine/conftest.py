@@ -32,7 +32,10 @@ CHARTS = ("pxc-operator-1.20.0.tgz", "pmm-1.8.1.tgz")
 # The pools of stacks/Pulumi.existing.yaml (databasePoolLabels, databasePoolTaint, monitoringPoolLabels): three
 # database Nodes for three members, one monitoring Node. Allocatable as `kubectl describe node` shows an
 # 8 vCPU / 32 GiB machine (the figure the stack file's own comment uses), for both pools.
-DATABASE_NODES = [PoolNode(f"engine-db-{i}", "database", "7910m", "28Gi", tainted=True) for i in range(3)]
+# one database Node per zone: the existing stack reads the zones from the Nodes and spreads the members over them (K7)
+DATABASE_NODES = [
+    PoolNode(f"engine-db-{i}", "database", "7910m", "28Gi", tainted=True, zone=f"us-east-1{'abc'[i]}") for i in range(3)
+]
 MONITORING_NODES = [PoolNode("engine-mon-0", "monitoring", "7910m", "28Gi", tainted=False)]
 # A Node of no pool, untainted and the largest: a pod the stack does not pin to its pool (nodeSelector) lands here
 # rather than on the monitoring Node, since the scheduler's default scoring (NodeResourcesFit, LeastAllocated)

@@ -39,11 +39,13 @@ class PoolNode:
     cpu: str
     memory: str
     tainted: bool  # the database pool's taint (stacks/Pulumi.existing.yaml: databasePoolTaint)
+    zone: str | None = None  # topology.kubernetes.io/zone, as a cloud's nodes carry it (K7 reads it)
 
     def body(self) -> dict[str, Any]:
         taints = [{"key": POOL_LABEL, "value": self.pool, "effect": "NoSchedule"}] if self.tainted else []
         resources = {"cpu": self.cpu, "memory": self.memory, "pods": "110"}
         labels = {"kubernetes.io/hostname": self.name, "type": "kwok"} | ({POOL_LABEL: self.pool} if self.pool else {})
+        labels |= {"topology.kubernetes.io/zone": self.zone} if self.zone else {}
         return {
             "metadata": {"name": self.name, "labels": labels},
             "spec": {"taints": taints},

@@ -292,7 +292,7 @@ from percona_mysql_k8s.plan.clusters import cluster_settings_from_config
 settings = cluster_settings_from_config({{
     "target": "existing", "clusterName": "perf", "kubeconfig": {kubeconfig!r},
     "databasePoolLabels": "pool=db", "databasePoolTaint": "pool=db:NoSchedule", "monitoringPoolLabels": "pool=mon",
-    "existingNodeSource": "config", "existingNodeCpu": "7910m", "existingNodeMemory": "28Gi",
+    "existingNodeSource": "config", "existingNodeCpu": "7910m", "existingNodeMemory": "28Gi", "existingNodeZones": ["us-east-1a", "us-east-1b", "us-east-1c"],
 }})
 ExistingCluster("perf", ExistingClusterArgs.from_settings(settings))
 """

@@ -25,6 +25,7 @@ from kubernetes import client as k8s_client
 from kubernetes import config as k8s_config
 from kubernetes.client.rest import ApiException
 from kubernetes.dynamic import DynamicClient
+from operator_health import operator_failure
 from operator_inputs import STACK_CASES, tier_required
 from operator_log import operator_errors
 from operator_process import FLAVORS, OperatorProcess, operator_binaries, placeholder_pod
@@ -49,6 +50,8 @@ def pytest_collection_modifyitems(items):
     for item in items:
         if item.get_closest_marker("operators"):
             item.add_marker(pytest.mark.filterwarnings("ignore:Unverified HTTPS request"))
+    # a test that leaves the operators a namespace-less error (test_operator_refusals) runs after every other one
+    items.sort(key=lambda item: item.get_closest_marker("operators_last") is not None)
 
 
 @dataclass
@@ -86,6 +89,14 @@ class Tier:
             resource, body=body, namespace=namespace, field_manager=FIELD_MANAGER, force_conflicts=True
         ).to_dict()
 
+    def assert_operators_healthy(self) -> bool:
+        """Fail now, in the operator's own words, when one died or panicked (operator_health); False otherwise, so
+        a wait's check can begin with ``tier.assert_operators_healthy() or ...``."""
+        problem = operator_failure(self.operators)
+        if problem:
+            pytest.fail(problem, pytrace=False)
+        return False
+
     def errors(self, operator: str, namespace: str, name: str | None = None) -> list[str]:
         """The operator's ERROR lines about ``namespace`` (and the cluster ``name`` in it), as operator_log reads them."""
         return operator_errors(operator, self.operators[operator].errors(), namespace, name)
@@ -112,6 +123,7 @@ def _operator_paths() -> dict[str, str]:
 
 @pytest.fixture(scope="session")
 def tier(tmp_path_factory) -> Tier:
+    from refusal_cases import WATCHED as REFUSAL_NAMESPACES
     from render_corpus import corpus_namespaces
 
     kubeconfig = os.environ.get("OPERATOR_TIER_KUBECONFIG")
@@ -140,6 +152,8 @@ def tier(tmp_path_factory) -> Tier:
     for case in STACK_CASES:
         watched[case.operator].append(case.namespace)
     for operator, names in corpus_namespaces(sources).items():
+        watched[operator] += names
+    for operator, names in REFUSAL_NAMESPACES.items():  # test_operator_refusals
         watched[operator] += names
     core = tier.core
     for operator, names in watched.items():

@@ -31,6 +31,7 @@ NOT_READY = "node.kubernetes.io/not-ready"
 POOL_LABEL = "mysql.percona.com/pool"  # percona_mysql_k8s.core.pools.POOL_LABEL
 THIRD_POOL = "general"  # the untainted pool neither the database nor the monitoring pods belong on
 TIER_LABEL = "operator-tier/case"
+ZONE = "topology.kubernetes.io/zone"  # percona_mysql_k8s.core.zones.ZONE_KEY
 
 
 def wait_for(what: str, check: Callable[[], Any], timeout: float = 60.0, interval: float = 0.5) -> Any:
@@ -80,12 +81,13 @@ def pool_nodes(case: str, settings) -> list[TierNode]:
         allocatable = pool.node.allocatable
         labels = dict(pool.nodes().labels)
         taints = tuple(taint.as_k8s() for taint in pool.taints)
+        zones = database_zones(pool) if role == "database" else [None] * pool.node_count
         for index in range(pool.node_count):
             nodes.append(
                 TierNode(
                     f"{case}-{role[:3]}-{index}",
                     role,
-                    labels,
+                    {**labels, **({ZONE: zones[index]} if zones[index] else {})},
                     taints,
                     allocatable.cpu_millicores,
                     allocatable.memory_bytes,
@@ -105,6 +107,17 @@ def pool_nodes(case: str, settings) -> list[TierNode]:
         )
     )
     return nodes
+
+
+def database_zones(pool) -> list[str | None]:
+    """The zone label of each database Node, as the stack's plan lays the pool out (``PoolShape.zones``: GKE's
+    nodes per zone, the existing cluster's declared zones); an EKS node group spreads over its three subnets' zones
+    (the plan leaves that to the component); kind's nodes carry none."""
+    layout = pool.zones
+    if layout is not None and not layout.labelled:
+        return [None] * pool.node_count
+    counts = layout.nodes if layout is not None else tuple(pool.node_count // 3 + (i < pool.node_count % 3) for i in range(3))
+    return [f"zone-{'abcdefgh'[zone]}" for zone, count in enumerate(counts) for _ in range(count)][: pool.node_count]
 
 
 def create_nodes(core: k8s_client.CoreV1Api, nodes: Iterable[TierNode], case: str) -> None:

@@ -31,7 +31,12 @@ ENGINES = (PXC, GROUP_REPLICATION)  # every target can select either (percona_my
 KIND_HOST = (8000, 32 * 2**30)
 # The existing stack reads its cluster's Nodes at preview/up; here it plans from one declared node (the
 # 8 vCPU / 32 GiB machine its stack file's comment names), and the tier's Nodes are shaped after that plan.
-OFFLINE_EXISTING = {"existingNodeSource": "config", "existingNodeCpu": "7910m", "existingNodeMemory": "28Gi"}
+OFFLINE_EXISTING = {
+    "existingNodeSource": "config",
+    "existingNodeCpu": "7910m",
+    "existingNodeMemory": "28Gi",
+    "existingNodeZones": ["us-east-1a", "us-east-1b", "us-east-1c"],
+}
 # A size change in the stack config that keeps every Node as it is: DaemonSets taking more of each node leave the
 # member less (K1), so the sizing shrinks mysqld and the operator must re-render the same StatefulSet.
 RESIZE = {"daemonsetMemory": "3Gi", "daemonsetCpu": "1"}

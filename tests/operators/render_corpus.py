@@ -8,7 +8,7 @@ Three sources, every item its own cluster in a namespace of its source (all watc
   operator's own version, as the e2e scripts substitute it); the validation-hook CRs written to be refused are left
   out (the operator refuses them, so there is no render to compare);
 * **variants**: the stacks' own custom resources (``gke`` with PXC, ``eks`` with group replication, from the stack
-  program) changed in one place each, the ways a user's CR differs: sidecars without limits or without resources,
+  program) changed in one place each (and the zone tests' grid of placements, zone_scenarios.zone_grid), the ways a user's CR differs: sidecars without limits or without resources,
   the log collector off or without resources, PMM off, ProxySQL instead of HAProxy, an init container budget,
   async replication with the orchestrator and pt-heartbeat, and other spellings of placement (advanced affinity,
   other topology keys, ``none`` and its misspellings, a toleration of every taint). A variant's pods select a pool no
@@ -160,6 +160,15 @@ NODE_AFFINITY = {
     }
 }
 EVERY_TAINT = [{"operator": "Exists"}]
+ZONE = "topology.kubernetes.io/zone"
+ZONE_SPREAD = {"maxSkew": 1, "topologyKey": ZONE, "whenUnsatisfiable": "DoNotSchedule", "minDomains": 3}
+UNFILLED_SPREAD = {"maxSkew": 0, "topologyKey": "", "whenUnsatisfiable": ""}  # PXC fills in 1, the hostname, ScheduleAnyway
+OWN_SELECTOR_SPREAD = {
+    **ZONE_SPREAD,
+    "labelSelector": {"matchExpressions": [{"key": "app.kubernetes.io/component", "operator": "In", "values": ["haproxy"]}]},
+}
+# a user's label beside the operator's, and one the operator's own overrides (PXC) or overrides (PS: later maps win)
+USER_LABELS = {"team": "db", "app.kubernetes.io/component": "mine"}
 
 # (id, the stack case whose CR it changes, extra stack config for that CR, the changes)
 PXC_VARIANTS: list[tuple[str, dict[str, Any], list[Callable[[dict], None]]]] = [
@@ -188,6 +197,10 @@ PXC_VARIANTS: list[tuple[str, dict[str, Any], list[Callable[[dict], None]]]] = [
     ("anti-affinity on an unknown key", {}, [_set("pxc.affinity", {"antiAffinityTopologyKey": "example.com/rack"})]),
     ("no affinity block", {}, [_drop("pxc.affinity"), _drop("haproxy.affinity")]),
     ("tolerates every taint", {}, [_set("pxc.tolerations", EVERY_TAINT)]),
+    # K7: the spread constraints as the operator fills them in, and labels of the user's beside the operator's
+    ("topology spread left to the operator's defaults", {}, [_set("pxc.topologySpreadConstraints", [UNFILLED_SPREAD])]),
+    ("topology spread with its own selector", {}, [_set("haproxy.topologySpreadConstraints", [OWN_SELECTOR_SPREAD])]),
+    ("pod labels of the user's", {}, [_set("pxc.labels", USER_LABELS)]),
 ]
 PS_VARIANTS: list[tuple[str, dict[str, Any], list[Callable[[dict], None]]]] = [
     ("as the stack renders it", {}, []),
@@ -229,6 +242,12 @@ PS_VARIANTS: list[tuple[str, dict[str, Any], list[Callable[[dict], None]]]] = [
     ("zone anti-affinity", {}, [_set("mysql.affinity", {"antiAffinityTopologyKey": "topology.kubernetes.io/zone"})]),
     ("anti-affinity None", {}, [_set("mysql.affinity", {"antiAffinityTopologyKey": "None"})]),
     ("tolerates every taint", {}, [_set("mysql.tolerations", EVERY_TAINT)]),
+    ("topology spread over the zones", {}, [_set("mysql.topologySpreadConstraints", [ZONE_SPREAD])]),
+    (
+        "pod labels of the user's and the cluster's",
+        {},
+        [_set("mysql.labels", USER_LABELS), _set("metadata", {"labels": {"env": "production", "team": "web"}})],
+    ),
 ]
 VARIANT_BASES = {"pxc": StackCase("gke", PXC), "ps": StackCase("eks", GROUP_REPLICATION)}
 
@@ -248,6 +267,24 @@ def variant_items() -> list[CorpusItem]:
             for change in changes:
                 change(spec)
             items.append(_item(f"{case.id} CR: {label}", operator, "variants", f"v{operator}{index:02d}", body))
+    return items + zone_items()
+
+
+def zone_items() -> list[CorpusItem]:
+    """The zone tests' grid (zone_scenarios.zone_grid): the stacks' custom resources changed in their placement only,
+    rendered here with the other variants and compared the same way; test_operator_zones places their pods."""
+    from zone_scenarios import zone_grid
+
+    items = []
+    for entry in zone_grid():
+        body = _stack_cr(VARIANT_BASES[entry.operator], {})
+        spec = body["spec"]
+        _pinned_nowhere(spec)
+        for path, value in entry.changes.items():
+            (_drop(path) if value is None else _set(path, value))(spec)
+        items.append(
+            _item(f"{VARIANT_BASES[entry.operator].id} CR: zones, {entry.label}", entry.operator, "variants", entry.name, body)
+        )
     return items
 
 

@@ -105,7 +105,7 @@ def deploy(tier, case: StackCase) -> Deployment:
     deployment = Deployment(case, settings, objects, nodes, names, timings)
     wait_for(
         f"{case.id}: the operator renders {names}",
-        lambda: all(_statefulset(tier, case.namespace, name) for name in names),
+        lambda: tier.assert_operators_healthy() or all(_statefulset(tier, case.namespace, name) for name in names),
         timeout=RENDER_TIMEOUT,
     )
     timings["render"] = time.monotonic() - start
@@ -132,6 +132,7 @@ def _populate(tier, deployment: Deployment) -> None:
     core, namespace = tier.core, deployment.namespace
 
     def every_member_runs() -> bool:
+        tier.assert_operators_healthy()
         provide_volumes(core, namespace)
         wanted = 0
         for name in deployment.statefulsets:

@@ -35,6 +35,7 @@ from render_compare import (
     expected_statefulsets,
     rendered_auto_config,
 )
+from render_spread import compare_spread
 from stack_deployment import Deployment, deploy, live_cr, resize
 
 pytestmark = pytest.mark.operators
@@ -126,9 +127,14 @@ def test_the_operators_mycnf_is_the_sizings(tier, case):
     component = "pxc" if operator == "pxc" else "mysql"
     key = "init.cnf" if operator == "pxc" else "my.cnf"
     user = wait_for(f"ConfigMap {name}-{component}", lambda: _configmap(tier, namespace, f"{name}-{component}"))
-    auto = _configmap(tier, namespace, f"auto-{name}-{component}")
+    # the auto-tuning layer: PXC writes auto-config.cnf (pkg/pxc/app/config/configmap.go NewAutoTuneConfigMap), PS my.cnf
+    auto_name, auto_key = auto_config_name(deployment.cr)
+    auto = _configmap(tier, namespace, auto_name)
+    if auto is not None:
+        assert set(auto.data or {}) == {auto_key}, f"{auto_name} holds {sorted(auto.data or {})}, read as {auto_key}"
     version = deployment.settings.database.mysql_version
-    rendered = effective_options(operator, user.data[key], version, auto_config=(auto.data or {}).get(key) if auto else None)
+    auto_text = (auto.data or {}).get(auto_key) if auto else None
+    rendered = effective_options(operator, user.data[key], version, auto_config=auto_text)
     sizing = deployment.settings.sizing.mysqld
     expected = effective_options(operator, render(sizing, "mysqld" if operator == "pxc" else None), version)
     assert expected.values(), "the sizing wrote no option"
@@ -225,6 +231,9 @@ def test_the_packs_model_of_the_render_agrees(tier, case):
         comparison = compare_pod(model, template(tier, deployment, name), pods[0].status.qos_class, name)
         differences += comparison.differences
         compared += len(comparison.compared)
+        spread = compare_spread(deployment.cr, model, template(tier, deployment, name), name)  # K7's fields
+        differences += spread.differences
+        compared += len(spread.compared)
     configmap, key = auto_config_name(deployment.cr)
     auto = _configmap(tier, deployment.namespace, configmap)
     rendered = rendered_auto_config((auto.data or {}).get(key) if auto else None)

@@ -84,14 +84,20 @@ TARGETS = {
     "kind": ({"pulumi_kubernetes", "pulumi_random", "pulumi_command"}, tuple(f"--set={k}={v}" for k, v in KIND_HOST.items())),
     "existing": (
         {"pulumi_kubernetes", "pulumi_random"},
-        ("--set=existingNodeSource=config", "--set=existingNodeCpu=7910m", "--set=existingNodeMemory=28Gi"),
+        (
+            "--set=existingNodeSource=config",
+            "--set=existingNodeCpu=7910m",
+            "--set=existingNodeMemory=28Gi",
+            "--set=existingNodeZones=us-east-1a,us-east-1b,us-east-1c",
+        ),
     ),
 }
 
 
 def test_the_base_install_has_the_commands_and_no_provider(library_venv):
     assert [module for module in PROVIDERS if library_venv.has(module)] == []
-    assert all(library_venv.has(module) for module in ("pulumi", "pulumi_policy", "kubernetes", "yaml", "rich"))
+    assert all(library_venv.has(module) for module in ("pulumi", "pulumi_policy", "yaml", "rich", "cel_expr_python"))
+    assert not library_venv.has("kubernetes")  # the API client is the existing and restore extras' (issue 36)
     restore = library_venv.run(
         library_venv.bin("percona-mysql-restore"),
         "--engine",
@@ -108,6 +114,12 @@ def test_the_base_install_has_the_commands_and_no_provider(library_venv):
         library_venv.bin("percona-mysql-policy-check"), "--manifests", str(REPOSITORY / "tests" / "policies" / "_manifests")
     )
     assert manifests.returncode in (0, 1) and "violation(s) in" in manifests.stdout, manifests.stderr[-2000:]
+    applied = library_venv.run(
+        library_venv.bin("percona-mysql-restore"),
+        *("--engine", "pxc", "--cluster", "db1", "--namespace", "mysql", "--backup", "cron-db1-1", "--apply"),
+    )
+    assert applied.returncode == 1 and 'pip install "percona-mysql-k8s[restore]"' in applied.stderr, applied.stderr
+    assert "Traceback" not in applied.stderr
     # a component of a target: one line naming the extra, not a traceback
     component = library_venv.run(library_venv.python, "-c", "import percona_mysql_k8s.clusters.gke")
     assert 'pip install "percona-mysql-k8s[gke]"' in component.stderr
@@ -212,3 +224,18 @@ def test_language_host_start_fails_without_the_library_installed(pack_venv, tmp_
     result = _start_like_the_language_host(pack_venv, tmp_path, "kind")
     assert result.returncode != 0
     assert "No module named 'percona_mysql_k8s'" in result.stderr
+
+
+BASE_INSTALL_MAX_MB = 300  # issue 36: the base install was 314 MB with the kubernetes client in it
+
+
+def test_the_base_install_stays_within_its_size(library_venv):
+    """What ``pip install percona-mysql-k8s`` puts into a new virtualenv, byte code included (pip compiles what it
+    installs; the fixture does not, so it is compiled here), the venv's own pip and setuptools with it.
+    benchmarks/install_bench.py prints every install's figure; docs say what the megabytes are."""
+    site = _site_packages(library_venv)
+    compiled = library_venv.run(library_venv.python, "-m", "compileall", "-q", "-j", "2", str(site), timeout=900)
+    assert compiled.returncode == 0, compiled.stdout[-2000:]
+    root = library_venv.root
+    size = sum(path.stat().st_size for path in root.rglob("*") if path.is_file() and not path.is_symlink())
+    assert size <= BASE_INSTALL_MAX_MB * 10**6, f"the base install is {size / 10**6:.0f} MB"

@@ -39,7 +39,12 @@ OVERRIDES = {
     "gke": {},
     "eks": {},
     "kind": {"kindHostCpu": "8", "kindHostMemory": "32Gi"},
-    "existing": {"existingNodeSource": "config", "existingNodeCpu": "7910m", "existingNodeMemory": "28Gi"},
+    "existing": {
+        "existingNodeSource": "config",
+        "existingNodeCpu": "7910m",
+        "existingNodeMemory": "28Gi",
+        "existingNodeZones": ["us-east-1a", "us-east-1b", "us-east-1c"],
+    },
 }
 
 
@@ -123,7 +128,7 @@ def _minimal(target: str) -> dict:
         "gke": {
             "gcp_project": "perf-1",
             "gcp_region": "europe-west1",
-            "gcp_zones": ["europe-west1-b", "europe-west1-c"],
+            "gcp_zones": ["europe-west1-b", "europe-west1-c", "europe-west1-d"],  # three: a zone's loss leaves a majority (K7)
             "database_node_type": "n2-standard-16",
         },
         "eks": {"aws_region": "eu-west-1", "database_node_type": "m6i.4xlarge"},
@@ -135,6 +140,7 @@ def _minimal(target: str) -> dict:
             "existing_node_source": "config",
             "existing_node_cpu": "7910m",
             "existing_node_memory": "28Gi",
+            "existing_node_zones": ["zone-a", "zone-b", "zone-c"],
             "backup_endpoint": "https://s3.backup.example.com",
             "backup_bucket": "db-backups",
             "backup_credentials_secret": "db-backup-keys",
@@ -245,13 +251,15 @@ def test_the_readmes_typescript_program_uses_the_schemas_names_and_a_valid_confi
 
 
 def _nodes(properties: dict) -> list[dict]:
-    """Three database Nodes and one monitoring Node carrying the pools' labels (and the taint), 8 vCPU / 32 GiB."""
+    """Three database Nodes, one per zone, and one monitoring Node carrying the pools' labels (and the taint), 8 vCPU /
+    32 GiB."""
 
-    def node(name: str, labels: str, taint: str = "") -> dict:
+    def node(name: str, labels: str, taint: str = "", zone: str = "zone-a") -> dict:
         key_value, _, effect = taint.partition(":")
         key, _, value = key_value.partition("=")
+        labels = {**dict(item.split("=") for item in labels.split(",")), "topology.kubernetes.io/zone": zone}
         return {
-            "metadata": {"name": name, "labels": dict(item.split("=") for item in labels.split(","))},
+            "metadata": {"name": name, "labels": labels},
             "spec": {"taints": [{"key": key, "value": value, "effect": effect}] if taint else []},
             "status": {
                 "allocatable": {"cpu": "7910m", "memory": "28Gi", "pods": "110"},
@@ -259,7 +267,9 @@ def _nodes(properties: dict) -> list[dict]:
             },
         }
 
-    database = [node(f"db-{i}", properties["databasePoolLabels"], properties["databasePoolTaint"]) for i in range(3)]
+    database = [
+        node(f"db-{i}", properties["databasePoolLabels"], properties["databasePoolTaint"], f"zone-{'abc'[i]}") for i in range(3)
+    ]
     return [*database, node("mon-0", properties["monitoringPoolLabels"])]
 
 

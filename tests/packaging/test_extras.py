@@ -60,13 +60,13 @@ def test_the_extras_table_is_what_pyproject_declares():
         distribution = _distribution(module)
         declared_in = {
             extra
-            for extra in (*_extras.TARGET_EXTRAS, "plot", "grade", "admission")
+            for extra in (*_extras.TARGET_EXTRAS, "plot", "grade", "admission", "restore")
             if distribution in _extra_distributions(extra)
         }
         assert declared_in == set(extras), f"{module} ({distribution}): pyproject puts it in {declared_in}, _extras says {extras}"
         assert distribution not in BASE, f"{distribution} is an extra's, not the base install's"
     for module, extra in _extras.MODULE_EXTRAS.items():
-        assert (PACKAGE.parent / (module.replace(".", "/") + ".py")).is_file() and extra in _extras.TARGET_EXTRAS
+        assert (PACKAGE.parent / (module.replace(".", "/") + ".py")).is_file() and extra in (*_extras.TARGET_EXTRAS, "restore")
 
 
 def test_no_cloud_sdk_and_no_provider_in_the_base_install():
@@ -227,7 +227,7 @@ def test_the_readme_shows_each_installs_size_and_time():
     readme = (REPOSITORY / "README.md").read_text()
     table = readme[readme.index("<!-- BEGIN INSTALL SIZES -->") : readme.index("<!-- END INSTALL SIZES -->")]
     rows = dict(re.findall(r"^\| `(?:percona-mysql-k8s|\[(\w+)\])` \|.*?\| (\d+ MiB \| \d+ s \| \d+) \|$", table, re.M))
-    assert set(rows) == {"", *_extras.TARGET_EXTRAS, "all"}  # "" is the base install's row
+    assert set(rows) == {"", *_extras.TARGET_EXTRAS, "restore", "all"}  # "" is the base install's row
     assert 'pip install "percona-mysql-k8s[gke]"' in readme
     base, every = (int(rows[key].split(" MiB")[0]) for key in ("", "all"))
     assert base * 3 < every  # issue 22: the base install is under a third of the full one

@@ -38,7 +38,15 @@ def registered():
             ("gke", {}),
             ("eks", {}),
             ("kind", {}),
-            ("existing", {"existingNodeSource": "config", "existingNodeCpu": "7910m", "existingNodeMemory": "28Gi"}),
+            (
+                "existing",
+                {
+                    "existingNodeSource": "config",
+                    "existingNodeCpu": "7910m",
+                    "existingNodeMemory": "28Gi",
+                    "existingNodeZones": ["us-east-1a", "us-east-1b", "us-east-1c"],
+                },
+            ),
         ):
             offline.run_stack(stack, overrides=overrides)
     finally:

@@ -251,7 +251,16 @@ def test_every_shipped_stack_passes_with_zero_mandatory_violations(stack_file, c
     host = ["--set", "kindHostCpu=8", "--set", "kindHostMemory=32Gi"] if stack == "kind" else []
     # the existing stack reads its cluster's Nodes at preview/up; offline it plans from declared nodes
     if stack == "existing":
-        host = ["--set", "existingNodeSource=config", "--set", "existingNodeCpu=7910m", "--set", "existingNodeMemory=28Gi"]
+        host = [
+            "--set",
+            "existingNodeSource=config",
+            "--set",
+            "existingNodeCpu=7910m",
+            "--set",
+            "existingNodeMemory=28Gi",
+            "--set",
+            "existingNodeZones=us-east-1a,us-east-1b,us-east-1c",
+        ]
     code = check.main(["--stack", stack, *host])
     out = capsys.readouterr().out
     assert code == 0, out

@@ -34,8 +34,10 @@ def verdict(props: dict, monkeypatch) -> dict[str, list[str]]:
 
 def test_each_findings_cluster_breaks_the_ten_listed_checks_and_s4(monkeypatch):
     # G1 fc_limit 1000; M1, M2 no memory limit, no buffer pool; K2 no memory limit; M3 twice, HAProxy and its
-    # monitor unbudgeted; T1 two members; S2 TLS off; R1, R2 no backups; S4 unprotected
-    listed = ["G1", "K2", "M1", "M2", "M3", "M3", "R1", "R2", "S2", "S4", "T1"]
+    # monitor unbudgeted; T1 two members; S2 TLS off; R1, R2 no backups; S4 unprotected; C2 twice, the operator refuses
+    # two members and TLS off without their unsafe flags; K3 three times, no CPU limit on mysqld, HAProxy and its monitor;
+    # K7 once, the HAProxy pods on the operator's hostname key alone (two members are T1's, below K7's three)
+    listed = ["C2", "C2", "G1", "K2", "K3", "K3", "K3", "K7", "M1", "M2", "M3", "M3", "R1", "R2", "S2", "S4", "T1"]
     assert verdict(FINDINGS_CLUSTER, monkeypatch)["mandatory"] == listed
 
 

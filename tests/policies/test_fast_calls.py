@@ -40,7 +40,12 @@ SWITCHES = (
 )
 # what the shipped stacks need to run offline (the docs' and the offline check's own overrides)
 OFFLINE = {
-    "existing": {"existingNodeSource": "config", "existingNodeCpu": "7910m", "existingNodeMemory": "28Gi"},
+    "existing": {
+        "existingNodeSource": "config",
+        "existingNodeCpu": "7910m",
+        "existingNodeMemory": "28Gi",
+        "existingNodeZones": ["us-east-1a", "us-east-1b", "us-east-1c"],
+    },
     "kind": {"kindHostCpu": "8", "kindHostMemory": "32Gi"},
     "gke": {},
     "eks": {},

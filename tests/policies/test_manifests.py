@@ -482,8 +482,10 @@ def test_kubectl_get_json_output(capsys, monkeypatch):
     listed = {"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""}, "items": [live]}
     code, out, _ = _run(["--manifests", "-", "--json"], capsys, json.dumps(listed, indent=4), monkeypatch)
     assert code == 1
-    # the TLS breach (S2), and no NetworkPolicy came with the cluster (R6, advisory)
+    # the TLS breach (S2), which the operator refuses too without unsafeFlags.tls (C2), and no NetworkPolicy came
+    # with the cluster (R6, advisory)
     assert sorted((f["rule"], f["resource"]) for f in _findings(out)) == [
+        ("C2", "kubernetes:pxc.percona.com/v1:PerconaXtraDBCluster: db/shop [stdin, document 1]"),
         ("R6", "kubernetes:pxc.percona.com/v1:PerconaXtraDBCluster: db/shop [stdin, document 1]"),
         ("S2", "kubernetes:pxc.percona.com/v1:PerconaXtraDBCluster: db/shop [stdin, document 1]"),
     ]

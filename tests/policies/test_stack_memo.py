@@ -30,7 +30,8 @@ def test_one_request_reads_the_stack_once_and_says_the_same(monkeypatch):
     shared, shared_messages = _reads(monkeypatch, in_a_request=True)
     every_time, messages = _reads(monkeypatch, in_a_request=False)
     assert shared == 1
-    # outside a request (the SDK's own path): once per policy that reads it, the seven of pool-capacity,
-    # pool-placement, load-generator-pool, pmm-versions-match, benchmark-requests, network-fence, data-volume-size
-    assert every_time == 7
+    # outside a request (the SDK's own path): once per policy that reads it, the eight of pool-capacity,
+    # pool-placement, load-generator-pool, pmm-versions-match, benchmark-requests, network-fence, data-volume-size,
+    # zone-loss
+    assert every_time == 8
     assert shared_messages == messages and any(message.startswith("R5:") for message in messages)

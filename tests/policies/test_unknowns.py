@@ -212,7 +212,7 @@ def test_the_note_names_each_rule_in_the_policys_order_and_each_field_once_sorte
 
 def test_an_unknown_read_outside_a_rules_judgement_is_named_by_every_rule_never_an_internal_error():
     def check(ctx: Context) -> None:
-        ctx.violation("R1", "known breach", "allowed", "fix")
+        ctx.violation("R1", "known breach", "allowed", "fix", field="spec.known")
         raise NotKnown("spec.x", UNKNOWN_STRING_VALUE)
 
     outcome = run_resource(_policy(check), "t", {})
@@ -226,7 +226,7 @@ def test_each_judgement_stops_alone():
             with ctx.checking("R4"):
                 raise NotKnown(path)
         with ctx.checking("R1"):
-            ctx.violation("R1", "breach after two unknowns", "allowed", "fix")
+            ctx.violation("R1", "breach after two unknowns", "allowed", "fix", field="spec.c")
 
     outcome = run_resource(_policy(check), "t", {})
     assert len(outcome.messages) == 1 and [u.path for u in outcome.unjudged] == ["spec.a", "spec.b"]

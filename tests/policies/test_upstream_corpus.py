@@ -14,6 +14,7 @@ import pytest
 import upstream_corpus as corpus
 import yaml
 from percona_mysql_k8s.cli import check
+from percona_mysql_k8s.cli.engine import Diagnostic
 from percona_mysql_k8s.cli.manifests import read_manifests
 from percona_mysql_k8s.core.crd import KUBECTL, PULUMI, admit
 from percona_mysql_k8s.policies._catalog import MODULES
@@ -136,7 +137,7 @@ def test_the_command_on_the_whole_corpus(entries, verdicts, tmp_path, capsys):
         if entry["id"] in refused_as_sent:  # the reviewed verdicts are Pulumi's, which sends no null
             expected = [{"policy": "crd-admission", "rule": "C1", "level": "mandatory"}]
         got = corpus.summarize(
-            [check.Diagnostic(f["policy"], "", "", f["level"], f["message"], "", "") for f in by_file[f"{index:03d}.yaml"]]
+            [Diagnostic(f["policy"], "", "", f["level"], f["message"], "", "") for f in by_file[f"{index:03d}.yaml"]]
         )
         assert got == expected, entry["id"]
 
@@ -151,6 +152,6 @@ def test_chart_values_through_the_command(entries, verdicts, tmp_path, capsys):
         values.write_text(yaml.safe_dump(entry["props"]["values"]))
         code = check.main(["--chart", entry["props"]["chart"], "--values", str(values), "--json"])
         findings = json.loads(capsys.readouterr().out)["diagnostics"]
-        now = corpus.summarize([check.Diagnostic(f["policy"], "", "", f["level"], f["message"], "", "") for f in findings])
+        now = corpus.summarize([Diagnostic(f["policy"], "", "", f["level"], f["message"], "", "") for f in findings])
         assert now == verdicts[entry["id"]]["diagnostics"], entry["id"]
         assert code == (1 if any(row["level"] == "mandatory" for row in now) else 0)

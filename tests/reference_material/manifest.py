@@ -43,6 +43,7 @@ class Item:
     sha256: str | None = None
     chart_files: tuple[tuple[str, str], ...] = ()  # (path inside the chart, sha256), sorted
     mirror_only: str | None = None  # why no URL can provide it
+    npm: str | None = None  # a file inside this npm package (``name@version``), fetched with ``npm pack``: ``path`` in it
 
     @property
     def is_chart(self) -> bool:
@@ -50,6 +51,8 @@ class Item:
 
     def url(self, raw_base: str = RAW_GITHUB) -> str:
         """Where the network copy comes from (a chart: its directory, whose files are fetched one by one)."""
+        if self.npm:
+            return f"npm pack {self.npm}: {self.path}"
         if self.ref is None:
             return "no public URL (mirror-only)"
         if self.is_chart:
@@ -96,7 +99,7 @@ def _ref(entry: dict, refs: dict[str, Ref], where: str) -> Ref:
 def _file(entry: dict, refs: dict[str, Ref]) -> Item:
     name = _safe_relative(entry.get("name"), "[[file]] name")
     where = f"[[file]] {name}"
-    known = {"name", "ref", "path", "sha256", "mirror_only", "shared_path"}
+    known = {"name", "ref", "path", "sha256", "mirror_only", "shared_path", "npm"}
     if set(entry) - known:
         raise ManifestError(f"{where}: unknown key(s) {sorted(set(entry) - known)} (known: {sorted(known)})")
     shared = _safe_relative(entry.get("shared_path", f"reference/percona/{name}"), f"{where}: shared_path")
@@ -104,6 +107,12 @@ def _file(entry: dict, refs: dict[str, Ref]) -> Item:
         if "ref" in entry or "path" in entry:
             raise ManifestError(f"{where}: a mirror-only item has no ref or path")
         return Item(name, shared, sha256=_sum(entry.get("sha256"), f"{where}: sha256"), mirror_only=str(entry["mirror_only"]))
+    if "npm" in entry:  # the registries CI reaches include npm's: a file a pinned package ships
+        if "ref" in entry or not re.match(r"^@?[a-z0-9._/-]+@\d[0-9A-Za-z.+-]*$", str(entry["npm"])):
+            raise ManifestError(f"{where}: npm is name@version (pinned) and excludes ref, got {entry['npm']!r}")
+        path = _safe_relative(entry.get("path"), f"{where}: path")
+        return Item(name, shared, path=path, sha256=_sum(entry.get("sha256"), f"{where}: sha256"), npm=str(entry["npm"]))
+
     return Item(
         name,
         shared,

@@ -11,6 +11,9 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
+import subprocess
+import tarfile
 import tempfile
 import time
 import urllib.error
@@ -165,10 +168,34 @@ def download(url: str) -> bytes:
     raise AssertionError("unreachable")
 
 
+def npm_file(package: str, inner: str) -> bytes:
+    """``inner`` of the npm package ``package`` (name@version), as ``npm pack`` downloads it from the registry."""
+    if shutil.which("npm") is None:
+        raise Unreachable(f"npm pack {package}: npm is not installed (apt-get install npm, or Node.js)")
+    with tempfile.TemporaryDirectory() as work:
+        done = subprocess.run(
+            ["npm", "pack", package, "--pack-destination", work, "--silent"], capture_output=True, text=True, timeout=600
+        )
+        archives = list(Path(work).glob("*.tgz"))
+        if done.returncode != 0 or not archives:
+            raise Unreachable(f"npm pack {package}: {(done.stderr or done.stdout).strip()[-300:]}")
+        with tarfile.open(archives[0]) as archive:
+            member = archive.extractfile(inner)
+            if member is None:
+                raise MaterialError(f"npm pack {package}: no {inner} in the package")
+            return member.read(MAX_FILE_BYTES + 1)
+
+
 def network_copy(item: Item, places: Places, fetch=download) -> Path:
     """Download the item (a chart: each of its files, then packaged here), verify, install."""
     if item.mirror_only:
         raise Unavailable(item, looked_in(item, places))
+    if item.npm:
+        data = npm_file(item.npm, item.path)
+        found = problems(item, data)
+        if found:
+            raise _refused(item, item.url(), found)
+        return install(item, places, data)
     if not item.is_chart:
         url = item.url(places.raw_base)
         data = fetch(url)

@@ -13,6 +13,7 @@ import http.server
 import io
 import json
 import os
+import re
 import socket
 import subprocess
 import tarfile
@@ -429,6 +430,10 @@ def test_the_manifest_pins_every_item_the_tests_name():
     assert {versions.PXC.reference_crd, versions.PS.reference_crd} <= set(manifest.items)
     for item in manifest.items.values():
         if item.mirror_only:
+            continue
+        if item.npm:  # a file of an npm package: pinned by the package's exact version and the file's checksum
+            name, _, version = item.npm.rpartition("@")
+            assert name and re.fullmatch(r"\d+\.\d+\.\d+", version) and re.fullmatch(r"[0-9a-f]{64}", item.sha256 or ""), item
             continue
         assert item.url().startswith(
             ("https://raw.githubusercontent.com/percona/", "https://github.com/percona/percona-helm-charts/tree/")

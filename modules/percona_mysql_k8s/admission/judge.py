@@ -59,7 +59,9 @@ def finding_line(finding: Finding) -> str:
 
 def manifest_object(obj: Mapping[str, Any], *, namespace: str = "", name: str = "") -> ManifestObject:
     """An object as ``--manifests`` reads one (cli.manifests.read_manifests): its type token, ``namespace/name``, and
-    its properties without ``status`` (a Node's kept: its allocatable is what the pack places pods against)."""
+    its properties without ``status`` (a Node's kept: its allocatable is what the pack places pods against) and
+    without ``metadata.managedFields``: the API server writes those before admission, and C1 refuses them in what a
+    user sends (server-side apply: "metadata.managedFields must be nil"), so a review would refuse every object."""
     metadata = obj.get("metadata") if isinstance(obj.get("metadata"), Mapping) else {}
     name = str(metadata.get("name") or name or metadata.get("generateName") or "(generated)")
     namespace = str(metadata.get("namespace") or namespace or "")

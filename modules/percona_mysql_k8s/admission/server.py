@@ -13,6 +13,8 @@ import signal
 import ssl
 
 import uvicorn
+from kubernetes import client, config  # the admission extra's, like uvicorn: imported here so a missing one is named
+from kubernetes.config.config_exception import ConfigException
 from prometheus_client import start_http_server
 
 from .app import build_app
@@ -24,15 +26,10 @@ LOG = logging.getLogger("percona_mysql_k8s.admission")
 
 
 def _api_client(kubeconfig: str | None):
-    from kubernetes import config
-    from kubernetes.config.config_exception import ConfigException
-
     if kubeconfig:
         return config.new_client_from_config(config_file=kubeconfig)
     try:
         config.load_incluster_config()
-        from kubernetes import client
-
         return client.ApiClient()
     except ConfigException:
         return config.new_client_from_config()
@@ -75,7 +72,7 @@ def serve(args, policy_config: dict) -> int:
                 tls_min_version=ssl.TLSVersion.TLSv1_2,
             )
         app = build_app(judge, mode=args.mode, metrics=metrics, ready=cache.listed.is_set)
-        config = uvicorn.Config(
+        server_config = uvicorn.Config(
             app,
             host=args.host,
             port=args.port,
@@ -88,7 +85,7 @@ def serve(args, policy_config: dict) -> int:
         for stop in (signal.SIGTERM, signal.SIGINT):
             signal.signal(stop, _stopped)
         LOG.info("serving %s mode on https://%s:%d/validate", args.mode, args.host, args.port)
-        uvicorn.Server(config).run()
+        uvicorn.Server(server_config).run()
     finally:
         if auditor is not None:
             auditor.stop()

@@ -30,7 +30,8 @@ VENDOR = "_vendor"
 # What the pack imports: the package root, the pure core and the policies (import-linter contract
 # "The policy pack runs on its own" keeps this closure free of components, providers and tools;
 # tests/cli/test_bundle.py checks it against the pack's import graph).
-VENDORED = ("__init__.py", "core", "policies")
+# plan.database.versions (stdlib only; its packages' __init__ files import nothing) gives C2's fixes the pinned images.
+VENDORED = ("__init__.py", "core", "policies", "plan/__init__.py", "plan/database/__init__.py", "plan/database/versions.py")
 # The shell goes to the pack's root, not into _vendor; the old paths of the tools (percona_mysql_k8s._moved)
 # import percona_mysql_k8s.cli, which a pack never runs.
 _SHIMS = tuple(f"{old.rsplit('.', 1)[1]}.py" for old in MOVED if old.startswith("percona_mysql_k8s.policies."))
@@ -76,6 +77,7 @@ def build(out: Path) -> Path:
         if source.is_dir():
             shutil.copytree(source, vendor / name, ignore=shutil.ignore_patterns(*NOT_VENDORED))
         else:
+            (vendor / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(source, vendor / name)
     probe = vendor / "core" / "__init__.py"
     if _ignored_by_git(probe):

@@ -33,56 +33,46 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import sys
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from percona_mysql_k8s.cli.engine import Diagnostic, Pack, Resource
-from percona_mysql_k8s.cli.manifests import STDIN, ManifestError, ManifestObject, read_manifests, read_values, wire_numbers
+from percona_mysql_k8s.cli import check_args, outputs, sarif
+from percona_mysql_k8s.cli.engine import Pack, Resource
+from percona_mysql_k8s.cli.findings import Finding, Location, Report
+from percona_mysql_k8s.cli.locations import Positions, locate, locate_values
+from percona_mysql_k8s.cli.manifests import (
+    STDIN,
+    ManifestError,
+    ManifestObject,
+    read_manifests,
+    read_values_document,
+    source_lines,
+    wire_numbers,
+)
 from percona_mysql_k8s.cli.policy_config import PolicyConfigError, load_document
 from percona_mysql_k8s.cli.project import POLICY_PACK_FILE, find_project, policy_pack_dir, project_file
-from percona_mysql_k8s.cli.stack_config import (
-    StackFileError,
+from percona_mysql_k8s.cli.stack_config import (  # noqa: F401 - config_findings: the check's, re-exported
+    config_findings,
+    config_key_location,
     missing_config_hint,
     program_config,
     stack_config_file,
-    stack_file_config,
 )
-from percona_mysql_k8s.core.command_line import Parser, UsageError
+from percona_mysql_k8s.cli.stack_file import StackFileError, stack_file_config
+from percona_mysql_k8s.core.command_line import UsageError
 from percona_mysql_k8s.core.errors import InputError, one_line
+from percona_mysql_k8s.core.finding_field import FindingField
 from percona_mysql_k8s.policies import SHELL
-from percona_mysql_k8s.policies._readers.helm import HELM_TYPES, PMM, PS_DB, PXC_DB
+from percona_mysql_k8s.policies._readers.helm import HELM_TYPES
 from percona_mysql_k8s.policies._readers.values import deep_merge
 
 MANIFESTS = "manifests"  # the project and stack part of a manifest object's URN
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
-PASSWORD_CONFIG_KEY = re.compile(r"(password|passwd|token|secret|apikey|api_key)", re.IGNORECASE)
-# Keys that name a Kubernetes Secret object, spelled as the operators spell such fields (credentialsSecret,
-# secretsName): a reference, not a secret value (backupCredentialsSecret is one).
-SECRET_REFERENCE_CONFIG_KEY = re.compile(r"(credentialssecret|secretname|secretsname)$", re.IGNORECASE)
-
-
-@dataclass
-class Finding:
-    diagnostic: Diagnostic
-    resource_type: str | None
-    resource_name: str | None
-
-
-@dataclass
-class Report:
-    pack: str
-    version: str
-    findings: list[Finding] = field(default_factory=list)
-
-    @property
-    def mandatory(self) -> list[Finding]:
-        return [f for f in self.findings if f.diagnostic.level == "mandatory"]
 
 
 def pack_version(pack_dir: Path | None = None) -> str:
@@ -115,9 +105,9 @@ def analyze(
     findings = []
     for resource in inputs:
         for diagnostic in pack.analyze(resource):
-            findings.append(Finding(diagnostic, *subjects[resource.urn]))
+            findings.append(Finding(diagnostic, *subjects[resource.urn], urn=resource.urn))
     for diagnostic in pack.analyze_stack(outputs):
-        findings.append(Finding(diagnostic, *subjects.get(diagnostic.urn, (None, None))))
+        findings.append(Finding(diagnostic, *subjects.get(diagnostic.urn, (None, None)), urn=diagnostic.urn or None))
     return findings
 
 
@@ -137,6 +127,11 @@ def check_registrations(
         report.pack = pack.info().name
         pack.configure(policy_config or {})
         report.findings = analyze(pack, to_resources(registrations), to_resources(registrations, outputs=True), subjects)
+    report.resources = sum(1 for r in registrations if r.custom)
+    sites = {r.urn: r.site for r in registrations}
+    for finding in report.findings:
+        site = sites.get(finding.urn) if finding.urn else None
+        finding.location = Location(*site) if site else None
     return report
 
 
@@ -163,8 +158,9 @@ def check_manifests(
     """The pack's verdict on Kubernetes objects (percona_mysql_k8s.cli.manifests). There is no Pulumi
     stack: the pack gets no stack name, so S4 judges finalizers but not Pulumi's ``protect``; the pack judges
     custom resources as kubectl sends them (``client="kubectl"``: C1 keeps their nulls, core.crd)."""
+    objects = list(objects)
     resources, subjects = manifest_resources(objects)
-    report = Report(pack="percona-mysql", version=pack_version(pack_dir))
+    report = Report(pack="percona-mysql", version=pack_version(pack_dir), resources=len(objects))
     owned = pack is None
     pack = pack or Pack(pack_dir, stack="", project=MANIFESTS, client="kubectl")
     try:
@@ -174,7 +170,20 @@ def check_manifests(
     finally:
         if owned:
             pack.close()
+    by_urn = {resource.urn: obj for resource, obj in zip(resources, objects, strict=True)}
+    for finding in report.findings:
+        obj = by_urn.get(finding.urn) if finding.urn else None
+        if obj is not None:
+            finding.location = object_location(obj, finding.field)
     return report
+
+
+def object_location(obj: ManifestObject, field: FindingField) -> Location:
+    """Where ``field`` of ``obj`` is written: in the values file that sets it (chart values), else in the object's
+    own document (cli.locations)."""
+    if obj.value_files:
+        return locate_values(obj.value_files, field)
+    return locate(obj.positions(), field)
 
 
 def chart_release(chart: str, values_files: Iterable[str], release: str | None = None, stdin=None) -> ManifestObject:
@@ -182,16 +191,27 @@ def chart_release(chart: str, values_files: Iterable[str], release: str | None =
     key by key, as ``helm template -f a.yaml -f b.yaml`` merges them): the resource the pack judges chart values
     as (``kubernetes:helm.sh/v3:Release``, values over the chart defaults)."""
     values: dict = {}
+    layers = []
     for given in values_files:
         try:
             text = (stdin or sys.stdin).read() if given == STDIN else Path(given).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as error:
             raise ManifestError(f"{given}: cannot be read: {getattr(error, 'strerror', None) or error}") from None
-        values = deep_merge(values, read_values(text, given))
+        document = read_values_document(text, given)
+        values = deep_merge(values, document.value if document is not None else {})
+        marks, key_marks = (document.marks, document.key_marks) if document is not None else ({(): (1, 1)}, {})
+        layers.append(Positions(given, document.value if document else {}, marks, key_marks, source_lines(text)))
     name = release or chart
     files = ", ".join("stdin" if given == STDIN else given for given in values_files)
     return ManifestObject(
-        HELM_TYPES[0], name, {"chart": chart, "values": values}, files, 1, 1, described=f"{chart} values: {files}"
+        HELM_TYPES[0],
+        name,
+        {"chart": chart, "values": values},
+        files,
+        1,
+        1,
+        described=f"{chart} values: {files}",
+        value_files=tuple(layers),
     )
 
 
@@ -231,42 +251,21 @@ def _nothing_in(given: str) -> str:
     return f"--manifests: {what}; nothing was judged (--allow-empty accepts an input with no object)"
 
 
-def config_findings(stack_file: Path, version: str = "") -> list[Finding]:
-    """S1 on the stack config: password-like keys must be ``secure:`` values, never plain text."""
-    if not stack_file.exists():
-        return []
-    config = stack_file_config(stack_file)
-    findings = []
-    for key, value in config.items():
-        name = str(key).split(":")[-1]
-        if PASSWORD_CONFIG_KEY.search(name) and not SECRET_REFERENCE_CONFIG_KEY.search(name) and isinstance(value, str) and value:
-            message = (
-                f"S1: plain-text passwords never appear in stack config\n"
-                f"S1: {stack_file.name} sets {key} in plain text; the rule keeps every password a Pulumi secret. "
-                f"Fix: pulumi config set --secret {key.split(':')[-1]} (it is then stored as secure:)."
-            )
-            findings.append(
-                Finding(
-                    Diagnostic("no-plaintext-passwords", "percona-mysql", version, "mandatory", message, "", ""),
-                    "stack config",
-                    stack_file.name,
-                )
-            )
-    return findings
-
-
 def render(report: Report, pack_path: str = "policies") -> str:
-    """The engine's rendering of policy results (the ``Policies:`` section of ``pulumi preview``)."""
+    """The engine's rendering of policy results (the ``Policies:`` section of ``pulumi preview``), each finding
+    followed by the file, line and column of the field it judged."""
     lines = ["Policies:"]
     mark = "❌" if report.mandatory else ("⚠️" if report.findings else "✅")
     lines.append(f"    {mark} {report.pack}@v{report.version} (local: {pack_path})")
-    order = {"mandatory": 0, "advisory": 1}
-    for finding in sorted(report.findings, key=lambda f: (order.get(f.diagnostic.level, 2), f.diagnostic.policy)):
+    for finding in report.ordered():
         d = finding.diagnostic
         subject = f"  ({finding.resource_type}: {finding.resource_name})" if finding.resource_type else ""
         lines.append(f"        - [{d.level}]  {d.policy}{subject}")
         for text in d.message.splitlines():
             lines.append(f"          {text}")
+        if finding.location is not None:
+            template = f" (rendered from {finding.location.template})" if finding.location.template else ""
+            lines.append(f"          at {finding.location}{template}")
     return "\n".join(lines)
 
 
@@ -311,11 +310,12 @@ def _check_manifests(args) -> int:
         )
         return 2
     try:
-        policy_config = read_policy_config(args.policy_config)
+        policy_config = read_policy_config(args.policy_config)  # refused before the manifests are read
     except PolicyConfigError as error:
         print(one_line(f"error: {error}"), file=sys.stderr)
         return 2
     try:
+        formats = outputs.parse_formats(args.format, args.json)
         objects = read_manifest_paths(args.manifests or [], allow_empty=args.allow_empty)
         if args.chart:
             objects.append(chart_release(args.chart, args.values, args.release))
@@ -328,15 +328,23 @@ def _check_manifests(args) -> int:
     except (ManifestError, ValueError, InputError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    if args.json:
-        print(json.dumps(manifests_document(report, objects), indent=2))
-    else:
-        print(render(report, os.path.relpath(pack_dir)))
-        print(
-            f"\n{len(report.mandatory)} mandatory and {len(report.findings) - len(report.mandatory)} advisory violation(s) "
-            f"in {len(objects)} resources."
-        )
-    return 1 if report.mandatory else 0
+    if args.stdin_name:  # stdin's objects are reported under the name the pipeline gives them
+        for finding in report.findings:
+            if finding.location is not None and finding.location.file == STDIN:
+                finding.location = replace(finding.location, file=args.stdin_name)
+    return outputs.emit(
+        report,
+        formats,
+        text=lambda: render(report, os.path.relpath(pack_dir)) + "\n\n" + _totals(report) + "\n",
+        json_document=lambda: manifests_document(report, objects),
+        subjects=[(obj.type, f"{obj.name} [{obj.origin}]") for obj in objects],
+        rules_uri=sarif.rules_uri(args.rules_uri, root),
+        stdin_name=args.stdin_name,
+    )
+
+
+def _totals(report: Report) -> str:
+    return f"{len(report.mandatory)} mandatory and {len(report.advisory)} advisory violation(s) in {report.resources} resources."
 
 
 def _project_or_none(cwd: Path | None) -> Path | None:
@@ -391,6 +399,8 @@ def _diagnostics(report: Report) -> list[dict[str, Any]]:
             "rule": f.diagnostic.rule,
             "resource": {"type": f.resource_type, "name": f.resource_name} if f.resource_type else None,
             "message": f.diagnostic.message,
+            "field": f.field.path or None,
+            "location": outputs.location_json(f),
         }
         for f in report.findings
     ]
@@ -411,79 +421,9 @@ def manifests_document(report: Report, objects: list[ManifestObject]) -> dict[st
     }
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = Parser(
-        prog="percona-mysql-policy-check",
-        description=__doc__.split("\n\n")[0],
-        examples=(
-            "percona-mysql-policy-check --stack gke                      # the project's stacks/Pulumi.gke.yaml",
-            "percona-mysql-policy-check --stack kind --set kindHostCpu=8 --set kindHostMemory=32Gi",
-            "percona-mysql-policy-check --stack prod --policy-config policy-config.json --json",
-            "percona-mysql-policy-check --program examples/eks-pxc-proxysql --stack dev",
-            "kustomize build overlays/prod | percona-mysql-policy-check --manifests -",
-            "percona-mysql-policy-check --chart pxc-db --values values.yaml --values prod.yaml",
-        ),
-        statuses={
-            0: "no mandatory violation (advisory ones are listed)",
-            1: "a mandatory violation",
-            2: "bad input: a flag, a stack or manifest that cannot be read, a policy config the CLI refuses, a program "
-            "that fails under mocks, an input with no object",
-        },
-    )
-    parser.add_argument("--stack", help="stack name: stacks/Pulumi.<stack>.yaml")
-    parser.add_argument(
-        "--manifests",
-        nargs="+",
-        metavar="PATH",
-        help="judge Kubernetes manifests instead of a stack: YAML files or directories (kubectl -f style, "
-        "helm template or kustomize build output), - for stdin",
-    )
-    parser.add_argument(
-        "--allow-empty",
-        action="store_true",
-        help="accept a --manifests input that holds no object (otherwise an error: an empty pipe is a failed render)",
-    )
-    parser.add_argument(
-        "--chart",
-        choices=(PXC_DB, PS_DB, PMM),
-        help="with --values: judge Helm values of this chart (as a Helm release of it), alone or with --manifests",
-    )
-    parser.add_argument(
-        "--values",
-        action="append",
-        metavar="FILE",
-        help="a values file for --chart (repeatable, merged in order as helm -f does; - for stdin)",
-    )
-    parser.add_argument("--release", help="the release name shown for --chart (default: the chart name)")
-    parser.add_argument(
-        "-C",
-        "--cwd",
-        type=Path,
-        help="run as if started in DIR: the project is the one around it (default: the working directory), as `pulumi -C DIR`",
-    )
-    parser.add_argument("--policy-pack", type=Path, help="the pack's directory (default: the project's policies/)")
-    parser.add_argument("--program", type=Path, help="a program directory other than stacks/ (its Pulumi.yaml names the project)")
-    parser.add_argument("--project", help="project name for --program (default: the name in the program's Pulumi.yaml)")
-    parser.add_argument("--config", type=Path, help="JSON object of config for --program (project:key -> value)")
-    parser.add_argument(
-        "--set",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="override a config key for this check, e.g. --set kindHostCpu=8 --set kindHostMemory=32Gi",
-    )
-    parser.add_argument("--policy-config", type=Path, help="JSON policy config as for `pulumi preview --policy-pack-config`")
-    parser.add_argument(
-        "--json",
-        action="store_true",
-        help="print one JSON document: the resources with their sizes, the diagnostics and a summary",
-    )
-    return parser
-
-
 def main(argv: list[str] | None = None) -> int:
     try:
-        args = _parser().parse_args(argv)
+        args = check_args.parser(__doc__.split("\n\n")[0]).parse_args(argv)
     except UsageError as error:
         print(one_line(f"error: {error}"), file=sys.stderr)
         return 2
@@ -506,8 +446,9 @@ def _check_stack(args: argparse.Namespace) -> int:
         print(f"error: --set expects KEY=VALUE, got {malformed[0]!r}", file=sys.stderr)
         return 2
     try:
+        formats = outputs.parse_formats(args.format, args.json)
         policy_config = read_policy_config(args.policy_config)
-    except PolicyConfigError as error:
+    except (ValueError, PolicyConfigError) as error:
         print(one_line(f"error: {error}"), file=sys.stderr)
         return 2
     overrides = dict(pair.split("=", 1) for pair in args.set)
@@ -517,6 +458,7 @@ def _check_stack(args: argparse.Namespace) -> int:
     except InputError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
+    has_project = bool(args.program) and (args.program / "Pulumi.yaml").exists()
     if not args.program:
         stack_dir = root / (yaml.safe_load(project_file(root).read_text()).get("stackConfigDir") or ".")
         stack_file = stack_dir / f"Pulumi.{args.stack}.yaml"
@@ -534,7 +476,6 @@ def _check_stack(args: argparse.Namespace) -> int:
                 config.update(json.loads(args.config.read_text()))
             config.update({f"{project}:{key}": value for key, value in overrides.items()})
             registrations = offline.run_program(args.program, stack=args.stack, config=config, project=project, preview=True)
-            has_project = (args.program / "Pulumi.yaml").exists()
             extra: list[Finding] = (
                 config_findings(stack_config_file(args.program, args.stack), pack_version(pack_dir)) if has_project else []
             )
@@ -560,29 +501,31 @@ def _check_stack(args: argparse.Namespace) -> int:
     except PolicyConfigError as error:
         return _refused_config(args.policy_config, error)
     report.findings.extend(extra)
+    config_file = stack_file if not args.program else (stack_config_file(args.program, args.stack) if has_project else None)
+    for finding in report.findings:
+        key = finding.field.config_key
+        if key and config_file is not None and config_file.exists():  # a finding about the stack config points at the key's line
+            finding.location = config_key_location(config_file, key)
     entries = inventory(registrations)
     logged = getattr(registrations, "logged", lambda level: [])
     warnings, notes = logged("warning"), logged("info")
-    if args.json:
-        print(
-            json.dumps(
-                {**document(report, entries, stack=args.stack, project=project), "warnings": warnings, "notes": notes}, indent=2
-            )
-        )
-    else:
-        # what the program says first, as the engine shows it beside a preview: a warning changes what is deployed
-        for line in [*(f"warning: {text}" for text in warnings), *(f"note: {text}" for text in notes)]:
-            print(one_line(line))
-        if warnings or notes:
-            print()
-        print(render_inventory(entries))
-        print()
-        print(render(report, os.path.relpath(pack_dir)))
-        print(
-            f"\n{len(report.mandatory)} mandatory and {len(report.findings) - len(report.mandatory)} advisory violation(s) "
-            f"in {sum(1 for entry in entries if entry.custom)} resources."
-        )
-    return 1 if report.mandatory else 0
+    # what the program says first, as the engine shows it beside a preview: a warning changes what is deployed
+    said = "".join(one_line(line) + "\n" for line in [*(f"warning: {t}" for t in warnings), *(f"note: {t}" for t in notes)])
+    return outputs.emit(
+        report,
+        formats,
+        text=lambda: (
+            (said + "\n" if said else "")
+            + f"{render_inventory(entries)}\n\n{render(report, os.path.relpath(pack_dir))}\n\n{_totals(report)}\n"
+        ),
+        json_document=lambda: {
+            **document(report, entries, stack=args.stack, project=project),
+            "warnings": warnings,
+            "notes": notes,
+        },
+        subjects=[(r.type, r.name) for r in registrations if r.custom],
+        rules_uri=sarif.rules_uri(args.rules_uri, root),
+    )
 
 
 if __name__ == "__main__":

@@ -32,6 +32,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from percona_mysql_k8s.cli.locations import Positions
 from percona_mysql_k8s.core.errors import one_line
 from percona_mysql_k8s.core.kube_yaml import Document, KubeYamlError, read_first_document, read_stream
 from percona_mysql_k8s.core.kube_yaml.object_meta import kubectl_refuses
@@ -56,6 +57,14 @@ class ManifestObject:
     described: str | None = None  # where it comes from, when not one document of one file
     # (line, column) of each value, keyed by its path in ``props`` (core.kube_yaml); empty when not read from a file
     marks: dict[tuple, tuple[int, int]] = field(default_factory=dict, compare=False, repr=False)
+    key_marks: dict[tuple, tuple[int, int]] = field(default_factory=dict, compare=False, repr=False)  # each key's
+    lines: tuple[str, ...] = field(default=(), compare=False, repr=False)  # the file's lines (block scalars' text)
+    # chart values: each values file as read, in merge order (cli.locations.Positions), to point into the one that sets a value
+    value_files: tuple = field(default=(), compare=False, repr=False)
+
+    def positions(self, file: str | None = None) -> Positions:
+        """Where this object's fields are written (cli.locations), its file shown as ``file``."""
+        return Positions(file or self.file, self.props, self.marks, self.key_marks, self.lines, self.helm_source)
 
     @property
     def origin(self) -> str:
@@ -137,6 +146,7 @@ def _kept_status(obj: dict) -> bool:
 def read_manifests(text: str, file: str = STDIN) -> list[ManifestObject]:
     """Every object of one YAML stream, in order. Raises :class:`ManifestError` naming file and document."""
     sources = _helm_sources(text)
+    lines = source_lines(text)
     found = []
     for document in _documents(text, file):
         number, line = document.number, document.line
@@ -149,7 +159,7 @@ def read_manifests(text: str, file: str = STDIN) -> list[ManifestObject]:
             if refused:
                 raise ManifestError(one_line(f"{inner}: kubectl cannot decode the object: {refused}"))
             props = {key: item for key, item in obj.items() if key != "status" or _kept_status(obj)}
-            marks = _marks_under(document, path)
+            prefix = _prefix(path)
             found.append(
                 ManifestObject(
                     type_token(obj["apiVersion"], obj["kind"]),
@@ -159,18 +169,30 @@ def read_manifests(text: str, file: str = STDIN) -> list[ManifestObject]:
                     number,
                     line,
                     helm_source,
-                    marks=marks,
+                    marks=_under(document.marks, prefix),
+                    key_marks=_under(document.key_marks, prefix),
+                    lines=lines,
                 )
             )
     return found
 
 
-def _marks_under(document: Document, path: str) -> dict[tuple, tuple[int, int]]:
-    """The document's marks for the object at ``path`` (``.items[2]`` of a List), keyed from the object down."""
+def source_lines(text: str) -> tuple[str, ...]:
+    """The text's lines as the reader numbers them (``\\n`` ends a line, a ``\\r`` before it dropped)."""
+    return tuple(line.removesuffix("\r") for line in text.split("\n"))
+
+
+def _prefix(path: str) -> tuple:
+    """The marks' key of the object at ``path`` in its document (``.items[2]`` of a List: ("items", 2))."""
     prefix: tuple = ()
     for index in re.findall(r"\[(\d+)\]", path):
         prefix += ("items", int(index))
-    return {where[len(prefix) :]: mark for where, mark in document.marks.items() if where[: len(prefix)] == prefix}
+    return prefix
+
+
+def _under(marks: dict[tuple, tuple[int, int]], prefix: tuple) -> dict[tuple, tuple[int, int]]:
+    """The marks below ``prefix``, keyed from the object down."""
+    return {where[len(prefix) :]: mark for where, mark in marks.items() if where[: len(prefix)] == prefix}
 
 
 _INT64 = 1 << 63
@@ -195,13 +217,19 @@ def wire_numbers(value: Any) -> Any:
 def read_values(text: str, file: str = STDIN) -> dict[str, Any]:
     """A Helm values file, decoded as Helm decodes it (chartutil.ReadValues: sigs.k8s.io/yaml over the whole file,
     so its first document; a mapping; an empty file is no values). Raises :class:`ManifestError` naming the file."""
+    document = read_values_document(text, file)
+    return document.value if document is not None else {}
+
+
+def read_values_document(text: str, file: str = STDIN) -> Document | None:
+    """:func:`read_values` with the positions of its values (None for no values)."""
     try:
         document = read_first_document(text, file)
     except KubeYamlError as error:
         raise ManifestError(one_line(str(error).replace(f"{file}:", f"{_display(file)}:", 1))) from None
     values = document.value if document is not None else None
     if values is None:
-        return {}
+        return None
     if not isinstance(values, dict):
         raise ManifestError(f"{_display(file)}: values are a mapping of keys, not {type(values).__name__}")
-    return values
+    return document

@@ -53,6 +53,7 @@ class Registration:
     protect: bool = False
     retain_on_delete: bool = False
     id: str | None = None
+    site: tuple[str, int] | None = None  # (file, line) of the program's code that created it, when the program's own
 
 
 def _placeholder(name: str, length: int = 24) -> str:
@@ -124,6 +125,9 @@ class OfflineMocks(pulumi.runtime.Mocks):
             return {"name": args.args["name"], "outputs": self.previous_outputs, "secretOutputNames": []}
         if args.token == "aws:index/getAvailabilityZones:getAvailabilityZones":
             return {"names": ["offline-1a", "offline-1b", "offline-1c"], "zoneIds": ["z1", "z2", "z3"]}
+        if args.token == "aws:ec2/getSubnet:getSubnet":  # an existing subnet: its zone from its ID, spread over three
+            subnet = str(args.args.get("id") or "")
+            return {"id": subnet, "availabilityZone": f"offline-1{'abc'[sum(map(ord, subnet)) % 3]}"}
         if args.token == "aws:index/getRegion:getRegion":
             return {"name": "offline-1", "region": "offline-1"}
         if args.token == "aws:index/getPartition:getPartition":
@@ -278,13 +282,37 @@ def run_program(
     SETTINGS.rpc_manager.clear()
     SETTINGS.outputs.clear()
     program = Path(program)
+    sites = creation_sites(program)
     sys.path.insert(0, str(program))
     try:
         _sync_await(run_pulumi_func(lambda: runpy.run_path(str(program / "__main__.py"), run_name="__main__")))
     finally:
         sys.path.remove(str(program))
         logger.removeHandler(collector)
+    for registration in monitor.registrations:
+        registration.site = sites.get((registration.type, registration.name))
     return Registrations(monitor.registrations, collector.messages)
+
+
+def creation_sites(program: Path) -> dict[tuple[str, str], tuple[str, int]]:
+    """(type, name) -> (file, line) of the innermost frame in ``program``'s directory that created each resource,
+    recorded by a stack transformation, which the SDK runs synchronously in every Resource's constructor (pulumi
+    ``resource.py``: "give them a chance to run" before anything else); the registration itself happens later, on
+    the event loop, where the program's frames are gone."""
+    root = str(program.resolve())
+    sites: dict[tuple[str, str], tuple[str, int]] = {}
+
+    def record(args: pulumi.ResourceTransformationArgs) -> None:
+        frame = sys._getframe(1)
+        while frame is not None:
+            if frame.f_code.co_filename.startswith(root):
+                sites.setdefault((args.type_, args.name), (frame.f_code.co_filename, frame.f_lineno))
+                break
+            frame = frame.f_back
+        return None
+
+    pulumi.runtime.register_stack_transformation(record)
+    return sites
 
 
 def program_dir(repository: Path | None = None) -> Path:

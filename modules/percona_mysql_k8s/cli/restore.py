@@ -22,6 +22,7 @@ from typing import Any
 
 import yaml
 
+from percona_mysql_k8s._extras import install_hint
 from percona_mysql_k8s.core.command_line import Parser, UsageError, error_line
 from percona_mysql_k8s.core.errors import InputError, one_line
 from percona_mysql_k8s.core.memory import GROUP_REPLICATION, PXC
@@ -118,7 +119,9 @@ def _api(kubeconfig: str, context: str):
         from kubernetes import client, config
         from kubernetes.config.config_exception import ConfigException
     except ImportError as error:
-        raise ApiError(f"--apply/listing backups needs the `kubernetes` package ({error}); install requirements.txt") from None
+        raise ApiError(
+            f"--apply/listing backups needs the `kubernetes` package ({error}): {install_hint(('restore',))}"
+        ) from None
     try:
         api_client = config.new_client_from_config(config_file=kubeconfig or None, context=context or None)
     except (ConfigException, OSError, TypeError, ValueError) as error:

@@ -13,6 +13,9 @@ expect.
   itself, so no ``aws-auth`` ConfigMap is written (and none can be overwritten by a later update).
 * Node IAM role: only the managed policies AmazonEKSWorkerNodePolicy, AmazonEKS_CNI_Policy and
   AmazonEC2ContainerRegistryReadOnly.
+* Zones (K7): before anything is created, the availability zones the database node group spreads over (the
+  created subnets' zones, or each of ``eksSubnetIds`` as EC2 reports it) must keep a majority of the members
+  through a zone's loss: three zones; fewer stop a production stack unless ``acceptZoneLoss`` accepts it.
 * VPC: ``eksVpcId`` + ``eksSubnetIds`` (private subnets in two or more zones), or a VPC created here with
   plain ``aws.ec2`` resources (``pulumi_awsx`` is not a dependency): one public and one private subnet in
   each of up to three availability zones, an internet gateway, and one NAT gateway for the private
@@ -58,8 +61,11 @@ try:
 except ModuleNotFoundError as missing:  # a provider SDK of an extra (pyproject.toml): say which one installs it
     raise missing_extra(missing, __name__) from None
 
+from percona_mysql_k8s.core.errors import InputError
 from percona_mysql_k8s.core.pools import PoolShape
+from percona_mysql_k8s.core.zones import even_layout
 from percona_mysql_k8s.plan.clusters.shape import CLOUD_TAINT_EFFECTS, ClusterArgs
+from percona_mysql_k8s.plan.database.zones import check_zones
 
 from .kubeconfig import exec_plugin_kubeconfig
 from .target import AwsFacts, ClusterTarget
@@ -148,11 +154,12 @@ class EksCluster(pulumi.ComponentResource):
 
         network_ready: list[pulumi.Resource] = []
         if settings.vpc_id:
+            self._check_zones(args, self._subnet_zones(settings.subnet_ids), "eksSubnetIds")
             vpc_id: pulumi.Input[str] = settings.vpc_id
             public_subnet_ids: list[pulumi.Input[str]] | None = None
             private_subnet_ids: list[pulumi.Input[str]] = list(settings.subnet_ids)
         else:
-            vpc_id, public_subnet_ids, private_subnet_ids, network_ready = self._vpc(name, args.cluster_name, child)
+            vpc_id, public_subnet_ids, private_subnet_ids, network_ready = self._vpc(name, args, child)
 
         partition = self._node_role(name, args, child)
         key_arn = self._secrets_key(name, args)
@@ -338,8 +345,26 @@ class EksCluster(pulumi.ComponentResource):
             opts=pulumi.ResourceOptions.merge(child, pulumi.ResourceOptions(depends_on=depends_on)),
         )
 
-    def _vpc(self, name: str, cluster_name: str, child: pulumi.ResourceOptions):
+    def _subnet_zones(self, subnet_ids: tuple[str, ...]) -> list[str]:
+        """The availability zone of each of eksSubnetIds, as EC2 reports it (the node group's nodes go there)."""
+        options = pulumi.InvokeOptions(provider=self.aws_provider)
+        return [aws.ec2.get_subnet(id=subnet, opts=options).availability_zone for subnet in subnet_ids]
+
+    def _check_zones(self, args: EksClusterArgs, zones: list[str], key: str) -> None:
+        """K7 before anything is created: the database node group spreads its nodes over these zones (its Auto
+        Scaling group balances them), and the members must keep a majority through the loss of one; a production
+        stack that cannot is refused, naming acceptZoneLoss (plan.database.zones)."""
+        layout = even_layout(args.database_pool.node_count, len(set(zones)))
+        try:
+            notes = check_zones(args.members, layout, key, ephemeral=not args.deletion_protection, accepted=args.accept_zone_loss)
+        except InputError as error:
+            raise pulumi.RunError(f"stack config: {error}") from None
+        for note in notes:
+            pulumi.log.warn(note, self)
+
+    def _vpc(self, name: str, args: EksClusterArgs, child: pulumi.ResourceOptions):
         """A VPC with a public and a private subnet per zone (up to three zones) and one NAT gateway."""
+        cluster_name = args.cluster_name
         zones = aws.get_availability_zones(
             state="available",
             filters=[aws.GetAvailabilityZonesFilterArgs(name="opt-in-status", values=["opt-in-not-required"])],
@@ -347,6 +372,7 @@ class EksCluster(pulumi.ComponentResource):
         ).names[:MAX_ZONES]
         if len(zones) < 2:
             raise pulumi.RunError(f"EKS needs two availability zones; the region offers {', '.join(zones) or 'none'}")
+        self._check_zones(args, list(zones), "awsRegion")
         tags = {"Name": cluster_name}
         self.vpc = aws.ec2.Vpc(
             f"{name}-vpc", cidr_block=VPC_CIDR, enable_dns_hostnames=True, enable_dns_support=True, tags=tags, opts=child

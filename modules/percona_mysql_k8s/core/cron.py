@@ -30,6 +30,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from .cron_calendar import GREGORIAN_CYCLE_DAYS, longest_day_gap, run_days_of
 from .cron_zone import has_transitions, zone_runs
+from .go_text import ATOI, go_duration_valid
 
 MINUTES_PER_DAY = 24 * 60
 
@@ -71,8 +72,6 @@ _MAX_GAP_DAYS = ROBFIG_SEARCH_YEARS * 365
 # Python's str.split also splits on \x1c-\x1f, which Go does not, hence this explicit pattern.
 _GO_SPACE = re.compile(r"[\t\n\v\f\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+")
 _GO_SPACE_EDGES = re.compile(rf"^{_GO_SPACE.pattern}|{_GO_SPACE.pattern}$")
-# strconv.Atoi (base 10): an optional sign, then ASCII digits only.
-_ATOI = re.compile(r"[+-]?[0-9]+")
 _GO_INT_MAX = 2**63 - 1
 
 
@@ -135,53 +134,12 @@ def _split_fields(text: str) -> list[str]:
 
 def _parse_int(token: str, what: str) -> int:
     # parser.go:331-340 mustParseInt: strconv.Atoi, then "negative number not allowed".
-    if not _ATOI.fullmatch(token) or abs(int(token)) > _GO_INT_MAX:
+    if not ATOI.fullmatch(token) or abs(int(token)) > _GO_INT_MAX:
         raise CronError(f"failed to parse int from {token!r} in the {what} field")
     number = int(token)
     if number < 0:
         raise CronError(f"negative number ({number}) not allowed in the {what} field")
     return number
-
-
-# time.ParseDuration's units, in nanoseconds (Go's time/format.go unitMap)
-_DURATION_UNITS = {
-    "ns": 1,
-    "us": 10**3,
-    "\u00b5s": 10**3,
-    "\u03bcs": 10**3,
-    "ms": 10**6,
-    "s": 10**9,
-    "m": 60 * 10**9,
-    "h": 3600 * 10**9,
-}
-_DURATION_PART = re.compile(r"([0-9]*)(?:\.([0-9]*))?([^0-9.]*)")
-
-
-def go_duration_valid(text: str) -> bool:
-    """Whether Go's ``time.ParseDuration`` accepts ``text``: ``[-+]?([0-9]*(\\.[0-9]*)?unit)+``, ``0`` alone,
-    within int64 nanoseconds (time/format.go ``ParseDuration``, ``leadingInt``, ``leadingFraction``)."""
-    negative = text[:1] == "-"
-    rest = text[1:] if text[:1] in "+-" and text else text
-    if rest == "0":
-        return True
-    if not rest:
-        return False
-    total = 0
-    while rest:
-        part = _DURATION_PART.match(rest)
-        whole, fraction, unit = part.group(1), part.group(2), part.group(3)
-        if not whole and not fraction:  # "." alone, or no digit where one must be
-            return False
-        if unit not in _DURATION_UNITS:
-            return False
-        value = int(whole or "0")
-        if value > 2**63 // _DURATION_UNITS[unit]:  # leadingInt / the v > 1<<63/unit check
-            return False
-        total += value * _DURATION_UNITS[unit] + int((fraction or "0")[:18].ljust(18, "0")) * _DURATION_UNITS[unit] // 10**18
-        if total > 2**63 - (0 if negative else 1):
-            return False
-        rest = rest[part.end() :]
-    return True
 
 
 def go_lower(text: str) -> str:

@@ -8,7 +8,8 @@ pool of one node works and a larger pool only adds room.
 * The operator: its chart's limit of 200m / 500Mi, as request = limit.
 * The PMM server: half of what is left (it shares the node with sysbench), between PMM's minimum and
   the size of a PMM server monitoring a few dozen nodes. Memory request = limit; CPU is a request
-  only, so PMM can use idle CPU but never takes the load generator's share (K3).
+  only, so PMM can use idle CPU but never takes the load generator's share (K3 asks a CPU limit of the database and
+  proxy pods, not of the monitoring pool).
 * sysbench: the rest, request = limit (Guaranteed QoS, so its throughput is reproducible); memory is
   capped, sysbench needs little. Its pod also carries a helper-sized publisher container.
 * Backups (R1, R2): the backup Job and the PITR collector (PXC) or binlog server (PS), each with its own

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from .allocatable import NodeBudget
 from .scheduling import PodPlacement, PoolNodes, eks_pool_nodes, gke_pool_nodes, kind_config_pools
 from .units import human_bytes
+from .zones import ZoneLayout
 
 # The labels and taint our cluster components put on their pools. The policy pack recognises the
 # database pool by POOL_LABEL=DATABASE_POOL (or by the taint) on resources it did not create.
@@ -49,6 +50,10 @@ class PoolShape:
     node: NodeBudget
     taints: tuple[Taint, ...] = field(default=())
     machine_type: str | None = None
+    # Its nodes per zone (K7); None while only the cluster component can tell (an EKS node group's subnets), and
+    # the stack config key that decided it, named when the zones cannot keep a majority.
+    zones: ZoneLayout | None = None
+    zones_key: str = ""
 
     def node_selector(self) -> dict[str, str]:
         return dict(self.labels)

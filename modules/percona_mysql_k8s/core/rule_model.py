@@ -78,3 +78,8 @@ class Rule:
     @property
     def mandatory(self) -> bool:
         return self.level is Level.MANDATORY
+
+    @property
+    def anchor(self) -> str:
+        """The rule's anchor in docs/rules.md (``#rule-k2``), where the check's reports link to it."""
+        return f"rule-{self.id.lower()}"

@@ -128,6 +128,31 @@ SOURCES: Mapping[str, tuple[tuple[str, str], ...]] = MappingProxyType(
                 "https://github.com/kubernetes/apiextensions-apiserver/tree/v0.36.3/pkg/apiserver",
             ),
         ),
+        "SCHEDULER": (
+            (
+                "Kubernetes: Pod Topology Spread Constraints (maxSkew, minDomains, whenUnsatisfiable)",
+                "https://kubernetes.io/docs/concepts/scheduling-eviction/topology-spread-constraints/",
+            ),
+            (
+                "kubernetes/kubernetes v1.36.3: kube-scheduler's PodTopologySpread and InterPodAffinity filters",
+                "https://github.com/kubernetes/kubernetes/tree/v1.36.3/pkg/scheduler/framework/plugins",
+            ),
+            (
+                "Percona Operator for MySQL based on Percona XtraDB Cluster: binding components to nodes "
+                "(antiAffinityTopologyKey, advanced affinity, topologySpreadConstraints)",
+                "https://docs.percona.com/percona-operator-for-mysql/pxc/constraints.html",
+            ),
+        ),
+        "VALIDATION": (
+            (
+                "the PXC operator 1.20.0's validation of a cluster (pkg/apis/pxc/v1/pxc_types.go Validate, CheckNSetDefaults)",
+                "https://github.com/percona/percona-xtradb-cluster-operator/blob/b3b0b10a7/pkg/apis/pxc/v1/pxc_types.go",
+            ),
+            (
+                "the PS operator v1.2.0's validation of a cluster (api/v1/perconaservermysql_types.go CheckNSetDefaults)",
+                "https://github.com/percona/percona-server-mysql-operator/blob/v1.2.0/api/v1/perconaservermysql_types.go",
+            ),
+        ),
         "INTERFACES": (
             (
                 "Percona Operator for MySQL based on Percona XtraDB Cluster: custom resource options",

@@ -207,4 +207,16 @@ DEPLOYMENT_RULES = (
         M,
         ("CRD", "INTERFACES"),
     ),
+    Rule(
+        "C2",
+        "Custom resources the operator reconciles",
+        "A PerconaXtraDBCluster or PerconaServerMySQL (or pxc-db/ps-db chart values) passes the pinned operator's "
+        "own validation, which it runs before every reconcile (PXC 1.20.0 CheckNSetDefaults and Validate, PS v1.2.0 "
+        "CheckNSetDefaults): a refusal there stops the whole reconcile, so nothing of the cluster is rendered, no "
+        "pod and no backup, and `pulumi up` has created a resource that never becomes a database. Each refusal is "
+        "reported with the field, the operator's own words and its source line (docs/operator-validation.md lists "
+        "them); the stacks refuse a cluster name the operator would refuse at config time.",
+        M,
+        ("VALIDATION", "INTERFACES"),
+    ),
 )

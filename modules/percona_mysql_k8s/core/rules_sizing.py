@@ -45,11 +45,23 @@ SIZING_RULES = (
         M,
         ("000",),
     ),
+    # Mandatory since the docs promise Guaranteed pods (issue 39). Source 002 saw pods without a CPU limit borrow a
+    # node's idle CPU; on a pool dedicated to one member per node, sized from allocatable (K1), what is left to
+    # borrow is the node's own reservations and the DaemonSets' slack, and the limit buys the OOM protection below.
     Rule(
         "K3",
-        "CPU request from sizing",
-        "Request the CPU sizing computes; a CPU limit is optional and, if set, equals the request.",
-        A,
+        "CPU limit = request (Guaranteed QoS)",
+        "Every container of the database, proxy and orchestrator pods as the operators render them (mysqld, the "
+        "proxies, every sidecar and init container) requests the CPU sizing computes and has a CPU limit equal to "
+        "it; with K2's memory this makes every such pod Guaranteed, the QoS class the docs promise, and the rule's "
+        "verdict is the API server's status.qosClass. Why the limit: the kubelet gives every process of a "
+        "Guaranteed pod an OOM score adjustment of -997, of a Burstable one 1000 - 1000 x its memory request / the "
+        "node's memory (about 130 for the gke stack's mysqld, 56630Mi of 64Gi), so under node memory pressure the kernel kills "
+        "a Burstable mysqld before the node's agents (kubernetes pkg/kubelet/qos/policy.go); and only a Guaranteed "
+        "pod gets exclusive cores from the static CPU manager. What it costs: the idle CPU a pod without a limit "
+        "may borrow (source 002), which on a dedicated pool sized from allocatable (K1) is the node's reservations "
+        "and the DaemonSets' unused requests.",
+        M,
         ("002",),
     ),
     Rule(
@@ -75,6 +87,20 @@ SIZING_RULES = (
         "Probe timeouts are never shorter than the operator defaults; under load a slow but healthy pod must not be killed.",
         A,
         ("000", "002"),
+    ),
+    Rule(
+        "K7",
+        "A zone's loss leaves a majority",
+        "A production cluster keeps a majority of its members when any one zone is lost: no zone may hold more than "
+        "(n - 1) // 2 of its n members (1 of 3, 2 of 5, 3 of 7), and no zone a majority of its proxy pods. What a "
+        "zone can hold is read as kube-scheduler places pods, at worst (nodes arriving zone by zone, preferred "
+        "affinities and ScheduleAnyway spreads promising nothing): a required anti-affinity on the hostname keeps "
+        "one member per node, on the zone one per zone; a DoNotSchedule spread on the zone with maxSkew s lets a "
+        "zone hold s more than the emptiest, counting an empty zone only while fewer zones than minDomains have "
+        "nodes. Two zones never keep a majority (one holds ceil(n/2)); three do (ceil(n/3) <= (n - 1) // 2). A "
+        "custom resource or chart alone is judged on three zones with nodes to spare, a stack on its pools' zones.",
+        M,
+        ("SCHEDULER", "INTERFACES"),
     ),
     # M. Memory split
     Rule(

@@ -9,6 +9,7 @@ from . import PACK_DESCRIPTION, PACK_NAME  # noqa: F401 - the pack's name, here 
 # Resource policies, then stack policies; one module each.
 POLICY_MODULES = (
     "crd_admission",  # first: the other policies read only what the API server accepts
+    "operator_validation",  # C2: what the operator refuses before it renders anything
     "gr_flow_control",
     "failover_brownout",
     "replica_parallel_workers",
@@ -31,6 +32,7 @@ POLICY_MODULES = (
     "backup_retention",
     "backup_endpoints",
     "data_volume",
+    "zone_spread",
     # advisory
     "gr_flow_control_quota",
     "gr_consistency",
@@ -51,6 +53,7 @@ POLICY_MODULES = (
     "network_fence",
     "backup_buckets",
     "data_volume_size",
+    "zone_loss",
 )
 
 # The rules of the catalogue (core.rules.RULES) that no policy decides, and why: what they judge is not in the

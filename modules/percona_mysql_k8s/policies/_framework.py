@@ -36,6 +36,7 @@ from pulumi_policy import (
 )
 from pulumi_policy.proxy import UnknownValueError
 
+from percona_mysql_k8s.core.finding_field import FindingField
 from percona_mysql_k8s.core.rules import RULES
 
 from . import config as config_module
@@ -119,12 +120,18 @@ class Context:
     def thresholds(self) -> Mapping[str, float]:
         return self.config.thresholds
 
-    def violation(self, rule: str, found: str, allowed: str, fix: str, urn: str | None = None) -> None:
+    def violation(
+        self, rule: str, found: str, allowed: str, fix: str, urn: str | None = None, *, field: str | FindingField
+    ) -> None:
+        """Report a breach of ``rule``. ``field`` is the property the judgement read (its path as the message writes
+        it, or a FindingField with the line of its text): the message ends with it (core.finding_field), so the
+        check can point at the line that holds it; "" is the resource as a whole."""
         if rule not in self.spec.rules:
             raise AssertionError(f"policy {self.spec.name} reports {rule}, which it does not declare")
         message = f"{rule}: {found.rstrip('.')}; {allowed.rstrip('.')}. Fix: {fix.rstrip('.')}."
         message = message.replace("\r", "\\r").replace("\n", "\\n")  # one line, whatever the resource holds
-        self.findings.append((message, urn))
+        marker = (field if isinstance(field, FindingField) else FindingField(field)).marker()
+        self.findings.append((message + marker.replace("\r", "\\r").replace("\n", "\\n"), urn))
 
     def not_applicable(self, reason: str) -> None:
         self.not_applicable_reason = reason
@@ -149,6 +156,7 @@ class Context:
                 f"{rules[0]} can only be verified on a value the operator can read",
                 f"give {error.path} a valid value",
                 urn,
+                field=error.path,
             )
         except NotKnown as error:
             for each in rules:

@@ -24,6 +24,7 @@ import json
 import os
 
 from percona_mysql_k8s.core.cloud_keys import static_cloud_keys
+from percona_mysql_k8s.core.finding_field import CONFIG_PREFIX
 
 from ._framework import Context, Spec, stack_policy
 from ._readers.values import MISSING, NotKnown, Unknown, as_bool, as_str, describe
@@ -123,6 +124,7 @@ def _gcs(ctx: Context, bucket) -> None:
                 ALLOWED,
                 "set publicAccessPrevention: enforced",
                 bucket.urn,
+                field="publicAccessPrevention",
             )
         if not uniform:
             ctx.violation(
@@ -131,6 +133,7 @@ def _gcs(ctx: Context, bucket) -> None:
                 ALLOWED,
                 "set uniformBucketLevelAccess: true",
                 bucket.urn,
+                field="uniformBucketLevelAccess",
             )
 
 
@@ -155,6 +158,7 @@ def _s3(ctx: Context, bucket, resources) -> None:
                 ALLOWED,
                 f"add an aws.s3.BucketPublicAccessBlock for it with {', '.join(BLOCK_FLAGS)} all true",
                 bucket.urn,
+                field="",
             )
     for block in blocks:
         with ctx.checking("R4", block.urn, block.label):
@@ -166,6 +170,7 @@ def _s3(ctx: Context, bucket, resources) -> None:
                     ALLOWED,
                     f"set {', '.join(off)} true",
                     block.urn,
+                    field=off[0],
                 )
     with ctx.checking("R4", bucket.urn, label):
         undecided = None
@@ -193,6 +198,7 @@ def _s3(ctx: Context, bucket, resources) -> None:
                 ALLOWED,
                 "add an aws.s3.BucketServerSideEncryptionConfiguration for it (sseAlgorithm aws:kms or AES256)",
                 bucket.urn,
+                field="serverSideEncryptionConfiguration",
             )
 
 
@@ -213,6 +219,7 @@ def check(ctx: Context) -> None:
             "the rule reaches backup storage through workload identity or IRSA: no static cloud keys in stack config",
             f"remove {key.key} from the stack config: let the stack create a key scoped to the bucket "
             "(its storage component, as gke/eks do), or name a credentials Secret you created",
+            field=f"{CONFIG_PREFIX}{key.key}",
         )
 
 

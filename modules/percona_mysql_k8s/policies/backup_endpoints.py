@@ -68,6 +68,7 @@ def _judge(ctx: Context, storage) -> None:
                 f"{storage.endpoint_path} is {storage.endpoint!r}, {'plain HTTP' if scheme == 'http' else 'not an https:// URL'}",
                 ALLOWED,
                 f"give {storage.endpoint_path} an https:// endpoint",
+                field=storage.endpoint_path,
             )
     with ctx.checking("R4"):
         if storage.verify_tls is False:
@@ -77,6 +78,7 @@ def _judge(ctx: Context, storage) -> None:
                 ALLOWED,
                 f"remove {storage.path}.verifyTLS (it defaults to true), or give the endpoint a "
                 "certificate the pods trust (s3.caBundle on PXC)",
+                field=f"{storage.path}.verifyTLS",
             )
     keys: tuple = ()
     with ctx.checking("R4"):
@@ -90,6 +92,7 @@ def _judge(ctx: Context, storage) -> None:
                 "the rule reaches backup storage through workload identity or IRSA, never a static key in stack config or values",
                 f"remove {path}; name a credentialsSecret instead (created by the stack from a key "
                 "scoped to the bucket, or by hand)",
+                field=path,
             )
 
 

@@ -68,6 +68,7 @@ def check(ctx: Context) -> None:
             f"the rule keeps point-in-time recovery on for production databases (operator versions from "
             f"{'.'.join(map(str, PITR_SINCE[view.operator]))})",
             fix,
+            field=section.path if section.off else section.pitr_path,
         )
 
 

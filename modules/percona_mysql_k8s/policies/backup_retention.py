@@ -77,6 +77,7 @@ def check(ctx: Context) -> None:
             f"{best.keep_path} {best.keep}), keeps {_days(window)} days of restore points",
             f"the rule keeps at least min_backup_retention_days = {minimum:g} days",
             f"set {best.keep_path} to at least {needed}{stack_setting('backupRetentionDays')}, or {keep_nothing(view)}",
+            field=best.keep_path,
         )
 
 

@@ -55,13 +55,20 @@ def check(ctx: Context) -> None:
     with ctx.checking("R1"):
         if not production(ctx, view):
             return
-        why = reasons(backup_section(view))
+        section = backup_section(view)
+        why = reasons(section)
         if why:
             fix = FIX.format(out=keep_nothing(view))
             refused = next((reason.split(": ", 1)[1] for reason in why if reason.startswith(REFUSED)), None)
             if refused:  # a schedule alone would still be refused: what the operator stops on comes first
                 fix = f"first make the operator accept {view.path('backup')} ({refused}), then {fix}"
-            ctx.violation("R1", f"no scheduled backup to object storage outside the cluster: {'; '.join(why)}", ALLOWED, fix)
+            ctx.violation(
+                "R1",
+                f"no scheduled backup to object storage outside the cluster: {'; '.join(why)}",
+                ALLOWED,
+                fix,
+                field=section.path,
+            )
 
 
 POLICY = resource_policy(SPEC, check)

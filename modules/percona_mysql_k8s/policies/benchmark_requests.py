@@ -71,6 +71,7 @@ def check(ctx: Context) -> None:
                 "the rule runs load generators on production stacks only as explicit one-off requests",
                 f"remove it, or make it a Job annotated {RUN_REQUEST}: <id> (sysbenchRunId with this project's stack)",
                 resource.urn,
+                field=f"metadata.annotations.{RUN_REQUEST}" if workload.kind == "Job" else "",
             )
 
 

@@ -54,6 +54,7 @@ def check(ctx: Context) -> None:
             f"{found} ({view.source}{', unsafe size flag set' if unsafe else ''})",
             f"the rule allows {allowed_text}; fewer only with the unsafe flag",
             f"set {view.path(rel + '.size')}: {smallest}{hint}",
+            field=view.path(rel + ".size"),
         )
 
 

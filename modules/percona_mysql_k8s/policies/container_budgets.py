@@ -46,7 +46,7 @@ SPEC = Spec(
 )
 
 
-def _sizing_budget(view: DatabaseView, container: Container) -> ContainerSize | None:
+def sizing_budget(view: DatabaseView, container: Container) -> ContainerSize | None:
     """The request = limit sizing would give this container, where sizing budgets it."""
     try:
         limit = view.mysqld_container().resources().memory_limit
@@ -102,7 +102,7 @@ def check(ctx: Context) -> None:
                 continue
             seen.add(container.path)
             who = _who(view, pods, pod, container)
-            budget = deferred(lambda container=container: _sizing_budget(view, container))
+            budget = deferred(lambda container=container: sizing_budget(view, container))
             resources = None
             with ctx.checking(("K2", "M3")):
                 resources = container.resources()
@@ -117,6 +117,7 @@ def check(ctx: Context) -> None:
                             f"{container.path} ({who}) {missing}",
                             "the rule budgets every sidecar and proxy separately, with its own request = limit",
                             f"set {container.path} requests = limits: {partial(_known_budget_text, budget, container.path)}",
+                            field=container.path,
                         )
                 if not resources.declared:
                     continue
@@ -130,6 +131,7 @@ def check(ctx: Context) -> None:
                         "the rule requires a memory limit on every database container, with the request equal to it "
                         "(no swap: over the limit the kernel OOM-kills)",
                         f"set {container.path}.limits.memory = requests.memory = {target.removeprefix('memory ')}",
+                        field=f"{container.path}.limits.memory",
                     )
                 elif resources.memory_request is not None and resources.memory_request != resources.memory_limit:
                     ctx.violation(
@@ -138,6 +140,7 @@ def check(ctx: Context) -> None:
                         f"{resources.written('memory_limit')}",
                         "the rule requires the memory request to equal the limit (Guaranteed memory, no overcommit)",
                         f"set {container.path}.requests.memory = limits.memory = {resources.written('memory_limit')}",
+                        field=f"{container.path}.requests.memory",
                     )
 
 

@@ -45,7 +45,9 @@ def check(ctx: Context) -> None:
             f"the rule allows only custom resources the {answer.group} CRD of the pinned operator ({answer.kind} "
             f"{answer.version}) admits",
             f"correct {', '.join(fields[:5]) or 'the resource'} as the API server's reasons say",
+            field=_first_field(answer.errors),
         )
+
     # a CEL rule whose ``self`` holds a value not known yet: C1 names that value (the rule waits for it)
     named = {where: value for skipped in answer.unjudged for where, value in skipped.unknowns}
     for where, value in named.items():
@@ -53,3 +55,8 @@ def check(ctx: Context) -> None:
 
 
 POLICY = resource_policy(SPEC, check)
+
+
+def _first_field(errors) -> str:
+    """The field of the API server's first reason that names one (what a reader is pointed at); "" for none."""
+    return next((error.path.lstrip(".") for error in errors if error.path not in ("", "<nil>")), "")

@@ -109,6 +109,7 @@ def check(ctx: Context) -> None:
                     f"{path} contains {describe(finalizer)}: deleting the cluster deletes its data volumes",
                     "the rule keeps PVC-deleting finalizers off outside ephemeral stacks (config ephemeral_stacks)",
                     f"remove {finalizer} from {path}",
+                    field=f"{path}[{index}]",
                 )
     name = stack_name()
     if name and not ctx.resource.protect:
@@ -117,6 +118,7 @@ def check(ctx: Context) -> None:
             f"{ctx.resource.label} ({view.source}) is not protected on stack {name}",
             "the rule protects database resources on production stacks, so a destroy or replacement cannot delete them",
             "create it with pulumi.ResourceOptions(protect=True), or add the stack to ephemeral_stacks if it is disposable",
+            field="",
         )
 
 

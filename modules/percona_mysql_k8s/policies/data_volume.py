@@ -55,10 +55,10 @@ def check(ctx: Context) -> None:
             )
         fix = f"{claim}, or {keep_nothing(view)}"
         if volume.problem:
-            ctx.violation("R7", f"the operator refuses the data volume: {volume.problem}", ALLOWED, fix)
+            ctx.violation("R7", f"the operator refuses the data volume: {volume.problem}", ALLOWED, fix, field=path)
         elif volume.source != CLAIM:
             kept = "deleted with its pod" if volume.source == "emptyDir" else "left on one node"
-            ctx.violation("R7", f"{path} puts the data on {volume.source}, {kept}", ALLOWED, fix)
+            ctx.violation("R7", f"{path} puts the data on {volume.source}, {kept}", ALLOWED, fix, field=f"{path}.{volume.source}")
 
 
 POLICY = resource_policy(SPEC, check)

@@ -142,6 +142,7 @@ def check(ctx: Context) -> None:
                 f"set {volume.claim_path} to at least {math.ceil(needed / GIB)}Gi ({needed} bytes), or prepare a "
                 "smaller data set (--tables, --table-size)",
                 resource.urn,
+                field=volume.claim_path,
             )
 
 

@@ -55,6 +55,7 @@ def _monitoring(ctx: Context, placement, what: str, db_labels, taint, mon_labels
         f"select the monitoring pool with nodeSelector {labels_text(mon_labels)} and drop the toleration of {taint_text(taint)}"
         if problem.on_database_pool
         else f"select the monitoring pool by its labels, e.g. nodeSelector {labels_text(mon_labels)} at {placement.path}",
+        field=placement.path,
     )
 
 
@@ -90,6 +91,7 @@ def _database_pods(ctx: Context, placement, what: str, db_labels, taint, mon_lab
             "the rule runs mysqld and proxy pods only on the database pool",
             f"require exactly the database pool's labels {labels_text(db_labels)} (In with that one value, in every "
             "required node affinity term)",
+            field=placement.path,
         )
     if missing:
         path = placement.path
@@ -100,6 +102,7 @@ def _database_pods(ctx: Context, placement, what: str, db_labels, taint, mon_lab
             "the rule runs mysqld and proxy pods only on the database pool: pinned to it by its labels and tolerating its taint",
             f"set {path}.nodeSelector {labels_text(db_labels)} and {path}.tolerations "
             f"[{{key: {taint.key}, operator: Equal, value: {taint.value}, effect: {taint.effect}}}] (or your pool's own label and taint)",
+            field=path,
         )
 
 
@@ -144,6 +147,7 @@ def check(ctx: Context) -> None:
                     f"{subject.kind} {subject.name} tolerates the database taint {taint_text(taint)} at {placement.path}.tolerations",
                     "the rule lets nothing but database pods tolerate the database taint",
                     "remove that toleration (an operator: Exists toleration without a key tolerates every taint)",
+                    field=f"{placement.path}.tolerations",
                 )
         return
     pool = node_pool(ctx, "K4")
@@ -158,6 +162,7 @@ def check(ctx: Context) -> None:
                     f"{taint_text(taint)} taint ({pool.taints_path})",
                     "the rule keeps every other pod off the database pool: it carries the database taint",
                     f"add the taint {{key: {taint.key}, value: {taint.value}, effect: NO_SCHEDULE}} to {pool.taints_path}",
+                    field=pool.labels_path,
                 )
 
 

@@ -108,6 +108,7 @@ def check(ctx: Context) -> None:
                 starving,
                 "the thread pool's cap must never starve the server",
                 "set thread_pool_max_threads to max_connections + 1 + thread_pool_size, or leave it unset",
+                field=view.config_field("thread_pool_max_threads"),
             )
         if limit is None:
             return  # M1/M2 report it
@@ -131,6 +132,7 @@ def check(ctx: Context) -> None:
                 f"{where} does not set max_connections, {outcome}",
                 "the rule derives max_connections from the memory model",
                 f"set max_connections={best} (sizing's derived value)",
+                field=view.config_field("max_connections"),
             )
         elif found[1] > best:
             ctx.violation(
@@ -138,6 +140,7 @@ def check(ctx: Context) -> None:
                 f"{where} sets max_connections={found[1]}, which leaves the buffer pool below its share of the member budget",
                 f"the memory model allows at most {best} (the buffer pool keeps min_buffer_pool_fraction_* of the member budget)",
                 f"set max_connections={best} or fewer",
+                field=view.config_field("max_connections"),
             )
 
 

@@ -15,6 +15,7 @@ import math
 
 from percona_mysql_k8s.core import flow_control
 from percona_mysql_k8s.core.memory import GROUP_REPLICATION, PXC
+from percona_mysql_k8s.core.mycnf import PROVIDER_OPTIONS
 
 from ._framework import Context, Spec, resource_policy
 from ._readers.flow import (
@@ -93,6 +94,7 @@ def check(ctx: Context) -> None:
                     f"with {appliers.source} applying ~{rate:g} tps: an estimated failover brownout of {brownout:.0f} s",
                     f"the rule allows at most {limit:g} s (config max_failover_brownout_seconds)",
                     f"{fits}{more}",
+                    field=view.config_field(APPLIER_THRESHOLD, CERTIFIER_THRESHOLD),
                 )
         elif kind == PXC:
             fc_limit = provider_number(view, "gcs.fc_limit")
@@ -113,6 +115,7 @@ def check(ctx: Context) -> None:
                     f"{appliers.source} applying ~{rate:g} tps: an estimated failover brownout of {brownout:.0f} s",
                     f"the rule allows at most {limit:g} s (config max_failover_brownout_seconds)",
                     f"set gcs.fc_limit={chosen} in wsrep_provider_options (sizing's value){more}",
+                    field=view.config_field(PROVIDER_OPTIONS),
                 )
 
 

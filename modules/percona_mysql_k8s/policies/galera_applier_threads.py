@@ -38,6 +38,7 @@ def check(ctx: Context) -> None:
                 f"set wsrep_applier_threads={wanted}"
                 if wanted
                 else "set wsrep_applier_threads from the mysqld cores (sizing: 4 per core)",
+                field=view.config_field(*GALERA_APPLIERS),
             )
 
 

@@ -46,6 +46,7 @@ def check(ctx: Context) -> None:
                 f"the rule allows 0 to {maximum:g} (config max_fc_limit; raising it was the worst configuration measured "
                 "and lengthens failover)",
                 f"set gcs.fc_limit={chosen} (sizing's value) or remove it (default 100)",
+                field=view.config_field(PROVIDER_OPTIONS),
             )
     with ctx.checking("G2"):
         if view.cluster_type() != PXC:
@@ -57,6 +58,7 @@ def check(ctx: Context) -> None:
                 f"{view.path(view.config_rel)} sets gcs.fc_factor={factor:g} in wsrep_provider_options{view.origin(PROVIDER_OPTIONS)}",
                 "the rule allows a value in (0, 1]",
                 "set gcs.fc_factor=1.0 (Galera 4's default, sizing's value)",
+                field=view.config_field(PROVIDER_OPTIONS),
             )
 
 

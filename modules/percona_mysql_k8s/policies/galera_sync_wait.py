@@ -25,11 +25,13 @@ def check(ctx: Context) -> None:
             return
         found = integer_option(view, "wsrep_sync_wait")
         if not found or found[1] == 0:
+            option = view.config_field("wsrep_sync_wait")  # its line in the my.cnf, or the configuration's own
             ctx.violation(
                 "G4",
                 f"{view.path(view.config_rel)} {'sets wsrep_sync_wait=0' if found else 'leaves wsrep_sync_wait at 0'}",
                 "the rule asks for wsrep_sync_wait=1 (no stale reads)",
                 "set wsrep_sync_wait=1 (sizing's value)",
+                field=option,
             )
 
 

@@ -30,6 +30,7 @@ def check(ctx: Context) -> None:
                 f"globally{view.origin('group_replication_consistency')}",
                 "the rule keeps strict consistency per session (it costs ~75% of throughput globally)",
                 "set group_replication_consistency=BEFORE_ON_PRIMARY_FAILOVER (sizing's value) and SET SESSION the strict level where needed",
+                field=view.config_field("group_replication_consistency"),
             )
 
 

@@ -64,6 +64,7 @@ def check(ctx: Context) -> None:
                 f"{where} sets {FLOW_CONTROL_MODE}={mode[1]}",
                 "the rule allows only QUOTA: without flow control a lagging member's queue and certification info grow without bound",
                 f"set {FLOW_CONTROL_MODE}=QUOTA (the server default) in {where}",
+                field=view.config_field(FLOW_CONTROL_MODE),
             )
     maximum = int(ctx["max_applier_threshold"])
     with ctx.checking("F2"):
@@ -77,6 +78,7 @@ def check(ctx: Context) -> None:
                 _found(view, APPLIER_THRESHOLD, applier, applier_set),
                 f"the rule allows at most {maximum} transactions (config max_applier_threshold)",
                 f"set {APPLIER_THRESHOLD}={strict}, the value sizing chooses ({basis})",
+                field=view.config_field(APPLIER_THRESHOLD),
             )
     with ctx.checking("F3"):  # each rule decides the engine on its own: F2's may have been unknown
         if view.cluster_type() != GROUP_REPLICATION:
@@ -92,6 +94,7 @@ def check(ctx: Context) -> None:
                 _found(view, CERTIFIER_THRESHOLD, certifier, certifier_set),
                 f"the rule allows at most {maximum} (config max_applier_threshold), equal to the applier threshold",
                 both if target != applier else f"{both}, equal to {APPLIER_THRESHOLD}",
+                field=view.config_field(CERTIFIER_THRESHOLD),
             )
         elif certifier != applier:
             ctx.violation(
@@ -99,6 +102,7 @@ def check(ctx: Context) -> None:
                 f"{view.path(view.config_rel)} sets {CERTIFIER_THRESHOLD}={certifier} but {APPLIER_THRESHOLD}={applier}",
                 "the rule requires the certifier threshold to equal the applier threshold",
                 both,
+                field=view.config_field(CERTIFIER_THRESHOLD),
             )
 
 

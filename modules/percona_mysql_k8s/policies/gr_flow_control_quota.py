@@ -44,6 +44,7 @@ def check(ctx: Context) -> None:
                 + ", ".join(f"{name}={value}{' (server default)' if default else ''}" for name, value, _, default in off),
                 "the rule asks for min_quota 0, hold_percent 100, release_percent 5 and period 1",
                 "set " + ", ".join(f"{name}={wanted}" for name, _, wanted, _ in off),
+                field=view.config_field(*(name for name, _, _, _ in off)),
             )
 
 

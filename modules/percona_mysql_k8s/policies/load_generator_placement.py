@@ -54,6 +54,7 @@ def check(ctx: Context) -> None:
             else "the rule runs load generators on the monitoring pool",
             f"set {placement.path}.nodeSelector {labels_text(mon_labels)}"
             + (f" and remove the toleration of {taint_text(taint)}" if problem.on_database_pool else ""),
+            field=placement.path,
         )
 
 

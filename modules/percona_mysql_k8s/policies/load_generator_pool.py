@@ -40,6 +40,7 @@ def check(ctx: Context) -> None:
                 ", ".join(f"{k}={v}" for k, v in mon_labels.items())
             ),
             group.urn,
+            field="",
         )
 
 

@@ -89,6 +89,7 @@ def _limit(ctx: Context, view) -> tuple[int | NotKnown | None, str]:
                 "the rule requires the modeled peak to be at most the container memory limit",
                 f"set {resources.path}.limits.memory (equal to requests.memory, K2) and size the buffer pool "
                 "to what is left after the other terms (python -m percona_mysql_k8s.sizing)",
+                field=f"{resources.path}.limits.memory",
             )
     return limit, limit_text
 
@@ -105,6 +106,7 @@ def _explicit_options(ctx: Context, view, limit: int | None, limit_text: str) ->
                 f"{where} computes {key} from a template ({options[key]})",
                 "the rule allows no rule of thumb on the container limit: every value is explicit",
                 f"replace the template with an explicit value{_pool_hint(ctx, view, options, limit, limit_text) if key == 'innodb_buffer_pool_size' else ''}",
+                field=view.config_field(key),
             )
         if "innodb_buffer_pool_size" not in options:
             share = "75%/50%" if view.operator == "pxc" else "50%"
@@ -120,6 +122,7 @@ def _explicit_options(ctx: Context, view, limit: int | None, limit_text: str) ->
                 f"{where} does not give mysqld innodb_buffer_pool_size, {outcome}",
                 "the rule requires an explicit buffer pool: what is left of the limit after every other term",
                 f"set innodb_buffer_pool_size{_pool_hint(ctx, view, options, limit, limit_text)}",
+                field=view.config_field(),
             )
     return options
 
@@ -160,6 +163,7 @@ def _modeled_peak(ctx: Context, view, options: dict, limit: int, limit_text: str
             f"{mem(memory.peak_bytes - limit)}",
             "the rule allows a modeled peak of at most the container memory limit",
             fix,
+            field=f"{view.mysqld_container().path}.limits.memory",
         )
 
 
@@ -206,6 +210,7 @@ def _message_cache(ctx: Context, view, options: dict) -> None:
                 f"the rule allows at least {mem(MESSAGE_CACHE_MIN)} (mysqld's minimum), reserved in the memory model",
                 f"set group_replication_message_cache_size to {MESSAGE_CACHE_MIN // MIB}M or more "
                 "(python -m percona_mysql_k8s.sizing prints its value for the mysqld limit)",
+                field=view.config_field("group_replication_message_cache_size"),
             )
 
 
@@ -223,6 +228,7 @@ def _bounded_apply_queue(ctx: Context, view) -> None:
                 f"the rule reserves certification info from the apply rate and the bounded queue (at most {mem(cap)}), "
                 "which holds only while flow control bounds the apply queue",
                 f"set {FLOW_CONTROL_MODE}=QUOTA with bounded thresholds (F1-F3)",
+                field=view.config_field(FLOW_CONTROL_MODE),
             )
 
 

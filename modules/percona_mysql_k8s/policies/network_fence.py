@@ -91,6 +91,7 @@ def check(ctx: Context) -> None:
                 "monitoring and backup Jobs",
                 "set networkPolicies true in the stack config, or add an Ingress NetworkPolicy selecting these pods",
                 resource.urn,
+                field="",
             )
 
 

@@ -279,7 +279,7 @@ def check(ctx: Context) -> None:
         if subject is not None:
             with ctx.checking("S1"):
                 found += _workload(subject)
-    for _path, what in found:
+    for path, what in found:
         if isinstance(what, NotKnown):
             ctx.not_judged("S1", what)
             continue
@@ -288,6 +288,7 @@ def check(ctx: Context) -> None:
             f"{resource.label} {what}",
             "the rule keeps every password a Pulumi secret in a Kubernetes Secret, never in plain text",
             FIX,
+            field=path,
         )
 
 

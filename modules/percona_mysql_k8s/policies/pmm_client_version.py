@@ -43,6 +43,7 @@ def check(ctx: Context) -> None:
                 f"{view.path('pmm.image')} is a PMM {major}.x client",
                 "the rule matches client and server majors; the PS operator supports PMM 3 only (pmmservertoken)",
                 "use percona/pmm-client:3.x and a PMM 3 server",
+                field=view.path("pmm.image"),
             )
         if view.chart == "pxc-db":
             # secrets.passwords is not part of the custom resource: the chart writes a Secret from it
@@ -57,6 +58,7 @@ def check(ctx: Context) -> None:
                     f"{view.path('secrets.passwords')} carries a PMM 2 credential for a PMM {major}.x client",
                     "the rule matches client and credentials: PMM 3 authenticates with pmmservertoken",
                     "put a PMM 3 service-account token in pmmservertoken (in a Secret, S1)",
+                    field=view.path("secrets.passwords"),
                 )
             if major < 3 and passwords.get("pmmservertoken"):
                 ctx.violation(
@@ -64,6 +66,7 @@ def check(ctx: Context) -> None:
                     f"{view.path('secrets.passwords')} carries a PMM 3 token for a PMM {major}.x client",
                     "the rule matches client and credentials",
                     "use percona/pmm-client:3.x with the token",
+                    field=view.path("secrets.passwords.pmmservertoken"),
                 )
 
 

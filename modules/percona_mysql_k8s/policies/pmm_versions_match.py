@@ -47,6 +47,7 @@ def check(ctx: Context) -> None:
                     "the rule requires client and server major versions to match (a mismatch makes the client loop)",
                     f"use percona/pmm-client:{server_major}.x (PMM 3 authenticates with pmmservertoken)",
                     resource.urn,
+                    field=view.path("pmm.image"),
                 )
 
 

@@ -111,6 +111,7 @@ def _fits_somewhere(ctx: Context, stack, extra_cpu: int, extra_memory: int) -> N
                     "the rule requires every pod to fit a node's allocatable (K1), never its capacity",
                     "lower the requests to what `python -m percona_mysql_k8s.sizing` computes, or use a larger machine type",
                     group.urn,
+                    field="",
                 )
 
 
@@ -166,6 +167,7 @@ def _pool(ctx: Context, stack, resource, pool, extra_cpu: int, extra_memory: int
                     "the rule requires every pod to fit a node's allocatable (K1), never its capacity",
                     f"lower the requests to what `{sizing}` computes, or use a larger machine type",
                     resource.urn,
+                    field="",
                 )
     spread = [g for g in placed if g.one_per_node]
     for group in spread:
@@ -177,6 +179,7 @@ def _pool(ctx: Context, stack, resource, pool, extra_cpu: int, extra_memory: int
                 "the rule requires at least size nodes for each component under the operators' anti-affinity",
                 f"give node pool {pool.name} at least {group.replicas} nodes",
                 resource.urn,
+                field="",
             )
     if undecided or unread is not None:  # named already, by the group or resource it is about
         return
@@ -189,6 +192,7 @@ def _pool(ctx: Context, stack, resource, pool, extra_cpu: int, extra_memory: int
             "the rule requires the pods placed on a node plus DaemonSets to fit its allocatable",
             f"size the member (mysqld pod + proxy pod) to the node with `{sizing}`",
             resource.urn,
+            field="",
         )
     if pool.max_nodes:
         total_cpu = sum(g.cpu * g.replicas for g in placed)
@@ -201,6 +205,7 @@ def _pool(ctx: Context, stack, resource, pool, extra_cpu: int, extra_memory: int
                 "the rule requires the pods of a pool to fit its nodes' allocatable",
                 f"{_enough_nodes(pool.name, total_cpu, total_memory, free_cpu, free_memory)}or lower the requests (`{sizing}`)",
                 resource.urn,
+                field="",
             )
 
 

@@ -62,6 +62,7 @@ def check(ctx: Context) -> None:
                     "pin these pods to one pool by its labels (nodeSelector or required node affinity), taint that pool "
                     "and tolerate the taint",
                     group.urn,
+                    field="",
                 )
     try:
         inside_database = database_pools(stack, db_labels, taint)
@@ -77,6 +78,7 @@ def check(ctx: Context) -> None:
                         "the rule keeps every other pod off the database pool with its taint",
                         f"add the taint {taint.key}={taint.value}:{taint.effect} to {pool.taints_path}",
                         resource.urn,
+                        field=pool.taints_path,
                     )
         for group, pools in on_database_pools(stack, db_labels, taint, _other_workload):
             if isinstance(pools, NotKnown):
@@ -88,6 +90,7 @@ def check(ctx: Context) -> None:
                 "the rule keeps everything but database pods off the database pool",
                 "taint the database pool and drop this workload's toleration, or select another pool",
                 group.urn,
+                field="",
             )
 
 

@@ -50,6 +50,7 @@ def _probe(ctx: Context, view, component, kind: str, probe) -> None:
             f"{view.path(f'{component.rel}.{wrong}')} is not a field the operator reads",
             f"the rule keeps probes at or above the defaults, set under {right}",
             f"rename it to {right}",
+            field=view.path(f"{component.rel}.{wrong}"),
         )
     values = as_map(component.raw.get(right, MISSING), path)
     short, undecided = [], []
@@ -75,6 +76,7 @@ def _probe(ctx: Context, view, component, kind: str, probe) -> None:
             f"{path} has {', '.join(short)}{perhaps}",
             "the rule never shortens probes below the operator defaults: a slow but healthy pod must not be killed",
             f"raise them to at least {', '.join(f'{f}={getattr(probe, f)}' for f in FIELDS)}",
+            field=path,
         )
 
 

@@ -83,6 +83,7 @@ def check(ctx: Context) -> None:
                     f"{proxy.refused} and runs the operator's default instead",
                     "the rule judges the limits the proxy really runs with, and a configuration it ignores sets none",
                     _acceptable(proxy, view.operator),
+                    field=view.path(f"{proxy.component.rel}.configuration"),
                 )
             if not pods:
                 continue  # no size: T2's to report
@@ -96,6 +97,7 @@ def check(ctx: Context) -> None:
                     f"the rule keeps the proxies' backend connections plus min_connections ({own}) within "
                     "max_connections, so a storm waits at the proxy instead of failing with error 1040",
                     _fix(proxy, share, view.operator),
+                    field=view.path(f"{proxy.component.rel}.configuration"),
                 )
                 continue
             opened = pods * proxy.limits.backend_limit
@@ -109,6 +111,7 @@ def check(ctx: Context) -> None:
                     "the rule keeps them within max_connections, so a connection storm waits at the proxy "
                     "instead of failing at mysqld with error 1040",
                     f"{_fix(proxy, share, view.operator)}, or raise max_connections to {opened + own}",
+                    field=size_path,
                 )
 
 

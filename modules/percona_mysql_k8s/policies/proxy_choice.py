@@ -38,6 +38,7 @@ def check(ctx: Context) -> None:
                 f"{view.source} enables both {' and '.join(names)} ({', '.join(view.path(p.rel + '.enabled') for p in enabled)})",
                 "the rule allows one proxy kind per cluster (the operators refuse HAProxy with ProxySQL, and Router with HAProxy)",
                 f"keep {view.path('haproxy' if view.operator == 'pxc' else 'proxy.haproxy')}.enabled: true and disable the other",
+                field=view.path(enabled[-1].rel + ".enabled"),
             )
         elif enabled and undecided:
             ctx.not_judged("T2", undecided[0])  # one more proxy kind may be on
@@ -48,6 +49,7 @@ def check(ctx: Context) -> None:
                     f"{view.path('proxy.router.enabled')} is true on an async cluster",
                     "the rule allows MySQL Router only on group replication",
                     f"disable the router and enable {view.path('proxy.haproxy')}",
+                    field=view.path("proxy.router.enabled"),
                 )
         if not enabled:
             if undecided:
@@ -59,6 +61,7 @@ def check(ctx: Context) -> None:
                 f"{view.source} enables no proxy: clients would connect to mysqld pods directly",
                 f"the rule requires a proxy (HAProxy by default) with at least {minimum} pods",
                 f"set {view.path('haproxy' if view.operator == 'pxc' else 'proxy.haproxy')}.enabled: true with size: {max(minimum, 3)}",
+                field=view.path("haproxy.enabled" if view.operator == "pxc" else "proxy.haproxy.enabled"),
             )
             return
     for proxy in enabled:
@@ -76,6 +79,7 @@ def _size(ctx: Context, view, proxy, minimum: int) -> None:
             f"{view.path(proxy.rel + '.size')} is {'not set' if size is None else size}",
             f"the rule requires at least {minimum} proxy pods (config min_proxy_pods); fewer only with the unsafe proxySize flag",
             f"set {view.path(proxy.rel + '.size')}: {max(minimum, 3)}",
+            field=view.path(proxy.rel + ".size"),
         )
 
 

@@ -137,6 +137,7 @@ def _report(ctx: Context, path: str) -> None:
         f"{path} exposes the database through a public LoadBalancer without loadBalancerSourceRanges that keep the internet out",
         "the rule allows a public load balancer only with source ranges set",
         f"set {path} type ClusterIP, an internal load-balancer annotation, or loadBalancerSourceRanges naming only your networks (not 0.0.0.0/0, nor ranges that add up to it)",
+        field=path,
     )
 
 

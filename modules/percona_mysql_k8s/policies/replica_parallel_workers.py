@@ -47,6 +47,7 @@ def check(ctx: Context) -> None:
                 f"{what} for a mysqld container of {cpu}m",
                 f"the rule allows at most {maximum:g} ({ctx['replica_workers_per_core']:g} per core, config replica_workers_per_core)",
                 f"set replica_parallel_workers={flow_control.replica_workers(cpu, ctx.thresholds)} (sizing's value)",
+                field=view.config_field("replica_parallel_workers", "slave_parallel_workers"),
             )
 
 

@@ -58,6 +58,7 @@ def check(ctx: Context) -> None:
                 f"{where} sets {point[0]}={view.reading(key)} with semi-sync enabled",
                 "the rule allows only AFTER_SYNC (AFTER_COMMIT shows commits a failover can lose)",
                 f"set {point[0]}=AFTER_SYNC",
+                field=view.config_field(key),
             )
         count = integer_option(view, *REPLICA_COUNT)
         # the name the loaded plugin declares: semisync_master.so has only the master/slave spelling, so the
@@ -71,6 +72,7 @@ def check(ctx: Context) -> None:
                 f"{where} enables semi-sync and {found}",
                 f"the rule waits for at least {MIN_SEMI_SYNC_REPLICAS} semi-sync replicas",
                 f"set {name}={MIN_SEMI_SYNC_REPLICAS} (with {MIN_SEMI_SYNC_REPLICAS + 1} or more members)",
+                field=view.config_field(*REPLICA_COUNT),
             )
 
 

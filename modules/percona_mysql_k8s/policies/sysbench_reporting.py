@@ -39,6 +39,7 @@ def check(ctx: Context) -> None:
                     ),
                     "the rule reports every second with a histogram, ignores errors and disables prepared statements",
                     f"add {' '.join(missing)} to the run",
+                    field=f"{subject.path}.containers",
                 )
 
 

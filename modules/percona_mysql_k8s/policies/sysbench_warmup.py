@@ -30,6 +30,7 @@ def check(ctx: Context) -> None:
                 f"{subject.kind} {subject.name} measures sysbench {runs[0].test} without a warm-up",
                 "the rule warms the buffer pool up before measured runs",
                 "add --warmup-time=300 (sizing's stacks warm up for sysbenchWarmup seconds) or a warm-up run first",
+                field=f"{subject.path}.containers",
             )
 
 

@@ -39,7 +39,7 @@ def check(ctx: Context) -> None:
                     )
                 )
         for path, what, fix in findings:
-            ctx.violation("S2", f"{path} {what}", "the rule keeps TLS on", fix)
+            ctx.violation("S2", f"{path} {what}", "the rule keeps TLS on", fix, field=path)
     with ctx.checking("S2"):
         options = view.options()
         where = view.path(view.config_rel)
@@ -60,6 +60,7 @@ def check(ctx: Context) -> None:
                 f"{where} turns mysqld's TLS off (ssl/skip_ssl/tls_version{': ' + named if named else ''})",
                 "the rule keeps TLS on",
                 f"remove {named or 'ssl=OFF, skip_ssl and an empty tls_version'} from {where}",
+                field=view.config_field("ssl", "skip_ssl", "tls_version"),
             )
 
 

@@ -41,6 +41,7 @@ def check(ctx: Context) -> None:
                     f"{subject.kind} {subject.name} sends writes (sysbench {run.test or run.subcommand}) to {host}:{port}, a read-only endpoint",
                     "the rule sends writes to the writer endpoint only (writes on replicas cause certification conflicts)",
                     f"point it at {writer}:3306 (HAProxy) or the Router's 6446",
+                    field=f"{subject.path}.containers",
                 )
 
 

@@ -68,6 +68,8 @@ def deploy(
         pulumi.log.info(note, parent)
     for note in settings.notes:  # what the kind fit gave up on this machine: said loudly, it changes the stack
         pulumi.log.warn(note, parent)
+    for note in settings.placement.notes:  # zones that cannot keep a majority, on a stack that accepts it (K7)
+        pulumi.log.warn(note, parent)
     database = settings.database
     plan = settings.monitoring
 

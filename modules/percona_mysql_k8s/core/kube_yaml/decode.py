@@ -97,7 +97,7 @@ class Composer:
 
 
 class GoMap(dict):
-    """A ``map[interface{}]interface{}``: Go key identity -> (key, value, value node)."""
+    """A ``map[interface{}]interface{}``: Go key identity -> (key, value, value node, key node)."""
 
 
 def _identity(key: Any) -> tuple:
@@ -194,7 +194,7 @@ class Decoder:
             key = self.value(key_node, depth + 1)
             if isinstance(key, GoMap | list):
                 raise DecodeError("invalid map key: a mapping or a sequence cannot be a key", key_node.mark)
-            out[_identity(key)] = (key, self.value(value_node, depth + 1), _target(value_node))
+            out[_identity(key)] = (key, self.value(value_node, depth + 1), _target(value_node), key_node)
 
     def _merge(self, node: Node, out: GoMap, depth: int) -> None:
         def into(item: Node) -> None:

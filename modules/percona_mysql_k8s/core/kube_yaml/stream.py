@@ -24,6 +24,7 @@ class Document:
     value: object  # as kubectl holds it: dicts, lists, str, int (int64), float, bool, None
     marks: dict[Path, tuple[int, int]] = field(default_factory=dict, compare=False, repr=False)
     start: int = 0  # 1-based line where its text starts: after the `---`, comments above the value included
+    key_marks: dict[Path, tuple[int, int]] = field(default_factory=dict, compare=False, repr=False)  # each key's (line, column)
 
 
 class KubeYamlError(ValueError):
@@ -81,7 +82,8 @@ def _decode_yaml(chunk: str, file: str, number: int, line: int) -> Document | No
         composer = Composer(events)
         root = composer.node()
         marks: dict[Path, tuple[int, int]] = {}
-        value = to_json(Decoder().value(root), root, line - 1, marks)
+        key_marks: dict[Path, tuple[int, int]] = {}
+        value = to_json(Decoder().value(root), root, line - 1, marks, (), key_marks)
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None) or getattr(error, "context_mark", None)
         problem = getattr(error, "problem", None) or str(error)
@@ -93,7 +95,7 @@ def _decode_yaml(chunk: str, file: str, number: int, line: int) -> Document | No
         raise KubeYamlError(file, number, f"nesting deeper than {MAX_DEPTH} levels, more than this reader follows") from None
     finally:
         events.dispose()
-    return None if value is None else Document(number, marks[()][0], value, marks, line)
+    return None if value is None else Document(number, marks[()][0], value, marks, line, key_marks)
 
 
 def _json_number(literal: str) -> int | float:

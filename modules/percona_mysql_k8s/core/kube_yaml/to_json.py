@@ -85,13 +85,21 @@ def _key(key: Any, node: Node) -> str:
     return float32_key(key)
 
 
-def to_json(value: Any, node: Node, line_offset: int, marks: dict[Path, tuple[int, int]], path: Path = ()) -> Any:
-    """``value`` (from decode.Decoder) as kubectl holds it, recording each node's position in ``marks``."""
+def to_json(
+    value: Any,
+    node: Node,
+    line_offset: int,
+    marks: dict[Path, tuple[int, int]],
+    path: Path = (),
+    key_marks: dict[Path, tuple[int, int]] | None = None,
+) -> Any:
+    """``value`` (from decode.Decoder) as kubectl holds it, recording each node's position in ``marks`` (and each
+    mapping key's in ``key_marks``: where a finding about a field points, its value may start on the next line)."""
     marks[path] = (node.mark[0] + line_offset + 1, node.mark[1] + 1)
     if isinstance(value, GoMap):
         out: dict[str, Any] = {}
         origins: dict[str, tuple] = {}
-        for identity, (key, item, item_node) in value.items():
+        for identity, (key, item, item_node, key_node) in value.items():
             name = _key(key, item_node)
             if name in out and origins[name] != identity:
                 raise DecodeError(
@@ -100,10 +108,16 @@ def to_json(value: Any, node: Node, line_offset: int, marks: dict[Path, tuple[in
                     item_node.mark,
                 )
             origins[name] = identity
-            out[name] = to_json(item, item_node, line_offset, marks, (*path, name))
+            if key_marks is not None:
+                key_marks[(*path, name)] = (key_node.mark[0] + line_offset + 1, key_node.mark[1] + 1)
+            out[name] = to_json(item, item_node, line_offset, marks, (*path, name), key_marks)
         return out
     if isinstance(value, list):
-        return [to_json(item, item_node, line_offset, marks, (*path, index)) for index, (item, item_node) in enumerate(value)]
+        return [
+            to_json(item, item_node, line_offset, marks, (*path, index), key_marks)
+            for index, (item, item_node) in enumerate(value)
+        ]
+
     if isinstance(value, bool) or value is None or isinstance(value, str):
         return value
     try:

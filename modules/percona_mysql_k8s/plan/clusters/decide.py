@@ -106,6 +106,7 @@ def _common(v: Values, target: str) -> dict:
         "cluster_size": cluster_size,
         "ephemeral": ephemeral,
         "database_disk_size_gb": disk,
+        "accept_zone_loss": v.flag("acceptZoneLoss"),
     }
 
 

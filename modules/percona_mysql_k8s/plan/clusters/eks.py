@@ -4,9 +4,11 @@ subnets, and hardening (who reaches the public endpoint, the KMS key that envelo
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from percona_mysql_k8s.core.allocatable import NodeBudget
 from percona_mysql_k8s.core.errors import InputError
+from percona_mysql_k8s.core.zones import FEWEST_ZONES, even_layout
 
 from .common import ipv4_cidrs, own_pools
 from .keys import Values
@@ -35,6 +37,10 @@ def cluster_settings(
     """The EKS cluster: one managed node group per pool, of ``counts`` (database, monitoring) nodes."""
     database, monitoring = own_pools(common["cluster_name"], machines, counts, budgets)
     eks = eks_settings(v)
+    if eks.vpc_id and len(eks.subnet_ids) < FEWEST_ZONES:
+        # fewer subnets than the zones a majority needs: at best one zone each (K7); more subnets are looked up by
+        # the cluster component (clusters.eks), which knows their availability zones
+        database = replace(database, zones=even_layout(counts[0], len(eks.subnet_ids)), zones_key="eksSubnetIds")
     notes: tuple[str, ...] = ()
     if not eks.public_access_cidrs:
         # the endpoint is then private: pulumi-eks creates the cluster, then cannot reach it from outside the VPC

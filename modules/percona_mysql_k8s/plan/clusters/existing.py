@@ -5,14 +5,17 @@ at preview/up through :mod:`percona_mysql_k8s.plan.clusters.inventory`) or from 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from percona_mysql_k8s.core.allocatable import DEFAULT_MAX_PODS, NodeBudget, reported_node_budget
 from percona_mysql_k8s.core.bounds import MAX_MACHINE_CPU_MILLICORES
 from percona_mysql_k8s.core.errors import InputError
+from percona_mysql_k8s.core.names import label_value_problem
 from percona_mysql_k8s.core.node_inventory import ObservedNode, ObservedPool, observe_all, select_pool
 from percona_mysql_k8s.core.pools import DATABASE_POOL, MONITORING_POOL, POOL_LABEL, PoolShape, Taint
+from percona_mysql_k8s.core.scheduling import ZONE_LABEL
 from percona_mysql_k8s.core.units import cpu_to_millicores, format_cpu, format_memory, memory_to_bytes
+from percona_mysql_k8s.core.zones import ZoneLayout, even_layout, layout_of
 
 from .common import catalog_budget, check_node_count, no_machine_has_more, pool_pair, quantity
 from .inventory import ClusterReader
@@ -40,6 +43,8 @@ class _Sized:
     budgets: tuple[NodeBudget, NodeBudget]
     monitoring_taints: tuple[Taint, ...]
     notes: tuple[str, ...]
+    zones: ZoneLayout | None = None  # the database nodes per zone (K7)
+    zones_key: str = ""
 
 
 def cluster_settings(
@@ -55,6 +60,14 @@ def cluster_settings(
             "reads the pools' Nodes at preview/up, 'config' plans offline from config",
             rule="K1",
         )
+    zones = v.strings("existingNodeZones")
+    if source == "cluster" and zones:
+        raise InputError(
+            "existingNodeZones", "is for existingNodeSource config: with cluster the Nodes' zone labels are read", rule="K7"
+        )
+    bad = [zone for zone in zones if label_value_problem(zone)]
+    if bad:
+        raise InputError("existingNodeZones", f"{', '.join(map(repr, bad))} not zone label values", rule="K7")
     if source == "config":
         check_node_count(database_count, common["cluster_size"])
         sized = _sized_from_config(v, (database_count, monitoring_count), daemonset)
@@ -113,7 +126,9 @@ def _sized_from_config(v: Values, counts: tuple[int, int], daemonset: tuple[int,
         "existingNodeSource=config: sized from config, not from the cluster's Nodes; the plan holds only if the "
         "cluster's database nodes match it (K1, K5)",
     )
-    return _Sized(counts, (database_budget, monitoring_budget), (), notes)
+    zones = v.strings("existingNodeZones")  # the Nodes' topology.kubernetes.io/zone, as the user lists them
+    layout = even_layout(counts[0], len(zones))
+    return _Sized(counts, (database_budget, monitoring_budget), (), notes, layout, "existingNodeZones")
 
 
 def _sized_from_cluster(v: Values, selection: _Selection, read: tuple, cluster_size: int, daemonset: tuple[int, int]) -> _Sized:
@@ -140,7 +155,16 @@ def _sized_from_cluster(v: Values, selection: _Selection, read: tuple, cluster_s
     )
     if taints and not all(taints[0].as_k8s() in node.taints for node in database_nodes.nodes):
         notes += (f"databasePoolTaint {selection.taint_text} is not on every database node: other pods may land there (K4)",)
-    return _Sized((database_count, monitoring_nodes.count), (database_budget, monitoring_budget), monitoring_taints, notes)
+    layout = layout_of([node.labels.get(ZONE_LABEL) for node in database_nodes.nodes])  # as kube-scheduler reads them
+    notes += (f"existing cluster: database nodes over {layout.describe()}",)
+    return _Sized(
+        (database_count, monitoring_nodes.count),
+        (database_budget, monitoring_budget),
+        monitoring_taints,
+        notes,
+        layout,
+        "databasePoolLabels",
+    )
 
 
 def _pools(v: Values, cluster_name: str, selection: _Selection, sized: _Sized) -> tuple[PoolShape, PoolShape]:
@@ -155,6 +179,7 @@ def _pools(v: Values, cluster_name: str, selection: _Selection, sized: _Sized) -
         (selection.taints, sized.monitoring_taints),
         (database_type or None, monitoring_type or database_type or None),
     )
+    database = replace(database, zones=sized.zones, zones_key=sized.zones_key)
     if monitoring.placement().can_land_on(database.nodes()):
         raise InputError(
             "monitoringPoolLabels",

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import math
 import re
+from dataclasses import replace
 
 from percona_mysql_k8s.core.allocatable import NodeBudget
 from percona_mysql_k8s.core.errors import InputError
+from percona_mysql_k8s.core.zones import ZoneLayout
 
 from .common import ipv4_cidrs, own_pools
 from .keys import Values
@@ -46,6 +48,8 @@ def cluster_settings(
     gke = gke_settings(v, database_count, monitoring_count)
     totals = (gke.database_placement.total, gke.monitoring_placement.total)
     database, monitoring = own_pools(common["cluster_name"], machines, totals, budgets)
+    placement = gke.database_placement  # GKE's node_count is per zone: so many nodes in each (K7)
+    database = replace(database, zones=ZoneLayout((placement.nodes_per_zone,) * len(placement.zones)), zones_key="gcpZones")
     notes: tuple[str, ...] = ()
     if totals[0] != database_count:
         notes = (

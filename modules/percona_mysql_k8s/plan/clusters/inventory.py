@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from percona_mysql_k8s._extras import install_hint
 from percona_mysql_k8s.core.errors import InputError
 
 # (kubeconfig path or "", context or "") -> (Node objects, non-terminated Pod objects) as API JSON
@@ -31,10 +32,11 @@ def read_cluster(kubeconfig: str, context: str) -> tuple[list[dict[str, Any]], l
         from kubernetes import client, config
         from kubernetes.client.rest import ApiException
         from kubernetes.config.config_exception import ConfigException
-    except ImportError as error:  # the runtime requirements include it; say so if a venv lacks it
+    except ImportError as error:  # the existing extra's (and requirements.txt's), not the base install's
         raise InputError(
             "existingNodeSource",
-            f"reading the cluster needs the `kubernetes` package ({error}); install requirements.txt, or {_OFFLINE_HINT}",
+            f"reading the cluster needs the `kubernetes` package ({error}): {install_hint(('existing',))} "
+            f"(or install requirements.txt), or {_OFFLINE_HINT}",
             rule="K1",
         ) from None
     key = "kubeContext" if context else "kubeconfig"

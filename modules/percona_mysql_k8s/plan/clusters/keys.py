@@ -60,6 +60,9 @@ CONFIG_KEYS: dict[str, tuple[type, object]] = {
     "existingNodeCpu": (str, ""),
     "existingNodeMemory": (str, ""),
     "existingNodeSource": (str, "cluster"),
+    "existingNodeZones": (list, []),
+    # K7: a production stack whose zones cannot keep a majority through a zone's loss runs only with this set
+    "acceptZoneLoss": (bool, False),
 }
 
 
@@ -178,6 +181,7 @@ TARGET_KEYS: dict[str, tuple[str, ...]] = {
             "existingNodeCpu",
             "existingNodeMemory",
             "existingNodeSource",
+            "existingNodeZones",
         ),
         ("existing",),
     ),

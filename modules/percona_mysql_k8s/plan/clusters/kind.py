@@ -11,12 +11,14 @@ import re
 import shutil
 import subprocess
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 
 from percona_mysql_k8s.core.allocatable import kind_node_budget
 from percona_mysql_k8s.core.bounds import MAX_MACHINE_CPU_MILLICORES
 from percona_mysql_k8s.core.errors import InputError
 from percona_mysql_k8s.core.kind_host import CONTROL_PLANE, HOST_RESERVE, KindHost, worker_budget
 from percona_mysql_k8s.core.units import cpu_to_millicores, decimal_number, format_cpu, format_memory, memory_to_bytes
+from percona_mysql_k8s.core.zones import ZoneLayout
 
 from .common import no_machine_has_more, own_pools
 from .keys import Values, rekey
@@ -191,5 +193,8 @@ def cluster_settings(
     database, monitoring = own_pools(
         common["cluster_name"], (None, None), (common["cluster_size"], monitoring_count), (budget, budget)
     )
+    # every kind node is a container on this machine: one failure domain, and no zone label (K7: the test target,
+    # plan.database.zones.ONE_MACHINE, warns)
+    database = replace(database, zones=ZoneLayout((database.node_count,), labelled=False), zones_key="target")
     kind = KindSettings(image, share, machine.cpu_millicores, machine.memory_bytes)
     return ClusterSettings(**common, database_pool=database, monitoring_pool=monitoring, kind=kind, notes=notes)

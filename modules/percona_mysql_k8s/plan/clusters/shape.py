@@ -91,6 +91,7 @@ class ClusterSettings:
     kind: KindSettings | None = None
     existing: ExistingSettings | None = None
     notes: tuple[str, ...] = field(default=())
+    accept_zone_loss: bool = False  # acceptZoneLoss (K7)
 
 
 @dataclass(frozen=True)
@@ -111,6 +112,8 @@ class ClusterArgs:
     eks: EksSettings | None = None
     kind: KindSettings | None = None
     existing: ExistingSettings | None = None
+    members: int = 3  # the database members whose majority a zone's loss must leave (K7; checked where zones are learnt)
+    accept_zone_loss: bool = False
 
     @classmethod
     def from_settings(cls, settings: ClusterSettings) -> Self:
@@ -126,4 +129,6 @@ class ClusterArgs:
             settings.eks,
             settings.kind,
             settings.existing,
+            settings.cluster_size,
+            settings.accept_zone_loss,
         )

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from percona_mysql_k8s.core import benchmark as bench
-from percona_mysql_k8s.core import monitoring
+from percona_mysql_k8s.core import monitoring, operator_validation
 from percona_mysql_k8s.core.bounds import MAX_DISK_IOPS, MAX_VOLUME_BYTES, MIN_DISK_IOPS
 from percona_mysql_k8s.core.errors import InputError
 from percona_mysql_k8s.core.names import dns1123_label_problem, dns1123_subdomain_problem
@@ -144,11 +144,13 @@ def check_database_keys(values: Config) -> None:
 def database_spec_from_config(values: Config, cluster: ClusterSettings) -> DatabaseSpec:
     v = ConfigValues.of(values)
     name = v.get("dbClusterName") or cluster.cluster_name
-    if not v.get("dbClusterName") and len(name) > CLUSTER_NAME_MAX:
+    if not v.get("dbClusterName") and operator_validation.cluster_name_problem(name):
         raise InputError(
             "dbClusterName",
             f"clusterName {name!r} is longer than the {CLUSTER_NAME_MAX} characters the PXC operator allows "
-            "for a database cluster: set dbClusterName",
+            f"for a database cluster (it would refuse the cluster and reconcile nothing): set dbClusterName, e.g. "
+            f"{operator_validation.shorten_cluster_name(name)!r}",
+            "C2",
         )
     return DatabaseSpec(
         name=name,
@@ -167,6 +169,7 @@ def database_spec_from_config(values: Config, cluster: ClusterSettings) -> Datab
         pmm_enabled=v.get("pmmEnabled"),
         ephemeral=cluster.ephemeral,
         database_await=v.get("databaseAwait"),
+        accept_zone_loss=cluster.accept_zone_loss,
     )
 
 

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
+from percona_mysql_k8s.core import operator_validation
 from percona_mysql_k8s.core.errors import InputError
 from percona_mysql_k8s.core.memory import ENGINES, GROUP_REPLICATION, MYSQL_VERSIONS, PXC
 from percona_mysql_k8s.core.names import dns1123_label_problem
@@ -23,8 +24,11 @@ from percona_mysql_k8s.core.sizing import CLUSTER_SIZES, SizingInput, SizingResu
 from percona_mysql_k8s.core.units import memory_to_bytes
 
 from . import versions
+from .zones import zone_decision
 
-CLUSTER_NAME_MAX = 22  # the PXC operator's clusterNameMaxLen (INTERFACES §1); applied to PS as well
+# The PXC operator's clusterNameMaxLen (rule C2's definition, core.operator_validation); applied to PS as well, so a
+# stack keeps its name when it changes engine.
+CLUSTER_NAME_MAX = operator_validation.CLUSTER_NAME_MAX
 HOSTNAME_TOPOLOGY = "kubernetes.io/hostname"
 NO_ANTI_AFFINITY = "none"
 PXC_SECRET_KEYS = ("root", "xtrabackup", "monitor", "proxyadmin", "operator", "replication")
@@ -57,6 +61,7 @@ class DatabaseSpec:
     ephemeral: bool = False
     database_await: str = AWAIT_READY
     labels: Mapping[str, str] = field(default_factory=dict)
+    accept_zone_loss: bool = False  # acceptZoneLoss: a zone's loss may stop it (K7, plan.database.zones)
 
     def __post_init__(self) -> None:
         validate_spec(self)
@@ -96,7 +101,16 @@ def validate_spec(spec: DatabaseSpec) -> None:
     """Everything that can be checked before any resource exists (T1, T2, S-rules, name limits)."""
     # An RFC 1035 label (a DNS-1123 label starting with a letter): the operators name the cluster's Services
     # after it, and a Service's name is one (Kubernetes ValidateServiceName = NameIsDNS1035Label).
-    if dns1123_label_problem(spec.name) or not spec.name[0].isalpha() or len(spec.name) > CLUSTER_NAME_MAX:
+    refused = operator_validation.cluster_name_problem(spec.name)
+    if refused:
+        raise InputError(
+            "dbClusterName",
+            f"{spec.name!r} is {len(spec.name)} characters: the PXC operator refuses the cluster and reconciles "
+            f"nothing ({refused}); use at most {CLUSTER_NAME_MAX}, e.g. "
+            f"{operator_validation.shorten_cluster_name(spec.name)!r}",
+            "C2",
+        )
+    if dns1123_label_problem(spec.name) or not spec.name[0].isalpha():
         raise InputError(
             "dbClusterName",
             f"{spec.name!r} must be a DNS label (lowercase letters, digits, '-', starting with a letter) of at most "
@@ -167,18 +181,23 @@ def validate_spec(spec: DatabaseSpec) -> None:
 
 @dataclass(frozen=True)
 class Placement:
-    """Where the database and proxy pods go: the database pool, one member per node (K4, K5)."""
+    """Where the database and proxy pods go: the database pool, one member per node (K4, K5), spread over its zones
+    (K7, plan.database.zones)."""
 
     node_selector: Mapping[str, str]
     tolerations: tuple[Mapping[str, str], ...]
     anti_affinity_key: str
     members_per_node: int
+    spread: tuple[Mapping[str, object], ...] = ()
+    notes: tuple[str, ...] = ()  # what the zones cannot keep, on a stack that accepts it (warnings)
 
     def scheduling(self) -> dict[str, Any]:
         scheduling: dict[str, Any] = {"nodeSelector": dict(self.node_selector)}
         if self.tolerations:  # an empty list would be dropped by the API server: a false diff
             scheduling["tolerations"] = [dict(t) for t in self.tolerations]
         scheduling["affinity"] = {"antiAffinityTopologyKey": self.anti_affinity_key}
+        if self.spread:
+            scheduling["topologySpreadConstraints"] = [dict(constraint) for constraint in self.spread]
         return scheduling
 
 
@@ -203,7 +222,10 @@ def placement(spec: DatabaseSpec, pool: PoolShape) -> Placement:
             "K5",
         )
     pinned = pool.placement()  # core.scheduling: the same reader the policy pack judges placements with
-    return Placement(pinned.node_selector, tuple(pinned.tolerations), key, per_node)
+    zones = zone_decision(spec.cluster_size, pool, ephemeral=spec.ephemeral, accepted=spec.accept_zone_loss)
+    if per_node > 1:  # members share nodes (kind): no zone to spread them over either
+        zones = replace(zones, spread=())
+    return Placement(pinned.node_selector, tuple(pinned.tolerations), key, per_node, zones.spread, zones.notes)
 
 
 def sizing_input(spec: DatabaseSpec, pool: PoolShape, members_per_node: int = 1) -> SizingInput:

@@ -34,8 +34,8 @@ from percona_mysql_k8s.core.backup import in_cluster_host
 
 from .database import DatabaseView
 from .deferred import KnownOnRead, Pending, deferred
+from .operator_refusals import backup_refusal
 from .values import MISSING, Malformed, Unknown, as_bool, as_int, as_list, as_map, as_str, at, describe, join, known
-from .volumes import read_volume
 
 FILESYSTEM = "filesystem"
 OBJECT_STORAGE_TYPES = {"pxc": ("s3", "azure"), "ps": ("s3", "gcs", "azure")}
@@ -54,7 +54,6 @@ class Storage(KnownOnRead):
     endpoint_path: str
     verify_tls: bool | None  # None: absent, the operators verify (default true)
     static_keys: tuple[str, ...] = ()  # chart values paths holding cloud keys
-    volume_problem: str | None = None  # PXC filesystem: why Validate refuses its volume
     credentials_secret: str = ""  # the s3/gcs/azure block's credentialsSecret
 
     def offsite_problem(self, operator: str) -> str | None:
@@ -89,7 +88,7 @@ class BackupSection(KnownOnRead):
     operator: str
     off: str | None  # why there are no backups at all, or None
     path: str = "spec.backup"
-    image: str = ""  # backup.image: both operators refuse an enabled backup section without one
+    refusal: str | None = None  # why the operator refuses the whole cluster for this section (rule C2's checks)
     cr_version: tuple[int, ...] | None = None  # None: the operator's own (absent crVersion)
     storages: dict[str, Storage] = field(default_factory=dict)
     schedules: list[Schedule] = field(default_factory=list)
@@ -131,11 +130,11 @@ def _storage(view: DatabaseView, name: str, raw, path: str) -> Storage:
     """One storage, each field read on its own: a field unknown at preview (or malformed) is Pending."""
     spec = deferred(lambda: as_map(raw, path))
     if isinstance(spec, Pending):
-        return Storage(name, path, spec, spec, spec, spec, spec, spec, spec)
+        return Storage(name, path, spec, spec, spec, spec, spec, spec)
     kind = deferred(lambda: as_str(spec.get("type", MISSING), join(path, "type")))
     verify = deferred(lambda: as_bool(spec.get("verifyTLS", MISSING), join(path, "verifyTLS")))
     if isinstance(kind, Pending):
-        return Storage(name, path, kind, kind, kind, verify, kind, kind, kind)
+        return Storage(name, path, kind, kind, kind, verify, kind, kind)
     block = kind if kind in ("s3", "gcs", "azure") else None
     endpoint_path = join(join(path, block or "s3"), "endpointUrl")
     section = deferred(lambda: as_map(spec.get(block, MISSING), join(path, block)) if block else {})
@@ -147,17 +146,7 @@ def _storage(view: DatabaseView, name: str, raw, path: str) -> Storage:
         lambda: as_str(known(section, join(path, str(block))).get("credentialsSecret", MISSING), secret_path, "") or ""
     )
     keys = deferred(lambda: _static_keys(view, name, path) if block == "s3" else ())
-    volume_problem = None
-    if kind == FILESYSTEM and view.operator == "pxc":  # pxc_types.go:507-515
-        volume_problem = deferred(lambda: _volume_problem(spec, name, path))
-    return Storage(name, path, kind, endpoint, endpoint_path, verify, keys, volume_problem, secret)
-
-
-def _volume_problem(spec: dict, name: str, path: str) -> str | None:
-    volume = known(spec.get("volume", MISSING), join(path, "volume"))
-    if volume in (MISSING, None):
-        return f"backup storage {name}: {join(path, 'volume')} should be specified"
-    return read_volume(volume, join(path, "volume"), "pxc").problem
+    return Storage(name, path, kind, endpoint, endpoint_path, verify, keys, secret)
 
 
 def _static_keys(view: DatabaseView, name: str, path: str) -> tuple:
@@ -244,10 +233,7 @@ def backup_section(view: DatabaseView) -> BackupSection:
         if not as_bool(backup.get("enabled", MISSING), enabled_path, False):
             section.off = f"{enabled_path} is {'absent' if backup.get('enabled', MISSING) is MISSING else 'false'}: the operator runs no backups"
             return section
-    # the charts always render an image (their values carry a default); a custom resource may lack one
-    section.image = (
-        "chart" if view.chart else deferred(lambda: as_str(backup.get("image", MISSING), join(path, "image"), "") or "")
-    )
+    section.refusal = deferred(lambda: backup_refusal(view))
     storages_path = join(path, "storages")
     storages = deferred(lambda: as_map(backup.get("storages", MISSING), storages_path))
     if isinstance(storages, Pending):

@@ -9,7 +9,8 @@ PXC 1.20.0 (percona-xtradb-cluster-operator b3b0b10a7):
 * ``Validate`` (pkg/apis/pxc/v1/pxc_types.go:489-517), called by ``CheckNSetDefaults`` before anything is
   reconciled: with a ``backup`` section, an empty ``backup.image``, a ``pitr.storageName`` naming no storage
   while PITR is on, a schedule whose ``storageName`` names no storage, or a ``filesystem`` storage without a
-  volume, stop the whole reconcile ("validate cr"): no backup runs.
+  volume, stop the whole reconcile ("validate cr"): no backup runs. These refusals are rule C2's checks
+  (core.operator_validation, ``pxc-backup``), which the section carries (``BackupSection.refusal``).
 * ``reconcileBackups`` (pkg/controller/pxc/backup.go:30-119): entries in order; the cron job of an entry is
   keyed by its ``name``, and an entry whose job differs (``shouldRecreateBackupJob``: schedule, storage,
   ``deleteFromStorage``) deletes the job of that name before it parses its own schedule
@@ -26,7 +27,7 @@ PS v1.2.0 (percona-server-mysql-operator):
 
 * ``CheckNSetDefaults`` (api/v1/perconaservermysql_types.go:1094-1121) with ``backup.enabled``: an empty
   ``backup.image``, two schedules with one ``name``, a ``storageName`` naming no storage, or a non-empty
-  schedule ``cron.ParseStandard`` refuses, stop the whole reconcile: no backup runs.
+  schedule ``cron.ParseStandard`` refuses, stop the whole reconcile: no backup runs (C2's ``ps-backup`` check).
 * ``reconcileScheduledBackup`` (pkg/controller/ps/backup.go:134-191) and ``addBackupJob`` (backup.go:63-80):
   an entry with an empty schedule gets no job (``stopBackupJob``); ``@every``, which ParseStandard accepts,
   panics in ``addFuncWithSeconds`` (pkg/controller/ps/cron.go:35-41).
@@ -47,9 +48,9 @@ from dataclasses import dataclass, field
 
 from percona_mysql_k8s.core.cron import CronError, CronSchedule, parse_schedule
 
-from .backup import FILESYSTEM, BackupSection, Schedule, Storage
+from .backup import BackupSection, Schedule, Storage
 from .deferred import KnownOnRead, deferred
-from .values import NotKnown, describe, join
+from .values import NotKnown, join
 
 # PXC backupFinalizers: from this crVersion, retention.deleteFromStorage false leaves rotated backups in storage.
 PXC_DELETE_FROM_STORAGE_SINCE = (1, 18, 0)
@@ -81,56 +82,10 @@ def reconcile(section: BackupSection) -> Reconciled:
     """The cron jobs the operator keeps for this backup section once it has reconciled it."""
     if section.off:
         return Reconciled(refused=section.off)
-    refused = (_pxc_refusal if section.operator == "pxc" else _ps_refusal)(section)
+    refused = section.refusal  # rule C2's backup checks (core.operator_validation), read through the section
     if refused:
         return Reconciled(refused=refused)
     return _pxc_jobs(section) if section.operator == "pxc" else _ps_jobs(section)
-
-
-def _missing_storage(section: BackupSection, entry: Schedule) -> str | None:
-    if entry.storage_name in section.storages:
-        return None
-    named = describe(entry.storage_name) if entry.storage_name else "empty"
-    return f"{join(entry.path, 'storageName')} is {named}, which names no storage of the cluster"
-
-
-def _pxc_refusal(section: BackupSection) -> str | None:
-    """pxc_types.go:489-517 Validate (the backup part): why the operator stops before reconciling, or None."""
-    why = None
-    if not section.image:
-        why = f"{section.path}.image is empty"
-    elif section.pitr_enabled and section.pitr_storage is None and section.pitr_problem:
-        why = section.pitr_problem
-    else:
-        for entry in section.schedules:
-            why = _missing_storage(section, entry)
-            if why is None and section.storages[entry.storage_name].type == FILESYSTEM:
-                why = section.storages[entry.storage_name].volume_problem
-            if why:
-                break
-    return f"the operator refuses the cluster (Validate): {why}" if why else None
-
-
-def _ps_refusal(section: BackupSection) -> str | None:
-    """perconaservermysql_types.go:1094-1121 CheckNSetDefaults (the backup part), or None."""
-    if not section.image:
-        return f"the operator refuses the cluster (CheckNSetDefaults): {section.path}.image is empty"
-    seen: dict[str, str] = {}
-    for entry in section.schedules:
-        why = None
-        if entry.name in seen:
-            why = f"{entry.path} and {seen[entry.name]} are both named {entry.name!r} (schedules need different names)"
-        seen.setdefault(entry.name, entry.path)
-        why = why or _missing_storage(section, entry)
-        if why is None and entry.schedule:
-            try:
-                parse_schedule(entry.schedule)
-            except CronError as error:
-                if error.owner == "robfig":
-                    why = f"{join(entry.path, 'schedule')} {entry.schedule!r} is an invalid schedule format ({error})"
-        if why:
-            return f"the operator refuses the cluster (CheckNSetDefaults): {why}"
-    return None
 
 
 def _parsed(entry: Schedule, skipped: list[str]) -> CronSchedule | None:

@@ -15,8 +15,17 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from percona_mysql_k8s.core.finding_field import FindingField
 from percona_mysql_k8s.core.memory import GROUP_REPLICATION, PXC
-from percona_mysql_k8s.core.mycnf import PROVIDER_OPTIONS, Effective, MyCnfError, effective_options, parse_provider_options
+from percona_mysql_k8s.core.mycnf import (
+    PROVIDER_OPTIONS,
+    PS_USER_FILE,
+    PXC_USER_FILE,
+    Effective,
+    MyCnfError,
+    effective_options,
+    parse_provider_options,
+)
 from percona_mysql_k8s.core.sidecars import (
     HAPROXY,
     PROXYSQL,
@@ -281,6 +290,32 @@ class DatabaseView:
         if setting.bare or setting.written == setting.value:
             return setting.value
         return f"{setting.written} (mysqld reads {setting.value})"
+
+    def config_field(self, *keys: str) -> FindingField:
+        """The configuration as the field a finding judged, at the line of its text that sets the first of ``keys``
+        the user's file sets (mysqld's last setting of it); without such a line, the configuration as a whole."""
+        where = self.path(self.config_rel)
+        try:
+            settings = self.effective().settings
+        except (Malformed, NotKnown):
+            return FindingField(where)
+        for key in keys:
+            setting = settings.get(key)
+            if setting is not None and setting.file in (PXC_USER_FILE, PS_USER_FILE):
+                line = setting.line - self._rendered_lines_before()
+                return FindingField(where, line if line > 0 else None)
+        return FindingField(where)
+
+    def _rendered_lines_before(self) -> int:
+        """Chart values: how many lines the chart renders before the user's configuration text (its option lines
+        are counted in the rendered text); 0 for a custom resource."""
+        if self.values is None:
+            return 0
+        given = at(self.values, self.config_rel, base="values")
+        rendered = self.config_text()
+        if not isinstance(given, str) or not given or not isinstance(rendered, str) or given not in rendered:
+            return 0
+        return rendered[: rendered.index(given)].count("\n")
 
     def provider_options(self) -> dict[str, str]:
         """The Galera parameters in ``wsrep_provider_options``, split as the provider splits them (keys exact)."""

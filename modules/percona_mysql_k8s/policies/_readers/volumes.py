@@ -12,50 +12,23 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from percona_mysql_k8s.core.operator_validation import ABSENT, Reader, UnknownField, Unreadable
+from percona_mysql_k8s.core.operator_validation.volumes import CLAIM, EMPTY_DIR, HOST_PATH, Volume
+from percona_mysql_k8s.core.operator_validation.volumes import read_volume as _read
 
-from percona_mysql_k8s.core.quantity import QuantityError, parse_quantity
+from .values import MISSING, Malformed, NotKnown, Unknown
 
-from .values import MISSING, as_map, join, known
-
-CLAIM, EMPTY_DIR, HOST_PATH = "persistentVolumeClaim", "emptyDir", "hostPath"
-
-
-@dataclass(frozen=True)
-class Volume:
-    source: str | None  # the source the operator mounts; None when it refuses the spec
-    problem: str | None  # why the operator refuses the spec (the cluster), or None
-    claim_bytes: int | None = None  # the claim's storage request (PS: or limit), in bytes
-    claim_path: str = ""
+__all__ = ["CLAIM", "EMPTY_DIR", "HOST_PATH", "Volume", "read_volume"]
 
 
 def read_volume(raw, path: str, operator: str) -> Volume:
-    """The data volume ``raw`` (a volumeSpec) gives, read as ``operator`` reads it."""
-    if raw is MISSING or raw is None:
-        said = "volumeSpec should be specified" if operator == "pxc" else "volumeSpec provided is nil"
-        return Volume(None, f"{path} is absent ({said})")
-    spec = as_map(raw, path)
-    # a source unknown at preview (another resource's output) may be null or absent at up: NotKnown
-    given = [
-        name for name in (EMPTY_DIR, HOST_PATH, CLAIM) if known(spec.get(name, MISSING), join(path, name)) not in (MISSING, None)
-    ]
-    if operator == "ps" and len(given) != 1:
-        what = "no volume source" if not given else f"more than one volume source ({', '.join(given)})"
-        return Volume(None, f"{path} has {what}: it must specify exactly one")
-    if operator == "pxc" and not given:
-        given = [CLAIM]  # an empty claim, which then lacks its storage request
-    if CLAIM not in given:
-        return Volume(given[0], None)
-    claim_path = join(path, CLAIM)
-    resources = as_map(as_map(spec.get(CLAIM, {}), claim_path).get("resources", MISSING), join(claim_path, "resources"))
-    places = ("requests",) if operator == "pxc" else ("limits", "requests")
-    for place in reversed(places):  # PS: the request when both are set (volumeClaimTemplates sizes by it)
-        amount = as_map(resources.get(place, MISSING), join(join(claim_path, "resources"), place)).get("storage", MISSING)
-        storage_path = join(join(join(claim_path, "resources"), place), "storage")
-        if known(amount, storage_path) not in (MISSING, None):
-            try:
-                return Volume(CLAIM, None, int(parse_quantity(amount)), storage_path)
-            except QuantityError as error:
-                return Volume(None, f"{storage_path} is {amount!r}, not a quantity ({error})")
-    wanted = "resources.requests.storage" if operator == "pxc" else "resources.limits.storage or resources.requests.storage"
-    return Volume(None, f"{claim_path} has no {wanted}")
+    """The data volume ``raw`` (a volumeSpec) gives, read as ``operator`` reads it (the core's one reader, rule C2's):
+    a field unknown at preview raises NotKnown, one the operator cannot hold Malformed."""
+    reader = Reader({}, lambda value: isinstance(value, Unknown))
+    try:
+        return _read(reader, ABSENT if raw is MISSING else raw, path, operator)
+    except UnknownField as unknown:
+        value = unknown.value
+        raise value.error(unknown.path) if isinstance(value, Unknown) else NotKnown(unknown.path) from None
+    except Unreadable as problem:
+        raise Malformed(problem.path, problem.problem) from None

@@ -68,6 +68,9 @@ class MysqlOnEksArgs(TypedDict, total=False):
     eks_secrets_kms_key_arn: str
     """KMS key ARN for envelope encryption of Kubernetes Secrets (empty = a key created by the stack)."""
 
+    accept_zone_loss: bool
+    """Accept that losing one zone may stop the database: a production stack whose pools cannot keep a majority of the members through a zone's loss (fewer than three zones, nodes without zone labels) is refused unless this is true (K7). Default: false."""
+
     engine: str
     """pxc (XtraDB Cluster, Galera) or group-replication (Percona Server); fixed once a persistent stack is deployed (S4). Default: pxc."""
 

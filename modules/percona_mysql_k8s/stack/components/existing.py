@@ -71,6 +71,12 @@ class MysqlOnExistingClusterArgs(TypedDict, total=False):
     existing_node_source: str
     """existing target: "cluster" reads the pools' Nodes (labels, taints, allocatable, DaemonSet requests, count) at preview/up and sizes from the smallest node, refusing config that plans more than the cluster has; "config" plans offline from existingNodeCpu/existingNodeMemory (or databaseNodeType) and databaseNodeCount without reading the cluster. Default: cluster."""
 
+    existing_node_zones: list[str]
+    """existing target with existingNodeSource config: the zones (topology.kubernetes.io/zone) the database nodes are in, databaseNodeCount spread over them; empty = nodes without a zone label (K7). With "cluster" the Nodes' labels tell."""
+
+    accept_zone_loss: bool
+    """Accept that losing one zone may stop the database: a production stack whose pools cannot keep a majority of the members through a zone's loss (fewer than three zones, nodes without zone labels) is refused unless this is true (K7). Default: false."""
+
     engine: str
     """pxc (XtraDB Cluster, Galera) or group-replication (Percona Server); fixed once a persistent stack is deployed (S4). Default: pxc."""
 

@@ -77,6 +77,9 @@ class MysqlOnGkeArgs(TypedDict, total=False):
     gke_secrets_kms_key: str
     """Cloud KMS key (projects/P/locations/REGION/keyRings/R/cryptoKeys/K) encrypting Kubernetes Secrets in etcd; empty = Google-managed."""
 
+    accept_zone_loss: bool
+    """Accept that losing one zone may stop the database: a production stack whose pools cannot keep a majority of the members through a zone's loss (fewer than three zones, nodes without zone labels) is refused unless this is true (K7). Default: false."""
+
     engine: str
     """pxc (XtraDB Cluster, Galera) or group-replication (Percona Server); fixed once a persistent stack is deployed (S4). Default: pxc."""
 

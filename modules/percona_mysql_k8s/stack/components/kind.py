@@ -47,6 +47,9 @@ class MysqlOnKindArgs(TypedDict, total=False):
     kind_node_image: str
     """kindest/node image of the kind cluster. Default: kindest/node:v1.33.1."""
 
+    accept_zone_loss: bool
+    """Accept that losing one zone may stop the database: a production stack whose pools cannot keep a majority of the members through a zone's loss (fewer than three zones, nodes without zone labels) is refused unless this is true (K7). Default: false."""
+
     engine: str
     """pxc (XtraDB Cluster, Galera) or group-replication (Percona Server); fixed once a persistent stack is deployed (S4). Default: pxc."""
 
