@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 from harness import resolve_resource
-from percona_mysql_k8s.cli import check
+from percona_mysql_k8s.cli import check, check_args
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 
@@ -349,7 +349,7 @@ def test_the_help_gives_examples_and_exit_statuses(capsys):
     for example in examples:  # each example is a command line the parser accepts
         words = example.split("#")[0].split("|")[-1].split()
         assert words[0] == "percona-mysql-policy-check", example
-        check._parser().parse_args(words[1:])
+        check_args.parser("").parse_args(words[1:])
     statuses = text.split("Exit status:\n", 1)[1].splitlines()
     assert [line.split()[0] for line in statuses[:3]] == ["0", "1", "2"]
 
