@@ -22,6 +22,7 @@ from typing import Any
 
 import yaml
 from harness import load_base
+from percona_mysql_k8s.core.finding_field import split_field
 from percona_mysql_k8s.core.haproxy_operator import PS_HAPROXY_GLOBAL, PXC_HAPROXY_GLOBAL
 from percona_mysql_k8s.core.mycnf import parse_provider_options, render_provider_options
 
@@ -39,7 +40,8 @@ class Fixing:
 
     @property
     def fix(self) -> str:
-        return self.message.split("Fix: ", 1)[1].rstrip(".")
+        text, _ = split_field(self.message)  # the field marker the pack appends is not part of the fix
+        return text.split("Fix: ", 1)[1].rstrip(".")
 
     @property
     def props(self) -> dict:
@@ -281,20 +283,21 @@ def proxy_choice(fixing: Fixing) -> None:
 
 @fixer("K2")
 def memory_limit(fixing: Fixing) -> None:
-    found = re.match(r"set ((?:spec|values)\.\S+)\.(limits|requests)\.memory = (requests|limits)\.memory = (\S+)$", fixing.fix)
-    if not found:
-        raise Declined(fixing.fix)
-    for side in ("limits", "requests"):
-        set_path(fixing.props, f"{found.group(1)}.{side}.memory", found.group(4))
+    _equal_sides(fixing, "memory")
 
 
 @fixer("K3")
 def cpu_limit(fixing: Fixing) -> None:
-    found = re.match(r"set limits\.cpu = requests\.cpu = (\S+)$", fixing.first())
-    where = re.match(r"K3: ((?:spec|values)\.\S+) \(", fixing.message)
-    if not found or not where:
+    _equal_sides(fixing, "cpu")
+
+
+def _equal_sides(fixing: Fixing, resource: str) -> None:
+    """K2 and K3 name the block and the value: "set spec.pxc.resources.limits.cpu = requests.cpu = 4"."""
+    found = re.match(rf"set ((?:spec|values)\.\S+)\.(limits|requests)\.{resource} = (requests|limits)\.{resource} = (\S+)$", fixing.first())
+    if not found:
         raise Declined(fixing.fix)
-    set_path(fixing.props, f"{where.group(1)}.limits.cpu", found.group(1))
+    for side in ("limits", "requests"):
+        set_path(fixing.props, f"{found.group(1)}.{side}.{resource}", found.group(4))
 
 
 @fixer("M3")
@@ -681,6 +684,42 @@ def admission(fixing: Fixing) -> None:
         remove_path(fixing.props, undeclared.group(1))
         return
     raise Declined(f"{fixing.fix}: the reasons name no value")
+
+
+@fixer("C2")
+def operator_refusal(fixing: Fixing) -> None:
+    """The operator's refusals, fixed as the text says: a value to set (``set spec.pxc.size: 5``, with a note in
+    parentheses or a bound after it), a claim's size to give a volume that has none or several sources, a storage
+    named from the list the text gives, a new name."""
+    fix = fixing.first()
+    claim = re.match(r"set ((?:spec|values)\.\S+)\.persistentVolumeClaim\.resources\.requests\.storage \(e\.g\. (\S+)\)", fix)
+    if claim:  # "... and no other volume source": the claim replaces whatever the volume had
+        set_path(fixing.props, claim.group(1), {"persistentVolumeClaim": {"resources": {"requests": {"storage": claim.group(2)}}}})
+        return
+    storage = re.match(r"set ((?:spec|values)\.\S+) to one of the storages of \S+: ([\w-]+)", fix)
+    renamed = re.match(r"rename the cluster to at most \d+ characters: (metadata\.name): (\S+)$", fix)
+    found = storage or renamed
+    if found is None:
+        found = re.match(r"set ((?:spec|values)\.[^\s:]+): (\S+)(?: \([^)]*\))?(?:,? (?:or longer|above \w+|at least \w+))?$", fix)
+    if found is None:
+        raise Declined(fixing.fix)
+    set_path(fixing.props, found.group(1), _value(found.group(2)))
+
+
+@fixer("K7")
+def zone_spread(fixing: Fixing) -> None:
+    """ "keep P.affinity.antiAffinityTopologyKey on kubernetes.io/hostname and add {...} to P.topologySpreadConstraints";
+    the stack's pool spread over zones is the infrastructure's to change, declined."""
+    found = re.match(
+        r"keep ((?:spec|values)\.\S+)\.affinity\.antiAffinityTopologyKey on (\S+) and add (\{.*\}) to \1\.topologySpreadConstraints ",
+        fixing.first(),
+    )
+    if not found:
+        raise Declined(fixing.fix)
+    block = found.group(1)
+    set_path(fixing.props, f"{block}.affinity.antiAffinityTopologyKey", found.group(2))
+    constraints = list(get_path(fixing.props, f"{block}.topologySpreadConstraints") or [])
+    set_path(fixing.props, f"{block}.topologySpreadConstraints", [*constraints, json.loads(found.group(3))])
 
 
 @fixer("T5")

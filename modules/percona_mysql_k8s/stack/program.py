@@ -70,6 +70,8 @@ def deploy(
         pulumi.log.warn(note, parent)
     for note in settings.placement.notes:  # zones that cannot keep a majority, on a stack that accepts it (K7)
         pulumi.log.warn(note, parent)
+    for note in settings.placement.remarks:  # the kind target: one machine (K7)
+        pulumi.log.info(note, parent)
     database = settings.database
     plan = settings.monitoring
 

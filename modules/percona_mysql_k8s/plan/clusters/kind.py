@@ -194,7 +194,7 @@ def cluster_settings(
         common["cluster_name"], (None, None), (common["cluster_size"], monitoring_count), (budget, budget)
     )
     # every kind node is a container on this machine: one failure domain, and no zone label (K7: the test target,
-    # plan.database.zones.ONE_MACHINE, warns)
+    # plan.database.zones.ONE_MACHINE, a note)
     database = replace(database, zones=ZoneLayout((database.node_count,), labelled=False), zones_key="target")
     kind = KindSettings(image, share, machine.cpu_millicores, machine.memory_bytes)
     return ClusterSettings(**common, database_pool=database, monitoring_pool=monitoring, kind=kind, notes=notes)

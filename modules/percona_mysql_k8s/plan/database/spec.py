@@ -190,6 +190,7 @@ class Placement:
     members_per_node: int
     spread: tuple[Mapping[str, object], ...] = ()
     notes: tuple[str, ...] = ()  # what the zones cannot keep, on a stack that accepts it (warnings)
+    remarks: tuple[str, ...] = ()  # the kind target's one machine (notes)
 
     def scheduling(self) -> dict[str, Any]:
         scheduling: dict[str, Any] = {"nodeSelector": dict(self.node_selector)}
@@ -225,7 +226,7 @@ def placement(spec: DatabaseSpec, pool: PoolShape) -> Placement:
     zones = zone_decision(spec.cluster_size, pool, ephemeral=spec.ephemeral, accepted=spec.accept_zone_loss)
     if per_node > 1:  # members share nodes (kind): no zone to spread them over either
         zones = replace(zones, spread=())
-    return Placement(pinned.node_selector, tuple(pinned.tolerations), key, per_node, zones.spread, zones.notes)
+    return Placement(pinned.node_selector, tuple(pinned.tolerations), key, per_node, zones.spread, zones.notes, zones.remarks)
 
 
 def sizing_input(spec: DatabaseSpec, pool: PoolShape, members_per_node: int = 1) -> SizingInput:

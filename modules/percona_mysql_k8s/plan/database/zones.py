@@ -36,7 +36,8 @@ from percona_mysql_k8s.core.zones import (
 
 ACCEPT_KEY = "acceptZoneLoss"
 # A pool whose zones the target itself decides: kind runs every node on this machine, one failure domain whatever
-# the config says. The kind target is the test target: K7 warns there, and never refuses.
+# the config says. The kind target is the test target: K7 never refuses there, and says so in a note, not a warning:
+# nothing on kind can change it, and a warning on every kind run would hide the one that changes the stack.
 ONE_MACHINE = "target"
 # What the plan writes on a pool that has the zones (the hostname anti-affinity and the quorum spread), and where it
 # has not (the spread only balances): a refusal says what the latter would allow at worst.
@@ -47,7 +48,8 @@ BALANCING = ZonePlacement(frozenset({HOSTNAME_KEY}), (Spread(zone_spread()["topo
 @dataclass(frozen=True)
 class ZoneDecision:
     spread: tuple[Mapping[str, object], ...]
-    notes: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()  # warnings: a risk the stack accepted
+    remarks: tuple[str, ...] = ()  # notes: the kind target's one machine
 
 
 def _refusal(key: str, reason: str, ephemeral: bool, accepted: bool) -> ZoneDecision | None:
@@ -86,8 +88,9 @@ def zone_decision(members: int, pool: PoolShape, *, ephemeral: bool, accepted: b
     layout = pool.zones
     if layout is None:  # decided at run time (clusters.eks checks the subnets' zones)
         return ZoneDecision((zone_spread(keep_quorum=not (ephemeral or accepted)),))
-    test_target = ephemeral or pool.zones_key == ONE_MACHINE
-    notes = check_zones(members, layout, pool.zones_key, ephemeral=test_target, accepted=accepted)
+    if pool.zones_key == ONE_MACHINE:
+        return ZoneDecision((), (), (f"K7: kind runs every node on this machine, one failure domain for all {members} members: a test target",))
+    notes = check_zones(members, layout, pool.zones_key, ephemeral=ephemeral, accepted=accepted)
     if not layout.labelled:
         return ZoneDecision((), notes)
     keeps = not notes and layout.zones >= FEWEST_ZONES
