@@ -293,7 +293,9 @@ def cpu_limit(fixing: Fixing) -> None:
 
 def _equal_sides(fixing: Fixing, resource: str) -> None:
     """K2 and K3 name the block and the value: "set spec.pxc.resources.limits.cpu = requests.cpu = 4"."""
-    found = re.match(rf"set ((?:spec|values)\.\S+)\.(limits|requests)\.{resource} = (requests|limits)\.{resource} = (\S+)$", fixing.first())
+    found = re.match(
+        rf"set ((?:spec|values)\.\S+)\.(limits|requests)\.{resource} = (requests|limits)\.{resource} = (\S+)$", fixing.first()
+    )
     if not found:
         raise Declined(fixing.fix)
     for side in ("limits", "requests"):
@@ -694,13 +696,17 @@ def operator_refusal(fixing: Fixing) -> None:
     fix = fixing.first()
     claim = re.match(r"set ((?:spec|values)\.\S+)\.persistentVolumeClaim\.resources\.requests\.storage \(e\.g\. (\S+)\)", fix)
     if claim:  # "... and no other volume source": the claim replaces whatever the volume had
-        set_path(fixing.props, claim.group(1), {"persistentVolumeClaim": {"resources": {"requests": {"storage": claim.group(2)}}}})
+        set_path(
+            fixing.props, claim.group(1), {"persistentVolumeClaim": {"resources": {"requests": {"storage": claim.group(2)}}}}
+        )
         return
     storage = re.match(r"set ((?:spec|values)\.\S+) to one of the storages of \S+: ([\w-]+)", fix)
     renamed = re.match(r"rename the cluster to at most \d+ characters: (metadata\.name): (\S+)$", fix)
     found = storage or renamed
     if found is None:
-        found = re.match(r"set ((?:spec|values)\.[^\s:]+): (\S+)(?: \([^)]*\))?(?:,? (?:or longer|above \w+|at least \w+))?$", fix)
+        found = re.match(
+            r"set ((?:spec|values)\.[^\s:]+): (\S+)(?: \([^)]*\))?(?:,? (?:or longer|above \w+|at least \w+))?$", fix
+        )
     if found is None:
         raise Declined(fixing.fix)
     set_path(fixing.props, found.group(1), _value(found.group(2)))

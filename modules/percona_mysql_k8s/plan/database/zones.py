@@ -89,7 +89,9 @@ def zone_decision(members: int, pool: PoolShape, *, ephemeral: bool, accepted: b
     if layout is None:  # decided at run time (clusters.eks checks the subnets' zones)
         return ZoneDecision((zone_spread(keep_quorum=not (ephemeral or accepted)),))
     if pool.zones_key == ONE_MACHINE:
-        return ZoneDecision((), (), (f"K7: kind runs every node on this machine, one failure domain for all {members} members: a test target",))
+        return ZoneDecision(
+            (), (), (f"K7: kind runs every node on this machine, one failure domain for all {members} members: a test target",)
+        )
     notes = check_zones(members, layout, pool.zones_key, ephemeral=ephemeral, accepted=accepted)
     if not layout.labelled:
         return ZoneDecision((), notes)
