@@ -198,14 +198,15 @@ def test_bind_maxconn_bounds_each_listener_of_the_line():
     assert config.frontend_limit(config.frontends["f"]) == 100
 
 
+# Each declares the resolvers section the operator's backends name (haproxy refuses a server naming a missing one).
 HAPROXY_LIMITED_GLOBALS = [
     # the frontends' own maxconn binds
-    "global\n  maxconn 4000\n  external-check\n  insecure-fork-wanted\ndefaults\n  mode tcp\n  timeout connect 5s\n"
+    "global\n  maxconn 4000\n  external-check\n  insecure-fork-wanted\nresolvers kubernetes\n  parse-resolv-conf\ndefaults\n  mode tcp\n  timeout connect 5s\n"
     "  timeout client 30s\n  timeout server 30s\nfrontend galera-in\n  bind *:3306\n  maxconn 700\n"
     "  default_backend galera-nodes\nfrontend galera-replica-in\n  bind *:3309\n  maxconn 300\n"
     "  default_backend galera-replica-nodes\n",
     # every server's maxconn through default-server binds
-    "global\n  maxconn 4000\n  external-check\n  insecure-fork-wanted\ndefaults\n  mode tcp\n  timeout connect 5s\n"
+    "global\n  maxconn 4000\n  external-check\n  insecure-fork-wanted\nresolvers kubernetes\n  parse-resolv-conf\ndefaults\n  mode tcp\n  timeout connect 5s\n"
     "  timeout client 30s\n  timeout server 30s\n  default-server maxconn 50\nfrontend galera-in\n  bind *:3306\n"
     "  default_backend galera-nodes\nfrontend galera-replica-in\n  bind *:3309\n  default_backend galera-replica-nodes\n",
 ]

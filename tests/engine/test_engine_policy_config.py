@@ -14,6 +14,7 @@ import json
 import re
 import sys
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -57,29 +58,49 @@ def _cli_findings(output: str) -> Counter:
     return _findings(section, r"\s+- \[(\w+)\](?: \[severity: \w+\])?\s+(\S+)\s")
 
 
+ENGINE_CASES = [case for case in CASES if case.engine]  # each path of the CLI's code once
+PREVIEWS_AT_ONCE = 2  # one preview keeps about one core busy (program, pack, engine): the tier's machine has two
+
+
 @pytest.fixture(scope="module")
 def program(project, pack, tmp_path_factory):
     cli = project.program(PROGRAM, tmp_path_factory.mktemp("policy-config"), PROJECT)
     (cli.project / "cluster.json").write_text(json.dumps(CLUSTER))
-    cli.run("stack", "init", "dev", "--secrets-provider", "passphrase", timeout=120)
+    for index in range(len(ENGINE_CASES)):  # a stack per case, so the previews can run side by side
+        cli.run("stack", "init", f"case-{index}", "--secrets-provider", "passphrase", timeout=120)
     yield cli
-    cli.run("stack", "rm", "--yes", "--force", stack="dev", timeout=120, check=False)
+    for index in range(len(ENGINE_CASES)):
+        cli.run("stack", "rm", "--yes", "--force", stack=f"case-{index}", timeout=120, check=False)
 
 
-ENGINE_CASES = [case for case in CASES if case.engine]  # each path of the CLI's code once (~10 s per preview)
+@pytest.fixture(scope="module")
+def previews(program, project, pack, tmp_path_factory):
+    """Every case's `pulumi preview --policy-pack-config` (about 30 s each), PREVIEWS_AT_ONCE at a time: the case's
+    name -> (its stack, its config file, the CLI's result)."""
+    directory = tmp_path_factory.mktemp("policy-configs")
+    pack_dir = project.project / pack
+
+    def preview(index: int):
+        case = ENGINE_CASES[index]
+        config = directory / f"case-{index}.json"
+        config.write_text(case.text)
+        stack = f"case-{index}"
+        result = program.run(
+            "preview", "--policy-pack", str(pack_dir), "--policy-pack-config", str(config), stack=stack, timeout=600, check=False
+        )
+        return case.name, (stack, config, result)
+
+    with ThreadPoolExecutor(PREVIEWS_AT_ONCE) as pool:
+        return dict(pool.map(preview, range(len(ENGINE_CASES))))
 
 
 @pytest.mark.parametrize("case", ENGINE_CASES, ids=[case.name for case in ENGINE_CASES])
-def test_the_offline_check_applies_policy_config_as_the_cli_does(case, program, project, pack, tmp_path, capsys):
-    config = tmp_path / "policy-config.json"
-    config.write_text(case.text)
+def test_the_offline_check_applies_policy_config_as_the_cli_does(case, previews, program, project, pack, capsys):
+    stack, config, result = previews[case.name]
     pack_dir = project.project / pack
-    result = program.run(
-        "preview", "--policy-pack", str(pack_dir), "--policy-pack-config", str(config), stack="dev", timeout=600, check=False
-    )
     output = result.stdout + result.stderr
     status = check.main(
-        ["--program", str(program.project), "--stack", "dev", "--policy-pack", str(pack_dir), "--policy-config", str(config)]
+        ["--program", str(program.project), "--stack", stack, "--policy-pack", str(pack_dir), "--policy-config", str(config)]
     )
     offline = capsys.readouterr()
     cli_refused = "\nPolicies:\n" not in result.stdout and any(refusal in output for refusal in CLI_REFUSALS)

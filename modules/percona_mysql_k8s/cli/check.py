@@ -44,14 +44,12 @@ import yaml
 from percona_mysql_k8s.cli import check_args, outputs, sarif
 from percona_mysql_k8s.cli.engine import Pack, Resource
 from percona_mysql_k8s.cli.findings import Finding, Location, Report
-from percona_mysql_k8s.cli.locations import Positions, locate, locate_values
+from percona_mysql_k8s.cli.locations import locate, locate_values
+from percona_mysql_k8s.cli.manifest_input import chart_release, read_manifest_paths
 from percona_mysql_k8s.cli.manifests import (
     STDIN,
     ManifestError,
     ManifestObject,
-    read_manifests,
-    read_values_document,
-    source_lines,
     wire_numbers,
 )
 from percona_mysql_k8s.cli.policy_config import PolicyConfigError, load_document
@@ -68,11 +66,8 @@ from percona_mysql_k8s.core.command_line import UsageError
 from percona_mysql_k8s.core.errors import InputError, one_line
 from percona_mysql_k8s.core.finding_field import FindingField
 from percona_mysql_k8s.policies import SHELL
-from percona_mysql_k8s.policies._readers.helm import HELM_TYPES
-from percona_mysql_k8s.policies._readers.values import deep_merge
 
 MANIFESTS = "manifests"  # the project and stack part of a manifest object's URN
-MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 
 
 def pack_version(pack_dir: Path | None = None) -> str:
@@ -184,71 +179,6 @@ def object_location(obj: ManifestObject, field: FindingField) -> Location:
     if obj.value_files:
         return locate_values(obj.value_files, field)
     return locate(obj.positions(), field)
-
-
-def chart_release(chart: str, values_files: Iterable[str], release: str | None = None, stdin=None) -> ManifestObject:
-    """A Helm release of ``chart`` with the given values files merged in order (later files win, maps merge
-    key by key, as ``helm template -f a.yaml -f b.yaml`` merges them): the resource the pack judges chart values
-    as (``kubernetes:helm.sh/v3:Release``, values over the chart defaults)."""
-    values: dict = {}
-    layers = []
-    for given in values_files:
-        try:
-            text = (stdin or sys.stdin).read() if given == STDIN else Path(given).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as error:
-            raise ManifestError(f"{given}: cannot be read: {getattr(error, 'strerror', None) or error}") from None
-        document = read_values_document(text, given)
-        values = deep_merge(values, document.value if document is not None else {})
-        marks, key_marks = (document.marks, document.key_marks) if document is not None else ({(): (1, 1)}, {})
-        layers.append(Positions(given, document.value if document else {}, marks, key_marks, source_lines(text)))
-    name = release or chart
-    files = ", ".join("stdin" if given == STDIN else given for given in values_files)
-    return ManifestObject(
-        HELM_TYPES[0],
-        name,
-        {"chart": chart, "values": values},
-        files,
-        1,
-        1,
-        described=f"{chart} values: {files}",
-        value_files=tuple(layers),
-    )
-
-
-def read_manifest_paths(paths: Iterable[str], stdin=None, *, allow_empty: bool = False) -> list[ManifestObject]:
-    """Every object of the given files (``-`` is stdin; a directory is its *.yaml, *.yml and *.json files,
-    as ``kubectl apply -f DIR`` reads it). Raises ManifestError naming the file, and naming a path that holds no
-    object unless ``allow_empty``: an empty stdin is what a failed ``kustomize build | ...`` sends."""
-    objects = []
-    for given in paths:
-        found = []
-        if given == STDIN:
-            found = read_manifests((stdin or sys.stdin).read(), STDIN)
-        else:
-            path = Path(given)
-            files = (
-                sorted(p for p in path.iterdir() if p.suffix in MANIFEST_SUFFIXES and p.is_file()) if path.is_dir() else [path]
-            )
-            for file in files:
-                try:
-                    text = file.read_text(encoding="utf-8")
-                except (OSError, UnicodeDecodeError) as error:
-                    raise ManifestError(f"{file}: cannot be read: {getattr(error, 'strerror', None) or error}") from None
-                found.extend(read_manifests(text, str(file)))
-        if not found and not allow_empty:
-            raise ManifestError(_nothing_in(given))
-        objects.extend(found)
-    return objects
-
-
-def _nothing_in(given: str) -> str:
-    if given == STDIN:
-        what = "stdin is empty (did the command before the pipe fail?)"
-    elif Path(given).is_dir():
-        what = f"{given}: no object in its {', '.join('*' + suffix for suffix in MANIFEST_SUFFIXES)} files"
-    else:
-        what = f"{given}: no object in the file"
-    return f"--manifests: {what}; nothing was judged (--allow-empty accepts an input with no object)"
 
 
 def render(report: Report, pack_path: str = "policies") -> str:
@@ -439,7 +369,6 @@ def _check_stack(args: argparse.Namespace) -> int:
     """--stack (or --program): run the program under mocks, judge what it registers, print the inventory and
     the report; 2 on bad input or a failing program, 1 on a mandatory violation."""
     from percona_mysql_k8s.cli import offline
-    from percona_mysql_k8s.cli.inventory import inventory, render_inventory
 
     malformed = [pair for pair in args.set if "=" not in pair or not pair.split("=", 1)[0]]
     if malformed:
@@ -506,6 +435,13 @@ def _check_stack(args: argparse.Namespace) -> int:
         key = finding.field.config_key
         if key and config_file is not None and config_file.exists():  # a finding about the stack config points at the key's line
             finding.location = config_key_location(config_file, key)
+    return _emit_stack_report(args, report, registrations, formats, pack_dir=pack_dir, root=root, project=project)
+
+
+def _emit_stack_report(args, report: Report, registrations, formats, *, pack_dir: Path, root: Path | None, project: str) -> int:
+    """What the program said (warnings, then notes), the inventory, the report: in the formats asked for."""
+    from percona_mysql_k8s.cli.inventory import inventory, render_inventory
+
     entries = inventory(registrations)
     logged = getattr(registrations, "logged", lambda level: [])
     warnings, notes = logged("warning"), logged("info")
