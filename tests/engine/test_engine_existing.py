@@ -298,12 +298,14 @@ def test_the_pack_passes_our_stack(deployment, project, pack):
 
 
 BAD_CLUSTER = REPOSITORY / "tests" / "engine" / "programs" / "bad_cluster"
-# The rules the hand-written cluster breaks on purpose (programs/bad_cluster/__main__.py), and those any custom
-# resource written without this project's components breaks: no backup schedule (R1) and so no PITR (R2), the
-# proxy's containers without a budget (M3), mysqld without a memory limit for its modeled peak (M1) and without an
-# explicit buffer pool (M2), its pods pinned to no pool (K4), the resource not protected by its program (S4).
-ON_PURPOSE = {"T1", "G1", "S2", "K2"}
-WITHOUT_THE_MODULES = {"R1", "R2", "M1", "M2", "M3", "K4", "S4"}
+# The rules the hand-written cluster breaks on purpose (programs/bad_cluster/__main__.py): two members without the
+# unsafe flag are also a size the operator refuses to reconcile (C2, with T1). And those any custom resource written
+# without this project's components breaks: no backup schedule (R1) and so no PITR (R2), the proxy's containers
+# without a budget (M3), mysqld without a memory limit for its modeled peak (M1) and without an explicit buffer pool
+# (M2), no CPU limit equal to the request (K3), its pods pinned to no pool (K4), the proxies kept apart only by
+# hostname, so one zone may hold both (K7), the resource not protected by its program (S4).
+ON_PURPOSE = {"T1", "C2", "G1", "S2", "K2"}
+WITHOUT_THE_MODULES = {"R1", "R2", "M1", "M2", "M3", "K3", "K4", "K7", "S4"}
 
 
 def test_the_pack_rejects_a_hand_written_bad_cluster(deployment, project, pack, kubeconfig, tmp_path):

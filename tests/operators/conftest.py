@@ -64,6 +64,8 @@ class Tier:
     sources: dict[str, Path]  # pxc | ps -> the operator's unpacked source (deploy/cr.yaml, deploy/crd.yaml)
     workdir: Path
     deployed: dict[str, Any] = field(default_factory=dict)  # stack case id -> its Deployment (test_operator_stacks)
+    # (namespace, name) of clusters a test makes an operator panic on purpose (operator_health): C2's ps-cr-version
+    expected_panics: set[tuple[str, str]] = field(default_factory=set)
 
     @property
     def core(self) -> k8s_client.CoreV1Api:
@@ -92,7 +94,7 @@ class Tier:
     def assert_operators_healthy(self) -> bool:
         """Fail now, in the operator's own words, when one died or panicked (operator_health); False otherwise, so
         a wait's check can begin with ``tier.assert_operators_healthy() or ...``."""
-        problem = operator_failure(self.operators)
+        problem = operator_failure(self.operators, self.expected_panics)
         if problem:
             pytest.fail(problem, pytrace=False)
         return False

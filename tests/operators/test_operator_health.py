@@ -54,6 +54,17 @@ def test_a_crash_and_a_recovered_panic_are_told_from_a_healthy_log():
     assert len(panic_lines(GO_PANIC)) == 2
 
 
+def test_a_recovered_panic_a_test_provokes_is_passed_over_and_no_other():
+    """C2's ps-cr-version case makes the PS operator panic on purpose: that cluster's recovered panic is expected; the
+    same panic about another cluster, or a crash, still fails."""
+    healthy = '2026-11-29T02:00:00.000Z\tINFO\tStarting workers\t{"controller": "ps-controller", "worker count": 4}\n'
+    assert operator_failure({"ps": Alive(healthy + RECOVERED)}, {("op-eks-gr", "eks-mysql")}) is None
+    other = operator_failure({"ps": Alive(healthy + RECOVERED)}, {("op-eks-gr", "other-mysql")})
+    assert other is not None and "Observed a panic" in other
+    crashed = operator_failure({"ps": Alive(healthy + RECOVERED + GO_PANIC, running=False)}, {("op-eks-gr", "eks-mysql")})
+    assert crashed is not None and crashed.startswith("the ps operator exited")
+
+
 def test_a_panicking_operator_fails_the_render_wait_at_once(tmp_path):
     if shutil.which("unshare") is None or subprocess.run(["unshare", "-m", "true"], capture_output=True).returncode:
         pytest.skip("the tier runs operators in a private mount namespace (unshare -m), which this host does not allow")

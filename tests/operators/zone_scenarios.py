@@ -267,7 +267,11 @@ def play(tier, scenarios: list[Scenario]) -> None:
             if all(len(_bound(core, s)) >= expected for s, (_, expected) in due):
                 break
             time.sleep(1.0)
-        print(f"zones: step {step + 1}, kube-scheduler placed the pods after {time.monotonic() - started:.0f} s")
+        short = [
+            f"{s.index}: {len(_bound(core, s))} of {expected}" for s, (_, expected) in due if len(_bound(core, s)) < expected
+        ]
+        short_of = f"; short of the rule's count: {short}" if short else ""
+        print(f"zones: step {step + 1}, kube-scheduler placed the pods after {time.monotonic() - started:.0f} s{short_of}")
         time.sleep(SETTLE)
     _record(core, scenarios)
 

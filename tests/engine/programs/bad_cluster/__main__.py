@@ -2,7 +2,8 @@
 these modules. It breaks four rules on purpose, one each, so the policy pack must name them under the real engine
 (tests/engine/test_engine_existing.py runs `pulumi preview --policy-pack` on it; it is never deployed):
 
-* T1: two members (PXC needs 3 or 5 for a majority quorum; no unsafe size flag);
+* T1: two members (PXC needs 3 or 5 for a majority quorum; no unsafe size flag), which the operator also refuses
+  to reconcile (C2);
 * G1: ``gcs.fc_limit=1000`` in the provider options (the rule allows at most 100);
 * S2: TLS off (``tls.enabled: false`` with ``unsafeFlags.tls``);
 * K2: the mysqld container has a memory request and no memory limit.
