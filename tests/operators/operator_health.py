@@ -19,8 +19,8 @@ import re
 from collections.abc import Collection, Mapping
 from typing import Protocol
 
-PANIC = re.compile(r"^panic: |Observed a panic|^goroutine \d+ \[running\]:")
 RECOVERED = "Observed a panic"
+PANIC = re.compile(rf"^panic: |{RECOVERED}|^goroutine \d+ \[running\]:")
 # controller-runtime's structured log names the reconciled object: ..."namespace": "ns", "name": "cluster", ...
 _OBJECT = re.compile(r'"namespace": "(?P<namespace>[^"]*)", "name": "(?P<name>[^"]*)"')
 
